@@ -1,0 +1,122 @@
+//! Kubernetes name rules, and names that fit them.
+
+/// The longest object name the API server accepts for most kinds.
+pub const MAX_NAME: usize = 253;
+
+/// A label value: at most 63 characters, alphanumeric at both ends, and
+/// `-`, `_`, `.` or alphanumerics between. Empty is allowed by Kubernetes but
+/// not here: an extension needs a name.
+pub fn is_label_value(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// A DNS-1123 label (namespace names): lowercase alphanumerics and `-`,
+/// alphanumeric at both ends, at most 63 characters.
+pub fn is_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+/// A DNS-1123 subdomain (API groups, CRD names): dot-separated labels, at most
+/// 253 characters.
+pub fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= MAX_NAME && s.split('.').all(is_dns1123_label)
+}
+
+/// `base` + `suffix`, shortened to [`MAX_NAME`] with a stable hash of the full
+/// name when it would not fit. Readable when it fits, unique when it does not.
+pub fn bounded_name(base: &str, suffix: &str) -> String {
+    let full = format!("{base}{suffix}");
+    if full.len() <= MAX_NAME {
+        return full;
+    }
+    let hash = format!("{:016x}", fnv1a64(full.as_bytes()));
+    let keep = MAX_NAME - suffix.len() - hash.len() - 1;
+    let mut cut = keep.min(base.len());
+    while !base.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = base[..cut].trim_end_matches(['-', '.']);
+    format!("{head}-{hash}{suffix}")
+}
+
+/// FNV-1a: tiny, stable across platforms and releases, good enough to tell
+/// long names apart (no security rests on it).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Shell-style glob with `*` (any run) and `?` (one character).
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values() {
+        assert!(is_label_value("argocd"));
+        assert!(is_label_value("a.b_c-d"));
+        assert!(!is_label_value("-a"));
+        assert!(!is_label_value("a/b"));
+        assert!(!is_label_value(&"a".repeat(64)));
+        assert!(!is_label_value(""));
+    }
+
+    #[test]
+    fn dns_names() {
+        assert!(is_dns1123_label("team-a"));
+        assert!(!is_dns1123_label("Team"));
+        assert!(is_dns1123_subdomain("argoproj.io"));
+        assert!(!is_dns1123_subdomain("argoproj..io"));
+    }
+
+    #[test]
+    fn long_names_are_cut_with_a_stable_hash() {
+        let base = "x".repeat(260);
+        let a = bounded_name(&base, "-view-crdview");
+        assert_eq!(a.len(), MAX_NAME);
+        assert!(a.ends_with("-view-crdview"));
+        assert_eq!(a, bounded_name(&base, "-view-crdview"));
+        assert_ne!(a, bounded_name(&"x".repeat(261), "-view-crdview"));
+        assert_eq!(bounded_name("a.b", "-admin"), "a.b-admin");
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("*.argoproj.io", "argocds.argoproj.io"));
+        assert!(!glob_match("*.argoproj.io", "argocds.argoproj.io.evil"));
+        assert!(glob_match("argocd?.argoproj.io", "argocds.argoproj.io"));
+        assert!(glob_match("*", ""));
+        assert!(!glob_match("a*b", "acbd"));
+    }
+}

@@ -1,0 +1,583 @@
+//! The pure core: from a validated config and typed input objects, decide what
+//! to remove, what to generate and what to tell the user. No YAML in here.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::Serialize;
+
+use crate::config::{Config, Mode, Naming, RoleKind};
+use crate::model::*;
+use crate::names::{bounded_name, glob_match, is_dns1123_label, is_dns1123_subdomain};
+use crate::report::{Finding, ObjRef, Severity};
+
+/// An API the operator serves, learned from a CRD, a CSV entry or both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Api {
+    /// `<plural>.<group>`, also the CRD's name.
+    pub name: String,
+    pub group: String,
+    pub plural: String,
+    pub kind: Option<String>,
+    pub source: ApiSource,
+    /// Versions for `naming: OLMv0`: the CSV entries' versions, or the CRD's
+    /// storage version.
+    pub versions: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiSource {
+    Crd,
+    ApiService,
+}
+
+/// A Kubernetes object the function writes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Object {
+    ClusterRole(ClusterRole),
+}
+
+impl Object {
+    pub fn metadata(&self) -> &ObjectMeta {
+        match self {
+            Object::ClusterRole(o) => &o.metadata,
+        }
+    }
+
+    pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
+        match self {
+            Object::ClusterRole(o) => &mut o.metadata,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Object::ClusterRole(_) => "ClusterRole",
+        }
+    }
+
+    pub fn object_ref(&self) -> ObjRef {
+        let m = self.metadata();
+        ObjRef {
+            api_version: "rbac.authorization.k8s.io/v1".into(),
+            kind: self.kind().into(),
+            name: m.name.clone().unwrap_or_default(),
+            namespace: m.namespace.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generated {
+    pub object: Object,
+    /// Where a runner that writes files (kpt) should put it.
+    pub output_path: String,
+}
+
+/// What to do with a list.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// Indices of input objects to drop (earlier output of these configs).
+    pub remove: BTreeSet<usize>,
+    pub generated: Vec<Generated>,
+    pub results: Vec<Finding>,
+}
+
+impl Plan {
+    pub fn has_errors(&self) -> bool {
+        self.results.iter().any(|r| r.severity == Severity::Error)
+    }
+}
+
+/// Decides the output for `configs` over `objects`. If anything is an error,
+/// the plan removes and generates nothing: the input comes back unchanged.
+pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
+    let mut plan = Plan::default();
+    let mut seen: BTreeMap<&str, &Config> = BTreeMap::new();
+    for config in configs {
+        if let Some(first) = seen.insert(&config.extension, config) {
+            plan.results.push(
+                Finding::error(format!(
+                    "extension {:?} is claimed by two configs ({} and {}); give each an own spec.extensionName",
+                    config.extension, first.name, config.name
+                ))
+                .on(&config.object_ref())
+                .at("spec.extensionName"),
+            );
+        }
+    }
+    for config in configs {
+        plan_one(config, objects, &mut plan);
+    }
+    check_conflicts(objects, &mut plan);
+    if plan.has_errors() {
+        plan.remove.clear();
+        plan.generated.clear();
+    }
+    plan
+}
+
+fn plan_one(config: &Config, objects: &[InputObject], plan: &mut Plan) {
+    plan.remove.extend(objects.iter().enumerate().filter(|(_, o)| o.generated_for(&config.extension)).map(|(i, _)| i));
+    let apis = discover(config, objects, &mut plan.results);
+    let apis = select(config, apis, &mut plan.results);
+    let cfg = config.object_ref();
+    match config.mode {
+        Mode::Unmanaged => {
+            let names: Vec<&str> = apis.iter().map(|a| a.name.as_str()).collect();
+            let message = if names.is_empty() {
+                format!("extension {:?}: RBAC is unmanaged and no APIs were found; nothing to do", config.extension)
+            } else {
+                format!(
+                    "extension {:?}: RBAC is unmanaged, so only cluster-admins can use its {} API(s): {}. To grant access, set spec.mode to Aggregate (into the built-in admin/edit/view roles) or Bind in RBACConfig {:?}",
+                    config.extension,
+                    names.len(),
+                    names.join(", "),
+                    config.name
+                )
+            };
+            plan.results.push(Finding::info(message).on(&cfg));
+        }
+        Mode::Aggregate | Mode::Bind => {
+            let before = plan.generated.len();
+            let mut roles: Vec<(String, String, RoleKind, ClusterRole)> = Vec::new();
+            for api in &apis {
+                for (version, role) in cluster_roles(config, api) {
+                    roles.push((api.name.clone(), version, role_kind_of(&role), role));
+                }
+            }
+            roles.sort_by(|a, b| (&a.0, &a.1, a.2).cmp(&(&b.0, &b.1, b.2)));
+            roles.dedup_by(|a, b| a.3.metadata.name == b.3.metadata.name);
+            plan.generated.extend(roles.into_iter().map(|(_, _, _, role)| Generated {
+                object: Object::ClusterRole(role),
+                output_path: config.output_path.clone(),
+            }));
+            plan.results.push(
+                Finding::info(format!(
+                    "extension {:?}: generated {} ClusterRole(s) for {} API(s), aggregated into the built-in admin, edit and view roles",
+                    config.extension,
+                    plan.generated.len() - before,
+                    apis.len()
+                ))
+                .on(&cfg),
+            );
+        }
+    }
+}
+
+fn role_kind_of(role: &ClusterRole) -> RoleKind {
+    let label = role.metadata.labels.as_ref().and_then(|l| l.get(ROLE_LABEL));
+    RoleKind::ALL.into_iter().find(|k| Some(k.as_str()) == label.map(String::as_str)).unwrap_or(RoleKind::Admin)
+}
+
+/// Finds the APIs of the config's ClusterServiceVersion, or of every CRD when
+/// the input has no CSV.
+pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Finding>) -> Vec<Api> {
+    let cfg = config.object_ref();
+    // Every CRD is checked, used or not: a broken CRD fails on the cluster too.
+    let mut crds: BTreeMap<String, Api> = BTreeMap::new();
+    for obj in objects {
+        if let Body::Crd(view) = &obj.body {
+            if let Some(api) = crd_api(obj, view, config.naming, results) {
+                crds.insert(obj.header.name.clone().unwrap_or_else(|| api.name.clone()), api);
+            }
+        }
+    }
+    let csvs: Vec<(&InputObject, &CsvView)> = objects
+        .iter()
+        .filter_map(|o| match &o.body {
+            Body::Csv(v) => Some((o, v)),
+            _ => None,
+        })
+        .collect();
+    let csv_names =
+        || csvs.iter().map(|(o, _)| o.header.name.clone().unwrap_or_default()).collect::<Vec<_>>().join(", ");
+    let chosen = match &config.cluster_service_version {
+        Some(want) => match csvs.iter().find(|(o, _)| o.header.name.as_deref() == Some(want)) {
+            Some(c) => Some(*c),
+            None => {
+                let have = if csvs.is_empty() { "none".to_string() } else { csv_names() };
+                results.push(
+                    Finding::error(format!("ClusterServiceVersion {want:?} is not in the input (found: {have})"))
+                        .on(&cfg)
+                        .at("spec.clusterServiceVersion"),
+                );
+                return Vec::new();
+            }
+        },
+        None if csvs.len() > 1 => {
+            results.push(
+                Finding::error(format!(
+                    "the input holds {} ClusterServiceVersions ({}); name the one to use",
+                    csvs.len(),
+                    csv_names()
+                ))
+                .on(&cfg)
+                .at("spec.clusterServiceVersion"),
+            );
+            return Vec::new();
+        }
+        None => csvs.first().copied(),
+    };
+
+    let mut apis: Vec<Api> = Vec::new();
+    match chosen {
+        None => apis.extend(crds.into_values()),
+        Some((csv_obj, csv)) => {
+            let csv_ref = csv_obj.object_ref();
+            let file = csv_obj.file.as_ref();
+            let mut by_name: BTreeMap<String, Api> = BTreeMap::new();
+            for (i, entry) in csv.spec.customresourcedefinitions.owned.iter().enumerate() {
+                let field = format!("spec.customresourcedefinitions.owned[{i}]");
+                let Some(name) = entry.name.as_deref().filter(|n| !n.is_empty()) else {
+                    results.push(Finding::error("is missing").on(&csv_ref).at(format!("{field}.name")).in_file(file));
+                    continue;
+                };
+                let api = match crds.get(name) {
+                    Some(api) => {
+                        let mut api = api.clone();
+                        if let Some(v) = &entry.version {
+                            api.versions = vec![v.clone()];
+                        }
+                        api
+                    }
+                    None => {
+                        let Some((plural, group)) =
+                            name.split_once('.').filter(|(p, g)| is_dns1123_label(p) && is_dns1123_subdomain(g))
+                        else {
+                            results.push(
+                                Finding::error(format!("{name:?} is not a CRD name of the form <plural>.<group>"))
+                                    .on(&csv_ref)
+                                    .at(format!("{field}.name"))
+                                    .in_file(file),
+                            );
+                            continue;
+                        };
+                        results.push(
+                            Finding::warning(format!(
+                                "owned CRD {name:?} is not in the input; its roles are generated from the CSV entry alone"
+                            ))
+                            .on(&csv_ref)
+                            .at(format!("{field}.name"))
+                            .in_file(file),
+                        );
+                        Api {
+                            name: name.to_string(),
+                            group: group.to_string(),
+                            plural: plural.to_string(),
+                            kind: entry.kind.clone(),
+                            source: ApiSource::Crd,
+                            versions: entry.version.iter().cloned().collect(),
+                        }
+                    }
+                };
+                merge_api(&mut by_name, api);
+            }
+            for (i, entry) in csv.spec.apiservicedefinitions.owned.iter().enumerate() {
+                let field = format!("spec.apiservicedefinitions.owned[{i}]");
+                let plural = entry.name.as_deref().unwrap_or_default();
+                let group = entry.group.as_deref().unwrap_or_default();
+                let mut bad = false;
+                for (sub, value, ok) in
+                    [("name", plural, is_dns1123_label(plural)), ("group", group, is_dns1123_subdomain(group))]
+                {
+                    if !ok {
+                        bad = true;
+                        let message =
+                            if value.is_empty() { "is missing".to_string() } else { format!("{value:?} is not valid") };
+                        results.push(Finding::error(message).on(&csv_ref).at(format!("{field}.{sub}")).in_file(file));
+                    }
+                }
+                if bad {
+                    continue;
+                }
+                merge_api(
+                    &mut by_name,
+                    Api {
+                        name: format!("{plural}.{group}"),
+                        group: group.to_string(),
+                        plural: plural.to_string(),
+                        kind: entry.kind.clone(),
+                        source: ApiSource::ApiService,
+                        versions: entry.version.iter().cloned().collect(),
+                    },
+                );
+            }
+            apis.extend(by_name.into_values());
+        }
+    }
+    if config.naming == Naming::OlmV0 {
+        for api in &apis {
+            if api.versions.is_empty() {
+                results.push(
+                    Finding::error(format!(
+                        "API {} has no version to name its roles by (naming: OLMv0); give the CSV entry a version or the CRD a storage version",
+                        api.name
+                    ))
+                    .on(&cfg)
+                    .at("spec.naming"),
+                );
+            }
+        }
+    }
+    if apis.is_empty() && !results.iter().any(|r| r.severity == Severity::Error) {
+        results.push(
+            Finding::warning(
+                "the input holds no APIs to grant access to: no ClusterServiceVersion with owned APIs and no CustomResourceDefinition",
+            )
+            .on(&cfg),
+        );
+    }
+    apis
+}
+
+/// Two CSV entries for one API (one per served version): one API, both versions.
+fn merge_api(by_name: &mut BTreeMap<String, Api>, api: Api) {
+    match by_name.get_mut(&api.name) {
+        Some(existing) => {
+            for v in api.versions {
+                if !existing.versions.contains(&v) {
+                    existing.versions.push(v);
+                }
+            }
+        }
+        None => {
+            by_name.insert(api.name.clone(), api);
+        }
+    }
+}
+
+/// Reads an API from a CRD, reporting every missing or invalid field.
+fn crd_api(obj: &InputObject, view: &CrdView, naming: Naming, results: &mut Vec<Finding>) -> Option<Api> {
+    let obj_ref = obj.object_ref();
+    let file = obj.file.as_ref();
+    let mut fail = |field: &str, message: String| {
+        results.push(Finding::error(message).on(&obj_ref).at(field).in_file(file));
+    };
+    let spec = &view.spec;
+    let group = spec.group.as_deref().unwrap_or_default();
+    let plural = spec.names.plural.as_deref().unwrap_or_default();
+    let mut ok = true;
+    if obj.header.name.as_deref().unwrap_or_default().is_empty() {
+        fail("metadata.name", "is missing".into());
+        ok = false;
+    }
+    if group.is_empty() {
+        fail("spec.group", "is missing: a CRD needs an API group".into());
+        ok = false;
+    } else if !is_dns1123_subdomain(group) {
+        fail("spec.group", format!("{group:?} is not a valid API group (a DNS subdomain)"));
+        ok = false;
+    }
+    if plural.is_empty() {
+        fail("spec.names.plural", "is missing: RBAC rules name the plural resource".into());
+        ok = false;
+    } else if !is_dns1123_label(plural) {
+        fail(
+            "spec.names.plural",
+            format!("{plural:?} is not a valid resource name (lowercase letters, digits and '-')"),
+        );
+        ok = false;
+    }
+    if !ok {
+        return None;
+    }
+    let name = format!("{plural}.{group}");
+    if obj.header.name.as_deref() != Some(name.as_str()) {
+        results.push(
+            Finding::warning(format!("the API server requires a CRD to be named {name:?} (<plural>.<group>)"))
+                .on(&obj_ref)
+                .at("metadata.name")
+                .in_file(file),
+        );
+    }
+    let storage = spec
+        .versions
+        .iter()
+        .find(|v| v.storage)
+        .or_else(|| if spec.versions.len() == 1 { spec.versions.first() } else { None })
+        .and_then(|v| v.name.clone())
+        .or_else(|| spec.version.clone());
+    if storage.is_none() && naming == Naming::OlmV0 {
+        results.push(
+            Finding::error("names no storage version, which naming: OLMv0 needs without a CSV entry".to_string())
+                .on(&obj_ref)
+                .at("spec.versions")
+                .in_file(file),
+        );
+    }
+    Some(Api {
+        name,
+        group: group.to_string(),
+        plural: plural.to_string(),
+        kind: spec.names.kind.clone(),
+        source: ApiSource::Crd,
+        versions: storage.into_iter().collect(),
+    })
+}
+
+/// Applies `spec.apis`: include (all when empty), then exclude. A pattern that
+/// matches nothing is a warning: it is probably a typo.
+pub fn select(config: &Config, apis: Vec<Api>, results: &mut Vec<Finding>) -> Vec<Api> {
+    let cfg = config.object_ref();
+    let mut used = vec![false; config.include.len() + config.exclude.len()];
+    let n_inc = config.include.len();
+    let selected: Vec<Api> = apis
+        .into_iter()
+        .filter(|api| {
+            let mut included = config.include.is_empty();
+            for (i, p) in config.include.iter().enumerate() {
+                if glob_match(p, &api.name) {
+                    used[i] = true;
+                    included = true;
+                }
+            }
+            let mut excluded = false;
+            for (i, p) in config.exclude.iter().enumerate() {
+                if glob_match(p, &api.name) {
+                    used[n_inc + i] = true;
+                    excluded = true;
+                }
+            }
+            included && !excluded
+        })
+        .collect();
+    for (i, p) in config.include.iter().chain(&config.exclude).enumerate() {
+        if !used[i] {
+            let field =
+                if i < n_inc { format!("spec.apis.include[{i}]") } else { format!("spec.apis.exclude[{}]", i - n_inc) };
+            results.push(Finding::warning(format!("pattern {p:?} matches no API in the input")).on(&cfg).at(field));
+        }
+    }
+    selected
+}
+
+/// The ClusterRoles for one API, each with the version it is named for.
+pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(String, ClusterRole)> {
+    let versions: Vec<Option<&str>> = match config.naming {
+        Naming::Default => vec![None],
+        Naming::OlmV0 => api.versions.iter().map(|v| Some(v.as_str())).collect(),
+    };
+    let mut out = Vec::new();
+    for version in versions {
+        for &role in &config.roles {
+            if role == RoleKind::CrdView && api.source == ApiSource::ApiService {
+                continue;
+            }
+            let name = role_name(config.naming, &api.name, version, role);
+            out.push((version.unwrap_or_default().to_string(), build_role(config, api, role, name)));
+        }
+    }
+    out
+}
+
+/// `<plural>.<group>-admin` (Default) or `<plural>.<group>-<version>-admin` (OLMv0).
+pub fn role_name(naming: Naming, api: &str, version: Option<&str>, role: RoleKind) -> String {
+    match (naming, version) {
+        (Naming::OlmV0, Some(v)) => {
+            let suffix = if role == RoleKind::CrdView { "crdview" } else { role.as_str() };
+            bounded_name(&format!("{api}-{v}"), &format!("-{suffix}"))
+        }
+        _ => bounded_name(api, &format!("-{}", role.as_str())),
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// The rule a role grants, as OLM v0 wrote it: no subresources, no
+/// `deletecollection` outside `*`.
+pub fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
+    let verbs: &[&str] = match role {
+        RoleKind::Admin => &["*"],
+        RoleKind::Edit => &["create", "update", "patch", "delete"],
+        RoleKind::View => &["get", "list", "watch"],
+        RoleKind::CrdView => {
+            return PolicyRule {
+                api_groups: Some(strings(&["apiextensions.k8s.io"])),
+                resources: Some(strings(&["customresourcedefinitions"])),
+                resource_names: Some(vec![api.name.clone()]),
+                verbs: strings(&["get"]),
+                ..Default::default()
+            }
+        }
+    };
+    PolicyRule {
+        api_groups: Some(vec![api.group.clone()]),
+        resources: Some(vec![api.plural.clone()]),
+        verbs: strings(verbs),
+        ..Default::default()
+    }
+}
+
+fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
+    let mut labels = BTreeMap::from([
+        (MANAGED_BY.to_string(), MANAGER.to_string()),
+        (EXTENSION_LABEL.to_string(), config.extension.clone()),
+        (ROLE_LABEL.to_string(), role.as_str().to_string()),
+    ]);
+    if config.mode == Mode::Aggregate {
+        labels.insert(format!("rbac.authorization.k8s.io/aggregate-to-{}", role.aggregates_to()), "true".into());
+    }
+    let annotations = BTreeMap::from([
+        (API_ANNOTATION.to_string(), api.name.clone()),
+        (MODE_ANNOTATION.to_string(), config.mode.as_str().to_string()),
+    ]);
+    ClusterRole {
+        metadata: ObjectMeta {
+            name: Some(name),
+            labels: Some(labels),
+            annotations: Some(annotations),
+            ..Default::default()
+        },
+        rules: Some(vec![rule_for(api, role)]),
+        aggregation_rule: None,
+    }
+}
+
+/// Refuses to write an object whose kind and name another input item already
+/// has: a hand-written role, or one another extension generated.
+fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
+    let mut taken: BTreeMap<(&str, &str), (usize, &InputObject)> = BTreeMap::new();
+    for (i, o) in objects.iter().enumerate() {
+        if plan.remove.contains(&i) {
+            continue;
+        }
+        let group = o.header.api_version.as_deref().and_then(|v| v.split_once('/')).map(|(g, _)| g);
+        if group != Some("rbac.authorization.k8s.io") {
+            continue;
+        }
+        if let (Some(kind), Some(name)) = (o.header.kind.as_deref(), o.header.name.as_deref()) {
+            taken.insert((kind, name), (i, o));
+        }
+    }
+    let mut conflicts = Vec::new();
+    for g in &plan.generated {
+        let r = g.object.object_ref();
+        if let Some((_, existing)) = taken.get(&(r.kind.as_str(), r.name.as_str())) {
+            let owner = match existing.header.labels.get(EXTENSION_LABEL) {
+                Some(ext) if existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) => {
+                    format!("it was generated for extension {ext:?}")
+                }
+                _ => "it was not generated by olm-rbac".to_string(),
+            };
+            conflicts.push(
+                Finding::error(format!(
+                    "conflict: olm-rbac would generate {} {:?} for API {}, but the input already has an object of that kind and name ({owner}); nothing was overwritten. Rename or remove it, or leave the API out with spec.apis.exclude",
+                    r.kind,
+                    r.name,
+                    g.object.metadata().annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)).map_or("?", String::as_str)
+                ))
+                .on(&existing.object_ref())
+                .in_file(existing.file.as_ref()),
+            );
+        }
+    }
+    plan.results.extend(conflicts);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,145 @@
+//! Results: what the function tells the user, in the KRM `results` shape.
+
+use serde::Serialize;
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+/// The object a result is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjRef {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+impl fmt::Display for ObjRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = if self.name.is_empty() { "(unnamed)" } else { &self.name };
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {}/{}", self.kind, ns, name),
+            None => write!(f, "{} {}", self.kind, name),
+        }
+    }
+}
+
+/// Which file (and which document or item in it) a result is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FileRef {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub message: String,
+    pub object: Option<ObjRef>,
+    /// Dotted path of the field, e.g. `spec.names.plural`.
+    pub field: Option<String>,
+    pub file: Option<FileRef>,
+}
+
+impl Finding {
+    pub fn new(severity: Severity, message: impl Into<String>) -> Self {
+        Finding { severity, message: message.into(), object: None, field: None, file: None }
+    }
+    pub fn error(message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, message)
+    }
+    pub fn warning(message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, message)
+    }
+    pub fn info(message: impl Into<String>) -> Self {
+        Self::new(Severity::Info, message)
+    }
+    pub fn on(mut self, object: &ObjRef) -> Self {
+        self.object = Some(object.clone());
+        self
+    }
+    pub fn at(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+    pub fn in_file(mut self, file: Option<&FileRef>) -> Self {
+        self.file = file.cloned();
+        self
+    }
+}
+
+/// One line for stderr: `error: CustomResourceDefinition foo: spec.group: is missing`.
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        write!(f, "{severity}: ")?;
+        if let Some(o) = &self.object {
+            write!(f, "{o}: ")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, "{field}: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        if let Some(file) = &self.file {
+            match file.index {
+                Some(i) => write!(f, " [{}#{}]", file.path, i)?,
+                None => write!(f, " [{}]", file.path)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A result as the KRM functions spec writes it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KrmResult<'a> {
+    message: &'a str,
+    severity: Severity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_ref: Option<&'a ObjRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<KrmField<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a FileRef>,
+}
+
+#[derive(Serialize)]
+struct KrmField<'a> {
+    path: &'a str,
+}
+
+/// The `results:` entry of a ResourceList, or nothing when there are none.
+pub fn results_yaml(findings: &[Finding]) -> Result<String, String> {
+    if findings.is_empty() {
+        return Ok(String::new());
+    }
+    let results: Vec<KrmResult<'_>> = findings
+        .iter()
+        .map(|f| KrmResult {
+            message: &f.message,
+            severity: f.severity,
+            resource_ref: f.object.as_ref(),
+            field: f.field.as_deref().map(|path| KrmField { path }),
+            file: f.file.as_ref(),
+        })
+        .collect();
+    let mut out = String::from("results:\n");
+    out.push_str(&crate::yaml::to_yaml(&results)?);
+    Ok(out)
+}

@@ -1,0 +1,740 @@
+//! Reading YAML without losing a byte.
+//!
+//! The event parser reports where every node starts and ends. One walk over a
+//! stream cuts it into the exact text of each item (a `ResourceList` entry or a
+//! whole document) and, in the same walk, collects each item's [`Header`]. The
+//! few kinds that need more (CRDs, CSVs, configs) are read afterwards from their
+//! own text through small serde views, see [`parse_item`].
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
+use serde::de::DeserializeOwned;
+
+/// Where a problem sits in the bytes we were given: 1-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+}
+
+/// A YAML problem with its position in the whole input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (line {}, column {})", pos.line, pos.col)]
+pub struct YamlError {
+    pub message: String,
+    pub pos: Pos,
+}
+
+/// The identity and labels of a Kubernetes object, read from its text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Header {
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// How an item's text is laid out, which decides how to read it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A block-sequence entry, `- ` included, its dash at this column.
+    SeqEntry { indent: usize },
+    /// A whole YAML document, without its `---` line.
+    Document,
+}
+
+/// One item: its exact text, where it came from, and its header.
+#[derive(Debug, Clone)]
+pub struct Chunk<'a> {
+    pub text: Cow<'a, str>,
+    pub layout: Layout,
+    /// 1-based line of the chunk's first byte in the stream it was cut from.
+    pub line: usize,
+    pub header: Header,
+}
+
+/// A top-level entry of a `ResourceList`, with the exact text it occupies.
+#[derive(Debug, Clone)]
+pub struct TopEntry<'a> {
+    pub key: String,
+    pub text: &'a str,
+    /// 1-based line where the entry starts.
+    pub line: usize,
+}
+
+/// A `ResourceList` cut into pieces that can be written back unchanged.
+#[derive(Debug, Clone)]
+pub struct ListText<'a> {
+    /// Comments and directives before the first key.
+    pub preamble: &'a str,
+    /// Top-level entries in input order; the `items` entry's text holds only the
+    /// key line and any comments before the first item.
+    pub entries: Vec<TopEntry<'a>>,
+    pub items: Vec<Chunk<'a>>,
+    /// Text after the last item that still belongs to the `items` entry.
+    pub items_tail: &'a str,
+    /// Column of the items' dashes, for appending more in the same style.
+    pub item_indent: usize,
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+}
+
+impl ListText<'_> {
+    /// The exact text of a top-level entry, for reading it through a view.
+    pub fn entry(&self, key: &str) -> Option<&str> {
+        self.entries.iter().find(|e| e.key == key).map(|e| e.text)
+    }
+}
+
+/// Deserialization options sized for operator bundles: a single CRD can hold
+/// millions of events and nest deeper than the library's defaults allow.
+pub fn options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = usize::MAX / 2;
+    budget.max_nodes = usize::MAX / 2;
+    budget.max_total_scalar_bytes = usize::MAX / 2;
+    budget.max_reader_input_bytes = None;
+    budget.max_depth = 1024;
+    budget.max_documents = usize::MAX / 2;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options.with_snippet = false;
+    options
+}
+
+fn parser_options() -> granit_parser::Options {
+    let mut options = granit_parser::Options::default();
+    options.block_nesting_limit = 1024;
+    options
+}
+
+/// Reads one item through a serde view. Errors carry positions in the stream
+/// the chunk was cut from and, where the position falls on a key, its path.
+pub fn parse_item<T: DeserializeOwned>(chunk: &Chunk<'_>) -> Result<T, ViewError> {
+    let text: &str = &chunk.text;
+    let result = match chunk.layout {
+        Layout::Document => serde_saphyr::from_str_with_options::<T>(text, options()),
+        Layout::SeqEntry { .. } => serde_saphyr::from_str_with_options::<Vec<T>>(text, options()).and_then(|mut v| {
+            v.pop().ok_or_else(|| <serde_saphyr::Error as serde::de::Error>::custom("the item is empty"))
+        }),
+    };
+    result.map_err(|e| ViewError::from_saphyr(&e, text, chunk.line, chunk.layout))
+}
+
+/// A serde view failed: the message, the field path when known, the position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewError {
+    pub message: String,
+    pub path: Option<String>,
+    pub pos: Option<Pos>,
+}
+
+impl ViewError {
+    fn from_saphyr(e: &serde_saphyr::Error, text: &str, first_line: usize, layout: Layout) -> Self {
+        let location = e.location();
+        let mut message = e.without_snippet().to_string();
+        if let Some(rest) = message.strip_prefix("error: ") {
+            message = rest.to_string();
+        }
+        let (pos, path) = match location {
+            Some(loc) if loc.line() > 0 => {
+                let (line, col) = (loc.line() as usize, loc.column() as usize);
+                let prefix = format!("line {line} column {col}: ");
+                if let Some(rest) = message.strip_prefix(&prefix) {
+                    message = rest.to_string();
+                }
+                let skip = usize::from(matches!(layout, Layout::SeqEntry { .. }));
+                let path = path_at(text, line, col, skip);
+                (Some(Pos { line: line + first_line - 1, col }), path)
+            }
+            _ => (None, None),
+        };
+        ViewError { message, path, pos }
+    }
+}
+
+/// The dotted key path of the node at `line`/`col` (1-based) in `text`,
+/// dropping the first `skip` levels (the wrapping sequence of an entry).
+pub fn path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<String> {
+    let mut walker = Walker::default();
+    let mut found: Option<Vec<String>> = None;
+    for next in Parser::new_from_str_with_options(text, parser_options()) {
+        let Ok((event, span)) = next else { break };
+        let at = span.start.line() == line && span.start.col() + 1 == col;
+        // A collection starts where its first key does: wait for the key.
+        let before: Vec<String> =
+            if at { walker.frames.iter().skip(skip).filter_map(Frame::segment).collect() } else { Vec::new() };
+        let step = walker.step(&event);
+        if at {
+            match step {
+                Step::Key(_) => {
+                    found = Some(walker.frames.iter().skip(skip).filter_map(Frame::segment).collect());
+                    break;
+                }
+                Step::Value(_) | Step::Close => {
+                    found = Some(before);
+                    break;
+                }
+                Step::Open | Step::Other => {}
+            }
+        }
+    }
+    found.filter(|p| !p.is_empty()).map(|p| p.join("."))
+}
+
+/// Cuts a `ResourceList` into top-level entries and item chunks.
+///
+/// Returns `Ok(None)` when the list is not written in block style (JSON, or
+/// `items` as a flow sequence); the caller then re-serialises it, see
+/// [`normalize`].
+pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
+    let mut walker = Walker::default();
+    let mut list = ListText {
+        preamble: "",
+        entries: Vec::new(),
+        items: Vec::new(),
+        items_tail: "",
+        item_indent: 0,
+        api_version: None,
+        kind: None,
+    };
+    let mut key_starts: Vec<(String, usize)> = Vec::new();
+    let mut item_starts: Vec<(usize, usize)> = Vec::new();
+    let mut items_end: Option<usize> = None;
+    let mut headers = HeaderCollector::new(2);
+    let mut documents = 0usize;
+    let mut doc_end = src.len();
+    let mut seen_root = false;
+
+    for next in Parser::new_from_str_with_options(src, parser_options()) {
+        let (event, span) = next.map_err(|e| scan_error(&e))?;
+        let depth = walker.frames.len();
+        match &event {
+            Event::DocumentStart(..) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(YamlError {
+                        message: "expected one ResourceList document, found another document".into(),
+                        pos: pos_of(&span),
+                    });
+                }
+            }
+            Event::DocumentEnd if seen_root && doc_end == src.len() => {
+                doc_end = offset(&span.start, src);
+            }
+            Event::MappingStart(style, ..) if depth == 0 => {
+                seen_root = true;
+                if *style == StructureStyle::Flow {
+                    return Ok(None);
+                }
+            }
+            Event::SequenceStart(..) | Event::Scalar(..) | Event::Alias(..) if depth == 0 => {
+                return Err(YamlError {
+                    message: "the input is not a ResourceList: expected a mapping at the top level".into(),
+                    pos: pos_of(&span),
+                });
+            }
+            _ => {}
+        }
+        let in_items = depth >= 1 && walker.frames[0].key_is("items");
+        if depth == 1 && in_items && !walker.frames[0].expect_key && event.is_node() {
+            match &event {
+                Event::SequenceStart(StructureStyle::Flow, ..) => return Ok(None),
+                Event::SequenceStart(StructureStyle::Block, ..) | Event::Scalar(..) => {}
+                _ => {
+                    return Err(YamlError {
+                        message: "ResourceList field items must be a list".into(),
+                        pos: pos_of(&span),
+                    })
+                }
+            }
+        }
+        if depth == 2 && in_items && event.is_node() {
+            let start = offset(&span.start, src);
+            item_starts.push((start, span.start.line()));
+            headers.begin();
+        }
+        if depth == 2 && in_items && matches!(event, Event::SequenceEnd) {
+            items_end = Some(offset(&span.start, src));
+        }
+        let step = walker.step(&event);
+        if in_items && depth >= 2 {
+            headers.observe(&walker, &step);
+        }
+        match step {
+            Step::Key(key) if depth == 1 => {
+                key_starts.push((key.into_owned(), line_start(src, offset(&span.start, src))));
+            }
+            Step::Value(value) if depth == 1 => {
+                let value = value.map(Cow::into_owned);
+                if walker.frames[0].key_is("apiVersion") {
+                    list.api_version = value;
+                } else if walker.frames[0].key_is("kind") {
+                    list.kind = value;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let first_key = key_starts.first().map_or(doc_end, |k| k.1);
+    list.preamble = &src[..first_key];
+    let ends: Vec<usize> = key_starts.iter().skip(1).map(|k| k.1).chain([doc_end]).collect();
+    let item_headers = headers.finish();
+    let mut entry_lines = LineCounter::default();
+    for ((key, start), end) in key_starts.into_iter().zip(ends) {
+        let line = entry_lines.line_at(src, start);
+        if key == "items" && !item_starts.is_empty() {
+            let mut chunk_starts = Vec::with_capacity(item_starts.len());
+            for &(node_start, _) in &item_starts {
+                match dash_line(src, node_start) {
+                    Some(s) if s >= chunk_starts.last().copied().unwrap_or(start) => chunk_starts.push(s),
+                    _ => return Ok(None),
+                }
+            }
+            let last_end = items_end.map_or(end, |e| line_start_at_or_after(src, e).min(end));
+            list.item_indent =
+                chunk_starts.first().map_or(0, |&s| src[s..].len() - src[s..].trim_start_matches(' ').len());
+            let bounds: Vec<usize> = chunk_starts.iter().skip(1).copied().chain([last_end]).collect();
+            let mut lines = LineCounter::default();
+            for (i, (&s, e)) in chunk_starts.iter().zip(bounds).enumerate() {
+                list.items.push(Chunk {
+                    text: Cow::Borrowed(&src[s..e]),
+                    layout: Layout::SeqEntry { indent: list.item_indent },
+                    line: lines.line_at(src, s),
+                    header: item_headers.get(i).cloned().unwrap_or_default(),
+                });
+            }
+            list.entries.push(TopEntry { key, text: &src[start..chunk_starts[0]], line });
+            list.items_tail = &src[last_end..end];
+        } else {
+            list.entries.push(TopEntry { key, text: &src[start..end], line });
+        }
+    }
+    Ok(Some(list))
+}
+
+/// Cuts a multi-document stream into documents (empty ones are skipped).
+pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
+    struct Doc {
+        start: usize,
+        end: usize,
+        content: bool,
+    }
+    let mut walker = Walker::default();
+    let mut headers = HeaderCollector::new(0);
+    let mut docs: Vec<Doc> = Vec::new();
+    // Where the next implicit document would start (after a `...` line).
+    let mut resume = 0usize;
+    for next in Parser::new_from_str_with_options(src, parser_options()) {
+        let (event, span) = next.map_err(|e| scan_error(&e))?;
+        match &event {
+            Event::DocumentStart(explicit, _) => {
+                let start = if *explicit { after_marker_line(src, offset(&span.end, src)) } else { resume };
+                docs.push(Doc { start, end: src.len(), content: false });
+            }
+            Event::DocumentEnd => {
+                let at = offset(&span.start, src);
+                if let Some(doc) = docs.last_mut() {
+                    if span.end == span.start {
+                        // Implicit end: the text runs up to the next `---` line.
+                        doc.end = marker_line_start(src, at);
+                    } else {
+                        doc.end = line_start(src, at);
+                        resume = after_marker_line(src, offset(&span.end, src));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if walker.frames.is_empty() && event.is_node() {
+            if let Event::MappingStart(..) = event {
+                if let Some(doc) = docs.last_mut() {
+                    doc.content = true;
+                    headers.begin();
+                }
+            } else if !matches!(&event, Event::Scalar(v, ScalarStyle::Plain, ..) if v.is_empty() || v == "~" || v == "null")
+            {
+                return Err(YamlError {
+                    message: "the document is not a Kubernetes object: expected a mapping".into(),
+                    pos: pos_of(&span),
+                });
+            }
+        }
+        let step = walker.step(&event);
+        headers.observe(&walker, &step);
+    }
+    let mut item_headers = headers.finish().into_iter();
+    let mut lines = LineCounter::default();
+    Ok(docs
+        .into_iter()
+        .filter(|d| d.content)
+        .map(|d| Chunk {
+            text: Cow::Borrowed(&src[d.start..d.end.max(d.start)]),
+            layout: Layout::Document,
+            line: lines.line_at(src, d.start),
+            header: item_headers.next().unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Re-serialises a `ResourceList` that is not in block style, so that it can be
+/// cut like any other. Comments in it are lost; that is the price of flow style.
+pub fn normalize(src: &str) -> Result<String, YamlError> {
+    let value: serde_json::Value = serde_saphyr::from_str_with_options(src, options()).map_err(|e| {
+        let v = ViewError::from_saphyr(&e, src, 1, Layout::Document);
+        YamlError { message: v.message, pos: v.pos.unwrap_or(Pos { line: 1, col: 1 }) }
+    })?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(YamlError {
+            message: "the input is not a ResourceList: expected a mapping at the top level".into(),
+            pos: Pos { line: 1, col: 1 },
+        });
+    };
+    let mut out = String::new();
+    for (key, value) in map {
+        let mut one = serde_json::Map::new();
+        let value = if key == "items" && value.is_null() { serde_json::Value::Array(Vec::new()) } else { value };
+        let empty_items = key == "items" && value.as_array().is_some_and(Vec::is_empty);
+        if empty_items {
+            continue;
+        }
+        one.insert(key, value);
+        out.push_str(&to_yaml(&one).map_err(|message| YamlError { message, pos: Pos { line: 1, col: 1 } })?);
+    }
+    Ok(out)
+}
+
+/// Serialises a value as block YAML that YAML 1.1 readers read back the same.
+pub fn to_yaml<T: serde::Serialize>(value: &T) -> Result<String, String> {
+    serde_saphyr::to_string(value).map_err(|e| e.to_string())
+}
+
+/// Writes `text` (a serialised object) as a block-sequence entry at `indent`.
+pub fn as_seq_entry(text: &str, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    for (i, line) in text.lines().enumerate() {
+        if line.is_empty() {
+            out.push('\n');
+            continue;
+        }
+        out.push_str(&pad);
+        out.push_str(if i == 0 { "- " } else { "  " });
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The walk.
+
+#[derive(Debug, Default)]
+struct Frame<'a> {
+    is_map: bool,
+    expect_key: bool,
+    key: Option<Cow<'a, str>>,
+    index: usize,
+}
+
+impl Frame<'_> {
+    fn key_is(&self, k: &str) -> bool {
+        self.key.as_deref() == Some(k)
+    }
+
+    fn segment(&self) -> Option<String> {
+        if self.is_map {
+            self.key.as_ref().map(|k| k.to_string())
+        } else {
+            Some(format!("[{}]", self.index))
+        }
+    }
+}
+
+/// What one event meant for the structure.
+#[derive(Debug)]
+enum Step<'a> {
+    Key(Cow<'a, str>),
+    /// A scalar (or alias, `None`) in value position.
+    Value(Option<Cow<'a, str>>),
+    Open,
+    /// A collection closed; the walker is back at its parent.
+    Close,
+    Other,
+}
+
+/// Tracks the path from the root to the current event.
+#[derive(Debug, Default)]
+struct Walker<'a> {
+    frames: Vec<Frame<'a>>,
+}
+
+impl<'a> Walker<'a> {
+    fn step(&mut self, event: &Event<'a>) -> Step<'a> {
+        match event {
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let is_map = matches!(event, Event::MappingStart(..));
+                self.frames.push(Frame { is_map, expect_key: is_map, key: None, index: 0 });
+                Step::Open
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.frames.pop();
+                self.after_value();
+                Step::Close
+            }
+            Event::Scalar(value, ..) => {
+                if let Some(top) = self.frames.last_mut() {
+                    if top.is_map && top.expect_key {
+                        top.expect_key = false;
+                        top.key = Some(value.clone());
+                        return Step::Key(value.clone());
+                    }
+                }
+                let step = Step::Value(Some(value.clone()));
+                self.after_value();
+                step
+            }
+            Event::Alias(..) | Event::UnresolvedAlias(..) => {
+                if let Some(top) = self.frames.last_mut() {
+                    if top.is_map && top.expect_key {
+                        top.expect_key = false;
+                        top.key = None;
+                        return Step::Key(Cow::Borrowed(""));
+                    }
+                }
+                self.after_value();
+                Step::Value(None)
+            }
+            _ => Step::Other,
+        }
+    }
+
+    fn after_value(&mut self) {
+        if let Some(top) = self.frames.last_mut() {
+            if top.is_map {
+                top.expect_key = true;
+            } else {
+                top.index += 1;
+            }
+        }
+    }
+}
+
+/// Collects [`Header`]s of the items rooted at frame index `base`.
+struct HeaderCollector {
+    base: usize,
+    headers: Vec<Header>,
+}
+
+impl HeaderCollector {
+    fn new(base: usize) -> Self {
+        HeaderCollector { base, headers: Vec::new() }
+    }
+
+    fn begin(&mut self) {
+        self.headers.push(Header::default());
+    }
+
+    fn observe(&mut self, walker: &Walker<'_>, step: &Step<'_>) {
+        let Step::Value(Some(value)) = step else { return };
+        let Some(frames) = walker.frames.get(self.base..) else { return };
+        let Some(header) = self.headers.last_mut() else { return };
+        let key = |i: usize| frames.get(i).and_then(|f| if f.is_map { f.key.as_deref() } else { None });
+        match frames.len() {
+            1 => match key(0) {
+                Some("apiVersion") => header.api_version = Some(value.to_string()),
+                Some("kind") => header.kind = Some(value.to_string()),
+                _ => {}
+            },
+            2 if key(0) == Some("metadata") => match key(1) {
+                Some("name") => header.name = Some(value.to_string()),
+                Some("namespace") => header.namespace = Some(value.to_string()),
+                _ => {}
+            },
+            3 if key(0) == Some("metadata") => {
+                let map = match key(1) {
+                    Some("labels") => &mut header.labels,
+                    Some("annotations") => &mut header.annotations,
+                    _ => return,
+                };
+                if let Some(k) = key(2) {
+                    map.insert(k.to_string(), value.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> Vec<Header> {
+        self.headers
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Offsets and lines.
+
+fn offset(marker: &granit_parser::Marker, src: &str) -> usize {
+    marker.byte_offset().unwrap_or(src.len()).min(src.len())
+}
+
+fn pos_of(span: &Span) -> Pos {
+    Pos { line: span.start.line(), col: span.start.col() + 1 }
+}
+
+fn scan_error(e: &granit_parser::ScanError) -> YamlError {
+    let m = e.marker();
+    YamlError { message: format!("malformed YAML: {}", e.info()), pos: Pos { line: m.line(), col: m.col() + 1 } }
+}
+
+fn line_start(src: &str, at: usize) -> usize {
+    src[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+fn line_start_at_or_after(src: &str, at: usize) -> usize {
+    if at == 0 || src.as_bytes().get(at - 1) == Some(&b'\n') {
+        at
+    } else {
+        src[at..].find('\n').map_or(src.len(), |i| at + i + 1)
+    }
+}
+
+/// Line numbers of increasing offsets, counted once over the text.
+#[derive(Default)]
+struct LineCounter {
+    at: usize,
+    newlines: usize,
+}
+
+impl LineCounter {
+    fn line_at(&mut self, src: &str, at: usize) -> usize {
+        if at < self.at {
+            *self = LineCounter::default();
+        }
+        self.newlines += src.as_bytes()[self.at..at].iter().filter(|&&b| b == b'\n').count();
+        self.at = at;
+        self.newlines + 1
+    }
+}
+
+/// The start of the line holding the `-` that introduces the node at `node`:
+/// the node's own line, or an earlier one with only a dash (and comments
+/// between). `None` when the layout is not one we can cut exactly.
+fn dash_line(src: &str, node: usize) -> Option<usize> {
+    let mut ls = line_start(src, node);
+    let before = &src[ls..node];
+    if before.trim_start().starts_with('-') {
+        return Some(ls);
+    }
+    if !before.trim().is_empty() {
+        return None;
+    }
+    while ls > 0 {
+        let prev = line_start(src, ls - 1);
+        let line = src[prev..ls].trim();
+        if line == "-" || line.starts_with("- #") {
+            return Some(prev);
+        }
+        if !(line.is_empty() || line.starts_with('#')) {
+            return None;
+        }
+        ls = prev;
+    }
+    None
+}
+
+/// Where the body of a document starts after a `---` ending at `after`.
+fn after_marker_line(src: &str, after: usize) -> usize {
+    let rest = &src[after..];
+    let line_end = rest.find('\n').map_or(src.len(), |i| after + i + 1);
+    let same_line = src[after..line_end].trim();
+    if same_line.is_empty() || same_line.starts_with('#') {
+        line_end
+    } else {
+        after
+    }
+}
+
+/// The start of the `---` (or `...`) line at or after `at`, if the text between
+/// is blank; otherwise `at`.
+fn marker_line_start(src: &str, at: usize) -> usize {
+    let ls = line_start(src, at);
+    if src[ls..at].trim().is_empty() {
+        ls
+    } else {
+        at
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) const LIST: &str = "apiVersion: config.kubernetes.io/v1 # c\nkind: ResourceList\nitems:\n# lead\n- apiVersion: v1\n  kind: ConfigMap # x\n  metadata:\n    name: a\n    labels:\n      app: \"on\"\n  data:\n    k: |\n      hi\n\n# between\n-   {apiVersion: v1, kind: Secret, metadata: {name: b, namespace: ns}}\n  # trailing\nfunctionConfig:\n  x: 1\n";
+
+    #[test]
+    fn cuts_items_exactly_and_reads_headers() {
+        let list = split_list(LIST).unwrap().unwrap();
+        assert_eq!(list.items.len(), 2);
+        assert_eq!(
+            list.items[0].text,
+            "- apiVersion: v1\n  kind: ConfigMap # x\n  metadata:\n    name: a\n    labels:\n      app: \"on\"\n  data:\n    k: |\n      hi\n\n# between\n"
+        );
+        assert_eq!(
+            list.items[1].text,
+            "-   {apiVersion: v1, kind: Secret, metadata: {name: b, namespace: ns}}\n  # trailing\n"
+        );
+        assert_eq!(list.items[0].header.kind.as_deref(), Some("ConfigMap"));
+        assert_eq!(list.items[0].header.labels.get("app").map(String::as_str), Some("on"));
+        assert_eq!(list.items[1].header.name.as_deref(), Some("b"));
+        assert_eq!(list.items[1].header.namespace.as_deref(), Some("ns"));
+        assert_eq!(list.entry("items"), Some("items:\n# lead\n"));
+        assert_eq!(list.entry("functionConfig"), Some("functionConfig:\n  x: 1\n"));
+        assert_eq!(list.kind.as_deref(), Some("ResourceList"));
+        let whole: String = list.preamble.to_string()
+            + list.entries[0].text
+            + list.entries[1].text
+            + list.entries[2].text
+            + &list.items[0].text
+            + &list.items[1].text
+            + list.items_tail
+            + list.entries[3].text;
+        assert_eq!(whole, LIST);
+    }
+
+    #[test]
+    fn flow_items_ask_for_normalising() {
+        assert!(split_list("apiVersion: v1\nitems: [{a: 1}]\n").unwrap().is_none());
+        assert!(split_list("{\"apiVersion\": \"v1\", \"items\": []}").unwrap().is_none());
+        let n = normalize("{\"kind\": \"ResourceList\", \"items\": [{\"a\": \"on\"}]}").unwrap();
+        let list = split_list(&n).unwrap().unwrap();
+        assert_eq!(list.items.len(), 1);
+        assert_eq!(list.items[0].text, "- a: \"on\"\n");
+    }
+
+    #[test]
+    fn documents_keep_their_text() {
+        let src = "# head\na: 1\n---\n# c\nkind: B\n...\n---\n---\nkind: C\nmetadata: {name: c}\n";
+        let docs = split_documents(src).unwrap();
+        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_ref()).collect();
+        assert_eq!(texts, ["# head\na: 1\n", "# c\nkind: B\n", "kind: C\nmetadata: {name: c}\n"]);
+        assert_eq!(docs[2].header.name.as_deref(), Some("c"));
+        assert_eq!(docs[1].line, 4);
+    }
+
+    #[test]
+    fn malformed_yaml_reports_position() {
+        let err = split_list("apiVersion: v1\nitems:\n- a: [\n").unwrap_err();
+        assert_eq!((err.pos.line, err.pos.col), (3, 6));
+        assert!(err.message.starts_with("malformed YAML"));
+    }
+
+    #[test]
+    fn path_at_names_nested_keys() {
+        let text = "spec:\n  apis:\n    inclde: [a]\n";
+        assert_eq!(path_at(text, 3, 5, 0).as_deref(), Some("spec.apis.inclde"));
+        assert_eq!(path_at("- spec:\n    mode: x\n", 2, 11, 1).as_deref(), Some("spec.mode"));
+    }
+}
