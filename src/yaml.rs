@@ -143,9 +143,9 @@ impl ViewError {
         let (pos, path) = match location {
             Some(loc) if loc.line() > 0 => {
                 let (line, col) = (loc.line() as usize, loc.column() as usize);
-                let prefix = format!("line {line} column {col}: ");
-                if let Some(rest) = message.strip_prefix(&prefix) {
-                    message = rest.to_string();
+                // The position is reported once, in stream terms, by the caller.
+                for relative in [format!("line {line} column {col}: "), format!(" at line {line}, column {col}")] {
+                    message = message.replacen(&relative, "", 1);
                 }
                 let skip = usize::from(matches!(layout, Layout::SeqEntry { .. }));
                 let path = path_at(text, line, col, skip);
@@ -161,29 +161,36 @@ impl ViewError {
 /// dropping the first `skip` levels (the wrapping sequence of an entry).
 pub fn path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<String> {
     let mut walker = Walker::default();
-    let mut found: Option<Vec<String>> = None;
+    let segments = |w: &Walker<'_>| -> Vec<String> { w.frames.iter().skip(skip).filter_map(Frame::segment).collect() };
+    // A collection starts where its first key does: prefer the key's path, and
+    // fall back to the collection's own when the next event is elsewhere.
+    let mut collection: Option<Vec<String>> = None;
     for next in Parser::new_from_str_with_options(text, parser_options()) {
         let Ok((event, span)) = next else { break };
         let at = span.start.line() == line && span.start.col() + 1 == col;
-        // A collection starts where its first key does: wait for the key.
-        let before: Vec<String> =
-            if at { walker.frames.iter().skip(skip).filter_map(Frame::segment).collect() } else { Vec::new() };
-        let step = walker.step(&event);
-        if at {
-            match step {
-                Step::Key(_) => {
-                    found = Some(walker.frames.iter().skip(skip).filter_map(Frame::segment).collect());
-                    break;
-                }
-                Step::Value(_) | Step::Close => {
-                    found = Some(before);
-                    break;
-                }
-                Step::Open | Step::Other => {}
-            }
+        if !at && collection.is_some() && event.is_node() {
+            break;
+        }
+        let before = segments(&walker);
+        match (walker.step(&event), at) {
+            (Step::Key(_), true) => return join_path(segments(&walker)),
+            (Step::Value(_) | Step::Close, true) => return join_path(before),
+            (Step::Open, true) if collection.is_none() => collection = Some(before),
+            _ => {}
         }
     }
-    found.filter(|p| !p.is_empty()).map(|p| p.join("."))
+    collection.and_then(join_path)
+}
+
+fn join_path(segments: Vec<String>) -> Option<String> {
+    let mut out = String::new();
+    for s in segments {
+        if !out.is_empty() && !s.starts_with('[') {
+            out.push('.');
+        }
+        out.push_str(&s);
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Cuts a `ResourceList` into top-level entries and item chunks.

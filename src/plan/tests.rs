@@ -5,7 +5,12 @@ use crate::config::Config;
 use crate::report::FileRef;
 
 fn header(api_version: &str, kind: &str, name: &str) -> Header {
-    Header { api_version: Some(api_version.into()), kind: Some(kind.into()), name: Some(name.into()), ..Default::default() }
+    Header {
+        api_version: Some(api_version.into()),
+        kind: Some(kind.into()),
+        name: Some(name.into()),
+        ..Default::default()
+    }
 }
 
 fn crd(plural: &str, group: &str, version: &str) -> InputObject {
