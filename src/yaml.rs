@@ -417,8 +417,11 @@ pub fn normalize(src: &str) -> Result<String, YamlError> {
 }
 
 /// Serialises a value as block YAML that YAML 1.1 readers read back the same.
+/// Long strings stay on one line, as kubectl writes them: easier to diff.
 pub fn to_yaml<T: serde::Serialize>(value: &T) -> Result<String, String> {
-    serde_saphyr::to_string(value).map_err(|e| e.to_string())
+    let mut options = serde_saphyr::SerializerOptions::default();
+    options.prefer_block_scalars = false;
+    serde_saphyr::to_string_with_options(value, options).map_err(|e| e.to_string())
 }
 
 /// Writes `text` (a serialised object) as a block-sequence entry at `indent`.

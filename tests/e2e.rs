@@ -1,0 +1,154 @@
+//! End to end: the built binary, on its own and run by the real kpt.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
+
+fn run(cmd: &mut Command, stdin: &str) -> Output {
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A runner the test needs: missing means failing, with how to get it.
+fn require(tool: &str, install: &str) -> PathBuf {
+    let found = std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).map(|p| p.join(tool)).find(|p| p.is_file()));
+    found.unwrap_or_else(|| panic!("{tool} is needed for this end-to-end test and is not on PATH: {install}"))
+}
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+#[test]
+fn version_and_help() {
+    let out = Command::new(BIN).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), format!("olm-rbac {}\n", env!("CARGO_PKG_VERSION")));
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    let help = text(&out.stdout);
+    assert!(help.contains("KRM function") && help.contains("Examples:") && help.contains("render"), "{help}");
+}
+
+#[test]
+fn quick_start_renders_the_example() {
+    let out = Command::new(BIN).args(["render", repo("examples/guestbook").to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for role in ["admin", "edit", "view", "view-crdview"] {
+        for api in ["guestbooks", "guestbookthemes"] {
+            assert!(stdout.contains(&format!("name: {api}.webapp.example.com-{role}\n")), "{api} {role}");
+        }
+    }
+    assert!(!stdout.contains("kind: RBACConfig"), "an input config is not echoed");
+    assert!(stdout.contains("kind: ClusterServiceVersion"), "the bundle passes through");
+    assert!(text(&out.stderr).contains("generated 8 ClusterRole(s) for 2 API(s)"));
+}
+
+#[test]
+fn function_mode_on_stdin_and_exit_codes() {
+    let list = resource_list(&docs_of("memcached-operator-0.0.1"), &config("memcached", "  mode: Aggregate\n"));
+    let out = run(&mut Command::new(BIN), &list);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(count(&text(&out.stdout), "olm-rbac.io/role:"), 4);
+
+    let out = run(&mut Command::new(BIN), "apiVersion: v1\nkind: List\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("not a ResourceList"));
+}
+
+#[test]
+fn render_reads_stdin_and_directories_like_a_helm_post_renderer() {
+    let stream = docs_of("cert-manager-1.16.5").join("---\n");
+    let cfg = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(cfg.path(), config("cert-manager", "  mode: Aggregate\n")).unwrap();
+    let out = run(Command::new(BIN).args(["render", "--config", cfg.path().to_str().unwrap(), "-"]), &stream);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with(&stream), "the stream passes through first, unchanged");
+    assert_eq!(count(&stdout[stream.len()..], "kind: ClusterRole\n"), 24);
+}
+
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    files
+}
+
+fn kpt_eval(kpt: &Path, pkg: &Path, exec: &Path, config: Option<&Path>) -> Output {
+    let mut cmd = Command::new(kpt);
+    cmd.args(["fn", "eval"]).arg(pkg).arg("--exec").arg(exec);
+    if let Some(c) = config {
+        cmd.arg("--fn-config").arg(c);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "kpt failed: {}\n{}", text(&out.stdout), text(&out.stderr));
+    out
+}
+
+/// `kpt fn eval --exec` on a real bundle: only the RBAC file appears, a second
+/// run changes nothing, and Unmanaged removes it again.
+#[test]
+fn kpt_fn_eval_exec_lifecycle() {
+    let kpt = require("kpt", "install kpt v1 (https://kpt.dev/installation/) so that `kpt version` works");
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    for e in std::fs::read_dir(bundles_dir().join("argocd-operator-0.19.0/manifests")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::write(pkg.join(p.file_name().unwrap()), std::fs::read(&p).unwrap()).unwrap();
+    }
+    // kpt rewrites every file with its own YAML writer whatever a function does:
+    // let an identity function do that first, and compare against its result.
+    let identity = tmp.path().join("identity.sh");
+    std::fs::write(&identity, "#!/bin/sh\nexec cat\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&identity, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    kpt_eval(&kpt, &pkg, &identity, None);
+    let baseline = snapshot(&pkg);
+
+    let cfg = tmp.path().join("rbac.yaml");
+    std::fs::write(&cfg, config("argocd", "  mode: Aggregate\n")).unwrap();
+    let out = kpt_eval(&kpt, &pkg, Path::new(BIN), Some(&cfg));
+    assert!(text(&out.stderr).contains("generated 32 ClusterRole(s) for 8 API(s)"), "{}", text(&out.stderr));
+    let mut first = snapshot(&pkg);
+    let rbac = first.remove("rbac/argocd.yaml").expect("the roles are written to spec.outputPath's default");
+    assert_eq!(first, baseline, "every other file is unchanged on disk");
+    let rbac = text(&rbac);
+    assert_eq!(count(&rbac, "kind: ClusterRole\n"), 32);
+    assert!(!rbac.contains("config.kubernetes.io/"), "kpt strips its path annotations when writing");
+
+    let before = snapshot(&pkg);
+    kpt_eval(&kpt, &pkg, Path::new(BIN), Some(&cfg));
+    assert_eq!(snapshot(&pkg), before, "a second run changes nothing");
+
+    std::fs::write(&cfg, config("argocd", "  mode: Unmanaged\n")).unwrap();
+    let out = kpt_eval(&kpt, &pkg, Path::new(BIN), Some(&cfg));
+    assert!(text(&out.stderr).contains("RBAC is unmanaged"));
+    assert_eq!(snapshot(&pkg), baseline, "switching to Unmanaged removes exactly what was generated");
+}
