@@ -270,6 +270,7 @@ fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Co
         layout: Layout::Document,
         line: entry.line,
         header: Default::default(),
+        elide: Vec::new(),
     };
     let head = match yaml::parse_item::<FunctionConfigHead>(&chunk) {
         Ok(h) => h.function_config,

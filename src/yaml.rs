@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 use serde::de::DeserializeOwned;
@@ -55,6 +56,27 @@ pub struct Chunk<'a> {
     /// 1-based line of the chunk's first byte in the stream it was cut from.
     pub line: usize,
     pub header: Header,
+    /// Byte ranges of `text` that no view reads (CRD schemas): [`parse_item`]
+    /// blanks them out before parsing.
+    pub elide: Vec<Range<usize>>,
+}
+
+impl Chunk<'_> {
+    /// The text a view reads: `text` with the elided ranges turned into spaces,
+    /// newlines kept, so every position outside them is unchanged.
+    pub fn view_text(&self) -> Cow<'_, str> {
+        if self.elide.is_empty() {
+            return Cow::Borrowed(&self.text);
+        }
+        let mut bytes = self.text.as_bytes().to_vec();
+        for r in &self.elide {
+            if let Some(region) = bytes.get_mut(r.clone()) {
+                region.iter_mut().filter(|b| **b != b'\n').for_each(|b| *b = b' ');
+            }
+        }
+        // Only ASCII bytes were written, so this cannot fail; fall back to the full text if it did.
+        String::from_utf8(bytes).map_or(Cow::Borrowed(&self.text), Cow::Owned)
+    }
 }
 
 /// A top-level entry of a `ResourceList`, with the exact text it occupies.
@@ -115,7 +137,17 @@ fn parser_options() -> granit_parser::Options {
 /// Reads one item through a serde view. Errors carry positions in the stream
 /// the chunk was cut from and, where the position falls on a key, its path.
 pub fn parse_item<T: DeserializeOwned>(chunk: &Chunk<'_>) -> Result<T, ViewError> {
-    let text: &str = &chunk.text;
+    if !chunk.elide.is_empty() {
+        if let Ok(value) = parse_text(&chunk.view_text(), chunk) {
+            return Ok(value);
+        }
+        // An anchor inside an elided region, say: read everything, and report
+        // whatever is wrong against the real text.
+    }
+    parse_text(&chunk.text, chunk)
+}
+
+fn parse_text<T: DeserializeOwned>(text: &str, chunk: &Chunk<'_>) -> Result<T, ViewError> {
     let result = match chunk.layout {
         Layout::Document => serde_saphyr::from_str_with_options::<T>(text, options()),
         Layout::SeqEntry { .. } => serde_saphyr::from_str_with_options::<Vec<T>>(text, options()).and_then(|mut v| {
@@ -268,6 +300,9 @@ pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
         if depth == 2 && in_items && matches!(event, Event::SequenceEnd) {
             items_end = Some(offset(&span.start, src));
         }
+        if in_items && depth >= 2 {
+            headers.track(&walker, &event, offset(&span.start, src));
+        }
         let step = walker.step(&event);
         if in_items && depth >= 2 {
             headers.observe(&walker, &step);
@@ -309,11 +344,13 @@ pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
             let bounds: Vec<usize> = chunk_starts.iter().skip(1).copied().chain([last_end]).collect();
             let mut lines = LineCounter::default();
             for (i, (&s, e)) in chunk_starts.iter().zip(bounds).enumerate() {
+                let (header, elide) = item_headers.get(i).cloned().unwrap_or_default();
                 list.items.push(Chunk {
                     text: Cow::Borrowed(&src[s..e]),
                     layout: Layout::SeqEntry { indent: list.item_indent },
                     line: lines.line_at(src, s),
-                    header: item_headers.get(i).cloned().unwrap_or_default(),
+                    header,
+                    elide: relative(elide, s..e),
                 });
             }
             list.entries.push(TopEntry { key, text: &src[start..chunk_starts[0]], line });
@@ -372,6 +409,7 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
                 });
             }
         }
+        headers.track(&walker, &event, offset(&span.start, src));
         let step = walker.step(&event);
         headers.observe(&walker, &step);
     }
@@ -380,11 +418,16 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
     Ok(docs
         .into_iter()
         .filter(|d| d.content)
-        .map(|d| Chunk {
-            text: Cow::Borrowed(&src[d.start..d.end.max(d.start)]),
-            layout: Layout::Document,
-            line: lines.line_at(src, d.start),
-            header: item_headers.next().unwrap_or_default(),
+        .map(|d| {
+            let (header, elide) = item_headers.next().unwrap_or_default();
+            let range = d.start..d.end.max(d.start);
+            Chunk {
+                text: Cow::Borrowed(&src[range.clone()]),
+                layout: Layout::Document,
+                line: lines.line_at(src, d.start),
+                header,
+                elide: relative(elide, range),
+            }
         })
         .collect())
 }
@@ -533,19 +576,57 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// Collects [`Header`]s of the items rooted at frame index `base`.
+/// Subtrees that no view reads but that make up most of a CRD's bytes: the
+/// schema of each version (v1) and the validation schema (v1beta1).
+const ELIDED: [&[&str]; 2] = [&["spec", "versions", "*", "schema"], &["spec", "validation"]];
+
+/// Collects the [`Header`] and elidable ranges (absolute offsets) of each item
+/// rooted at frame index `base`.
 struct HeaderCollector {
     base: usize,
     headers: Vec<Header>,
+    elide: Vec<Vec<Range<usize>>>,
+    /// An elided collection being walked: its start and its frame depth.
+    open: Option<(usize, usize)>,
 }
 
 impl HeaderCollector {
     fn new(base: usize) -> Self {
-        HeaderCollector { base, headers: Vec::new() }
+        HeaderCollector { base, headers: Vec::new(), elide: Vec::new(), open: None }
     }
 
     fn begin(&mut self) {
         self.headers.push(Header::default());
+        self.elide.push(Vec::new());
+    }
+
+    /// Called before the walker takes `event`, which starts at byte `at`.
+    fn track(&mut self, walker: &Walker<'_>, event: &Event<'_>, at: usize) {
+        let depth = walker.frames.len();
+        match (self.open, event) {
+            (Some((start, d)), Event::MappingEnd | Event::SequenceEnd) if d == depth => {
+                if let Some(ranges) = self.elide.last_mut() {
+                    ranges.push(start..at);
+                }
+                self.open = None;
+            }
+            (None, Event::MappingStart(..) | Event::SequenceStart(..)) => {
+                let Some(frames) = walker.frames.get(self.base..) else { return };
+                let in_value = frames.last().is_some_and(|f| !f.is_map || !f.expect_key);
+                let matches = |pattern: &[&str]| {
+                    pattern.len() == frames.len()
+                        && pattern.iter().zip(frames).all(|(p, f)| match (f.is_map, f.key.as_deref()) {
+                            (true, Some(k)) => *p == k,
+                            (false, _) => *p == "*",
+                            _ => false,
+                        })
+                };
+                if in_value && ELIDED.iter().any(|p| matches(p)) {
+                    self.open = Some((at, depth + 1));
+                }
+            }
+            _ => {}
+        }
     }
 
     fn observe(&mut self, walker: &Walker<'_>, step: &Step<'_>) {
@@ -578,8 +659,9 @@ impl HeaderCollector {
         }
     }
 
-    fn finish(self) -> Vec<Header> {
-        self.headers
+    /// Each item's header and its elided ranges relative to `chunk_start(i)`.
+    fn finish(self) -> Vec<(Header, Vec<Range<usize>>)> {
+        self.headers.into_iter().zip(self.elide).collect()
     }
 }
 
@@ -609,6 +691,15 @@ fn line_start_at_or_after(src: &str, at: usize) -> usize {
     } else {
         src[at..].find('\n').map_or(src.len(), |i| at + i + 1)
     }
+}
+
+/// Absolute ranges made relative to `chunk`, dropping any that stray outside it.
+fn relative(ranges: Vec<Range<usize>>, chunk: Range<usize>) -> Vec<Range<usize>> {
+    ranges
+        .into_iter()
+        .filter(|r| chunk.start <= r.start && r.start <= r.end && r.end <= chunk.end)
+        .map(|r| r.start - chunk.start..r.end - chunk.start)
+        .collect()
 }
 
 /// Line numbers of increasing offsets, counted once over the text.
@@ -739,6 +830,28 @@ mod tests {
         let err = split_list("apiVersion: v1\nitems:\n- a: [\n").unwrap_err();
         assert_eq!((err.pos.line, err.pos.col), (3, 6));
         assert!(err.message.starts_with("malformed YAML"));
+    }
+
+    #[test]
+    fn crd_schemas_are_blanked_for_views_with_lines_kept() {
+        let crd = "kind: CustomResourceDefinition\nspec:\n  group: g.io\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object # big\n    storage: true\n  - name: v2\n    schema: {openAPIV3Schema: {}}\n  names:\n    plural: ps\n";
+        let docs = split_documents(crd).unwrap();
+        let view = docs[0].view_text();
+        assert_eq!(view.len(), crd.len());
+        assert_eq!(view.lines().count(), crd.lines().count());
+        assert!(!view.contains("openAPIV3Schema") && !view.contains("# big"));
+        assert!(view.contains("    storage: true\n  - name: v2\n"));
+        assert!(view.contains("  names:\n    plural: ps\n"));
+        let list = format!(
+            "apiVersion: v1\nkind: ResourceList\nitems:\n{}",
+            crd.lines()
+                .enumerate()
+                .map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " }))
+                .collect::<String>()
+        );
+        let list = split_list(&list).unwrap().unwrap();
+        assert_eq!(list.items[0].elide.len(), 2);
+        assert!(!list.items[0].view_text().contains("openAPIV3Schema"));
     }
 
     #[test]
