@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::names::is_label_value;
+use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_label_value};
 use crate::report::{Finding, ObjRef};
 
 pub const API_VERSION: &str = "olm-rbac.io/v1alpha1";
@@ -45,6 +45,154 @@ pub struct Spec {
     #[serde(default)]
     pub naming: Naming,
     pub output_path: Option<String>,
+    pub bindings: Option<Vec<BindingDoc>>,
+    #[serde(default)]
+    pub bundle_roles: BundleRoles,
+    #[serde(default)]
+    pub strip_bundle_aggregation: bool,
+}
+
+/// Whether ClusterRoles in the input that already grant an API's access are
+/// used instead of generating that role.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum BundleRoles {
+    #[default]
+    Use,
+    Ignore,
+}
+
+/// One entry of `spec.bindings`, as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BindingDoc {
+    pub role: BindRole,
+    pub subjects: Vec<SubjectDoc>,
+    pub namespaces: Option<Vec<String>>,
+    pub namespace_selector: Option<SelectorDoc>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum BindRole {
+    #[serde(rename = "admin")]
+    Admin,
+    #[serde(rename = "edit")]
+    Edit,
+    #[serde(rename = "view")]
+    View,
+}
+
+impl From<BindRole> for RoleKind {
+    fn from(r: BindRole) -> Self {
+        match r {
+            BindRole::Admin => RoleKind::Admin,
+            BindRole::Edit => RoleKind::Edit,
+            BindRole::View => RoleKind::View,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SubjectDoc {
+    pub kind: SubjectKind,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub api_group: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+pub enum SubjectKind {
+    User,
+    Group,
+    ServiceAccount,
+}
+
+impl SubjectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubjectKind::User => "User",
+            SubjectKind::Group => "Group",
+            SubjectKind::ServiceAccount => "ServiceAccount",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SelectorDoc {
+    #[serde(default)]
+    pub match_labels: BTreeMap<String, String>,
+    #[serde(default)]
+    pub match_expressions: Vec<RequirementDoc>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequirementDoc {
+    pub key: String,
+    pub operator: Operator,
+    #[serde(default)]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Operator {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+}
+
+/// A subject, checked: `User` and `Group` carry the RBAC API group, a
+/// `ServiceAccount` a namespace.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Subject {
+    pub kind: SubjectKind,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+/// Where a binding applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    Cluster,
+    /// Listed namespaces and those the selector matches among the input's
+    /// Namespace objects.
+    Namespaces {
+        names: Vec<String>,
+        selector: Option<Selector>,
+    },
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selector {
+    pub match_labels: BTreeMap<String, String>,
+    pub match_expressions: Vec<(String, Operator, Vec<String>)>,
+}
+
+impl Selector {
+    /// Label-selector semantics: every label and every expression must hold.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+            && self.match_expressions.iter().all(|(key, op, values)| {
+                let value = labels.get(key);
+                match op {
+                    Operator::In => value.is_some_and(|v| values.contains(v)),
+                    Operator::NotIn => value.is_none_or(|v| !values.contains(v)),
+                    Operator::Exists => value.is_some(),
+                    Operator::DoesNotExist => value.is_none(),
+                }
+            })
+    }
+}
+
+/// One validated entry of `spec.bindings`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub role: RoleKind,
+    /// Sorted, without duplicates.
+    pub subjects: Vec<Subject>,
+    pub scope: Scope,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -131,6 +279,9 @@ pub struct Config {
     pub roles: Vec<RoleKind>,
     pub naming: Naming,
     pub output_path: String,
+    pub bindings: Vec<Binding>,
+    pub bundle_roles: BundleRoles,
+    pub strip_bundle_aggregation: bool,
 }
 
 impl Config {
@@ -146,6 +297,9 @@ impl Config {
             roles: RoleKind::ALL.to_vec(),
             naming: Naming::Default,
             output_path: default_output_path(extension),
+            bindings: Vec::new(),
+            bundle_roles: BundleRoles::Use,
+            strip_bundle_aggregation: false,
         }
     }
 
@@ -221,12 +375,21 @@ impl Config {
         if let Err(why) = check_output_path(&output_path) {
             err("spec.outputPath", why);
         }
-        if spec.mode == Mode::Bind {
-            err(
-                "spec.mode",
-                "Bind is not supported yet by this version of olm-rbac; use Aggregate, or Unmanaged to generate nothing".into(),
-            );
-        }
+        let bindings = match (&spec.bindings, spec.mode) {
+            (Some(_), Mode::Aggregate | Mode::Unmanaged) => {
+                err(
+                    "spec.bindings",
+                    format!("bindings are only used in Bind mode, and this config's mode is {}: remove them, or set spec.mode: Bind", spec.mode.as_str()),
+                );
+                Vec::new()
+            }
+            (Some(list), Mode::Bind) => list
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| check_binding(b, &format!("spec.bindings[{i}]"), &roles, &mut err))
+                .collect(),
+            (None, _) => Vec::new(),
+        };
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -240,8 +403,145 @@ impl Config {
             roles,
             naming: spec.naming,
             output_path,
+            bindings,
+            bundle_roles: spec.bundle_roles,
+            strip_bundle_aggregation: spec.strip_bundle_aggregation,
         })
     }
+}
+
+/// Checks one binding entry; `None` (with errors reported) when it is unusable.
+fn check_binding(
+    b: &BindingDoc,
+    field: &str,
+    roles: &[RoleKind],
+    err: &mut impl FnMut(&str, String),
+) -> Option<Binding> {
+    let mut failures = 0usize;
+    let mut fail = |f: String, m: String| {
+        failures += 1;
+        err(&f, m);
+    };
+    let role = RoleKind::from(b.role);
+    for needed in std::iter::once(role).chain((role == RoleKind::Edit).then_some(RoleKind::View)) {
+        if !roles.contains(&needed) {
+            fail(
+                format!("{field}.role"),
+                format!(
+                    "binding {} needs the {} role, which spec.roles leaves out{}",
+                    role.as_str(),
+                    needed.as_str(),
+                    if needed == role {
+                        ""
+                    } else {
+                        " (editors are also bound to view so that they can read what they write)"
+                    }
+                ),
+            );
+        }
+    }
+    if b.subjects.is_empty() {
+        fail(format!("{field}.subjects"), "must name at least one subject".into());
+    }
+    let mut subjects = Vec::new();
+    for (j, s) in b.subjects.iter().enumerate() {
+        let sf = format!("{field}.subjects[{j}]");
+        if s.name.is_empty() {
+            fail(format!("{sf}.name"), "must not be empty".into());
+            continue;
+        }
+        let expected_group = match s.kind {
+            SubjectKind::User | SubjectKind::Group => "rbac.authorization.k8s.io",
+            SubjectKind::ServiceAccount => "",
+        };
+        if let Some(g) = &s.api_group {
+            if g != expected_group {
+                fail(
+                    format!("{sf}.apiGroup"),
+                    format!(
+                        "a {} subject has apiGroup {expected_group:?}, not {g:?} (it may be left out)",
+                        s.kind.as_str()
+                    ),
+                );
+            }
+        }
+        match (s.kind, &s.namespace) {
+            (SubjectKind::ServiceAccount, None) => {
+                fail(format!("{sf}.namespace"), format!("ServiceAccount {:?} needs the namespace it lives in", s.name));
+            }
+            (SubjectKind::ServiceAccount, Some(ns)) if !is_dns1123_label(ns) => {
+                fail(format!("{sf}.namespace"), format!("{ns:?} is not a valid namespace name (a DNS-1123 label)"));
+            }
+            (SubjectKind::ServiceAccount, Some(_)) if !is_dns1123_subdomain(&s.name) => {
+                fail(format!("{sf}.name"), format!("{:?} is not a valid ServiceAccount name", s.name));
+            }
+            (SubjectKind::User | SubjectKind::Group, Some(_)) => {
+                fail(
+                    format!("{sf}.namespace"),
+                    format!("a {} is not namespaced; remove the namespace", s.kind.as_str()),
+                );
+            }
+            _ => {}
+        }
+        let anonymous = matches!(
+            (s.kind, s.name.as_str()),
+            (SubjectKind::Group, "system:unauthenticated") | (SubjectKind::User, "system:anonymous")
+        );
+        if anonymous {
+            fail(
+                format!("{sf}.name"),
+                format!(
+                    "binding {} {:?} would grant access to unauthenticated requests; olm-rbac refuses to",
+                    s.kind.as_str(),
+                    s.name
+                ),
+            );
+        }
+        subjects.push(Subject { kind: s.kind, namespace: s.namespace.clone(), name: s.name.clone() });
+    }
+    subjects.sort();
+    subjects.dedup();
+    let mut names = Vec::new();
+    if let Some(list) = &b.namespaces {
+        if list.is_empty() {
+            fail(format!("{field}.namespaces"), "is empty; leave it out for a cluster-wide binding".into());
+        }
+        for (j, ns) in list.iter().enumerate() {
+            if is_dns1123_label(ns) {
+                names.push(ns.clone());
+            } else {
+                fail(format!("{field}.namespaces[{j}]"), format!("{ns:?} is not a valid namespace name (a DNS-1123 label: lowercase letters, digits and '-', at most 63)"));
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    let selector = b.namespace_selector.as_ref().map(|sel| {
+        let mut match_expressions = Vec::new();
+        for (j, r) in sel.match_expressions.iter().enumerate() {
+            let rf = format!("{field}.namespaceSelector.matchExpressions[{j}]");
+            match (r.operator, r.values.is_empty()) {
+                (Operator::In | Operator::NotIn, true) => {
+                    fail(format!("{rf}.values"), format!("operator {:?} needs at least one value", r.operator))
+                }
+                (Operator::Exists | Operator::DoesNotExist, false) => {
+                    fail(format!("{rf}.values"), format!("operator {:?} takes no values", r.operator))
+                }
+                _ => {}
+            }
+            match_expressions.push((r.key.clone(), r.operator, r.values.clone()));
+        }
+        Selector { match_labels: sel.match_labels.clone(), match_expressions }
+    });
+    if failures > 0 {
+        return None;
+    }
+    let scope = if b.namespaces.is_none() && selector.is_none() {
+        Scope::Cluster
+    } else {
+        Scope::Namespaces { names, selector }
+    };
+    Some(Binding { role, subjects, scope })
 }
 
 pub fn default_output_path(extension: &str) -> String {
@@ -290,13 +590,14 @@ mod tests {
             extension_name: Some("Not/Valid".into()),
             roles: Some(vec![]),
             output_path: Some("../x.yaml".into()),
-            mode: Mode::Bind,
+            mode: Mode::Aggregate,
+            bindings: Some(vec![]),
             ..Default::default()
         };
         let errs = Config::from_doc(doc(spec, "x")).unwrap_err();
         let fields: Vec<&str> = errs.iter().filter_map(|e| e.field.as_deref()).collect();
-        assert_eq!(fields, ["spec.extensionName", "spec.roles", "spec.outputPath", "spec.mode"]);
-        assert!(errs[3].message.contains("not supported yet"));
+        assert_eq!(fields, ["spec.extensionName", "spec.roles", "spec.outputPath", "spec.bindings"]);
+        assert!(errs[3].message.contains("only used in Bind mode"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 
@@ -11,6 +11,11 @@ use crate::config::{Config, Mode, Naming, RoleKind};
 use crate::model::*;
 use crate::names::{bounded_name, glob_match, is_dns1123_label, is_dns1123_subdomain};
 use crate::report::{Finding, ObjRef, Severity};
+
+mod bind;
+mod bundle;
+
+pub use bundle::{classify, Grants, Record};
 
 /// An API the operator serves, learned from a CRD, a CSV entry or both.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +29,17 @@ pub struct Api {
     /// Versions for `naming: OLMv0`: the CSV entries' versions, or the CRD's
     /// storage version.
     pub versions: Vec<String>,
+    /// `spec.scope: Cluster` in the CRD. Unknown (CSV entry only, APIService)
+    /// counts as namespaced.
+    pub cluster_scoped: bool,
+    /// The object the API was learned from, for results.
+    pub origin: ObjRef,
+}
+
+impl Api {
+    pub fn cluster_scoped(&self) -> bool {
+        self.cluster_scoped
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,25 +53,55 @@ pub enum ApiSource {
 #[serde(untagged)]
 pub enum Object {
     ClusterRole(ClusterRole),
+    ClusterRoleBinding(ClusterRoleBinding),
+    RoleBinding(RoleBinding),
 }
 
 impl Object {
     pub fn metadata(&self) -> &ObjectMeta {
         match self {
             Object::ClusterRole(o) => &o.metadata,
+            Object::ClusterRoleBinding(o) => &o.metadata,
+            Object::RoleBinding(o) => &o.metadata,
         }
     }
 
     pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
         match self {
             Object::ClusterRole(o) => &mut o.metadata,
+            Object::ClusterRoleBinding(o) => &mut o.metadata,
+            Object::RoleBinding(o) => &mut o.metadata,
         }
     }
 
     pub fn kind(&self) -> &'static str {
         match self {
             Object::ClusterRole(_) => "ClusterRole",
+            Object::ClusterRoleBinding(_) => "ClusterRoleBinding",
+            Object::RoleBinding(_) => "RoleBinding",
         }
+    }
+
+    /// Output order: by API, then roles before cluster bindings before
+    /// namespaced ones, then namespace and name.
+    fn sort_key(&self) -> (String, u8, String, String, u8, String) {
+        let m = self.metadata();
+        let label = |k: &str| m.labels.as_ref().and_then(|l| l.get(k)).cloned().unwrap_or_default();
+        let api = m.annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)).cloned().unwrap_or_default();
+        let rank = match self {
+            Object::ClusterRole(_) => 0,
+            Object::ClusterRoleBinding(_) => 1,
+            Object::RoleBinding(_) => 2,
+        };
+        let role = RoleKind::ALL.iter().position(|r| r.as_str() == label(ROLE_LABEL)).unwrap_or(9) as u8;
+        let name = m.name.clone().unwrap_or_default();
+        // The name without its role suffix keeps each version's roles together (OLMv0 naming).
+        let base = ["-view-crdview", "-crdview", "-admin", "-edit", "-view"]
+            .iter()
+            .find_map(|suffix| name.strip_suffix(suffix))
+            .unwrap_or(&name)
+            .to_string();
+        (api, rank, m.namespace.clone().unwrap_or_default(), base, role, name)
     }
 
     pub fn object_ref(&self) -> ObjRef {
@@ -81,6 +127,9 @@ pub struct Generated {
 pub struct Plan {
     /// Indices of input objects to drop (earlier output of these configs).
     pub remove: BTreeSet<usize>,
+    /// Changes to the metadata of input objects olm-rbac did not generate:
+    /// adopted bundle roles and the extension's `ClusterExtension`.
+    pub patches: BTreeMap<usize, MetaPatch>,
     pub generated: Vec<Generated>,
     pub results: Vec<Finding>,
 }
@@ -114,6 +163,7 @@ pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
     check_conflicts(objects, &mut plan);
     if plan.has_errors() {
         plan.remove.clear();
+        plan.patches.clear();
         plan.generated.clear();
     }
     plan
@@ -124,7 +174,17 @@ fn plan_one(config: &Config, objects: &[InputObject], plan: &mut Plan) {
     let apis = discover(config, objects, &mut plan.results);
     let apis = select(config, apis, &mut plan.results);
     let cfg = config.object_ref();
-    match config.mode {
+
+    let provided = if config.mode == Mode::Unmanaged {
+        Default::default()
+    } else {
+        bundle::adopt(config, &apis, objects, &mut plan.results)
+    };
+    plan.patches.extend(bundle::label_patches(config, &apis, &provided, objects, &mut plan.results));
+    bundle::note_namespaced_roles(&apis, objects, &mut plan.results);
+
+    let mut generated: Vec<Object> = Vec::new();
+    let summary = match config.mode {
         Mode::Unmanaged => {
             let names: Vec<&str> = apis.iter().map(|a| a.name.as_str()).collect();
             let message = if names.is_empty() {
@@ -139,37 +199,123 @@ fn plan_one(config: &Config, objects: &[InputObject], plan: &mut Plan) {
                 )
             };
             plan.results.push(Finding::info(message).on(&cfg));
+            format!("Unmanaged: only cluster-admins can use its {} API(s)", apis.len())
         }
         Mode::Aggregate | Mode::Bind => {
-            let before = plan.generated.len();
-            let mut roles: Vec<(String, String, RoleKind, ClusterRole)> = Vec::new();
             for api in &apis {
-                for (version, role) in cluster_roles(config, api) {
-                    roles.push((api.name.clone(), version, role_kind_of(&role), role));
+                generated.extend(
+                    cluster_roles(config, api)
+                        .into_iter()
+                        .filter(|(_, role, _)| !provided.contains_key(&(api.name.clone(), *role)))
+                        .map(|(_, _, r)| Object::ClusterRole(r)),
+                );
+            }
+            if config.mode == Mode::Bind {
+                let role_for = |api: &Api, role: RoleKind| -> Vec<(Option<String>, String)> {
+                    if let Some(&i) = provided.get(&(api.name.clone(), role)) {
+                        return objects[i].header.name.clone().map(|n| (None, n)).into_iter().collect();
+                    }
+                    if !config.roles.contains(&role) || (role == RoleKind::CrdView && api.source != ApiSource::Crd) {
+                        return Vec::new();
+                    }
+                    versions_for(config, api)
+                        .into_iter()
+                        .map(|v| (v.map(String::from), role_name(config.naming, &api.name, v, role)))
+                        .collect()
+                };
+                generated.extend(bind::bindings(config, &apis, role_for, objects, &mut plan.results));
+            }
+            let roles = generated.iter().filter(|o| matches!(o, Object::ClusterRole(_))).count();
+            let bindings = generated.len() - roles;
+            let mut by_api: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+            for o in &generated {
+                if let Some(api) = o.metadata().annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)) {
+                    by_api.entry(api).or_default().push(describe_generated(o));
                 }
             }
-            roles.sort_by(|a, b| (&a.0, &a.1, a.2).cmp(&(&b.0, &b.1, b.2)));
-            roles.dedup_by(|a, b| a.3.metadata.name == b.3.metadata.name);
-            plan.generated.extend(roles.into_iter().map(|(_, _, _, role)| Generated {
-                object: Object::ClusterRole(role),
-                output_path: config.output_path.clone(),
-            }));
+            let mut adopted_by_api: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+            for ((api, role), &i) in &provided {
+                if let Some(n) = &objects[i].header.name {
+                    adopted_by_api.entry(api).or_default().push(format!("{n} ({})", role.as_str()));
+                }
+            }
+            for api in &apis {
+                let mine = by_api.remove(api.name.as_str()).unwrap_or_default();
+                let adopted = adopted_by_api.remove(api.name.as_str()).unwrap_or_default();
+                let mut message = format!(
+                    "API {}: generated {}",
+                    api.name,
+                    if mine.is_empty() { "nothing".into() } else { mine.join(", ") }
+                );
+                if !adopted.is_empty() {
+                    message.push_str(&format!("; bundle roles used: {}", adopted.join(", ")));
+                }
+                plan.results.push(Finding::info(message).on(&api.origin));
+            }
+            let how = match config.mode {
+                Mode::Aggregate => "aggregated into the built-in admin, edit and view roles".to_string(),
+                _ => format!("bound by {bindings} binding(s)"),
+            };
             plan.results.push(
                 Finding::info(format!(
-                    "extension {:?}: generated {} ClusterRole(s) for {} API(s), aggregated into the built-in admin, edit and view roles",
+                    "extension {:?}: generated {roles} ClusterRole(s) for {} API(s), {how}{}",
                     config.extension,
-                    plan.generated.len() - before,
-                    apis.len()
+                    apis.len(),
+                    if provided.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {} bundle role(s) used", provided.len())
+                    }
                 ))
                 .on(&cfg),
+            );
+            let mut summary = format!("{}: {roles} ClusterRole(s)", config.mode.as_str());
+            if config.mode == Mode::Bind {
+                summary.push_str(&format!(", {bindings} binding(s)"));
+            }
+            summary.push_str(&format!(" generated for {} API(s)", apis.len()));
+            if !provided.is_empty() {
+                summary.push_str(&format!(", {} bundle role(s) used", provided.len()));
+            }
+            summary
+        }
+    };
+    generated.sort_by_cached_key(Object::sort_key);
+    plan.generated
+        .extend(generated.into_iter().map(|object| Generated { object, output_path: config.output_path.clone() }));
+    annotate_extension(config, &summary, objects, plan);
+}
+
+fn describe_generated(o: &Object) -> String {
+    let m = o.metadata();
+    match &m.namespace {
+        Some(ns) => format!("{} {ns}/{}", o.kind(), m.name.as_deref().unwrap_or_default()),
+        None => format!("{} {}", o.kind(), m.name.as_deref().unwrap_or_default()),
+    }
+}
+
+/// Shows the outcome on the extension's `ClusterExtension`, if it is in the input.
+fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], plan: &mut Plan) {
+    for (i, o) in objects.iter().enumerate() {
+        if o.is("olm.operatorframework.io", "ClusterExtension") && o.header.name.as_deref() == Some(&config.extension) {
+            if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {
+                let patch = plan.patches.entry(i).or_default();
+                patch.annotations.push(Edit::Set(STATUS_ANNOTATION.into(), summary.into()));
+            }
+            plan.results.push(
+                Finding::info(format!("annotated with {STATUS_ANNOTATION}: {summary}"))
+                    .on(&o.object_ref())
+                    .in_file(o.file.as_ref()),
             );
         }
     }
 }
 
-fn role_kind_of(role: &ClusterRole) -> RoleKind {
-    let label = role.metadata.labels.as_ref().and_then(|l| l.get(ROLE_LABEL));
-    RoleKind::ALL.into_iter().find(|k| Some(k.as_str()) == label.map(String::as_str)).unwrap_or(RoleKind::Admin)
+fn versions_for<'a>(config: &Config, api: &'a Api) -> Vec<Option<&'a str>> {
+    match config.naming {
+        Naming::Default => vec![None],
+        Naming::OlmV0 => api.versions.iter().map(|v| Some(v.as_str())).collect(),
+    }
 }
 
 /// Finds the APIs of the config's ClusterServiceVersion, or of every CRD when
@@ -270,6 +416,8 @@ pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Find
                             kind: entry.kind.clone(),
                             source: ApiSource::Crd,
                             versions: entry.version.iter().cloned().collect(),
+                            cluster_scoped: false,
+                            origin: csv_ref.clone(),
                         }
                     }
                 };
@@ -302,6 +450,8 @@ pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Find
                         kind: entry.kind.clone(),
                         source: ApiSource::ApiService,
                         versions: entry.version.iter().cloned().collect(),
+                        cluster_scoped: false,
+                        origin: csv_ref.clone(),
                     },
                 );
             }
@@ -415,6 +565,8 @@ fn crd_api(obj: &InputObject, view: &CrdView, naming: Naming, results: &mut Vec<
         kind: spec.names.kind.clone(),
         source: ApiSource::Crd,
         versions: storage.into_iter().collect(),
+        cluster_scoped: spec.scope.as_deref() == Some("Cluster"),
+        origin: obj_ref,
     })
 }
 
@@ -455,33 +607,36 @@ pub fn select(config: &Config, apis: Vec<Api>, results: &mut Vec<Finding>) -> Ve
 }
 
 /// The ClusterRoles for one API, each with the version it is named for.
-pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(String, ClusterRole)> {
-    let versions: Vec<Option<&str>> = match config.naming {
-        Naming::Default => vec![None],
-        Naming::OlmV0 => api.versions.iter().map(|v| Some(v.as_str())).collect(),
-    };
+pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {
     let mut out = Vec::new();
-    for version in versions {
+    for version in versions_for(config, api) {
         for &role in &config.roles {
             if role == RoleKind::CrdView && api.source == ApiSource::ApiService {
                 continue;
             }
             let name = role_name(config.naming, &api.name, version, role);
-            out.push((version.unwrap_or_default().to_string(), build_role(config, api, role, name)));
+            out.push((version.map(String::from), role, build_role(config, api, role, name)));
         }
     }
     out
 }
 
-/// `<plural>.<group>-admin` (Default) or `<plural>.<group>-<version>-admin` (OLMv0).
-pub fn role_name(naming: Naming, api: &str, version: Option<&str>, role: RoleKind) -> String {
+/// A role's name in two parts, so that bindings can prefix the first:
+/// `(<api>, -admin)` or, under OLMv0, `(<api>-<version>, -admin)`.
+pub fn name_parts(naming: Naming, api: &str, version: Option<&str>, role: RoleKind) -> (String, String) {
     match (naming, version) {
         (Naming::OlmV0, Some(v)) => {
             let suffix = if role == RoleKind::CrdView { "crdview" } else { role.as_str() };
-            bounded_name(&format!("{api}-{v}"), &format!("-{suffix}"))
+            (format!("{api}-{v}"), format!("-{suffix}"))
         }
-        _ => bounded_name(api, &format!("-{}", role.as_str())),
+        _ => (api.to_string(), format!("-{}", role.as_str())),
     }
+}
+
+/// `<plural>.<group>-admin` (Default) or `<plural>.<group>-<version>-admin` (OLMv0).
+pub fn role_name(naming: Naming, api: &str, version: Option<&str>, role: RoleKind) -> String {
+    let (base, suffix) = name_parts(naming, api, version, role);
+    bounded_name(&base, &suffix)
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -513,35 +668,35 @@ pub fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
     }
 }
 
-fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
-    let mut labels = BTreeMap::from([
+/// Labels and annotations every generated object carries.
+fn metadata(config: &Config, api: &str, role: RoleKind) -> ObjectMeta {
+    let labels = BTreeMap::from([
         (MANAGED_BY.to_string(), MANAGER.to_string()),
         (EXTENSION_LABEL.to_string(), config.extension.clone()),
         (ROLE_LABEL.to_string(), role.as_str().to_string()),
     ]);
-    if config.mode == Mode::Aggregate {
-        labels.insert(format!("rbac.authorization.k8s.io/aggregate-to-{}", role.aggregates_to()), "true".into());
-    }
     let annotations = BTreeMap::from([
-        (API_ANNOTATION.to_string(), api.name.clone()),
+        (API_ANNOTATION.to_string(), api.to_string()),
         (MODE_ANNOTATION.to_string(), config.mode.as_str().to_string()),
     ]);
-    ClusterRole {
-        metadata: ObjectMeta {
-            name: Some(name),
-            labels: Some(labels),
-            annotations: Some(annotations),
-            ..Default::default()
-        },
-        rules: Some(vec![rule_for(api, role)]),
-        aggregation_rule: None,
+    ObjectMeta { labels: Some(labels), annotations: Some(annotations), ..Default::default() }
+}
+
+fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
+    let mut metadata = metadata(config, &api.name, role);
+    metadata.name = Some(name);
+    if config.mode == Mode::Aggregate {
+        if let Some(labels) = metadata.labels.as_mut() {
+            labels.insert(format!("{AGGREGATE_PREFIX}{}", role.aggregates_to()), "true".into());
+        }
     }
+    ClusterRole { metadata, rules: Some(vec![rule_for(api, role)]), aggregation_rule: None }
 }
 
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.
 fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
-    let mut taken: BTreeMap<(&str, &str), (usize, &InputObject)> = BTreeMap::new();
+    let mut taken: BTreeMap<(&str, Option<&str>, &str), &InputObject> = BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {
         if plan.remove.contains(&i) {
             continue;
@@ -551,13 +706,13 @@ fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
             continue;
         }
         if let (Some(kind), Some(name)) = (o.header.kind.as_deref(), o.header.name.as_deref()) {
-            taken.insert((kind, name), (i, o));
+            taken.insert((kind, o.header.namespace.as_deref(), name), o);
         }
     }
     let mut conflicts = Vec::new();
     for g in &plan.generated {
         let r = g.object.object_ref();
-        if let Some((_, existing)) = taken.get(&(r.kind.as_str(), r.name.as_str())) {
+        if let Some(existing) = taken.get(&(r.kind.as_str(), r.namespace.as_deref(), r.name.as_str())) {
             let owner = match existing.header.labels.get(EXTENSION_LABEL) {
                 Some(ext) if existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) => {
                     format!("it was generated for extension {ext:?}")
@@ -566,9 +721,8 @@ fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
             };
             conflicts.push(
                 Finding::error(format!(
-                    "conflict: olm-rbac would generate {} {:?} for API {}, but the input already has an object of that kind and name ({owner}); nothing was overwritten. Rename or remove it, or leave the API out with spec.apis.exclude",
-                    r.kind,
-                    r.name,
+                    "conflict: olm-rbac would generate {} for API {}, but the input already has an object of that kind and name ({owner}); nothing was overwritten. Rename or remove it, or leave the API out with spec.apis.exclude",
+                    describe_generated(&g.object),
                     g.object.metadata().annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)).map_or("?", String::as_str)
                 ))
                 .on(&existing.object_ref())

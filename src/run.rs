@@ -132,8 +132,15 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
     if code != 0 {
         return Outcome { stdout: String::new(), stderr, code };
     }
-    let mut docs: Vec<Cow<'_, str>> =
-        kept.iter().enumerate().filter(|(i, _)| !plan.remove.contains(i)).map(|(_, (c, _))| c.text.clone()).collect();
+    let mut docs: Vec<Cow<'_, str>> = Vec::new();
+    for (i, (chunk, _)) in kept.iter().enumerate() {
+        if !plan.remove.contains(&i) {
+            match item_text(chunk, &plan, i) {
+                Ok(text) => docs.push(text),
+                Err(e) => return fatal_render(e),
+            }
+        }
+    }
     for g in &plan.generated {
         match yaml::to_yaml(&g.object) {
             Ok(text) => docs.push(Cow::Owned(text)),
@@ -182,6 +189,7 @@ fn read_objects<'a>(
                 None => Ok(Body::Other),
                 Some(ViewKind::Crd) => yaml::parse_item(chunk).map(Body::Crd),
                 Some(ViewKind::Csv) => yaml::parse_item(chunk).map(Body::Csv),
+                Some(ViewKind::Role) => yaml::parse_item(chunk).map(Body::Role),
             };
             let body = body.unwrap_or_else(|e| {
                 results.push(view_finding(e, &chunk.header.object_ref(), file.as_ref(), ""));
@@ -325,7 +333,7 @@ fn write_list(list: &ListText<'_>, plan: &Plan) -> Result<String, String> {
     let mut kept = String::new();
     for (i, item) in list.items.iter().enumerate() {
         if !plan.remove.contains(&i) {
-            push_line(&mut kept, &item.text);
+            push_line(&mut kept, &item_text(item, plan, i)?);
         }
     }
     let items_block = |out: &mut String, head: &str| {
@@ -359,6 +367,16 @@ fn write_list(list: &ListText<'_>, plan: &Plan) -> Result<String, String> {
     let results = results_yaml(&plan.results)?;
     push_line(&mut out, &results);
     Ok(out)
+}
+
+/// An item's text as it goes out: unchanged unless the plan patches it.
+fn item_text<'a>(item: &'a Chunk<'_>, plan: &Plan, index: usize) -> Result<Cow<'a, str>, String> {
+    match plan.patches.get(&index) {
+        None => Ok(Cow::Borrowed(&item.text)),
+        Some(patch) => yaml::patched_text(item, patch)
+            .map(Cow::Owned)
+            .map_err(|e| format!("could not update {}: {e}", describe(&item.header.object_ref()))),
+    }
 }
 
 /// Tells kpt which file a generated object belongs in.

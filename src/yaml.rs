@@ -7,7 +7,7 @@
 //! own text through small serde views, see [`parse_item`].
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
@@ -483,6 +483,232 @@ pub fn as_seq_entry(text: &str, indent: usize, out: &mut String) {
 }
 
 // ---------------------------------------------------------------------------
+// Editing metadata in place.
+
+/// One `metadata.labels` or `metadata.annotations` map as laid out in an item.
+#[derive(Debug, Default)]
+struct MapLayout {
+    /// Start of the line holding `labels:`.
+    key_line: usize,
+    block: bool,
+    /// Each entry's key and where its key starts.
+    entries: Vec<(String, usize)>,
+    /// Where the map ends (the start of whatever follows it).
+    end: usize,
+}
+
+#[derive(Debug, Default)]
+struct MetaLayout {
+    /// The keys inside `metadata` (a block map) and where each starts.
+    keys: Vec<(String, usize)>,
+    /// Where the metadata map ends.
+    end: usize,
+    maps: BTreeMap<String, MapLayout>,
+}
+
+/// Where to insert an entry with `key` among `entries` so that sorted maps stay
+/// sorted: before the first greater key, or at `end`.
+fn sorted_position(text: &str, entries: &[(String, usize)], key: &str, end: usize) -> usize {
+    entries
+        .iter()
+        .find(|(k, _)| k.as_str() > key)
+        .map_or(line_start_at_or_after(text, end), |(_, at)| line_start(text, *at))
+}
+
+fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
+    let mut walker = Walker::default();
+    let mut layout = MetaLayout::default();
+    let mut open_map: Option<String> = None;
+    for next in Parser::new_from_str_with_options(text, parser_options()) {
+        let (event, span) = next.ok()?;
+        let at = offset(&span.start, text);
+        let depth = walker.frames.len();
+        let in_meta = depth > base + 1 && walker.frames[base].key_is("metadata");
+        if let (Event::MappingStart(style, ..), true) =
+            (&event, in_meta || (depth == base + 1 && walker.frames[base].key_is("metadata")))
+        {
+            if depth == base + 1 && *style == StructureStyle::Flow {
+                return None;
+            }
+            if depth == base + 2 {
+                if let Some(key) = walker.frames[base + 1].key.as_deref() {
+                    if let Some(map) = layout.maps.get_mut(key) {
+                        map.block = *style == StructureStyle::Block;
+                        open_map = Some(key.to_string());
+                    }
+                }
+            }
+        }
+        if matches!(event, Event::MappingEnd) && depth == base + 3 {
+            if let Some(key) = open_map.take() {
+                if let Some(map) = layout.maps.get_mut(&key) {
+                    map.end = at;
+                }
+            }
+        }
+        if matches!(event, Event::MappingEnd) && depth == base + 2 && walker.frames[base].key_is("metadata") {
+            layout.end = at;
+        }
+        let step = walker.step(&event);
+        if let Step::Key(key) = step {
+            if depth == base + 2 && walker.frames[base].key_is("metadata") {
+                layout.keys.push((key.to_string(), at));
+                if key == "labels" || key == "annotations" {
+                    layout
+                        .maps
+                        .insert(key.to_string(), MapLayout { key_line: line_start(text, at), ..Default::default() });
+                }
+            } else if depth == base + 3 {
+                if let Some(map) = open_map.as_ref().and_then(|k| layout.maps.get_mut(k)) {
+                    map.entries.push((key.to_string(), at));
+                }
+            }
+        }
+    }
+    Some(layout)
+}
+
+/// The item's text with `patch` applied: line edits where the layout allows,
+/// otherwise the item alone re-serialised (losing its comments).
+pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Result<String, String> {
+    use crate::model::Edit;
+    if let Some(text) = edit_metadata(chunk, patch) {
+        return Ok(text);
+    }
+    let mut value: serde_json::Value = parse_item(chunk).map_err(|e| e.message)?;
+    let metadata = value
+        .as_object_mut()
+        .map(|o| o.entry("metadata").or_insert_with(|| serde_json::json!({})))
+        .and_then(|m| m.as_object_mut())
+        .ok_or("metadata is not a mapping")?;
+    for (key, edits) in [("labels", &patch.labels), ("annotations", &patch.annotations)] {
+        let map = metadata.entry(key).or_insert_with(|| serde_json::json!({}));
+        if !map.is_object() {
+            *map = serde_json::json!({});
+        }
+        if let Some(map) = map.as_object_mut() {
+            for edit in edits {
+                match edit {
+                    Edit::Remove(k) => {
+                        map.remove(k);
+                    }
+                    Edit::Set(k, v) => {
+                        map.insert(k.clone(), serde_json::Value::String(v.clone()));
+                    }
+                }
+            }
+        }
+        if metadata.get(key).and_then(|m| m.as_object()).is_some_and(|m| m.is_empty()) {
+            metadata.remove(key);
+        }
+    }
+    let text = to_yaml(&value)?;
+    Ok(match chunk.layout {
+        Layout::Document => text,
+        Layout::SeqEntry { indent } => {
+            let mut out = String::new();
+            as_seq_entry(&text, indent, &mut out);
+            out
+        }
+    })
+}
+
+/// Applies label and annotation edits to one item's text as whole-line edits,
+/// so that everything else (comments, order, quoting) stays as it was, and an
+/// edit undone later restores the original bytes. `None` when the metadata is
+/// not laid out in block style; the caller then re-serialises the item.
+pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Option<String> {
+    use crate::model::Edit;
+    let text: &str = &chunk.text;
+    let base = usize::from(matches!(chunk.layout, Layout::SeqEntry { .. }));
+    let layout = meta_layout(text, base)?;
+    let first_key = layout.keys.first()?.1;
+    let meta_col = first_key - line_start(text, first_key);
+    if layout.keys.iter().any(|(_, at)| !text[line_start(text, *at)..*at].trim().is_empty()) {
+        return None;
+    }
+    // (start, end, replacement), applied from the end backwards.
+    let mut splices: Vec<(usize, usize, String)> = Vec::new();
+    for (map_key, edits) in [("labels", &patch.labels), ("annotations", &patch.annotations)] {
+        if edits.is_empty() {
+            continue;
+        }
+        let removes: BTreeSet<&str> = edits
+            .iter()
+            .map(|e| match e {
+                Edit::Remove(k) | Edit::Set(k, _) => k.as_str(),
+            })
+            .collect();
+        let sets: BTreeMap<&str, &str> = edits
+            .iter()
+            .filter_map(|e| match e {
+                Edit::Set(k, v) => Some((k.as_str(), v.as_str())),
+                Edit::Remove(_) => None,
+            })
+            .collect();
+        let line = |indent: usize, k: &str, v: &str| -> Option<String> {
+            let entry = to_yaml(&BTreeMap::from([(k, v)])).ok()?;
+            Some(format!("{}{}\n", " ".repeat(indent), entry.trim_end_matches('\n')))
+        };
+        match layout.maps.get(map_key) {
+            Some(map) => {
+                if !map.block || map.entries.is_empty() {
+                    return None;
+                }
+                let map_end = line_start_at_or_after(text, map.end);
+                let remaining = map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).count();
+                if remaining == 0 && sets.is_empty() {
+                    splices.push((map.key_line, map_end, String::new()));
+                    continue;
+                }
+                let ends: Vec<usize> =
+                    map.entries.iter().skip(1).map(|(_, at)| line_start(text, *at)).chain([map_end]).collect();
+                for ((key, at), end) in map.entries.iter().zip(ends) {
+                    let start = line_start(text, *at);
+                    if !text[start..*at].trim().is_empty() {
+                        return None;
+                    }
+                    if removes.contains(key.as_str()) {
+                        splices.push((start, end, String::new()));
+                    }
+                }
+                let col = map.entries.first().map(|(_, at)| *at - line_start(text, *at))?;
+                let kept: Vec<(String, usize)> =
+                    map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).cloned().collect();
+                for (k, v) in &sets {
+                    let at = sorted_position(text, &kept, k, map.end);
+                    splices.push((at, at, line(col, k, v)?));
+                }
+            }
+            None if sets.is_empty() => {}
+            None => {
+                let at = sorted_position(text, &layout.keys, map_key, layout.end);
+                let mut block = format!("{}{map_key}:\n", " ".repeat(meta_col));
+                for (k, v) in &sets {
+                    block.push_str(&line(meta_col + 2, k, v)?);
+                }
+                splices.push((at, at, block));
+            }
+        }
+    }
+    // From the end backwards; insertions at one position go in reverse so that
+    // they come out in the order they were planned (sorted by key).
+    let mut order: Vec<usize> = (0..splices.len()).collect();
+    order.sort_by(|&a, &b| (splices[b].0, splices[b].1, b).cmp(&(splices[a].0, splices[a].1, a)));
+    let mut out = text.to_string();
+    let mut floor = usize::MAX;
+    for i in order {
+        let (start, end, replacement) = &splices[i];
+        if *end > floor {
+            return None; // overlapping edits: not a layout this handles
+        }
+        out.replace_range(*start..*end, replacement);
+        floor = *start;
+    }
+    Some(out)
+}
+
+// ---------------------------------------------------------------------------
 // The walk.
 
 #[derive(Debug, Default)]
@@ -685,9 +911,13 @@ fn line_start(src: &str, at: usize) -> usize {
     src[..at].rfind('\n').map_or(0, |i| i + 1)
 }
 
+/// The line boundary a node ending at `at` ends on: the start of `at`'s line
+/// when only indentation precedes it there (the next token's line), otherwise
+/// the start of the next line.
 fn line_start_at_or_after(src: &str, at: usize) -> usize {
-    if at == 0 || src.as_bytes().get(at - 1) == Some(&b'\n') {
-        at
+    let ls = line_start(src, at);
+    if src[ls..at].bytes().all(|b| b == b' ' || b == b'\t') {
+        ls
     } else {
         src[at..].find('\n').map_or(src.len(), |i| at + i + 1)
     }
@@ -852,6 +1082,47 @@ mod tests {
         let list = split_list(&list).unwrap().unwrap();
         assert_eq!(list.items[0].elide.len(), 2);
         assert!(!list.items[0].view_text().contains("openAPIV3Schema"));
+    }
+
+    fn patch(labels: Vec<crate::model::Edit>, annotations: Vec<crate::model::Edit>) -> crate::model::MetaPatch {
+        crate::model::MetaPatch { labels, annotations }
+    }
+
+    #[test]
+    fn metadata_edits_touch_only_their_lines_and_undo_exactly() {
+        use crate::model::Edit::{Remove, Set};
+        let original = "apiVersion: v1\nkind: ClusterRole\nmetadata:\n  creationTimestamp: null # keep\n  labels:\n    a: b\n  name: r\nrules: []\n";
+        let chunk = |t: &str| split_documents(t).unwrap().remove(0).text.into_owned();
+        let docs = split_documents(original).unwrap();
+        let add = patch(vec![Set("x/y".into(), "true".into())], vec![Set("note".into(), "on: off".into())]);
+        let edited = edit_metadata(&docs[0], &add).unwrap();
+        assert_eq!(
+            edited,
+            "apiVersion: v1\nkind: ClusterRole\nmetadata:\n  annotations:\n    note: \"on: off\"\n  creationTimestamp: null # keep\n  labels:\n    a: b\n    x/y: \"true\"\n  name: r\nrules: []\n"
+        );
+        let edited_docs = split_documents(&edited).unwrap();
+        assert_eq!(edited_docs[0].header.labels.get("x/y").map(String::as_str), Some("true"));
+        let undo = patch(vec![Remove("x/y".into())], vec![Remove("note".into())]);
+        assert_eq!(edit_metadata(&edited_docs[0], &undo).unwrap(), original);
+        let _ = chunk;
+    }
+
+    #[test]
+    fn metadata_edits_in_list_items_and_flow_fallback() {
+        use crate::model::Edit::Set;
+        let list = "apiVersion: v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n- kind: B\n  metadata: {name: b}\n";
+        let list = split_list(list).unwrap().unwrap();
+        let p = patch(vec![Set("k".into(), "no".into())], vec![]);
+        assert_eq!(
+            edit_metadata(&list.items[0], &p).unwrap(),
+            "- kind: A\n  metadata:\n    labels:\n      k: \"no\"\n    name: a\n"
+        );
+        assert_eq!(edit_metadata(&list.items[1], &p), None, "flow metadata is not edited by lines");
+        let reserialised = patched_text(&list.items[1], &p).unwrap();
+        assert!(
+            reserialised.starts_with("- kind: B\n") && reserialised.contains("      k: \"no\"\n"),
+            "{reserialised}"
+        );
     }
 
     #[test]

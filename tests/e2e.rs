@@ -62,7 +62,9 @@ fn function_mode_on_stdin_and_exit_codes() {
     let list = resource_list(&docs_of("memcached-operator-0.0.1"), &config("memcached", "  mode: Aggregate\n"));
     let out = run(&mut Command::new(BIN), &list);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(count(&text(&out.stdout), "olm-rbac.io/role:"), 4);
+    // The bundle's kubebuilder roles provide admin, edit and view: only crdview is generated.
+    assert_eq!(count(&text(&out.stdout), "olm-rbac.io/role:"), 1);
+    assert!(text(&out.stderr).contains("memcached-operator-memcached-editor-role: provides the edit role"));
 
     let out = run(&mut Command::new(BIN), "apiVersion: v1\nkind: List\n");
     assert_eq!(out.status.code(), Some(1));
@@ -71,14 +73,14 @@ fn function_mode_on_stdin_and_exit_codes() {
 
 #[test]
 fn render_reads_stdin_and_directories_like_a_helm_post_renderer() {
-    let stream = docs_of("cert-manager-1.16.5").join("---\n");
+    let stream = docs_of("argocd-operator-0.6.0").join("---\n");
     let cfg = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(cfg.path(), config("cert-manager", "  mode: Aggregate\n")).unwrap();
+    std::fs::write(cfg.path(), config("argocd", "  mode: Aggregate\n")).unwrap();
     let out = run(Command::new(BIN).args(["render", "--config", cfg.path().to_str().unwrap(), "-"]), &stream);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with(&stream), "the stream passes through first, unchanged");
-    assert_eq!(count(&stdout[stream.len()..], "kind: ClusterRole\n"), 24);
+    assert_eq!(count(&stdout[stream.len()..], "kind: ClusterRole\n"), 20);
 }
 
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -99,7 +101,7 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 fn kpt_eval(kpt: &Path, pkg: &Path, exec: &Path, config: Option<&Path>) -> Output {
     let mut cmd = Command::new(kpt);
-    cmd.args(["fn", "eval"]).arg(pkg).arg("--exec").arg(exec);
+    cmd.args(["fn", "eval", "--truncate-output=false"]).arg(pkg).arg("--exec").arg(exec);
     if let Some(c) = config {
         cmd.arg("--fn-config").arg(c);
     }
@@ -135,12 +137,32 @@ fn kpt_fn_eval_exec_lifecycle() {
     let cfg = tmp.path().join("rbac.yaml");
     std::fs::write(&cfg, config("argocd", "  mode: Aggregate\n")).unwrap();
     let out = kpt_eval(&kpt, &pkg, Path::new(BIN), Some(&cfg));
-    assert!(text(&out.stderr).contains("generated 32 ClusterRole(s) for 8 API(s)"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("generated 30 ClusterRole(s) for 8 API(s)"), "{}", text(&out.stderr));
     let mut first = snapshot(&pkg);
     let rbac = first.remove("rbac/argocd.yaml").expect("the roles are written to spec.outputPath's default");
+    // The bundle's namespacemanagement editor and viewer roles are used instead of
+    // generated ones, and gain their aggregation label plus the record of it.
+    for (file, role) in [("editor", "edit"), ("viewer", "view")] {
+        let name =
+            format!("argocd-operator-namespacemanagement-{file}-role_rbac.authorization.k8s.io_v1_clusterrole.yaml");
+        let before = text(&baseline[&name]);
+        let after = text(&first[&name]);
+        let added: Vec<&str> = after.lines().filter(|l| !before.lines().any(|b| b == *l)).collect();
+        assert_eq!(
+            added,
+            [
+                "  annotations:".to_string(),
+                format!("    olm-rbac.io/label-changes: \"argocd: +rbac.authorization.k8s.io/aggregate-to-{role}\""),
+                "  labels:".to_string(),
+                format!("    rbac.authorization.k8s.io/aggregate-to-{role}: \"true\""),
+            ],
+            "{name}"
+        );
+        first.insert(name.clone(), baseline[&name].clone());
+    }
     assert_eq!(first, baseline, "every other file is unchanged on disk");
     let rbac = text(&rbac);
-    assert_eq!(count(&rbac, "kind: ClusterRole\n"), 32);
+    assert_eq!(count(&rbac, "kind: ClusterRole\n"), 30);
     assert!(!rbac.contains("config.kubernetes.io/"), "kpt strips its path annotations when writing");
 
     let before = snapshot(&pkg);
@@ -150,5 +172,5 @@ fn kpt_fn_eval_exec_lifecycle() {
     std::fs::write(&cfg, config("argocd", "  mode: Unmanaged\n")).unwrap();
     let out = kpt_eval(&kpt, &pkg, Path::new(BIN), Some(&cfg));
     assert!(text(&out.stderr).contains("RBAC is unmanaged"));
-    assert_eq!(snapshot(&pkg), baseline, "switching to Unmanaged removes exactly what was generated");
+    assert_eq!(snapshot(&pkg), baseline, "switching to Unmanaged removes exactly what was generated and added");
 }

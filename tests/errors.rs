@@ -66,9 +66,14 @@ fn invalid_extension_name() {
 }
 
 #[test]
-fn bind_is_not_silently_ignored() {
-    let out = failing(&[CRD], "  mode: Bind\n");
-    has_result(&out, "spec.mode", "not supported yet");
+fn bind_without_bindings_is_not_silently_a_no_op() {
+    let out = function(&resource_list(&[CRD.to_string()], &config("ext", "  mode: Bind\n")));
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stderr.contains("warning: RBACConfig ext: spec.bindings: Bind mode without spec.bindings"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -172,4 +177,68 @@ fn never_panics() {
             assert!(out.stderr.contains("error: "), "an error says why");
         }
     }
+}
+
+const BIND_OK: &str = "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: g}]\n";
+
+#[test]
+fn bind_config_errors_name_their_fields() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("  mode: Aggregate\n  bindings: []\n", "spec.bindings", "only used in Bind mode"),
+        (
+            "  mode: Bind\n  bindings:\n  - role: edit\n    subjects: [{kind: ServiceAccount, name: ci}]\n",
+            "spec.bindings[0].subjects[0].namespace",
+            "needs the namespace it lives in",
+        ),
+        (
+            "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: g}]\n    namespaces: [team-a, Team_B]\n",
+            "spec.bindings[0].namespaces[1]",
+            "\"Team_B\" is not a valid namespace name",
+        ),
+        (
+            "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: \"system:unauthenticated\"}]\n",
+            "spec.bindings[0].subjects[0].name",
+            "would grant access to unauthenticated requests",
+        ),
+        ("  mode: Bind\n  bindings:\n  - role: view\n    subjects: []\n", "spec.bindings[0].subjects", "at least one subject"),
+        (
+            "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Robot, name: r}]\n",
+            "spec.bindings[0].subjects[0].kind",
+            "expected one of User, Group, ServiceAccount",
+        ),
+        (
+            "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: g}]\n    namespace: [a]\n",
+            "spec.bindings[0].namespace",
+            "unknown field `namespace`",
+        ),
+        (
+            "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: g}]\n    namespaceSelector:\n      matchExpressions: [{key: k, operator: In}]\n",
+            "spec.bindings[0].namespaceSelector.matchExpressions[0].values",
+            "needs at least one value",
+        ),
+        (
+            "  mode: Bind\n  roles: [edit, admin]\n  bindings:\n  - role: edit\n    subjects: [{kind: Group, name: g}]\n",
+            "spec.bindings[0].role",
+            "needs the view role",
+        ),
+        (
+            "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: g}]\n    namespaces: []\n",
+            "spec.bindings[0].namespaces",
+            "leave it out for a cluster-wide binding",
+        ),
+        ("  mode: Aggregate\n  bundleRoles: Adopt\n", "spec.bundleRoles", "expected one of Use, Ignore"),
+    ];
+    for (spec, field, message) in cases {
+        let out = failing(&[CRD], spec);
+        has_result(&out, field, message);
+    }
+}
+
+#[test]
+fn binding_everyone_is_a_warning_not_an_error() {
+    let spec = BIND_OK.replace("name: g", "name: \"system:authenticated\"");
+    let input = resource_list(&[CRD.to_string()], &config("ext", &spec));
+    let out = function(&input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("warning: RBACConfig ext: spec.bindings[0].subjects: group \"system:authenticated\" means every authenticated user"), "{}", out.stderr);
 }

@@ -1,80 +1,146 @@
 //! Golden tests over every real bundle in `../shared/fixtures/bundles/`.
 //!
-//! Each golden file holds what olm-rbac adds for that bundle in Aggregate mode
-//! (and the results it reports, as comments). The pass-through part is checked
-//! byte for byte against the bundle itself. Regenerate after a reviewed change:
+//! A golden file holds what olm-rbac changes for a bundle: each bundle document
+//! it patched (adopted roles gain a label, recorded in an annotation) and each
+//! object it generated, plus its results as comments. Every other document must
+//! come out byte for byte. Regenerate after a reviewed change:
 //! `UPDATE_GOLDEN=1 cargo test --test golden`.
 
 mod common;
 
+use std::path::PathBuf;
+
 use common::*;
 use olm_rbac::run::{render, Source};
-
-fn golden_path(bundle: &str) -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{bundle}.yaml"))
-}
+use olm_rbac::yaml::split_documents;
 
 /// The extension name for a bundle folder: its package name.
 fn extension(bundle: &str) -> &str {
     bundle.rsplit_once('-').map_or(bundle, |(name, _)| name)
 }
 
-fn render_bundle(bundle: &str, spec: &str) -> (String, String, i32, String) {
-    let docs = docs_of(bundle);
+/// Namespaces for the selector cases, including one named `no`, which YAML 1.1
+/// reads as a boolean.
+const NAMESPACES: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n  labels:\n    tenant: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a-staging\n  labels:\n    tenant: a\n    stage: staging\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-b\n  labels:\n    tenant: b\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"no\"\n";
+
+const BIND: &str = "  mode: Bind
+  bindings:
+  - role: edit
+    subjects:
+    - {kind: Group, name: team-a-devs}
+    - {kind: User, name: alice@example.com}
+    - {kind: ServiceAccount, name: ci, namespace: ci}
+    - {kind: Group, name: team-a-devs}
+    namespaces: [team-a, \"no\"]
+  - role: view
+    subjects: [{kind: Group, name: auditors}]
+    namespaceSelector:
+      matchLabels: {tenant: a}
+      matchExpressions:
+      - {key: stage, operator: DoesNotExist}
+  - role: view
+    subjects: [{kind: Group, name: \"on\"}]
+";
+
+/// Renders a bundle (plus `extra` documents) and returns the golden text, after
+/// checking that every document it did not patch passed through byte for byte.
+fn golden_text(bundle: &str, spec: &str, extra: &str) -> String {
+    let mut docs = docs_of(bundle);
+    docs.extend(split_documents(extra).unwrap().into_iter().map(|c| c.text.into_owned()));
     let inputs: Vec<Source> =
         docs.iter().enumerate().map(|(i, d)| Source { name: format!("doc{i}.yaml"), text: d.clone() }).collect();
     let config = Source { name: "rbac.yaml".into(), text: config(extension(bundle), spec) };
     let out = render(&inputs, &[config]);
-    (out.stdout, out.stderr, out.code, docs.join("---\n"))
+    assert_eq!(out.code, 0, "{bundle}: {}", out.stderr);
+    let output: Vec<String> = split_documents(&out.stdout).unwrap().into_iter().map(|c| c.text.into_owned()).collect();
+    assert!(output.len() >= docs.len(), "{bundle}: no input document may go missing");
+    let mut text = format!("# olm-rbac output for {bundle} (extension {:?}) with spec:\n", extension(bundle));
+    for line in spec.lines() {
+        text.push_str(&format!("#{line}\n"));
+    }
+    text.push_str("# Regenerate after review: UPDATE_GOLDEN=1 cargo test --test golden\n#\n# Results:\n");
+    for line in out.stderr.lines() {
+        text.push_str(&format!("# {line}\n"));
+    }
+    for (i, (input, output)) in docs.iter().zip(&output).enumerate() {
+        if input != output {
+            text.push_str(&format!("---\n# changed: bundle document {i}\n{output}"));
+        }
+    }
+    for doc in &output[docs.len()..] {
+        text.push_str("---\n");
+        text.push_str(doc);
+    }
+    text
 }
 
-#[test]
-fn every_bundle_matches_its_golden_output() {
+fn check(cases: Vec<(PathBuf, String)>) {
     let mut failures = Vec::new();
-    for bundle in bundle_names() {
-        let (stdout, stderr, code, passthrough) = render_bundle(&bundle, "  mode: Aggregate\n");
-        assert_eq!(code, 0, "{bundle}: {stderr}");
-        assert!(stdout.starts_with(&passthrough), "{bundle}: the bundle's documents must come out byte for byte first");
-        let generated = stdout[passthrough.len()..].strip_prefix("---\n").unwrap_or(&stdout[passthrough.len()..]);
-        let mut actual =
-            format!("# olm-rbac output for {bundle} in Aggregate mode (extension {:?}).\n", extension(&bundle));
-        actual.push_str("# Regenerate after review: UPDATE_GOLDEN=1 cargo test --test golden\n");
-        for line in stderr.lines() {
-            actual.push_str(&format!("# {line}\n"));
-        }
-        actual.push_str("---\n");
-        actual.push_str(generated);
-        let path = golden_path(&bundle);
+    for (path, actual) in cases {
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &actual).unwrap();
             continue;
         }
         match std::fs::read_to_string(&path) {
             Ok(expected) if expected == actual => {}
-            Ok(_) => failures.push(format!("{bundle}: output differs from {}", path.display())),
-            Err(_) => failures.push(format!("{bundle}: no golden file at {}", path.display())),
+            Ok(_) => failures.push(format!("output differs from {}", path.display())),
+            Err(_) => failures.push(format!("no golden file at {}", path.display())),
         }
     }
     assert!(failures.is_empty(), "{}\n(UPDATE_GOLDEN=1 rewrites them; review the diff)", failures.join("\n"));
 }
 
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+#[test]
+fn aggregate_mode_on_every_bundle() {
+    check(
+        bundle_names()
+            .into_iter()
+            .map(|b| (golden_dir().join(format!("{b}.yaml")), golden_text(&b, "  mode: Aggregate\n", "")))
+            .collect(),
+    );
+}
+
+#[test]
+fn bind_mode_on_bundles_with_roles_and_cluster_scoped_apis() {
+    check(
+        ["argocd-operator-0.19.0", "memcached-operator-0.0.1", "cert-manager-1.16.5"]
+            .into_iter()
+            .map(|b| (golden_dir().join("bind").join(format!("{b}.yaml")), golden_text(b, BIND, NAMESPACES)))
+            .collect(),
+    );
+}
+
 #[test]
 fn unmanaged_generates_nothing_for_any_bundle_and_says_so() {
     for bundle in bundle_names() {
-        let (stdout, stderr, code, passthrough) = render_bundle(&bundle, "  mode: Unmanaged\n");
-        assert_eq!(code, 0, "{bundle}: {stderr}");
-        assert_eq!(stdout, passthrough, "{bundle}: Unmanaged must add nothing");
-        assert!(stderr.contains("RBAC is unmanaged, so only cluster-admins can use"), "{bundle}: {stderr}");
+        let docs = docs_of(&bundle);
+        let inputs: Vec<Source> = docs.iter().map(|d| Source { name: "doc.yaml".into(), text: d.clone() }).collect();
+        let config = Source { name: "rbac.yaml".into(), text: config(extension(&bundle), "  mode: Unmanaged\n") };
+        let out = render(&inputs, &[config]);
+        assert_eq!(out.code, 0, "{bundle}: {}", out.stderr);
+        assert_eq!(out.stdout, docs.join("---\n"), "{bundle}: Unmanaged must add or change nothing");
+        assert!(out.stderr.contains("RBAC is unmanaged, so only cluster-admins can use"), "{bundle}: {}", out.stderr);
     }
 }
 
 #[test]
 fn render_is_idempotent_on_every_bundle() {
     for bundle in bundle_names() {
-        let (first, _, _, _) = render_bundle(&bundle, "  mode: Aggregate\n");
-        let config = Source { name: "rbac.yaml".into(), text: config(extension(&bundle), "  mode: Aggregate\n") };
-        let again = render(&[Source { name: "-".into(), text: first.clone() }], &[config]);
-        assert_eq!(again.code, 0);
-        assert_eq!(again.stdout, first, "{bundle}: a second run must change nothing");
+        for spec in ["  mode: Aggregate\n", BIND] {
+            let docs = docs_of(&bundle);
+            let inputs: Vec<Source> =
+                docs.iter().map(|d| Source { name: "doc.yaml".into(), text: d.clone() }).collect();
+            let cfg = || Source { name: "rbac.yaml".into(), text: config(extension(&bundle), spec) };
+            let first = render(&inputs, &[cfg()]);
+            assert_eq!(first.code, 0, "{bundle}: {}", first.stderr);
+            let again = render(&[Source { name: "-".into(), text: first.stdout.clone() }], &[cfg()]);
+            assert_eq!(again.code, 0);
+            assert_eq!(again.stdout, first.stdout, "{bundle}: a second run must change nothing");
+        }
     }
 }

@@ -65,7 +65,7 @@ fn role<'a>(plan: &'a Plan, name: &str) -> &'a ClusterRole {
     let found = plan.generated.iter().find(|g| g.object.metadata().name.as_deref() == Some(name));
     match found.map(|g| &g.object) {
         Some(Object::ClusterRole(r)) => r,
-        None => panic!("no role {name} in {:?}", names(plan)),
+        _ => panic!("no role {name} in {:?}", names(plan)),
     }
 }
 
@@ -286,4 +286,351 @@ fn output_is_sorted_whatever_the_input_order() {
     let config = [Config::new("op", Mode::Aggregate)];
     assert_eq!(plan(&config, &a).generated, plan(&config, &b).generated);
     assert_eq!(names(&plan(&config, &a))[0], "a.example.com-admin");
+}
+
+// ---------------------------------------------------------------------------
+// Bundle roles, Bind mode, patches.
+
+use crate::config::{Binding, BundleRoles, Scope, Selector, Subject, SubjectKind};
+
+fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> RuleView {
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect();
+    RuleView { api_groups: s(groups), resources: s(resources), verbs: s(verbs), ..Default::default() }
+}
+
+fn cluster_role(name: &str, rules: Vec<RuleView>, labels: &[(&str, &str)]) -> InputObject {
+    let mut h = header("rbac.authorization.k8s.io/v1", "ClusterRole", name);
+    h.labels = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    InputObject { header: h, body: Body::Role(RoleView { rules }), file: None }
+}
+
+fn api(plural: &str, group: &str) -> Api {
+    Api {
+        name: format!("{plural}.{group}"),
+        group: group.into(),
+        plural: plural.into(),
+        kind: None,
+        source: ApiSource::Crd,
+        versions: vec!["v1".into()],
+        cluster_scoped: false,
+        origin: ObjRef::default(),
+    }
+}
+
+#[test]
+fn classification_follows_the_verbs_on_one_api() {
+    let apis = [api("memcacheds", "cache.example.com"), api("other", "cache.example.com")];
+    let status = rule(&["cache.example.com"], &["memcacheds/status"], &["get"]);
+    let main = |verbs: &[&str]| rule(&["cache.example.com"], &["memcacheds"], verbs);
+    assert_eq!(classify(&[main(&["*"]), status.clone()], &apis), Grants::One(0, RoleKind::Admin));
+    let all = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
+    assert_eq!(classify(&[main(&all)], &apis), Grants::One(0, RoleKind::Admin));
+    let editor = ["create", "delete", "get", "list", "patch", "update", "watch"];
+    assert_eq!(classify(&[main(&editor), status.clone()], &apis), Grants::One(0, RoleKind::Edit));
+    assert_eq!(classify(&[main(&["get", "list", "watch"]), status.clone()], &apis), Grants::One(0, RoleKind::View));
+    // Two APIs, a subresource alone, other resources, resourceNames: not one API's role.
+    let both = rule(&["cache.example.com"], &["memcacheds", "other"], &["get"]);
+    assert_eq!(classify(&[both], &apis), Grants::Other([0, 1].into()));
+    assert_eq!(classify(&[status], &apis), Grants::Other([0].into()));
+    let mixed = [main(&["get"]), rule(&[""], &["configmaps"], &["get"])];
+    assert_eq!(classify(&mixed, &apis), Grants::Other([0].into()));
+    let mut named = main(&["get"]);
+    named.resource_names = vec!["one".into()];
+    assert_eq!(classify(&[named], &apis), Grants::Other([0].into()));
+    let mut crd = rule(&["apiextensions.k8s.io"], &["customresourcedefinitions"], &["get"]);
+    crd.resource_names = vec!["memcacheds.cache.example.com".into()];
+    assert_eq!(classify(&[crd], &apis), Grants::One(0, RoleKind::CrdView));
+}
+
+fn editor_role(name: &str) -> InputObject {
+    cluster_role(
+        name,
+        vec![rule(&["example.com"], &["widgets"], &["create", "delete", "get", "list", "patch", "update", "watch"])],
+        &[],
+    )
+}
+
+#[test]
+fn a_bundle_role_replaces_the_generated_one_and_gains_its_label_in_aggregate_mode() {
+    let objects = [crd("widgets", "example.com", "v1"), editor_role("widget-editor-role")];
+    let plan = plan(&[Config::new("op", Mode::Aggregate)], &objects);
+    assert!(!names(&plan).contains(&"widgets.example.com-edit".to_string()));
+    assert_eq!(names(&plan).len(), 3);
+    let patch = &plan.patches[&1];
+    assert_eq!(patch.labels, [Edit::Set("rbac.authorization.k8s.io/aggregate-to-edit".into(), "true".into())]);
+    assert_eq!(
+        patch.annotations,
+        [Edit::Set(LABEL_CHANGES_ANNOTATION.into(), "op: +rbac.authorization.k8s.io/aggregate-to-edit".into())]
+    );
+    assert!(plan.results.iter().any(|r| r.message.starts_with("provides the edit role for widgets.example.com")
+        && r.object.as_ref().is_some_and(|o| o.name == "widget-editor-role")));
+
+    let mut ignore = Config::new("op", Mode::Aggregate);
+    ignore.bundle_roles = BundleRoles::Ignore;
+    assert_eq!(names(&plan_of(ignore, &objects)).len(), 4, "bundleRoles: Ignore generates all four");
+}
+
+fn plan_of(config: Config, objects: &[InputObject]) -> Plan {
+    plan(&[config], objects)
+}
+
+/// The role as a later run sees it after `patch` was written.
+fn applied(o: &InputObject, patch: &MetaPatch) -> InputObject {
+    let mut o = o.clone();
+    for (map, edits) in [(&mut o.header.labels, &patch.labels), (&mut o.header.annotations, &patch.annotations)] {
+        for e in edits {
+            match e {
+                Edit::Set(k, v) => {
+                    map.insert(k.clone(), v.clone());
+                }
+                Edit::Remove(k) => {
+                    map.remove(k);
+                }
+            }
+        }
+    }
+    o
+}
+
+#[test]
+fn label_changes_are_recorded_and_undone_by_the_next_mode() {
+    let crd = crd("widgets", "example.com", "v1");
+    let role = editor_role("widget-editor-role");
+    let aggregated =
+        applied(&role, &plan_of(Config::new("op", Mode::Aggregate), &[crd.clone(), role.clone()]).patches[&1]);
+    // Same mode again: already right, nothing to patch.
+    assert!(plan_of(Config::new("op", Mode::Aggregate), &[crd.clone(), aggregated.clone()]).patches.is_empty());
+    // Another mode: exactly what was added goes again.
+    let undo = plan_of(Config::new("op", Mode::Unmanaged), &[crd.clone(), aggregated.clone()]).patches[&1].clone();
+    let back = applied(&aggregated, &undo);
+    assert_eq!(back.header.labels, role.header.labels);
+    assert_eq!(back.header.annotations, role.header.annotations);
+}
+
+#[test]
+fn bundle_aggregation_is_named_in_bind_mode_and_stripped_on_request() {
+    let view = cluster_role(
+        "widgets-view",
+        vec![rule(&["example.com"], &["widgets", "gadgets"], &["get", "list", "watch"])],
+        &[("rbac.authorization.k8s.io/aggregate-to-view", "true"), ("app", "x")],
+    );
+    let objects = [crd("widgets", "example.com", "v1"), crd("gadgets", "example.com", "v1"), view];
+    let mut config = Config::new("op", Mode::Unmanaged);
+    let p = plan_of(config.clone(), &objects);
+    let w = warnings(&p);
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].message.contains("rbac.authorization.k8s.io/aggregate-to-view")
+            && w[0].message.contains("stripBundleAggregation")
+    );
+    assert_eq!(w[0].object.as_ref().unwrap().name, "widgets-view");
+    assert!(p.patches.is_empty());
+
+    config.strip_bundle_aggregation = true;
+    let p = plan_of(config.clone(), &objects);
+    let patch = &p.patches[&2];
+    assert_eq!(patch.labels, [Edit::Remove("rbac.authorization.k8s.io/aggregate-to-view".into())]);
+    let stripped = applied(&objects[2], patch);
+    assert_eq!(
+        stripped.header.annotations[LABEL_CHANGES_ANNOTATION],
+        "op: -rbac.authorization.k8s.io/aggregate-to-view=true"
+    );
+    // Turning it off restores the label.
+    config.strip_bundle_aggregation = false;
+    let restored =
+        applied(&stripped, &plan_of(config, &[objects[0].clone(), objects[1].clone(), stripped.clone()]).patches[&2]);
+    assert_eq!(restored.header.labels, objects[2].header.labels);
+    assert!(!restored.header.annotations.contains_key(LABEL_CHANGES_ANNOTATION));
+}
+
+fn subject(kind: SubjectKind, name: &str, namespace: Option<&str>) -> Subject {
+    Subject { kind, name: name.into(), namespace: namespace.map(String::from) }
+}
+
+fn bind(role: RoleKind, subjects: Vec<Subject>, scope: Scope) -> Binding {
+    Binding { role, subjects, scope }
+}
+
+/// (kind, namespace, name, roleRef name, subjects as `Kind:name`)
+type BindingSummary = (String, Option<String>, String, String, Vec<String>);
+
+fn bindings_of(plan: &Plan) -> Vec<BindingSummary> {
+    plan.generated
+        .iter()
+        .filter_map(|g| {
+            let (kind, role_ref, subjects) = match &g.object {
+                Object::ClusterRoleBinding(b) => ("ClusterRoleBinding", &b.role_ref, &b.subjects),
+                Object::RoleBinding(b) => ("RoleBinding", &b.role_ref, &b.subjects),
+                Object::ClusterRole(_) => return None,
+            };
+            let m = g.object.metadata();
+            let subjects = subjects.iter().flatten().map(|s| format!("{}:{}", s.kind, s.name)).collect();
+            Some((
+                kind.to_string(),
+                m.namespace.clone(),
+                m.name.clone().unwrap_or_default(),
+                role_ref.name.clone(),
+                subjects,
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn bind_edit_also_binds_view_and_crdview_cluster_wide() {
+    let mut config = Config::new("op", Mode::Bind);
+    config.bindings = vec![bind(
+        RoleKind::Edit,
+        vec![subject(SubjectKind::Group, "devs", None)],
+        Scope::Namespaces { names: vec!["team-a".into()], selector: None },
+    )];
+    let p = plan_of(config, &[crd("widgets", "example.com", "v1")]);
+    assert!(errors(&p).is_empty(), "{:?}", p.results);
+    let devs = vec!["Group:devs".to_string()];
+    assert_eq!(
+        bindings_of(&p),
+        [
+            (
+                "ClusterRoleBinding".into(),
+                None,
+                "op-widgets.example.com-view-crdview".into(),
+                "widgets.example.com-view-crdview".into(),
+                devs.clone()
+            ),
+            (
+                "RoleBinding".into(),
+                Some("team-a".into()),
+                "op-widgets.example.com-edit".into(),
+                "widgets.example.com-edit".into(),
+                devs.clone()
+            ),
+            (
+                "RoleBinding".into(),
+                Some("team-a".into()),
+                "op-widgets.example.com-view".into(),
+                "widgets.example.com-view".into(),
+                devs
+            ),
+        ]
+    );
+    let role = role(&p, "widgets.example.com-edit");
+    assert!(
+        !role.metadata.labels.as_ref().unwrap().keys().any(|k| k.starts_with(AGGREGATE_PREFIX)),
+        "no aggregation in Bind"
+    );
+}
+
+#[test]
+fn bindings_merge_subjects_and_names_ignore_their_order() {
+    let alice = subject(SubjectKind::User, "alice", None);
+    let bob = subject(SubjectKind::User, "bob", None);
+    let mk = |subjects: Vec<Subject>| {
+        let mut c = Config::new("op", Mode::Bind);
+        c.bindings = vec![
+            bind(RoleKind::View, subjects, Scope::Cluster),
+            bind(RoleKind::View, vec![subject(SubjectKind::ServiceAccount, "ci", Some("ci"))], Scope::Cluster),
+        ];
+        plan_of(c, &[crd("widgets", "example.com", "v1")])
+    };
+    let mut sorted = vec![alice.clone(), bob.clone()];
+    sorted.sort();
+    let a = mk(sorted);
+    let b = mk(vec![bob, alice]);
+    assert_eq!(bindings_of(&a), bindings_of(&b));
+    let view = bindings_of(&a).into_iter().find(|b| b.2 == "op-widgets.example.com-view").unwrap();
+    assert_eq!(view.4, ["User:alice", "User:bob", "ServiceAccount:ci"]);
+}
+
+#[test]
+fn namespaced_binding_of_a_cluster_scoped_api_is_skipped_with_a_warning() {
+    let mut issuers = crd("clusterissuers", "cert-manager.io", "v1");
+    if let Body::Crd(v) = &mut issuers.body {
+        v.spec.scope = Some("Cluster".into());
+    }
+    let mut config = Config::new("cm", Mode::Bind);
+    config.bindings = vec![bind(
+        RoleKind::View,
+        vec![subject(SubjectKind::Group, "auditors", None)],
+        Scope::Namespaces { names: vec!["team-a".into()], selector: None },
+    )];
+    let p = plan_of(config, &[issuers]);
+    let w = warnings(&p);
+    assert_eq!(w.len(), 1);
+    assert!(w[0].message.contains("clusterissuers.cert-manager.io") && w[0].message.contains("bind it cluster-wide"));
+    assert_eq!(w[0].field.as_deref(), Some("spec.bindings[0].namespaces"));
+    let kinds: Vec<String> = bindings_of(&p).into_iter().map(|b| b.0).collect();
+    assert_eq!(kinds, ["ClusterRoleBinding"], "only the crdview binding, which is cluster-wide anyway");
+}
+
+#[test]
+fn selectors_pick_namespaces_from_the_input_and_warn_when_none_match() {
+    let ns = |name: &str, tenant: &str| {
+        let mut h = header("v1", "Namespace", name);
+        h.labels.insert("tenant".into(), tenant.into());
+        InputObject { header: h, ..Default::default() }
+    };
+    let selector = |tenant: &str| Selector {
+        match_labels: [("tenant".to_string(), tenant.to_string())].into(),
+        ..Default::default()
+    };
+    let mut config = Config::new("op", Mode::Bind);
+    config.bindings = vec![
+        bind(
+            RoleKind::View,
+            vec![subject(SubjectKind::Group, "a", None)],
+            Scope::Namespaces { names: vec![], selector: Some(selector("a")) },
+        ),
+        bind(
+            RoleKind::View,
+            vec![subject(SubjectKind::Group, "z", None)],
+            Scope::Namespaces { names: vec![], selector: Some(selector("z")) },
+        ),
+    ];
+    let objects = [crd("widgets", "example.com", "v1"), ns("team-a", "a"), ns("team-b", "b"), ns("team-a2", "a")];
+    let p = plan_of(config, &objects);
+    let namespaces: Vec<Option<String>> =
+        bindings_of(&p).into_iter().filter(|b| b.0 == "RoleBinding").map(|b| b.1).collect();
+    assert_eq!(namespaces, [Some("team-a".into()), Some("team-a2".into())]);
+    let w = warnings(&p);
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].field.as_deref(), Some("spec.bindings[1].namespaceSelector"));
+}
+
+#[test]
+fn a_hand_written_binding_with_a_generated_name_is_a_conflict() {
+    let mut config = Config::new("op", Mode::Bind);
+    config.bindings = vec![bind(RoleKind::View, vec![subject(SubjectKind::Group, "g", None)], Scope::Cluster)];
+    let existing = InputObject {
+        header: header("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "op-widgets.example.com-view"),
+        ..Default::default()
+    };
+    let p = plan_of(config, &[crd("widgets", "example.com", "v1"), existing]);
+    let e = errors(&p);
+    assert_eq!(e.len(), 1);
+    assert!(e[0].message.contains("ClusterRoleBinding op-widgets.example.com-view"), "{}", e[0].message);
+    assert!(p.generated.is_empty() && p.patches.is_empty());
+}
+
+#[test]
+fn the_cluster_extension_shows_the_outcome() {
+    let ext =
+        InputObject { header: header("olm.operatorframework.io/v1", "ClusterExtension", "op"), ..Default::default() };
+    let objects = [crd("widgets", "example.com", "v1"), ext];
+    let p = plan_of(Config::new("op", Mode::Aggregate), &objects);
+    assert_eq!(
+        p.patches[&1].annotations,
+        [Edit::Set(STATUS_ANNOTATION.into(), "Aggregate: 4 ClusterRole(s) generated for 1 API(s)".into())]
+    );
+    let p = plan_of(Config::new("op", Mode::Unmanaged), &objects);
+    assert_eq!(
+        p.patches[&1].annotations,
+        [Edit::Set(STATUS_ANNOTATION.into(), "Unmanaged: only cluster-admins can use its 1 API(s)".into())]
+    );
+    let other = InputObject {
+        header: header("olm.operatorframework.io/v1", "ClusterExtension", "someone-else"),
+        ..Default::default()
+    };
+    assert!(plan_of(Config::new("op", Mode::Aggregate), &[crd("widgets", "example.com", "v1"), other])
+        .patches
+        .is_empty());
 }

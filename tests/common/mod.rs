@@ -98,3 +98,22 @@ pub fn docs_of(bundle: &str) -> Vec<String> {
 pub fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
+
+/// Compares two texts and, when they differ, reports the first differing line
+/// instead of both texts (which can be megabytes).
+#[track_caller]
+pub fn assert_same_text(actual: &str, expected: &str, what: &str) {
+    if actual == expected {
+        return;
+    }
+    let line = actual.lines().zip(expected.lines()).position(|(a, e)| a != e);
+    match line {
+        Some(i) => panic!(
+            "{what}: first difference at line {}:\n  actual:   {:?}\n  expected: {:?}",
+            i + 1,
+            actual.lines().nth(i).unwrap_or(""),
+            expected.lines().nth(i).unwrap_or("")
+        ),
+        None => panic!("{what}: one text is a prefix of the other ({} vs {} bytes)", actual.len(), expected.len()),
+    }
+}

@@ -1,0 +1,214 @@
+//! Bind mode: bindings of the per-API roles to named subjects, cluster-wide or
+//! in chosen namespaces, granting what the admin meant rather than what one
+//! role's verb list says.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding, RoleRef, Subject as K8sSubject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::config::{Binding, Config, RoleKind, Scope, Subject, SubjectKind};
+use crate::model::*;
+use crate::names::bounded_name;
+use crate::report::Finding;
+
+use super::{metadata, name_parts, Api, ApiSource, Object};
+
+/// The roles a binding of `role` grants: editors also read, and everyone bound
+/// can read the API's CRD (so `kubectl explain` works).
+fn implied(role: RoleKind) -> Vec<RoleKind> {
+    match role {
+        RoleKind::Edit => vec![RoleKind::Edit, RoleKind::View],
+        other => vec![other],
+    }
+}
+
+/// One binding to write: kind (cluster or namespace), name, role, subjects.
+#[derive(Debug)]
+struct Planned {
+    api: String,
+    role: RoleKind,
+    role_name: String,
+    subjects: BTreeSet<Subject>,
+}
+
+/// Writes the bindings of `config` for `apis`. `role_for` names the ClusterRole
+/// that serves an API's role (generated or provided), per version.
+pub fn bindings(
+    config: &Config,
+    apis: &[Api],
+    role_for: impl Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>,
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> Vec<Object> {
+    let cfg = config.object_ref();
+    if config.bindings.is_empty() {
+        results.push(
+            Finding::warning("Bind mode without spec.bindings: the roles are generated, but nobody is granted them")
+                .on(&cfg)
+                .at("spec.bindings"),
+        );
+        return Vec::new();
+    }
+    let namespaces: Vec<(&str, &BTreeMap<String, String>)> = objects
+        .iter()
+        .filter(|o| o.is("", "Namespace"))
+        .filter_map(|o| o.header.name.as_deref().map(|n| (n, &o.header.labels)))
+        .collect();
+
+    // (namespace or None for cluster-wide, binding name) -> planned binding
+    let mut planned: BTreeMap<(Option<String>, String), Planned> = BTreeMap::new();
+    let crdview_missing = !config.roles.contains(&RoleKind::CrdView);
+    for (i, binding) in config.bindings.iter().enumerate() {
+        let field = format!("spec.bindings[{i}]");
+        warn_broad_subjects(binding, &field, &cfg, results);
+        let scope: Option<Vec<String>> = match &binding.scope {
+            Scope::Cluster => None,
+            Scope::Namespaces { names, selector } => {
+                let mut all: BTreeSet<String> = names.iter().cloned().collect();
+                if let Some(sel) = selector {
+                    let matched: Vec<&str> =
+                        namespaces.iter().filter(|(_, l)| sel.matches(l)).map(|(n, _)| *n).collect();
+                    if matched.is_empty() {
+                        results.push(
+                            Finding::warning(format!(
+                                "namespaceSelector matches none of the {} Namespace object(s) in the input; only namespaces present in the input can be selected",
+                                namespaces.len()
+                            ))
+                            .on(&cfg)
+                            .at(format!("{field}.namespaceSelector")),
+                        );
+                    }
+                    all.extend(matched.into_iter().map(String::from));
+                }
+                Some(all.into_iter().collect())
+            }
+        };
+        for api in apis {
+            if let Some(list) = &scope {
+                if api.cluster_scoped() {
+                    results.push(
+                        Finding::warning(format!(
+                            "skipped {} for this binding: it is cluster-scoped, and a RoleBinding cannot grant access to cluster-scoped resources; bind it cluster-wide instead (leave out namespaces and namespaceSelector)",
+                            api.name
+                        ))
+                        .on(&cfg)
+                        .at(format!("{field}.namespaces")),
+                    );
+                } else {
+                    for role in implied(binding.role) {
+                        for (version, role_name) in role_for(api, role) {
+                            for ns in list {
+                                let name = binding_name(config, api, version.as_deref(), role);
+                                add(&mut planned, (Some(ns.clone()), name), api, role, &role_name, &binding.subjects);
+                            }
+                        }
+                    }
+                }
+            } else {
+                for role in implied(binding.role) {
+                    for (version, role_name) in role_for(api, role) {
+                        let name = binding_name(config, api, version.as_deref(), role);
+                        add(&mut planned, (None, name), api, role, &role_name, &binding.subjects);
+                    }
+                }
+            }
+            if api.source == ApiSource::Crd {
+                for (version, role_name) in role_for(api, RoleKind::CrdView) {
+                    let name = binding_name(config, api, version.as_deref(), RoleKind::CrdView);
+                    add(&mut planned, (None, name), api, RoleKind::CrdView, &role_name, &binding.subjects);
+                }
+            }
+        }
+    }
+    if crdview_missing && apis.iter().any(|a| a.source == ApiSource::Crd) {
+        results.push(
+            Finding::warning(
+                "spec.roles leaves out view-crdview: bound subjects can use the APIs but cannot read their CRDs (kubectl explain will fail)",
+            )
+            .on(&cfg)
+            .at("spec.roles"),
+        );
+    }
+    planned
+        .into_iter()
+        .map(|((namespace, name), p)| {
+            let subjects: Vec<K8sSubject> = p.subjects.iter().map(k8s_subject).collect();
+            let role_ref = RoleRef {
+                api_group: "rbac.authorization.k8s.io".into(),
+                kind: "ClusterRole".into(),
+                name: p.role_name,
+            };
+            let mut meta: ObjectMeta = metadata(config, &p.api, p.role);
+            meta.name = Some(name);
+            match namespace {
+                None => Object::ClusterRoleBinding(ClusterRoleBinding {
+                    metadata: meta,
+                    role_ref,
+                    subjects: Some(subjects),
+                }),
+                Some(ns) => {
+                    meta.namespace = Some(ns);
+                    Object::RoleBinding(RoleBinding { metadata: meta, role_ref, subjects: Some(subjects) })
+                }
+            }
+        })
+        .collect()
+}
+
+fn add(
+    planned: &mut BTreeMap<(Option<String>, String), Planned>,
+    key: (Option<String>, String),
+    api: &Api,
+    role: RoleKind,
+    role_name: &str,
+    subjects: &[Subject],
+) {
+    let entry = planned.entry(key).or_insert_with(|| Planned {
+        api: api.name.clone(),
+        role,
+        role_name: role_name.to_string(),
+        subjects: BTreeSet::new(),
+    });
+    entry.subjects.extend(subjects.iter().cloned());
+}
+
+/// `<extension>-<api>-<role>` (with the version under `naming: OLMv0`),
+/// shortened with a stable hash past 253 characters.
+pub fn binding_name(config: &Config, api: &Api, version: Option<&str>, role: RoleKind) -> String {
+    let (base, suffix) = name_parts(config.naming, &api.name, version, role);
+    bounded_name(&format!("{}-{base}", config.extension), &suffix)
+}
+
+fn k8s_subject(s: &Subject) -> K8sSubject {
+    K8sSubject {
+        api_group: Some(match s.kind {
+            SubjectKind::User | SubjectKind::Group => "rbac.authorization.k8s.io".into(),
+            SubjectKind::ServiceAccount => String::new(),
+        }),
+        kind: s.kind.as_str().into(),
+        name: s.name.clone(),
+        namespace: s.namespace.clone(),
+    }
+}
+
+fn warn_broad_subjects(binding: &Binding, field: &str, cfg: &crate::report::ObjRef, results: &mut Vec<Finding>) {
+    for s in &binding.subjects {
+        let everyone = match (s.kind, s.name.as_str()) {
+            (SubjectKind::Group, "system:authenticated") => Some("every authenticated user"),
+            (SubjectKind::Group, "system:serviceaccounts") => Some("every service account in the cluster"),
+            _ => None,
+        };
+        if let Some(who) = everyone {
+            results.push(
+                Finding::warning(format!(
+                    "group {:?} means {who}: this binding grants the {} role to all of them",
+                    s.name,
+                    binding.role.as_str()
+                ))
+                .on(cfg)
+                .at(format!("{field}.subjects")),
+            );
+        }
+    }
+}
