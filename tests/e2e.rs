@@ -58,6 +58,29 @@ fn quick_start_renders_the_example() {
 }
 
 #[test]
+fn the_bind_example_grants_what_its_comments_say() {
+    let out = Command::new(BIN)
+        .args(["render", repo("examples/guestbook/manifests").to_str().unwrap(), repo("examples/bind").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    // team-a-devs edit (and view) guestbooks in the two team-a namespaces only.
+    for ns in ["team-a", "team-a-staging"] {
+        for role in ["edit", "view"] {
+            assert!(stdout.contains(&format!("  name: guestbook-guestbooks.webapp.example.com-{role}\n  namespace: {ns}\n")), "{ns} {role}");
+        }
+    }
+    assert!(!stdout.contains("namespace: team-b\n"), "team-b is not selected");
+    // Themes are cluster-scoped: the namespaced binding skips them, and says so.
+    assert!(stderr.contains("spec.bindings[0].namespaceSelector: skipped guestbookthemes.webapp.example.com"), "{stderr}");
+    assert!(stdout.contains("  name: guestbook-guestbookthemes.webapp.example.com-admin\n"));
+    assert!(stdout.contains("olm-rbac.io/rbac: \"Bind: 8 ClusterRole(s), 10 binding(s) generated for 2 API(s)\""));
+    assert!(!stdout.contains("aggregate-to-"), "Bind mode does not aggregate");
+}
+
+#[test]
 fn function_mode_on_stdin_and_exit_codes() {
     let list = resource_list(&docs_of("memcached-operator-0.0.1"), &config("memcached", "  mode: Aggregate\n"));
     let out = run(&mut Command::new(BIN), &list);

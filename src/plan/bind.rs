@@ -62,6 +62,10 @@ pub fn bindings(
     for (i, binding) in config.bindings.iter().enumerate() {
         let field = format!("spec.bindings[{i}]");
         warn_broad_subjects(binding, &field, &cfg, results);
+        let scope_field = match &binding.scope {
+            Scope::Namespaces { names, .. } if names.is_empty() => format!("{field}.namespaceSelector"),
+            _ => format!("{field}.namespaces"),
+        };
         let scope: Option<Vec<String>> = match &binding.scope {
             Scope::Cluster => None,
             Scope::Namespaces { names, selector } => {
@@ -93,7 +97,7 @@ pub fn bindings(
                             api.name
                         ))
                         .on(&cfg)
-                        .at(format!("{field}.namespaces")),
+                        .at(scope_field.clone()),
                     );
                 } else {
                     for role in implied(binding.role) {
