@@ -60,7 +60,11 @@ fn quick_start_renders_the_example() {
 #[test]
 fn the_bind_example_grants_what_its_comments_say() {
     let out = Command::new(BIN)
-        .args(["render", repo("examples/guestbook/manifests").to_str().unwrap(), repo("examples/bind").to_str().unwrap()])
+        .args([
+            "render",
+            repo("examples/guestbook/manifests").to_str().unwrap(),
+            repo("examples/bind").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -69,12 +73,19 @@ fn the_bind_example_grants_what_its_comments_say() {
     // team-a-devs edit (and view) guestbooks in the two team-a namespaces only.
     for ns in ["team-a", "team-a-staging"] {
         for role in ["edit", "view"] {
-            assert!(stdout.contains(&format!("  name: guestbook-guestbooks.webapp.example.com-{role}\n  namespace: {ns}\n")), "{ns} {role}");
+            assert!(
+                stdout
+                    .contains(&format!("  name: guestbook-guestbooks.webapp.example.com-{role}\n  namespace: {ns}\n")),
+                "{ns} {role}"
+            );
         }
     }
     assert!(!stdout.contains("namespace: team-b\n"), "team-b is not selected");
     // Themes are cluster-scoped: the namespaced binding skips them, and says so.
-    assert!(stderr.contains("spec.bindings[0].namespaceSelector: skipped guestbookthemes.webapp.example.com"), "{stderr}");
+    assert!(
+        stderr.contains("spec.bindings[0].namespaceSelector: skipped guestbookthemes.webapp.example.com"),
+        "{stderr}"
+    );
     assert!(stdout.contains("  name: guestbook-guestbookthemes.webapp.example.com-admin\n"));
     assert!(stdout.contains("olm-rbac.io/rbac: \"Bind: 8 ClusterRole(s), 10 binding(s) generated for 2 API(s)\""));
     assert!(!stdout.contains("aggregate-to-"), "Bind mode does not aggregate");
@@ -196,4 +207,37 @@ fn kpt_fn_eval_exec_lifecycle() {
     let out = kpt_eval(&kpt, &pkg, Path::new(BIN), Some(&cfg));
     assert!(text(&out.stderr).contains("RBAC is unmanaged"));
     assert_eq!(snapshot(&pkg), baseline, "switching to Unmanaged removes exactly what was generated and added");
+}
+
+/// kubectl reads YAML 1.1, where an unquoted `no` or `on` is a boolean. It
+/// decodes manifests before it needs a cluster, so a type error shows offline.
+#[test]
+fn kubectl_reads_names_like_no_and_on_as_strings() {
+    let kubectl = require("kubectl", "install kubectl (https://kubernetes.io/docs/tasks/tools/)");
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names: {plural: widgets, kind: Widget}\n  scope: Namespaced\n  versions: [{name: v1, served: true, storage: true}]\n";
+    let spec = "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: \"on\"}, {kind: User, name: \"yes\"}]\n    namespaces: [\"no\"]\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("rbac.yaml");
+    std::fs::write(&cfg, config("y", spec)).unwrap();
+    let out = run(Command::new(BIN).args(["render", "--config", cfg.to_str().unwrap(), "-"]), crd);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rendered = text(&out.stdout);
+    assert!(rendered.contains("  namespace: \"no\"\n") && rendered.contains("  name: \"on\"\n"));
+
+    let decode = |manifest: &str| {
+        let path = tmp.path().join("m.yaml");
+        std::fs::write(&path, manifest).unwrap();
+        let out = Command::new(&kubectl)
+            .args(["create", "--dry-run=client", "--validate=false", "-o", "json", "-f"])
+            .arg(&path)
+            .env("KUBECONFIG", tmp.path().join("no-cluster"))
+            .output()
+            .unwrap();
+        text(&out.stderr)
+    };
+    let errors = decode(&rendered);
+    assert!(!errors.contains("cannot unmarshal"), "kubectl misread a generated value: {errors}");
+    // The same manifests with the quotes dropped: kubectl must trip, or this test proves nothing.
+    let unquoted = rendered.replace("\"no\"", "no").replace("\"on\"", "on");
+    assert!(decode(&unquoted).contains("cannot unmarshal bool"), "the negative control did not fail");
 }

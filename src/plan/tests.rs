@@ -634,3 +634,20 @@ fn the_cluster_extension_shows_the_outcome() {
         .patches
         .is_empty());
 }
+
+#[test]
+fn long_binding_names_are_shortened_but_stay_distinct() {
+    let ext = "e".repeat(63);
+    let plural = "p".repeat(63);
+    let group = format!("{}.{}.example.com", "g".repeat(63), "h".repeat(63));
+    let mut config = Config::new(&ext, Mode::Bind);
+    config.bindings = vec![bind(RoleKind::Edit, vec![subject(SubjectKind::Group, "g", None)], Scope::Cluster)];
+    let p = plan_of(config, &[crd(&plural, &group, "v1")]);
+    assert!(errors(&p).is_empty(), "{:?}", p.results);
+    let names: Vec<String> = bindings_of(&p).into_iter().map(|b| b.2).collect();
+    assert_eq!(names.len(), 3);
+    assert!(names.iter().all(|n| n.len() <= 253), "{names:?}");
+    assert!(names[0].ends_with("-edit") && names[2].ends_with("-view-crdview"), "{names:?}");
+    let unique: BTreeSet<&String> = names.iter().collect();
+    assert_eq!(unique.len(), 3);
+}
