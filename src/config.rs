@@ -50,6 +50,16 @@ pub struct Spec {
     pub bundle_roles: BundleRoles,
     #[serde(default)]
     pub strip_bundle_aggregation: bool,
+    #[serde(default)]
+    pub bundle_objects: BundleObjects,
+}
+
+/// Whether the bundle's own objects stay in the output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum BundleObjects {
+    #[default]
+    Keep,
+    Drop,
 }
 
 /// Whether ClusterRoles in the input that already grant an API's access are
@@ -282,6 +292,9 @@ pub struct Config {
     pub bindings: Vec<Binding>,
     pub bundle_roles: BundleRoles,
     pub strip_bundle_aggregation: bool,
+    pub bundle_objects: BundleObjects,
+    /// Read from a ConfigMap: results then point at it.
+    pub config_map: bool,
 }
 
 impl Config {
@@ -300,10 +313,20 @@ impl Config {
             bindings: Vec::new(),
             bundle_roles: BundleRoles::Use,
             strip_bundle_aggregation: false,
+            bundle_objects: BundleObjects::Keep,
+            config_map: false,
         }
     }
 
     pub fn object_ref(&self) -> ObjRef {
+        if self.config_map {
+            return ObjRef {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                name: self.name.clone(),
+                namespace: None,
+            };
+        }
         ObjRef { api_version: API_VERSION.into(), kind: KIND.into(), name: self.name.clone(), namespace: None }
     }
 
@@ -406,8 +429,120 @@ impl Config {
             bindings,
             bundle_roles: spec.bundle_roles,
             strip_bundle_aggregation: spec.strip_bundle_aggregation,
+            bundle_objects: spec.bundle_objects,
+            config_map: false,
         })
     }
+
+    /// The settings of a ConfigMap, as `kpt fn eval --exec olm-rbac -- key=value`
+    /// sends them: the scalar fields of `spec` as strings, lists comma-separated.
+    /// Bindings need structure, so Bind mode needs an RBACConfig.
+    pub fn from_config_map(name: &str, data: &BTreeMap<String, String>) -> Result<Config, Vec<Finding>> {
+        let obj =
+            ObjRef { api_version: "v1".into(), kind: "ConfigMap".into(), name: name.to_string(), namespace: None };
+        let mut errors = Vec::new();
+        let mut spec = Spec::default();
+        let list = |v: &str| -> Vec<String> {
+            v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
+        };
+        for (key, value) in data {
+            let field = format!("data.{key}");
+            let mut bad = |message: String| errors.push(Finding::error(message).on(&obj).at(field.clone()));
+            match key.as_str() {
+                "mode" => match enum_value(value) {
+                    Ok(Mode::Bind) => bad(
+                        "Bind mode needs bindings, which a ConfigMap cannot express: use an RBACConfig (--fn-config)"
+                            .into(),
+                    ),
+                    Ok(m) => spec.mode = m,
+                    Err(e) => bad(e),
+                },
+                "extensionName" => spec.extension_name = Some(value.clone()),
+                "clusterServiceVersion" => spec.cluster_service_version = Some(value.clone()),
+                "include" => spec.apis.include = list(value),
+                "exclude" => spec.apis.exclude = list(value),
+                "roles" => match list(value).iter().map(|r| enum_value::<RoleKind>(r)).collect::<Result<Vec<_>, _>>() {
+                    Ok(roles) => spec.roles = Some(roles),
+                    Err(e) => bad(e),
+                },
+                "naming" => match enum_value(value) {
+                    Ok(n) => spec.naming = n,
+                    Err(e) => bad(e),
+                },
+                "outputPath" => spec.output_path = Some(value.clone()),
+                "bundleRoles" => match enum_value(value) {
+                    Ok(b) => spec.bundle_roles = b,
+                    Err(e) => bad(e),
+                },
+                "bundleObjects" => match enum_value(value) {
+                    Ok(b) => spec.bundle_objects = b,
+                    Err(e) => bad(e),
+                },
+                "stripBundleAggregation" => match value.as_str() {
+                    "true" => spec.strip_bundle_aggregation = true,
+                    "false" => spec.strip_bundle_aggregation = false,
+                    _ => bad(format!("{value:?} is not true or false")),
+                },
+                _ => bad(format!("unknown key `{key}`, expected one of {}", CONFIG_MAP_KEYS.join(", "))),
+            }
+        }
+        if spec.extension_name.is_none() && (name.is_empty() || name == "function-input") {
+            errors.push(
+                Finding::error(
+                    "name the extension: add extensionName=<name> (kpt names this ConfigMap function-input)",
+                )
+                .on(&obj)
+                .at("data.extensionName"),
+            );
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let doc = RbacConfigDoc {
+            api_version: API_VERSION.into(),
+            kind: KIND.into(),
+            metadata: ConfigMeta { name: Some(name.to_string()), ..Default::default() },
+            spec,
+        };
+        // Field paths from the shared checks name spec fields; here they are data keys.
+        Config::from_doc(doc)
+            .map(|mut c| {
+                c.name = name.to_string();
+                c.config_map = true;
+                c
+            })
+            .map_err(|errs| {
+                errs.into_iter()
+                    .map(|mut f| {
+                        f.object = Some(obj.clone());
+                        f.field = f.field.map(|p| p.replacen("spec.apis.", "data.", 1).replacen("spec.", "data.", 1));
+                        f
+                    })
+                    .collect()
+            })
+    }
+}
+
+/// The keys a ConfigMap config may hold.
+pub const CONFIG_MAP_KEYS: [&str; 11] = [
+    "mode",
+    "extensionName",
+    "clusterServiceVersion",
+    "include",
+    "exclude",
+    "roles",
+    "naming",
+    "outputPath",
+    "bundleRoles",
+    "bundleObjects",
+    "stripBundleAggregation",
+];
+
+/// Reads an enum from a string the way the typed config does, with the same
+/// "expected one of" message.
+fn enum_value<'de, T: Deserialize<'de>>(value: &'de str) -> Result<T, String> {
+    use serde::de::IntoDeserializer;
+    T::deserialize(IntoDeserializer::<serde::de::value::Error>::into_deserializer(value)).map_err(|e| e.to_string())
 }
 
 /// Checks one binding entry; `None` (with errors reported) when it is unusable.

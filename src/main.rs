@@ -59,15 +59,21 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::Render { config, paths }) => {
-            let configs = match config.map(|p| read_path(&p)).transpose() {
+            let configs = match config.as_deref().map(read_path).transpose() {
                 Ok(c) => c.unwrap_or_default(),
                 Err(e) => return fail(&e),
             };
+            // The config file may sit among the inputs (`render --config rbac.yaml .`): read it once.
+            let config_file = config.as_deref().and_then(|c| std::fs::canonicalize(c).ok());
             let mut inputs = Vec::new();
             let paths = if paths.is_empty() { vec![PathBuf::from("-")] } else { paths };
             for p in &paths {
                 match read_path(p) {
-                    Ok(mut sources) => inputs.append(&mut sources),
+                    Ok(sources) => inputs.extend(
+                        sources
+                            .into_iter()
+                            .filter(|s| config_file.is_none() || std::fs::canonicalize(&s.name).ok() != config_file),
+                    ),
                     Err(e) => return fail(&e),
                 }
             }

@@ -99,10 +99,17 @@ impl Header {
         }
     }
 
-    /// The file and index the runner says this item came from, if any.
+    /// The file and index the runner says this item came from, if any: kpt's
+    /// path annotations, or kustomize's `config.kubernetes.io/origin` (with
+    /// `buildMetadata: [originAnnotations]`).
     pub fn file_ref(&self) -> Option<FileRef> {
         let a = &self.annotations;
-        let path = a.get("internal.config.kubernetes.io/path").or_else(|| a.get("config.kubernetes.io/path"))?;
+        let Some(path) = a.get("internal.config.kubernetes.io/path").or_else(|| a.get("config.kubernetes.io/path"))
+        else {
+            let origin = a.get("config.kubernetes.io/origin")?;
+            let path = origin.lines().find_map(|l| l.trim().strip_prefix("path:"))?.trim().trim_matches(['"', '\'']);
+            return Some(FileRef { path: path.to_string(), index: None });
+        };
         let index = a
             .get("internal.config.kubernetes.io/index")
             .or_else(|| a.get("config.kubernetes.io/index"))

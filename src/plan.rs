@@ -7,7 +7,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Ro
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 
-use crate::config::{Config, Mode, Naming, RoleKind};
+use crate::config::{BundleObjects, Config, Mode, Naming, RoleKind};
 use crate::model::*;
 use crate::names::{bounded_name, glob_match, is_dns1123_label, is_dns1123_subdomain};
 use crate::report::{Finding, ObjRef, Severity};
@@ -171,16 +171,54 @@ pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
 
 fn plan_one(config: &Config, objects: &[InputObject], plan: &mut Plan) {
     plan.remove.extend(objects.iter().enumerate().filter(|(_, o)| o.generated_for(&config.extension)).map(|(i, _)| i));
-    let apis = discover(config, objects, &mut plan.results);
+    let (apis, csv) = discover_with_csv(config, objects, &mut plan.results);
     let apis = select(config, apis, &mut plan.results);
     let cfg = config.object_ref();
 
-    let provided = if config.mode == Mode::Unmanaged {
-        Default::default()
-    } else {
-        bundle::adopt(config, &apis, objects, &mut plan.results)
+    let dropped = match config.bundle_objects {
+        BundleObjects::Keep => BTreeSet::new(),
+        BundleObjects::Drop => bundle_members(csv, objects),
     };
-    plan.patches.extend(bundle::label_patches(config, &apis, &provided, objects, &mut plan.results));
+    // With the bundle dropped, its roles reach the cluster through OLM, unchanged:
+    // Bind can bind them, but Aggregate cannot label them, so it generates its own.
+    let adopt =
+        !matches!((config.mode, config.bundle_objects), (Mode::Unmanaged, _) | (Mode::Aggregate, BundleObjects::Drop));
+    let provided = if adopt { bundle::adopt(config, &apis, objects, &mut plan.results) } else { Default::default() };
+    let mut patches = bundle::label_patches(config, &apis, &provided, objects, &mut plan.results);
+    patches.retain(|i, _| !dropped.contains(i));
+    plan.patches.extend(patches);
+    if !dropped.is_empty() {
+        plan.results.push(
+            Finding::info(format!(
+                "extension {:?}: {} bundle object(s) left out of the output (bundleObjects: Drop); OLM installs them from the catalog",
+                config.extension,
+                dropped.len()
+            ))
+            .on(&cfg),
+        );
+        if config.strip_bundle_aggregation {
+            plan.results.push(
+                Finding::warning("stripBundleAggregation cannot change the bundle's roles when bundleObjects is Drop: OLM installs them as the bundle has them")
+                    .on(&cfg)
+                    .at("spec.stripBundleAggregation"),
+            );
+        }
+        let unknown = objects
+            .iter()
+            .enumerate()
+            .filter(|(i, o)| !dropped.contains(i) && source_folder(o).is_none() && !o.generated())
+            .count();
+        if unknown > 0 {
+            plan.results.push(
+                Finding::warning(format!(
+                    "bundleObjects: Drop left out the CSV and the CRDs, but {unknown} other object(s) do not say which file they came from, so bundle manifests among them were kept; with kustomize, add `buildMetadata: [originAnnotations]` to the kustomization"
+                ))
+                .on(&cfg)
+                .at("spec.bundleObjects"),
+            );
+        }
+        plan.remove.extend(dropped);
+    }
     bundle::note_namespaced_roles(&apis, objects, &mut plan.results);
 
     let mut generated: Vec<Object> = Vec::new();
@@ -321,6 +359,15 @@ fn versions_for<'a>(config: &Config, api: &'a Api) -> Vec<Option<&'a str>> {
 /// Finds the APIs of the config's ClusterServiceVersion, or of every CRD when
 /// the input has no CSV.
 pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Finding>) -> Vec<Api> {
+    discover_with_csv(config, objects, results).0
+}
+
+/// [`discover`], also telling which input object is the chosen CSV.
+fn discover_with_csv(
+    config: &Config,
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> (Vec<Api>, Option<usize>) {
     let cfg = config.object_ref();
     // Every CRD is checked, used or not: a broken CRD fails on the cluster too.
     let mut crds: BTreeMap<String, Api> = BTreeMap::new();
@@ -338,6 +385,7 @@ pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Find
             _ => None,
         })
         .collect();
+    let index_of = |chosen: &InputObject| objects.iter().position(|o| std::ptr::eq(o, chosen));
     let csv_names =
         || csvs.iter().map(|(o, _)| o.header.name.clone().unwrap_or_default()).collect::<Vec<_>>().join(", ");
     let chosen = match &config.cluster_service_version {
@@ -350,7 +398,7 @@ pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Find
                         .on(&cfg)
                         .at("spec.clusterServiceVersion"),
                 );
-                return Vec::new();
+                return (Vec::new(), None);
             }
         },
         None if csvs.len() > 1 => {
@@ -363,11 +411,12 @@ pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Find
                 .on(&cfg)
                 .at("spec.clusterServiceVersion"),
             );
-            return Vec::new();
+            return (Vec::new(), None);
         }
         None => csvs.first().copied(),
     };
 
+    let csv_index = chosen.and_then(|(o, _)| index_of(o));
     let mut apis: Vec<Api> = Vec::new();
     match chosen {
         None => apis.extend(crds.into_values()),
@@ -480,7 +529,39 @@ pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Find
             .on(&cfg),
         );
     }
-    apis
+    (apis, csv_index)
+}
+
+/// The bundle's own objects, for `bundleObjects: Drop`: the CSV, the CRDs, and
+/// whatever else came from the CSV's folder (when the runner says which file
+/// each item came from), except kinds that never belong to a bundle.
+/// The folder an object's file is in, when the runner says (stdin, `-`, says nothing).
+fn source_folder(o: &InputObject) -> Option<String> {
+    let f = o.file.as_ref().filter(|f| f.path != "-")?;
+    Some(f.path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
+}
+
+fn bundle_members(csv: Option<usize>, objects: &[InputObject]) -> BTreeSet<usize> {
+    let folder = source_folder;
+    let csv_folder = csv.and_then(|i| folder(&objects[i]));
+    let never_bundled = |o: &InputObject| {
+        let group = o.header.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+        matches!(
+            group,
+            "olm.operatorframework.io" | "olm-rbac.io" | "kpt.dev" | "kustomize.config.k8s.io" | "config.kubernetes.io"
+        ) || o.is("", "Namespace")
+            || o.generated()
+    };
+    objects
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| {
+            Some(*i) == csv
+                || matches!(o.body, Body::Crd(_))
+                || (csv_folder.is_some() && folder(o) == csv_folder && !never_bundled(o))
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Two CSV entries for one API (one per served version): one API, both versions.

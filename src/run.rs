@@ -241,6 +241,18 @@ struct FunctionConfigEntry {
 }
 
 #[derive(Deserialize)]
+struct ConfigMapEntry {
+    #[serde(rename = "functionConfig")]
+    function_config: ConfigMapView,
+}
+
+#[derive(Deserialize, Default)]
+struct ConfigMapView {
+    #[serde(default)]
+    data: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
 struct FunctionConfigHead {
     #[serde(rename = "functionConfig")]
     function_config: Option<Head>,
@@ -297,10 +309,25 @@ fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Co
         name: head.metadata.and_then(|m| m.name).unwrap_or_default(),
         namespace: None,
     };
+    if head.kind.as_deref() == Some("ConfigMap") && head.api_version.as_deref() == Some("v1") {
+        return match yaml::parse_item::<ConfigMapEntry>(&chunk) {
+            Ok(entry) => match Config::from_config_map(&object.name, &entry.function_config.data.unwrap_or_default()) {
+                Ok(config) => Some(config),
+                Err(errors) => {
+                    results.extend(errors);
+                    None
+                }
+            },
+            Err(e) => {
+                results.push(view_finding(e, &object, None, "functionConfig."));
+                None
+            }
+        };
+    }
     if head.kind.as_deref() != Some(config::KIND) || head.api_version.as_deref() != Some(config::API_VERSION) {
         results.push(
             Finding::error(format!(
-                "functionConfig must be an {} ({}), got {}",
+                "functionConfig must be an {} ({}) or a ConfigMap, got {}",
                 config::KIND,
                 config::API_VERSION,
                 describe(&object)

@@ -653,3 +653,40 @@ fn long_binding_names_are_shortened_but_stay_distinct() {
     let unique: BTreeSet<&String> = names.iter().collect();
     assert_eq!(unique.len(), 3);
 }
+
+fn in_file(mut o: InputObject, path: &str) -> InputObject {
+    o.file = Some(FileRef { path: path.into(), index: Some(0) });
+    o
+}
+
+#[test]
+fn bundle_objects_drop_leaves_out_the_bundle_folder_only() {
+    let mut config = Config::new("op", Mode::Aggregate);
+    config.bundle_objects = crate::config::BundleObjects::Drop;
+    let service = InputObject { header: header("v1", "Service", "metrics"), ..Default::default() };
+    let objects = [
+        in_file(csv("op.v1", &[("widgets.example.com", "v1")], &[]), "bundle/manifests/op.csv.yaml"),
+        in_file(crd("widgets", "example.com", "v1"), "bundle/manifests/widgets.yaml"),
+        in_file(service.clone(), "bundle/manifests/service.yaml"),
+        in_file(editor_role("widget-editor-role"), "bundle/manifests/editor.yaml"),
+        in_file(
+            InputObject {
+                header: header("olm.operatorframework.io/v1", "ClusterExtension", "op"),
+                ..Default::default()
+            },
+            "bundle/manifests/ext.yaml",
+        ),
+        in_file(service, "installer/service.yaml"),
+    ];
+    let p = plan_of(config.clone(), &objects);
+    assert!(errors(&p).is_empty(), "{:?}", p.results);
+    assert_eq!(p.remove, BTreeSet::from([0, 1, 2, 3]), "the ClusterExtension and other folders stay");
+    assert_eq!(names(&p).len(), 4, "Aggregate cannot label a role OLM installs, so it generates all four");
+    assert!(p.patches.keys().all(|i| !p.remove.contains(i)), "no patches on dropped objects");
+
+    config.mode = Mode::Bind;
+    config.bindings = vec![bind(RoleKind::Edit, vec![subject(SubjectKind::Group, "g", None)], Scope::Cluster)];
+    let p = plan_of(config, &objects);
+    let edit = bindings_of(&p).into_iter().find(|b| b.2 == "op-widgets.example.com-edit").unwrap();
+    assert_eq!(edit.3, "widget-editor-role", "Bind binds the bundle's role, which OLM installs");
+}
