@@ -241,3 +241,168 @@ fn kubectl_reads_names_like_no_and_on_as_strings() {
     let unquoted = rendered.replace("\"no\"", "no").replace("\"on\"", "on");
     assert!(decode(&unquoted).contains("cannot unmarshal bool"), "the negative control did not fail");
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// PATH with the built binary first, as a user who installed olm-rbac has it.
+fn path_with_binary() -> std::ffi::OsString {
+    let dir = Path::new(BIN).parent().unwrap().to_path_buf();
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(&rest))).unwrap()
+}
+
+/// `kpt fn render` on the example package: the committed package is already
+/// rendered, so rendering changes nothing, and rendering from scratch gives
+/// the committed RBAC file.
+#[test]
+fn kpt_fn_render_on_the_example_package() {
+    let kpt = require("kpt", "install kpt v1 (https://kpt.dev/installation/) so that `kpt version` works");
+    let example = repo("examples/kpt");
+    let committed = snapshot(&example);
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("kpt");
+    copy_dir(&example, &pkg);
+    let render = |pkg: &Path| {
+        let out = Command::new(&kpt)
+            .args(["fn", "render", "--allow-exec", "--truncate-output=false"])
+            .arg(pkg)
+            .env("PATH", path_with_binary())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "kpt fn render failed: {}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let log = render(&pkg);
+    assert!(
+        log.contains(
+            "[info] olm-rbac.io/v1alpha1/RBACConfig/guestbook: extension \"guestbook\": generated 8 ClusterRole(s)"
+        ),
+        "{log}"
+    );
+    assert_eq!(snapshot(&pkg), committed, "rendering the rendered package changes nothing, comments included");
+    std::fs::remove_dir_all(pkg.join("rbac")).unwrap();
+    render(&pkg);
+    assert_eq!(snapshot(&pkg), committed, "rendering from scratch writes the committed rbac/guestbook.yaml");
+    render(&pkg);
+    assert_eq!(snapshot(&pkg), committed, "and a second render changes nothing");
+}
+
+/// `kpt fn eval --exec olm-rbac -- key=value` sends a ConfigMap.
+#[test]
+fn kpt_fn_eval_with_key_value_config() {
+    let kpt = require("kpt", "install kpt v1 (https://kpt.dev/installation/) so that `kpt version` works");
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("kpt");
+    copy_dir(&repo("examples/kpt"), &pkg);
+    let committed = snapshot(&pkg);
+    std::fs::remove_dir_all(pkg.join("rbac")).unwrap();
+    let eval = |args: &[&str]| {
+        Command::new(&kpt)
+            .args(["fn", "eval", "--truncate-output=false"])
+            .arg(&pkg)
+            .args(["--exec", BIN, "--"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = eval(&["mode=Aggregate", "extensionName=guestbook", "outputPath=rbac/guestbook.yaml"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("[info] v1/ConfigMap/function-input: extension \"guestbook\""),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(snapshot(&pkg), committed, "the ConfigMap form writes the same RBAC as the RBACConfig");
+
+    let out = eval(&["mode=Agregate"]);
+    assert!(!out.status.success(), "a bad value fails the run");
+    let log = text(&out.stderr);
+    assert!(log.contains("data.mode: unknown variant `Agregate`"), "{log}");
+    assert!(log.contains("data.extensionName: name the extension"), "{log}");
+}
+
+/// `kubectl kustomize --enable-alpha-plugins` on an example, with a stand-in
+/// `docker` on PATH that runs the built binary (this machine has no container
+/// engine; kustomize's own code path up to `docker run` is the real one).
+fn kustomize(example: &str) -> (String, String, bool) {
+    let kubectl =
+        require("kubectl", "install kubectl (https://kubernetes.io/docs/tasks/tools/), which embeds kustomize");
+    let tmp = tempfile::tempdir().unwrap();
+    let docker = tmp.path().join("docker");
+    std::fs::write(&docker, format!("#!/bin/sh\n# kustomize runs: docker run --rm -i ... IMAGE\nexec '{BIN}'\n"))
+        .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&docker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let path =
+        std::env::join_paths(std::iter::once(tmp.path().to_path_buf()).chain(std::env::split_paths(&rest))).unwrap();
+    let out = Command::new(kubectl)
+        .args(["kustomize", "--enable-alpha-plugins"])
+        .arg(repo(example))
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    (text(&out.stdout), text(&out.stderr), out.status.success())
+}
+
+fn kinds(manifests: &str) -> BTreeMap<String, usize> {
+    let mut kinds = BTreeMap::new();
+    for line in manifests.lines().filter_map(|l| l.strip_prefix("kind: ")) {
+        *kinds.entry(line.to_string()).or_insert(0) += 1;
+    }
+    kinds
+}
+
+#[test]
+fn kustomize_runs_the_container_transformer() {
+    let (out, err, ok) = kustomize("examples/kustomize/container");
+    assert!(ok, "{err}");
+    let expected: BTreeMap<String, usize> =
+        [("ClusterRole".into(), 8), ("ClusterServiceVersion".into(), 1), ("CustomResourceDefinition".into(), 2)].into();
+    assert_eq!(kinds(&out), expected, "the bundle passes through and the roles are added");
+    assert!(out.contains("name: guestbooks.webapp.example.com-edit\n"));
+    assert!(out.contains("rbac.authorization.k8s.io/aggregate-to-edit: \"true\""));
+    assert!(err.contains("generated 8 ClusterRole(s)"), "kustomize shows the function's stderr: {err}");
+}
+
+#[test]
+fn kustomize_olm_v1_example_keeps_only_the_extension_and_its_rbac() {
+    let (out, err, ok) = kustomize("examples/kustomize/olm-v1");
+    assert!(ok, "{err}");
+    let expected: BTreeMap<String, usize> =
+        [("ClusterExtension".into(), 1), ("ClusterRole".into(), 8), ("ClusterRoleBinding".into(), 6)].into();
+    assert_eq!(kinds(&out), expected, "{out}");
+    assert!(
+        out.contains("olm-rbac.io/rbac: 'Bind: 8 ClusterRole(s), 6 binding(s) generated for 2 API(s)'")
+            || out.contains("olm-rbac.io/rbac: \"Bind: 8 ClusterRole(s), 6 binding(s) generated for 2 API(s)\""),
+        "{out}"
+    );
+    assert!(!err.contains("warning"), "origin annotations tell the bundle apart: {err}");
+}
+
+/// The documented pitfall: kubectl's kustomize has no --enable-exec, and skips
+/// exec functions without a word.
+#[test]
+fn kubectl_kustomize_silently_skips_exec_functions() {
+    let (out, _, ok) = kustomize("examples/kustomize/exec");
+    assert!(ok);
+    assert_eq!(
+        kinds(&out).get("ClusterRole"),
+        None,
+        "if this starts failing, kubectl learned --enable-exec: update the docs"
+    );
+}
