@@ -406,3 +406,107 @@ fn kubectl_kustomize_silently_skips_exec_functions() {
         "if this starts failing, kubectl learned --enable-exec: update the docs"
     );
 }
+
+#[derive(serde::Deserialize)]
+struct Plugin {
+    spec: PluginSpec,
+}
+
+#[derive(serde::Deserialize)]
+struct PluginSpec {
+    generate: PluginCommand,
+}
+
+#[derive(serde::Deserialize)]
+struct PluginCommand {
+    command: Vec<String>,
+    #[serde(default)]
+    args: Vec<String>,
+}
+
+/// Copies a folder with every file mode 0644, as Argo CD checks repos out.
+fn copy_as_argocd(from: &Path, to: &Path) {
+    copy_dir(from, to);
+    #[cfg(unix)]
+    for (file, _) in snapshot(to) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(to.join(file), std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+}
+
+/// Runs the plugin's `generate` command as Argo CD's cmp server would: in the
+/// application's source folder, with the app's environment.
+fn argocd_generate(app: &Path, env: &[(&str, &str)]) -> Output {
+    let plugin: Plugin =
+        serde_saphyr::from_str(&std::fs::read_to_string(repo("examples/argocd/plugin.yaml")).unwrap()).unwrap();
+    let (program, args) = plugin.spec.generate.command.split_first().unwrap();
+    let mut cmd = Command::new(program);
+    cmd.args(args).args(&plugin.spec.generate.args).current_dir(app).env("PATH", path_with_binary());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn argocd_plugin_generate_prints_plain_manifests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = tmp.path().join("app");
+    copy_as_argocd(&repo("examples/argocd/app"), &app);
+    let env = [
+        ("ARGOCD_APP_NAME", "guestbook-rbac"),
+        ("ARGOCD_APP_NAMESPACE", "argocd"),
+        ("ARGOCD_ENV_RBAC_CONFIG", "rbac.yaml"),
+    ];
+    let out = argocd_generate(&app, &env);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains("ResourceList"), "Argo CD wants plain manifests");
+    let expected: BTreeMap<String, usize> = [("ClusterExtension".into(), 1), ("ClusterRole".into(), 8)].into();
+    assert_eq!(kinds(&stdout), expected, "the bundle is input only: {stdout}");
+
+    // A typo in the config fails the sync with the reason on stderr.
+    let config = app.join("rbac.yaml");
+    std::fs::write(&config, std::fs::read_to_string(&config).unwrap().replace("mode:", "mdoe:")).unwrap();
+    let out = argocd_generate(&app, &env);
+    assert!(!out.status.success());
+    assert_eq!(text(&out.stdout), "", "no partial manifests");
+    assert!(text(&out.stderr).contains("spec.mdoe: unknown field `mdoe`"), "{}", text(&out.stderr));
+}
+
+/// The stream `helm template` (or `helm install`) hands a post-renderer, built
+/// from the example chart: `---`, a `# Source:` comment, each template.
+fn helm_stream() -> String {
+    let templates = repo("examples/helm/chart/templates");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&templates).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let body = std::fs::read_to_string(f)
+                .unwrap()
+                .replace("{{ .Release.Name }}", "guestbook")
+                .replace("{{ .Chart.AppVersion }}", "0.1.0");
+            format!("---\n# Source: guestbook-operator/templates/{}\n{body}", f.file_name().unwrap().to_string_lossy())
+        })
+        .collect()
+}
+
+#[test]
+fn helm_post_renderer_appends_rbac_to_the_stream() {
+    let stream = helm_stream();
+    let out = run(
+        Command::new(repo("examples/helm/post-renderer.sh"))
+            .current_dir(repo("examples/helm"))
+            .env("PATH", path_with_binary()),
+        &stream,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    // Every document comes back as it went in (the leading `---` lines are separators).
+    for doc in stream.split("---\n").filter(|d| !d.is_empty()) {
+        assert!(stdout.contains(doc), "a chart document was changed:\n{doc}");
+    }
+    assert!(stdout.contains("# Source: guestbook-operator/templates/deployment.yaml\n"), "comments survive");
+    assert_eq!(kinds(&stdout).get("ClusterRole"), Some(&8), "no CSV: every CRD gets roles");
+}
