@@ -1,5 +1,6 @@
 //! `RBACConfig`: the function's configuration, as written and as validated.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -9,12 +10,19 @@ use crate::report::{Finding, ObjRef};
 pub const API_VERSION: &str = "olm-rbac.io/v1alpha1";
 pub const KIND: &str = "RBACConfig";
 
-/// An `RBACConfig` as written. Unknown fields under `spec` are errors; metadata
-/// is read leniently because runners add their own annotations to it.
-#[derive(Debug, Clone, Deserialize)]
+/// The configuration of olm-rbac, which renders RBAC for the APIs an OLM operator installs.
+///
+/// Unknown fields under `spec` are errors; `metadata` is read leniently because
+/// runners add their own annotations to it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "RBACConfig")]
 pub struct RbacConfigDoc {
+    /// Always `olm-rbac.io/v1alpha1`.
+    #[schemars(extend("const" = "olm-rbac.io/v1alpha1"))]
     pub api_version: String,
+    /// Always `RBACConfig`.
+    #[schemars(extend("const" = "RBACConfig"))]
     pub kind: String,
     #[serde(default)]
     pub metadata: ConfigMeta,
@@ -22,8 +30,9 @@ pub struct RbacConfigDoc {
     pub spec: Spec,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct ConfigMeta {
+    /// The config's name, and the extension name unless `spec.extensionName` is set.
     pub name: Option<String>,
     pub namespace: Option<String>,
     #[serde(default)]
@@ -32,30 +41,46 @@ pub struct ConfigMeta {
     pub annotations: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Spec {
+    /// What to generate: `Aggregate` (roles aggregated into the built-in admin/edit/view),
+    /// `Bind` (roles bound to `bindings`), or `Unmanaged` (nothing; the default).
     #[serde(default)]
     pub mode: Mode,
+    /// Labels the generated objects (`olm-rbac.io/extension`); a label value. Defaults to `metadata.name`.
     pub extension_name: Option<String>,
+    /// `metadata.name` of the ClusterServiceVersion whose owned APIs get roles; needed only when
+    /// the input holds several.
     pub cluster_service_version: Option<String>,
+    /// Which APIs (`<plural>.<group>`, globs) get roles.
     #[serde(default)]
     pub apis: ApiFilter,
+    /// Which per-API roles to provide. Default: all four.
     pub roles: Option<Vec<RoleKind>>,
+    /// `Default`: `<plural>.<group>-admin`; `OLMv0`: `<plural>.<group>-<version>-admin`.
     #[serde(default)]
     pub naming: Naming,
+    /// Where kpt writes the generated objects, relative to the package. Default `rbac/<extension>.yaml`.
     pub output_path: Option<String>,
+    /// Bind mode only: who gets which role, and where.
     pub bindings: Option<Vec<BindingDoc>>,
+    /// `Use` (default): a ClusterRole in the input that grants on exactly one API is used instead of
+    /// generating that role. `Ignore`: always generate.
     #[serde(default)]
     pub bundle_roles: BundleRoles,
+    /// Bind and Unmanaged modes: remove the aggregation labels of bundle roles that grant on the
+    /// APIs (recorded, and undone when turned off).
     #[serde(default)]
     pub strip_bundle_aggregation: bool,
+    /// `Keep` (default) or `Drop` the bundle's own objects (CSV, CRDs, the rest of its folder)
+    /// from the output, for OLM v1, where the cluster gets the bundle from a catalog.
     #[serde(default)]
     pub bundle_objects: BundleObjects,
 }
 
 /// Whether the bundle's own objects stay in the output.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum BundleObjects {
     #[default]
     Keep,
@@ -64,7 +89,7 @@ pub enum BundleObjects {
 
 /// Whether ClusterRoles in the input that already grant an API's access are
 /// used instead of generating that role.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum BundleRoles {
     #[default]
     Use,
@@ -72,16 +97,21 @@ pub enum BundleRoles {
 }
 
 /// One entry of `spec.bindings`, as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BindingDoc {
+    /// The per-API role to grant; `edit` also grants `view`.
     pub role: BindRole,
+    /// Users, groups and service accounts.
     pub subjects: Vec<SubjectDoc>,
+    /// A RoleBinding in each of these namespaces.
     pub namespaces: Option<Vec<String>>,
+    /// A RoleBinding in each Namespace object of the input that matches. Without `namespaces`
+    /// and `namespaceSelector`, a ClusterRoleBinding.
     pub namespace_selector: Option<SelectorDoc>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum BindRole {
     #[serde(rename = "admin")]
     Admin,
@@ -101,7 +131,7 @@ impl From<BindRole> for RoleKind {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SubjectDoc {
     pub kind: SubjectKind,
@@ -110,7 +140,7 @@ pub struct SubjectDoc {
     pub api_group: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 pub enum SubjectKind {
     User,
     Group,
@@ -127,7 +157,7 @@ impl SubjectKind {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SelectorDoc {
     #[serde(default)]
@@ -136,7 +166,7 @@ pub struct SelectorDoc {
     pub match_expressions: Vec<RequirementDoc>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequirementDoc {
     pub key: String,
@@ -145,7 +175,7 @@ pub struct RequirementDoc {
     pub values: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum Operator {
     In,
     NotIn,
@@ -205,7 +235,7 @@ pub struct Binding {
     pub scope: Scope,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum Mode {
     Aggregate,
     Bind,
@@ -223,7 +253,7 @@ impl Mode {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum Naming {
     #[default]
     Default,
@@ -232,7 +262,7 @@ pub enum Naming {
 }
 
 /// The per-API roles, in the order they are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
 pub enum RoleKind {
     #[serde(rename = "admin")]
     Admin,
@@ -266,11 +296,13 @@ impl RoleKind {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApiFilter {
+    /// API names to keep (all when empty); `*` and `?` globs.
     #[serde(default)]
     pub include: Vec<String>,
+    /// API names to drop, applied after `include`.
     #[serde(default)]
     pub exclude: Vec<String>,
 }
@@ -697,6 +729,15 @@ fn check_output_path(path: &str) -> Result<(), String> {
         return Err(format!("{path:?} must end in .yaml or .yml"));
     }
     Ok(())
+}
+
+/// The JSON Schema of `RBACConfig`, for editors and CI checks (`olm-rbac schema`).
+pub fn json_schema() -> String {
+    let mut schema = schemars::schema_for!(RbacConfigDoc);
+    schema.insert("$id".into(), "https://olm-rbac.io/schemas/v1alpha1/rbacconfig.json".into());
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]

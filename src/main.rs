@@ -43,6 +43,9 @@ enum Command {
         #[arg(value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
+    /// Print the JSON Schema of RBACConfig, for editor validation, e.g. with
+    /// `# yaml-language-server: $schema=rbacconfig.schema.json` in the config.
+    Schema,
 }
 
 fn main() -> ExitCode {
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
             }
             run::render(&inputs, &configs)
         }
+        Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
     };
     emit(&outcome)
 }
