@@ -3,6 +3,7 @@
 //! Three steps, kept apart: [`yaml`] reads bytes into items without losing any,
 //! [`plan`] decides what to generate (a pure function over typed values), and
 //! [`run`] writes the result back around the untouched items.
+pub mod access;
 pub mod config;
 pub mod model;
 pub mod names;

@@ -1,0 +1,637 @@
+//! Offline access checks: who may do what, answered from rendered manifests
+//! with Kubernetes RBAC semantics (rules, bindings, scope, aggregation).
+//!
+//! [`Policy`] is built from typed RBAC objects and answers [`Policy::can`] and
+//! [`Policy::who_can`] with the chain that grants each answer. Nothing here
+//! reads YAML; [`load`] does that, with the same splitter as the function.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use crate::model::{CrdView, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
+use crate::run::Source;
+use crate::yaml::{self, Chunk};
+
+/// A role: its own rules, and for ClusterRoles the selectors it aggregates.
+#[derive(Debug, Clone, Default)]
+pub struct RoleDef {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub rules: Vec<PolicyRule>,
+    pub aggregation: Vec<LabelSelector>,
+    /// Not in the input: Kubernetes' bootstrap role, modelled.
+    pub builtin: bool,
+}
+
+/// A RoleBinding (namespace set) or ClusterRoleBinding.
+#[derive(Debug, Clone)]
+pub struct BindingDef {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub role_kind: String,
+    pub role_name: String,
+    pub subjects: Vec<Subject>,
+    pub builtin: bool,
+}
+
+/// Where a namespaced request is asked about: one namespace, or across all of
+/// them (which only cluster-wide grants answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub verb: String,
+    pub group: String,
+    pub resource: String,
+    pub subresource: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+}
+
+/// Who is asking: a user and its groups, as the API server would see them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub user: String,
+    pub groups: BTreeSet<String>,
+}
+
+impl Identity {
+    /// `--as USER --as-group G...`: every user is in `system:authenticated`, and
+    /// a service account user (`system:serviceaccount:NS:NAME`) is also in
+    /// `system:serviceaccounts` and `system:serviceaccounts:NS`.
+    pub fn new(user: &str, groups: &[String]) -> Identity {
+        let mut all: BTreeSet<String> = groups.iter().cloned().collect();
+        if user == "system:anonymous" {
+            all.insert("system:unauthenticated".into());
+        } else {
+            all.insert("system:authenticated".into());
+        }
+        if let Some((ns, _)) = service_account(user) {
+            all.insert("system:serviceaccounts".into());
+            all.insert(format!("system:serviceaccounts:{ns}"));
+        }
+        Identity { user: user.to_string(), groups: all }
+    }
+
+    fn is(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
+        match subject.kind.as_str() {
+            "User" => subject.name == self.user,
+            "Group" => self.groups.contains(&subject.name),
+            "ServiceAccount" => {
+                let ns = subject.namespace.as_deref().or(binding_namespace).unwrap_or_default();
+                service_account(&self.user) == Some((ns, subject.name.as_str()))
+            }
+            _ => false,
+        }
+    }
+}
+
+fn service_account(user: &str) -> Option<(&str, &str)> {
+    let rest = user.strip_prefix("system:serviceaccount:")?;
+    rest.split_once(':')
+}
+
+/// Why a request is allowed: binding → role → (aggregated roles) → rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grant {
+    pub binding: String,
+    /// Role names from the bound role down to the one that holds the rule.
+    pub roles: Vec<String>,
+    pub rule: PolicyRule,
+    /// `None`: cluster-wide.
+    pub namespace: Option<String>,
+}
+
+impl fmt::Display for Grant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.binding)?;
+        for (i, role) in self.roles.iter().enumerate() {
+            if i == 0 {
+                write!(f, " → {role}")?;
+            } else {
+                write!(f, " → (aggregated) {role}")?;
+            }
+        }
+        write!(f, " → rule {}", describe_rule(&self.rule))
+    }
+}
+
+pub fn describe_rule(rule: &PolicyRule) -> String {
+    let list = |v: &Option<Vec<String>>| v.as_deref().map(|v| v.join(",")).unwrap_or_default();
+    let mut out = format!(
+        "verbs=[{}] apiGroups=[{}] resources=[{}]",
+        rule.verbs.join(","),
+        list(&rule.api_groups).replace("[]", "\"\""),
+        list(&rule.resources)
+    );
+    if rule.resource_names.as_ref().is_some_and(|n| !n.is_empty()) {
+        out.push_str(&format!(" resourceNames=[{}]", list(&rule.resource_names)));
+    }
+    out
+}
+
+/// The scope of resources: what the input's CRDs say, and the built-in kinds.
+#[derive(Debug, Clone, Default)]
+pub struct Resources {
+    /// `(group, plural)` → cluster-scoped?
+    scope: BTreeMap<(String, String), bool>,
+}
+
+/// Built-in resources the checks need, with their scope (`true`: cluster-scoped).
+const BUILTIN: &[(&str, &str, bool)] = &[
+    ("", "pods", false),
+    ("", "services", false),
+    ("", "configmaps", false),
+    ("", "secrets", false),
+    ("", "serviceaccounts", false),
+    ("", "persistentvolumeclaims", false),
+    ("", "events", false),
+    ("", "namespaces", true),
+    ("", "nodes", true),
+    ("", "persistentvolumes", true),
+    ("apps", "deployments", false),
+    ("apps", "statefulsets", false),
+    ("apps", "daemonsets", false),
+    ("apps", "replicasets", false),
+    ("batch", "jobs", false),
+    ("batch", "cronjobs", false),
+    ("networking.k8s.io", "ingresses", false),
+    ("rbac.authorization.k8s.io", "roles", false),
+    ("rbac.authorization.k8s.io", "rolebindings", false),
+    ("rbac.authorization.k8s.io", "clusterroles", true),
+    ("rbac.authorization.k8s.io", "clusterrolebindings", true),
+    ("apiextensions.k8s.io", "customresourcedefinitions", true),
+    ("apiregistration.k8s.io", "apiservices", true),
+    ("storage.k8s.io", "storageclasses", true),
+    ("olm.operatorframework.io", "clusterextensions", true),
+    ("olm.operatorframework.io", "clustercatalogs", true),
+];
+
+impl Resources {
+    pub fn builtin() -> Resources {
+        let mut r = Resources::default();
+        for (g, p, cluster) in BUILTIN {
+            r.scope.insert((g.to_string(), p.to_string()), *cluster);
+        }
+        r
+    }
+
+    pub fn add(&mut self, group: &str, plural: &str, cluster_scoped: bool) {
+        self.scope.insert((group.to_string(), plural.to_string()), cluster_scoped);
+    }
+
+    pub fn cluster_scoped(&self, group: &str, plural: &str) -> Option<bool> {
+        self.scope.get(&(group.to_string(), plural.to_string())).copied()
+    }
+
+    /// Resolves `plural`, `plural.group`, `plural/sub` and `plural.group/sub`
+    /// as kubectl does: a bare plural must name exactly one known resource.
+    pub fn resolve(&self, text: &str) -> Result<(String, String, Option<String>), String> {
+        let (head, sub) = match text.split_once('/') {
+            Some((h, s)) => (h, Some(s.to_string())),
+            None => (text, None),
+        };
+        if let Some((plural, group)) = head.split_once('.') {
+            return Ok((group.to_string(), plural.to_string(), sub));
+        }
+        let matches: Vec<&(String, String)> = self.scope.keys().filter(|(_, p)| p == head).collect();
+        match matches[..] {
+            [(group, plural)] => Ok((group.clone(), plural.clone(), sub)),
+            [] => Err(format!(
+                "the resource {head:?} is not known from the input or the built-in kinds: name it as <plural>.<group>"
+            )),
+            _ => Err(format!(
+                "the resource {head:?} is ambiguous: {}",
+                matches
+                    .iter()
+                    .map(|(g, p)| if g.is_empty() { p.clone() } else { format!("{p}.{g}") })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+}
+
+/// Everything the checks know: roles, bindings and resource scopes.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub cluster_roles: BTreeMap<String, RoleDef>,
+    pub roles: BTreeMap<(String, String), RoleDef>,
+    pub bindings: Vec<BindingDef>,
+    pub resources: Resources,
+    /// The operator APIs in the input (`<plural>.<group>`), with the extension
+    /// whose generated RBAC serves each, if any.
+    pub apis: BTreeMap<String, Option<String>>,
+}
+
+impl Policy {
+    /// Adds Kubernetes' bootstrap roles the input does not define: `cluster-admin`
+    /// (everything, bound to `system:masters`) and the aggregated `admin`, `edit`
+    /// and `view` (with `view` aggregated into `edit` and `edit` into `admin`).
+    /// Their own rules for Kubernetes' built-in resources are not modelled.
+    pub fn with_builtins(mut self) -> Policy {
+        let all = |v: &str| Some(vec![v.to_string()]);
+        let label =
+            |k: &str| BTreeMap::from([(format!("rbac.authorization.k8s.io/aggregate-to-{k}"), "true".to_string())]);
+        let selector = |k: &str| LabelSelector { match_labels: Some(label(k)), ..Default::default() };
+        let mut add = |def: RoleDef| {
+            self.cluster_roles.entry(def.name.clone()).or_insert(def);
+        };
+        add(RoleDef {
+            name: "cluster-admin".into(),
+            rules: vec![
+                PolicyRule { api_groups: all("*"), resources: all("*"), verbs: vec!["*".into()], ..Default::default() },
+                PolicyRule { non_resource_urls: all("*"), verbs: vec!["*".into()], ..Default::default() },
+            ],
+            builtin: true,
+            ..Default::default()
+        });
+        add(RoleDef {
+            name: "admin".into(),
+            aggregation: vec![selector("admin")],
+            builtin: true,
+            ..Default::default()
+        });
+        add(RoleDef {
+            name: "edit".into(),
+            labels: label("admin"),
+            aggregation: vec![selector("edit")],
+            builtin: true,
+            ..Default::default()
+        });
+        add(RoleDef {
+            name: "view".into(),
+            labels: label("edit"),
+            aggregation: vec![selector("view")],
+            builtin: true,
+            ..Default::default()
+        });
+        if !self.bindings.iter().any(|b| b.namespace.is_none() && b.name == "cluster-admin") {
+            self.bindings.push(BindingDef {
+                name: "cluster-admin".into(),
+                namespace: None,
+                role_kind: "ClusterRole".into(),
+                role_name: "cluster-admin".into(),
+                subjects: vec![Subject {
+                    api_group: Some("rbac.authorization.k8s.io".into()),
+                    kind: "Group".into(),
+                    name: "system:masters".into(),
+                    namespace: None,
+                }],
+                builtin: true,
+            });
+        }
+        self
+    }
+
+    /// A role's rules with the chain of roles each comes from, following
+    /// aggregation rules by label (transitively, cycles cut).
+    pub fn effective_rules(&self, role: &RoleDef) -> Vec<(Vec<String>, PolicyRule)> {
+        let mut out = Vec::new();
+        let mut seen = BTreeSet::new();
+        self.collect(role, &mut vec![role.name.clone()], &mut seen, &mut out);
+        out
+    }
+
+    fn collect(
+        &self,
+        role: &RoleDef,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+        out: &mut Vec<(Vec<String>, PolicyRule)>,
+    ) {
+        if !seen.insert(format!("{}/{}", role.namespace.as_deref().unwrap_or_default(), role.name)) {
+            return;
+        }
+        out.extend(role.rules.iter().map(|r| (path.clone(), r.clone())));
+        if role.aggregation.is_empty() || role.namespace.is_some() {
+            return;
+        }
+        for member in self.cluster_roles.values() {
+            if member.name != role.name && role.aggregation.iter().any(|s| selects(s, &member.labels)) {
+                path.push(member.name.clone());
+                self.collect(member, path, seen, out);
+                path.pop();
+            }
+        }
+    }
+
+    fn bound_role(&self, b: &BindingDef) -> Option<&RoleDef> {
+        match (b.role_kind.as_str(), &b.namespace) {
+            ("ClusterRole", _) => self.cluster_roles.get(&b.role_name),
+            ("Role", Some(ns)) => self.roles.get(&(ns.clone(), b.role_name.clone())),
+            _ => None,
+        }
+    }
+
+    fn describe_binding(b: &BindingDef) -> String {
+        match &b.namespace {
+            Some(ns) => format!("RoleBinding {ns}/{}", b.name),
+            None => format!("ClusterRoleBinding {}", b.name),
+        }
+    }
+
+    /// Whether the request is cluster-scoped (unknown resources count as namespaced).
+    fn cluster_scoped(&self, req: &Request) -> bool {
+        self.resources.cluster_scoped(&req.group, &req.resource).unwrap_or(false)
+    }
+
+    /// Can a binding apply to this request at all, given its scope?
+    fn binding_applies(&self, b: &BindingDef, req: &Request) -> bool {
+        match &b.namespace {
+            None => true,
+            // A RoleBinding grants only namespaced resources, only in its namespace.
+            Some(ns) => !self.cluster_scoped(req) && req.namespace.as_deref() == Some(ns.as_str()),
+        }
+    }
+
+    /// The grants of one binding for the request, ignoring who asks.
+    fn grants(&self, b: &BindingDef, req: &Request) -> Vec<Grant> {
+        if !self.binding_applies(b, req) {
+            return Vec::new();
+        }
+        let Some(role) = self.bound_role(b) else { return Vec::new() };
+        self.effective_rules(role)
+            .into_iter()
+            .filter(|(_, rule)| rule_allows(rule, req))
+            .map(|(roles, rule)| Grant {
+                binding: Self::describe_binding(b),
+                roles,
+                rule,
+                namespace: b.namespace.clone(),
+            })
+            .collect()
+    }
+
+    /// `kubectl auth can-i`, offline: the first grant found, or `None`.
+    pub fn can(&self, who: &Identity, req: &Request) -> Option<Grant> {
+        self.bindings
+            .iter()
+            .filter(|b| b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref())))
+            .find_map(|b| self.grants(b, req).into_iter().next())
+    }
+
+    /// Every subject that may make the request: with a namespace, there; without,
+    /// anywhere (each answer says where). Holders of the built-in aggregated
+    /// roles appear as [`Holder::RoleHolders`] when no binding to them is known.
+    pub fn who_can(&self, req: &Request) -> Vec<Access> {
+        let mut out: Vec<Access> = Vec::new();
+        for b in &self.bindings {
+            // Without a namespace, a RoleBinding answers for its own namespace.
+            let mut scoped = req.clone();
+            if req.namespace.is_none() {
+                scoped.namespace = b.namespace.clone();
+            }
+            let Some(grant) = self.grants(b, &scoped).into_iter().next() else { continue };
+            for s in &b.subjects {
+                let mut subject = s.clone();
+                if subject.kind == "ServiceAccount" && subject.namespace.is_none() {
+                    subject.namespace = b.namespace.clone();
+                }
+                out.push(Access {
+                    holder: Holder::Subject(subject),
+                    namespace: b.namespace.clone(),
+                    grant: grant.clone(),
+                });
+            }
+        }
+        let bound: BTreeSet<&str> = self.bindings.iter().filter(|b| !b.builtin).map(|b| b.role_name.as_str()).collect();
+        for name in ["admin", "edit", "view"] {
+            let Some(role) = self.cluster_roles.get(name) else { continue };
+            if bound.contains(name) {
+                continue;
+            }
+            if let Some((roles, rule)) = self.effective_rules(role).into_iter().find(|(_, r)| rule_allows(r, req)) {
+                let binding = format!("any binding to ClusterRole {name}");
+                out.push(Access {
+                    holder: Holder::RoleHolders(name.to_string()),
+                    namespace: req.namespace.clone(),
+                    grant: Grant { binding, roles, rule, namespace: req.namespace.clone() },
+                });
+            }
+        }
+        out.sort_by(|a, b| (a.holder.sort_key(), &a.namespace).cmp(&(b.holder.sort_key(), &b.namespace)));
+        out.dedup_by(|a, b| a.holder == b.holder && a.namespace == b.namespace);
+        out
+    }
+}
+
+/// Who holds access: a subject of a binding, or whoever is bound to a
+/// built-in aggregated role somewhere the input does not show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Holder {
+    Subject(Subject),
+    RoleHolders(String),
+}
+
+impl Holder {
+    fn sort_key(&self) -> (u8, String, String, String) {
+        match self {
+            Holder::RoleHolders(r) => (0, String::new(), String::new(), r.clone()),
+            Holder::Subject(s) => (1, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
+        }
+    }
+}
+
+impl fmt::Display for Holder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Holder::RoleHolders(r) => write!(f, "anyone bound to ClusterRole {r}"),
+            Holder::Subject(s) => match &s.namespace {
+                Some(ns) => write!(f, "{} {ns}/{}", s.kind, s.name),
+                None => write!(f, "{} {}", s.kind, s.name),
+            },
+        }
+    }
+}
+
+/// One answer of [`Policy::who_can`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Access {
+    pub holder: Holder,
+    /// `None`: cluster-wide.
+    pub namespace: Option<String>,
+    pub grant: Grant,
+}
+
+/// Does the rule allow the request? Verbs, API groups and resources match
+/// exactly or by `*`; `*/sub` matches a subresource of any resource;
+/// `resourceNames`, when set, needs the request to name one of them.
+pub fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
+    let has = |list: &Option<Vec<String>>, want: &str| {
+        list.as_deref().unwrap_or_default().iter().any(|v| v == "*" || v == want)
+    };
+    if !rule.verbs.iter().any(|v| v == "*" || *v == req.verb) {
+        return false;
+    }
+    if !has(&rule.api_groups, &req.group) {
+        return false;
+    }
+    let combined = match &req.subresource {
+        Some(sub) => format!("{}/{sub}", req.resource),
+        None => req.resource.clone(),
+    };
+    let resources = rule.resources.as_deref().unwrap_or_default();
+    let resource_ok = resources.iter().any(|r| {
+        r == "*" || *r == combined || req.subresource.as_deref().is_some_and(|sub| r.strip_prefix("*/") == Some(sub))
+    });
+    if !resource_ok {
+        return false;
+    }
+    match rule.resource_names.as_deref() {
+        None | Some([]) => true,
+        Some(names) => req.name.as_ref().is_some_and(|n| names.contains(n)),
+    }
+}
+
+/// Label-selector semantics for aggregation rules.
+pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+    let labels_ok = selector.match_labels.iter().flatten().all(|(k, v)| labels.get(k) == Some(v));
+    let exprs_ok = selector.match_expressions.iter().flatten().all(|e| {
+        let value = labels.get(&e.key);
+        let values = e.values.as_deref().unwrap_or_default();
+        match e.operator.as_str() {
+            "In" => value.is_some_and(|v| values.contains(v)),
+            "NotIn" => value.is_none_or(|v| !values.contains(v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            _ => false,
+        }
+    });
+    // An empty selector in an aggregation rule selects nothing, as the
+    // aggregation controller treats it.
+    let empty = selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
+        && selector.match_expressions.as_ref().is_none_or(|m| m.is_empty());
+    !empty && labels_ok && exprs_ok
+}
+
+// ---------------------------------------------------------------------------
+// Loading.
+
+/// Reads manifests (documents, ResourceLists, `kind: List`) into a policy.
+/// Problems name the file and object.
+pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
+    let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
+    let mut errors = Vec::new();
+    for input in inputs {
+        let docs = match yaml::split_documents(&input.text) {
+            Ok(d) => d,
+            Err(e) => {
+                errors.push(format!("{}: {e}", input.name));
+                continue;
+            }
+        };
+        for doc in docs {
+            let is_list = matches!(doc.header.kind.as_deref(), Some("ResourceList" | "List"));
+            if !is_list {
+                add(&mut policy, &doc, &input.name, &mut errors);
+                continue;
+            }
+            // JSON or flow-style lists are re-serialised first, as in function mode.
+            let normalized = match yaml::split_list(&doc.text) {
+                Ok(Some(_)) => None,
+                _ => yaml::normalize(&doc.text).ok(),
+            };
+            match yaml::split_list(normalized.as_deref().unwrap_or(&doc.text)) {
+                Ok(Some(list)) => list.items.iter().for_each(|item| add(&mut policy, item, &input.name, &mut errors)),
+                Ok(None) => errors.push(format!("{}: could not read the list at line {}", input.name, doc.line)),
+                Err(e) => errors.push(format!("{}: {e}", input.name)),
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(policy.with_builtins())
+    } else {
+        Err(errors)
+    }
+}
+
+fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<String>) {
+    let h = &chunk.header;
+    if h.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) {
+        if let (Some(ext), Some(api)) = (h.labels.get(EXTENSION_LABEL), h.annotations.get(API_ANNOTATION)) {
+            policy.apis.insert(api.clone(), Some(ext.clone()));
+        }
+    }
+    let group = h.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+    let mut fail = |what: String| {
+        errors.push(format!(
+            "{file}: {} {}: {what}",
+            h.kind.as_deref().unwrap_or("object"),
+            h.name.as_deref().unwrap_or("(unnamed)")
+        ));
+    };
+    match (group, h.kind.as_deref()) {
+        ("rbac.authorization.k8s.io", Some("ClusterRole")) => match yaml::parse_item::<ClusterRole>(chunk) {
+            Ok(r) => {
+                let name = r.metadata.name.clone().unwrap_or_default();
+                let def = RoleDef {
+                    name: name.clone(),
+                    namespace: None,
+                    labels: r.metadata.labels.unwrap_or_default(),
+                    rules: r.rules.unwrap_or_default(),
+                    aggregation: r.aggregation_rule.and_then(|a| a.cluster_role_selectors).unwrap_or_default(),
+                    builtin: false,
+                };
+                policy.cluster_roles.insert(name, def);
+            }
+            Err(e) => fail(e.message),
+        },
+        ("rbac.authorization.k8s.io", Some("Role")) => match yaml::parse_item::<Role>(chunk) {
+            Ok(r) => {
+                let name = r.metadata.name.clone().unwrap_or_default();
+                let ns = r.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+                let def = RoleDef {
+                    name: name.clone(),
+                    namespace: Some(ns.clone()),
+                    labels: r.metadata.labels.unwrap_or_default(),
+                    rules: r.rules.unwrap_or_default(),
+                    ..Default::default()
+                };
+                policy.roles.insert((ns, name), def);
+            }
+            Err(e) => fail(e.message),
+        },
+        ("rbac.authorization.k8s.io", Some("ClusterRoleBinding")) => {
+            match yaml::parse_item::<ClusterRoleBinding>(chunk) {
+                Ok(b) => policy.bindings.push(BindingDef {
+                    name: b.metadata.name.unwrap_or_default(),
+                    namespace: None,
+                    role_kind: b.role_ref.kind,
+                    role_name: b.role_ref.name,
+                    subjects: b.subjects.unwrap_or_default(),
+                    builtin: false,
+                }),
+                Err(e) => fail(e.message),
+            }
+        }
+        ("rbac.authorization.k8s.io", Some("RoleBinding")) => match yaml::parse_item::<RoleBinding>(chunk) {
+            Ok(b) => policy.bindings.push(BindingDef {
+                name: b.metadata.name.unwrap_or_default(),
+                namespace: Some(b.metadata.namespace.unwrap_or_else(|| "default".into())),
+                role_kind: b.role_ref.kind,
+                role_name: b.role_ref.name,
+                subjects: b.subjects.unwrap_or_default(),
+                builtin: false,
+            }),
+            Err(e) => fail(e.message),
+        },
+        ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => match yaml::parse_item::<CrdView>(chunk) {
+            Ok(crd) => {
+                if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), crd.spec.names.plural.as_deref()) {
+                    policy.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
+                    policy.apis.entry(format!("{p}.{g}")).or_insert(None);
+                }
+            }
+            Err(e) => fail(e.message),
+        },
+        _ => {}
+    }
+}
+
+pub mod matrix;
+
+#[cfg(test)]
+mod tests;

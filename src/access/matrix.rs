@@ -1,0 +1,191 @@
+//! The access report: per extension, which subjects hold each API's admin,
+//! edit and view access, and where; and which APIs only cluster-admins can use.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Holder, Policy, Request};
+
+/// The verbs that make up each level of access to an API.
+pub const LEVELS: [(&str, &[&str]); 3] = [
+    ("admin", &["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]),
+    ("edit", &["create", "update", "patch", "delete"]),
+    ("view", &["get", "list", "watch"]),
+];
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Report {
+    pub extensions: Vec<ExtensionReport>,
+    /// APIs nobody but cluster-admins can use.
+    #[serde(rename = "clusterAdminsOnly")]
+    pub cluster_admins_only: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ExtensionReport {
+    /// The extension whose generated RBAC serves these APIs; `None` for APIs
+    /// without generated RBAC.
+    pub extension: Option<String>,
+    pub apis: Vec<ApiRow>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ApiRow {
+    pub api: String,
+    pub admin: Vec<Holding>,
+    pub edit: Vec<Holding>,
+    pub view: Vec<Holding>,
+}
+
+/// A holder and where it holds the access: `["*"]` for cluster-wide, otherwise namespaces.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Holding {
+    pub holder: String,
+    #[serde(rename = "where")]
+    pub scope: Vec<String>,
+}
+
+/// Builds the report from the policy's APIs. Cluster-admins (`system:masters`)
+/// can do everything and are left out of the cells.
+pub fn build(policy: &Policy) -> Report {
+    let mut by_ext: BTreeMap<Option<String>, Vec<ApiRow>> = BTreeMap::new();
+    let mut admins_only = Vec::new();
+    for (api, ext) in &policy.apis {
+        let Some((plural, group)) = api.split_once('.') else { continue };
+        let mut cells: Vec<Vec<Holding>> = Vec::new();
+        for (_, verbs) in LEVELS {
+            cells.push(holdings(policy, group, plural, verbs));
+        }
+        if cells.iter().all(Vec::is_empty) {
+            admins_only.push(api.clone());
+        }
+        let mut cells = cells.into_iter();
+        let row = ApiRow {
+            api: api.clone(),
+            admin: cells.next().unwrap_or_default(),
+            edit: cells.next().unwrap_or_default(),
+            view: cells.next().unwrap_or_default(),
+        };
+        by_ext.entry(ext.clone()).or_default().push(row);
+    }
+    Report {
+        extensions: by_ext.into_iter().map(|(extension, apis)| ExtensionReport { extension, apis }).collect(),
+        cluster_admins_only: admins_only,
+    }
+}
+
+/// Holders that may use every verb of a level, each with where.
+fn holdings(policy: &Policy, group: &str, plural: &str, verbs: &[&str]) -> Vec<Holding> {
+    let mut common: Option<BTreeMap<String, Vec<String>>> = None;
+    for verb in verbs {
+        let req = Request {
+            verb: verb.to_string(),
+            group: group.to_string(),
+            resource: plural.to_string(),
+            subresource: None,
+            name: None,
+            namespace: None,
+        };
+        let mut these: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for access in policy.who_can(&req) {
+            if matches!(&access.holder, Holder::Subject(s) if s.kind == "Group" && s.name == "system:masters") {
+                continue;
+            }
+            let scope = match (&access.holder, &access.namespace) {
+                (Holder::RoleHolders(_), _) => "where bound".to_string(),
+                (_, None) => "*".to_string(),
+                (_, Some(ns)) => ns.clone(),
+            };
+            these.entry(access.holder.to_string()).or_default().push(scope);
+        }
+        common = Some(match common {
+            None => these,
+            Some(prev) => prev
+                .into_iter()
+                .filter_map(|(h, scopes)| {
+                    let other = these.get(&h)?;
+                    // Cluster-wide on one side and namespaced on the other: the narrower wins.
+                    let kept: Vec<String> = if other.contains(&"*".to_string()) {
+                        scopes
+                    } else if scopes.contains(&"*".to_string()) {
+                        other.clone()
+                    } else {
+                        scopes.into_iter().filter(|s| other.contains(s)).collect()
+                    };
+                    (!kept.is_empty()).then_some((h, kept))
+                })
+                .collect(),
+        });
+    }
+    common
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(holder, mut scope)| {
+            scope.sort();
+            scope.dedup();
+            Holding { holder, scope }
+        })
+        .collect()
+}
+
+fn cell(h: &[Holding]) -> String {
+    if h.is_empty() {
+        return "-".into();
+    }
+    h.iter()
+        .map(|h| {
+            let scope = if h.scope == ["*"] { "cluster-wide".to_string() } else { h.scope.join(", ") };
+            format!("{} ({scope})", h.holder)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn title(ext: &Option<String>) -> String {
+    match ext {
+        Some(e) => format!("extension {e}"),
+        None => "APIs without olm-rbac RBAC".to_string(),
+    }
+}
+
+/// Markdown, for a pull-request comment.
+pub fn markdown(r: &Report) -> String {
+    let mut out = String::from("## Access to operator APIs\n\n");
+    for e in &r.extensions {
+        out.push_str(&format!("### {}\n\n| API | admin | edit | view |\n|---|---|---|---|\n", title(&e.extension)));
+        for a in &e.apis {
+            out.push_str(&format!("| `{}` | {} | {} | {} |\n", a.api, cell(&a.admin), cell(&a.edit), cell(&a.view)));
+        }
+        out.push('\n');
+    }
+    if !r.cluster_admins_only.is_empty() {
+        out.push_str("**Only cluster-admins can use:** ");
+        out.push_str(&r.cluster_admins_only.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "));
+        out.push('\n');
+    }
+    out
+}
+
+/// A plain-text table for terminals.
+pub fn table(r: &Report) -> String {
+    let mut out = String::new();
+    for e in &r.extensions {
+        out.push_str(&format!("{}\n", title(&e.extension)));
+        let rows: Vec<[String; 4]> =
+            e.apis.iter().map(|a| [a.api.clone(), cell(&a.admin), cell(&a.edit), cell(&a.view)]).collect();
+        let header = ["API".to_string(), "ADMIN".into(), "EDIT".into(), "VIEW".into()];
+        let widths: Vec<usize> =
+            (0..4).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
+        for row in std::iter::once(&header).chain(&rows) {
+            let line: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+            out.push_str(line.join("  ").trim_end());
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    if !r.cluster_admins_only.is_empty() {
+        out.push_str(&format!("only cluster-admins can use: {}\n", r.cluster_admins_only.join(", ")));
+    }
+    out
+}

@@ -1,0 +1,232 @@
+//! One test per RBAC rule, built on the examples of the Kubernetes RBAC
+//! documentation (pod-reader, secret-reader, configmap-updater, monitoring).
+
+use super::*;
+
+fn load_str(yaml: &str) -> Policy {
+    load(&[Source { name: "test.yaml".into(), text: yaml.into() }]).unwrap()
+}
+
+fn req(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Request {
+    Request {
+        verb: verb.into(),
+        group: group.into(),
+        resource: resource.into(),
+        subresource: None,
+        name: None,
+        namespace: namespace.map(String::from),
+    }
+}
+
+fn user(name: &str) -> Identity {
+    Identity::new(name, &[])
+}
+
+const POD_READER: &str = "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  namespace: default
+  name: pod-reader
+rules:
+- apiGroups: [\"\"]
+  resources: [\"pods\"]
+  verbs: [\"get\", \"watch\", \"list\"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: read-pods
+  namespace: default
+subjects:
+- kind: User
+  name: jane
+  apiGroup: rbac.authorization.k8s.io
+roleRef:
+  kind: Role
+  name: pod-reader
+  apiGroup: rbac.authorization.k8s.io
+";
+
+#[test]
+fn a_role_and_rolebinding_grant_in_their_namespace_only() {
+    let p = load_str(POD_READER);
+    assert!(p.can(&user("jane"), &req("get", "", "pods", Some("default"))).is_some());
+    assert!(p.can(&user("jane"), &req("list", "", "pods", Some("default"))).is_some());
+    assert!(p.can(&user("jane"), &req("get", "", "pods", Some("kube-system"))).is_none(), "other namespace");
+    assert!(p.can(&user("jane"), &req("get", "", "pods", None)).is_none(), "not cluster-wide");
+    assert!(p.can(&user("jane"), &req("delete", "", "pods", Some("default"))).is_none(), "verb not granted");
+    assert!(p.can(&user("bob"), &req("get", "", "pods", Some("default"))).is_none(), "other user");
+    assert!(p.can(&user("jane"), &req("get", "", "secrets", Some("default"))).is_none(), "other resource");
+}
+
+const SECRET_READER: &str = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: secret-reader
+rules:
+- apiGroups: [\"\"]
+  resources: [\"secrets\"]
+  verbs: [\"get\", \"watch\", \"list\"]
+";
+
+#[test]
+fn a_rolebinding_to_a_clusterrole_is_limited_to_its_namespace() {
+    let p = load_str(&format!(
+        "{SECRET_READER}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: read-secrets\n  namespace: development\nsubjects:\n- kind: User\n  name: dave\n  apiGroup: rbac.authorization.k8s.io\nroleRef:\n  kind: ClusterRole\n  name: secret-reader\n  apiGroup: rbac.authorization.k8s.io\n"
+    ));
+    assert!(p.can(&user("dave"), &req("get", "", "secrets", Some("development"))).is_some());
+    assert!(p.can(&user("dave"), &req("get", "", "secrets", Some("default"))).is_none());
+}
+
+#[test]
+fn a_clusterrolebinding_grants_in_every_namespace() {
+    let p = load_str(&format!(
+        "{SECRET_READER}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: read-secrets-global\nsubjects:\n- kind: Group\n  name: manager\n  apiGroup: rbac.authorization.k8s.io\nroleRef:\n  kind: ClusterRole\n  name: secret-reader\n  apiGroup: rbac.authorization.k8s.io\n"
+    ));
+    let managers = Identity::new("mia", &["manager".into()]);
+    for ns in [Some("default"), Some("kube-system"), None] {
+        assert!(p.can(&managers, &req("get", "", "secrets", ns)).is_some(), "{ns:?}");
+    }
+    assert!(p.can(&user("mia"), &req("get", "", "secrets", Some("default"))).is_none(), "not in the group");
+}
+
+#[test]
+fn resource_names_restrict_to_named_objects_and_exclude_list_and_create() {
+    let p = load_str("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: configmap-updater\nrules:\n- apiGroups: [\"\"]\n  resources: [\"configmaps\"]\n  resourceNames: [\"my-configmap\"]\n  verbs: [\"update\", \"get\"]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: u\nsubjects: [{kind: User, name: ann, apiGroup: rbac.authorization.k8s.io}]\nroleRef: {kind: ClusterRole, name: configmap-updater, apiGroup: rbac.authorization.k8s.io}\n");
+    let mut named = req("update", "", "configmaps", Some("default"));
+    named.name = Some("my-configmap".into());
+    assert!(p.can(&user("ann"), &named).is_some());
+    named.name = Some("other".into());
+    assert!(p.can(&user("ann"), &named).is_none());
+    assert!(p.can(&user("ann"), &req("get", "", "configmaps", Some("default"))).is_none(), "a request without a name");
+}
+
+#[test]
+fn subresources_match_exactly_or_through_star_slash() {
+    let rule = |resources: &[&str]| PolicyRule {
+        api_groups: Some(vec!["".into(), "apps".into()]),
+        resources: Some(resources.iter().map(|r| r.to_string()).collect()),
+        verbs: vec!["get".into()],
+        ..Default::default()
+    };
+    let mut log = req("get", "", "pods", Some("default"));
+    log.subresource = Some("log".into());
+    assert!(rule_allows(&rule(&["pods/log"]), &log));
+    assert!(!rule_allows(&rule(&["pods"]), &log), "the resource does not grant its subresource");
+    assert!(!rule_allows(&rule(&["pods/log"]), &req("get", "", "pods", Some("default"))), "nor the other way round");
+    let mut scale = req("get", "apps", "deployments", Some("default"));
+    scale.subresource = Some("scale".into());
+    assert!(rule_allows(&rule(&["*/scale"]), &scale));
+    assert!(!rule_allows(&rule(&["*/scale"]), &log));
+    assert!(rule_allows(&rule(&["*"]), &log), "* covers subresources");
+}
+
+#[test]
+fn wildcards_in_verbs_groups_and_resources() {
+    let all = PolicyRule {
+        api_groups: Some(vec!["*".into()]),
+        resources: Some(vec!["*".into()]),
+        verbs: vec!["*".into()],
+        ..Default::default()
+    };
+    assert!(rule_allows(&all, &req("deletecollection", "example.com", "widgets", Some("a"))));
+    let core_only = PolicyRule { api_groups: Some(vec!["".into()]), ..all.clone() };
+    assert!(!rule_allows(&core_only, &req("get", "apps", "deployments", Some("a"))));
+}
+
+#[test]
+fn a_rolebinding_cannot_grant_cluster_scoped_resources() {
+    let p = load_str("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: node-reader\nrules:\n- apiGroups: [\"\"]\n  resources: [\"nodes\"]\n  verbs: [\"get\"]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: n\n  namespace: default\nsubjects: [{kind: User, name: nina, apiGroup: rbac.authorization.k8s.io}]\nroleRef: {kind: ClusterRole, name: node-reader, apiGroup: rbac.authorization.k8s.io}\n");
+    assert!(p.can(&user("nina"), &req("get", "", "nodes", Some("default"))).is_none());
+    assert!(p.can(&user("nina"), &req("get", "", "nodes", None)).is_none());
+}
+
+#[test]
+fn aggregation_rules_collect_labelled_roles_with_their_chain() {
+    let p = load_str("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: monitoring\naggregationRule:\n  clusterRoleSelectors:\n  - matchLabels:\n      rbac.example.com/aggregate-to-monitoring: \"true\"\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: monitoring-endpoints\n  labels:\n    rbac.example.com/aggregate-to-monitoring: \"true\"\nrules:\n- apiGroups: [\"\"]\n  resources: [\"services\", \"endpointslices\", \"pods\"]\n  verbs: [\"get\", \"list\", \"watch\"]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: mon\nsubjects: [{kind: Group, name: sre, apiGroup: rbac.authorization.k8s.io}]\nroleRef: {kind: ClusterRole, name: monitoring, apiGroup: rbac.authorization.k8s.io}\n");
+    let sre = Identity::new("sam", &["sre".into()]);
+    let grant = p.can(&sre, &req("list", "", "services", Some("default"))).expect("aggregated");
+    assert_eq!(grant.roles, ["monitoring", "monitoring-endpoints"]);
+    assert!(
+        grant.to_string().contains(
+            "ClusterRoleBinding mon → monitoring → (aggregated) monitoring-endpoints → rule verbs=[get,list,watch]"
+        ),
+        "{grant}"
+    );
+    assert!(p.can(&sre, &req("delete", "", "services", Some("default"))).is_none());
+}
+
+const WIDGET_VIEW: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: widgets-view\n  labels:\n    rbac.authorization.k8s.io/aggregate-to-view: \"true\"\nrules:\n- apiGroups: [example.com]\n  resources: [widgets]\n  verbs: [get, list, watch]\n";
+
+#[test]
+fn built_in_roles_aggregate_view_into_edit_into_admin() {
+    let binding = |role: &str| {
+        format!("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: b\n  namespace: team-a\nsubjects: [{{kind: User, name: u, apiGroup: rbac.authorization.k8s.io}}]\nroleRef: {{kind: ClusterRole, name: {role}, apiGroup: rbac.authorization.k8s.io}}\n")
+    };
+    for role in ["view", "edit", "admin"] {
+        let p = load_str(&format!("{WIDGET_VIEW}{}", binding(role)));
+        let grant = p
+            .can(&user("u"), &req("list", "example.com", "widgets", Some("team-a")))
+            .unwrap_or_else(|| panic!("{role}"));
+        assert_eq!(grant.roles.last().map(String::as_str), Some("widgets-view"), "{role}: {grant}");
+        assert!(p.can(&user("u"), &req("list", "example.com", "widgets", Some("team-b"))).is_none());
+    }
+    let p = load_str(&format!("{WIDGET_VIEW}{}", binding("edit")));
+    let grant = p.can(&user("u"), &req("get", "example.com", "widgets", Some("team-a"))).unwrap();
+    assert_eq!(grant.roles, ["edit", "view", "widgets-view"], "edit aggregates view, which aggregates the label");
+}
+
+#[test]
+fn service_accounts_and_their_groups() {
+    let p = load_str(&("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: sa\nsubjects:\n- {kind: ServiceAccount, name: deployer, namespace: ci}\nroleRef: {kind: ClusterRole, name: cluster-admin, apiGroup: rbac.authorization.k8s.io}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: all-sa\n  namespace: ci\nsubjects:\n- {kind: Group, name: \"system:serviceaccounts:ci\", apiGroup: rbac.authorization.k8s.io}\nroleRef: {kind: ClusterRole, name: secret-reader, apiGroup: rbac.authorization.k8s.io}\n---\n".to_string() + SECRET_READER));
+    let deployer = user("system:serviceaccount:ci:deployer");
+    assert!(p.can(&deployer, &req("delete", "", "nodes", None)).is_some());
+    let other = user("system:serviceaccount:ci:other");
+    assert!(p.can(&other, &req("delete", "", "nodes", None)).is_none());
+    assert!(p.can(&other, &req("get", "", "secrets", Some("ci"))).is_some(), "via system:serviceaccounts:ci");
+    assert!(p.can(&user("system:serviceaccount:prod:other"), &req("get", "", "secrets", Some("ci"))).is_none());
+    assert!(
+        p.can(&user("alice"), &req("get", "", "secrets", Some("ci"))).is_none(),
+        "a person is not a service account"
+    );
+}
+
+#[test]
+fn everyone_is_authenticated_except_anonymous_and_masters_are_admins() {
+    let p = load_str(&format!("{SECRET_READER}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: everyone\nsubjects: [{{kind: Group, name: \"system:authenticated\", apiGroup: rbac.authorization.k8s.io}}]\nroleRef: {{kind: ClusterRole, name: secret-reader, apiGroup: rbac.authorization.k8s.io}}\n"));
+    assert!(p.can(&user("anyone"), &req("get", "", "secrets", Some("x"))).is_some());
+    assert!(p.can(&user("system:anonymous"), &req("get", "", "secrets", Some("x"))).is_none());
+    let master = Identity::new("root", &["system:masters".into()]);
+    assert!(
+        p.can(&master, &req("escalate", "rbac.authorization.k8s.io", "clusterroles", None)).is_some(),
+        "cluster-admin allows everything"
+    );
+}
+
+#[test]
+fn who_can_lists_subjects_and_where() {
+    let p = load_str(POD_READER);
+    let all = p.who_can(&req("get", "", "pods", None));
+    let names: Vec<String> =
+        all.iter().map(|a| format!("{} @ {}", a.holder, a.namespace.as_deref().unwrap_or("*"))).collect();
+    assert_eq!(names, ["Group system:masters @ *", "User jane @ default"]);
+    assert!(
+        p.who_can(&req("get", "", "pods", Some("kube-system"))).iter().all(|a| a.namespace.is_none()),
+        "only cluster-wide grants there"
+    );
+}
+
+#[test]
+fn resources_resolve_like_kubectl() {
+    let mut r = Resources::builtin();
+    r.add("example.com", "widgets", false);
+    assert_eq!(r.resolve("widgets").unwrap(), ("example.com".into(), "widgets".into(), None));
+    assert_eq!(r.resolve("pods/log").unwrap(), ("".into(), "pods".into(), Some("log".into())));
+    assert_eq!(
+        r.resolve("deployments.apps/scale").unwrap(),
+        ("apps".into(), "deployments".into(), Some("scale".into()))
+    );
+    r.add("other.io", "widgets", false);
+    assert!(r.resolve("widgets").unwrap_err().contains("ambiguous"));
+    assert!(r.resolve("gizmos").unwrap_err().contains("<plural>.<group>"));
+}
