@@ -158,7 +158,18 @@ pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
         }
     }
     for config in configs {
+        let before = plan.patches.clone();
         plan_one(config, objects, &mut plan);
+        for (i, _) in before.iter().filter(|(i, p)| plan.patches.get(i) != Some(p)) {
+            plan.results.push(
+                Finding::error(format!(
+                    "two configs change this object (the second is RBACConfig {:?}); give each extension its own APIs with spec.apis",
+                    config.name
+                ))
+                .on(&objects[*i].object_ref())
+                .in_file(objects[*i].file.as_ref()),
+            );
+        }
     }
     check_conflicts(objects, &mut plan);
     if plan.has_errors() {
@@ -808,6 +819,25 @@ fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
                 ))
                 .on(&existing.object_ref())
                 .in_file(existing.file.as_ref()),
+            );
+        }
+    }
+    // Two configs generating the same object (both selected one API).
+    let mut generated: BTreeMap<(String, Option<String>, String), &Generated> = BTreeMap::new();
+    for g in &plan.generated {
+        let r = g.object.object_ref();
+        if let Some(first) = generated.insert((r.kind.clone(), r.namespace.clone(), r.name.clone()), g) {
+            let ext = |g: &Generated| {
+                g.object.metadata().labels.as_ref().and_then(|l| l.get(EXTENSION_LABEL)).cloned().unwrap_or_default()
+            };
+            conflicts.push(
+                Finding::error(format!(
+                    "conflict: extensions {:?} and {:?} would both generate {}; select each API in one config only (spec.apis)",
+                    ext(first),
+                    ext(g),
+                    describe_generated(&g.object)
+                ))
+                .on(&r),
             );
         }
     }

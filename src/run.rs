@@ -35,10 +35,12 @@ const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.
 /// KRM function mode: a `ResourceList` in, a `ResourceList` out.
 pub fn function(input: &str) -> Outcome {
     let normalized: String;
+    let mut reserialised = false;
     let list = match yaml::split_list(input) {
         Ok(Some(list)) => list,
         Ok(None) => match yaml::normalize(input) {
             Ok(text) => {
+                reserialised = true;
                 normalized = text;
                 match yaml::split_list(&normalized) {
                     Ok(Some(list)) => list,
@@ -67,10 +69,15 @@ pub fn function(input: &str) -> Outcome {
     let mut results = Vec::new();
     let objects = read_objects(&list.items, |c, _| c.header.file_ref(), &mut results);
     let config = function_config(&list, &mut results);
-    let plan = match config {
+    let mut plan = match config {
         Some(config) if results.is_empty() => plan(&[config], &objects),
         _ => Plan { results, ..Plan::default() },
     };
+    if reserialised {
+        plan.results.push(Finding::info(
+            "the ResourceList was not in block style (JSON, or items in flow style), so it was re-serialised as block YAML; comments in it are lost",
+        ));
+    }
     let code = exit_code(&plan.results);
     match write_list(&list, &plan) {
         Ok(stdout) => Outcome { stdout, stderr: stderr_lines(&plan.results), code },
@@ -368,8 +375,8 @@ fn write_list(list: &ListText<'_>, plan: &Plan) -> Result<String, String> {
             out.push_str("items: []\n");
         } else {
             push_line(out, head);
-            out.push_str(&kept);
-            out.push_str(&generated);
+            push_line(out, &kept);
+            push_line(out, &generated);
         }
     };
     let mut out = String::with_capacity(list.preamble.len() + kept.len() + generated.len() + 4096);

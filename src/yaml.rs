@@ -323,6 +323,15 @@ pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
         }
     }
 
+    let mut seen_keys = BTreeSet::new();
+    for (key, at) in &key_starts {
+        if !seen_keys.insert(key.as_str()) {
+            return Err(YamlError {
+                message: format!("the ResourceList has the key {key:?} twice"),
+                pos: Pos { line: LineCounter::default().line_at(src, *at), col: 1 },
+            });
+        }
+    }
     let first_key = key_starts.first().map_or(doc_end, |k| k.1);
     list.preamble = &src[..first_key];
     let ends: Vec<usize> = key_starts.iter().skip(1).map(|k| k.1).chain([doc_end]).collect();
@@ -493,6 +502,8 @@ struct MapLayout {
     block: bool,
     /// Each entry's key and where its key starts.
     entries: Vec<(String, usize)>,
+    /// Where each entry's value ends (parallel to `entries`).
+    value_ends: Vec<usize>,
     /// Where the map ends (the start of whatever follows it).
     end: usize,
 }
@@ -509,10 +520,19 @@ struct MetaLayout {
 /// Where to insert an entry with `key` among `entries` so that sorted maps stay
 /// sorted: before the first greater key, or at `end`.
 fn sorted_position(text: &str, entries: &[(String, usize)], key: &str, end: usize) -> usize {
-    entries
-        .iter()
-        .find(|(k, _)| k.as_str() > key)
-        .map_or(line_start_at_or_after(text, end), |(_, at)| line_start(text, *at))
+    let Some((_, next)) = entries.iter().find(|(k, _)| k.as_str() > key) else {
+        return line_start_at_or_after(text, end);
+    };
+    // Comment lines right above a key belong to it: the new entry goes above them.
+    let mut at = line_start(text, *next);
+    while at > 0 {
+        let prev = line_start(text, at - 1);
+        if !text[prev..at].trim_start().starts_with('#') {
+            break;
+        }
+        at = prev;
+    }
+    at
 }
 
 fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
@@ -563,6 +583,10 @@ fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
                     map.entries.push((key.to_string(), at));
                 }
             }
+        } else if let (Step::Value(_), true) = (&step, depth == base + 3) {
+            if let Some(map) = open_map.as_ref().and_then(|k| layout.maps.get_mut(k)) {
+                map.value_ends.push(offset(&span.end, text));
+            }
         }
     }
     Some(layout)
@@ -572,7 +596,7 @@ fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
 /// otherwise the item alone re-serialised (losing its comments).
 pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Result<String, String> {
     use crate::model::Edit;
-    if let Some(text) = edit_metadata(chunk, patch) {
+    if let Some(text) = edit_metadata(chunk, patch).filter(|t| edited_as_planned(chunk, patch, t)) {
         return Ok(text);
     }
     let mut value: serde_json::Value = parse_item(chunk).map_err(|e| e.message)?;
@@ -613,6 +637,44 @@ pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Resul
     })
 }
 
+/// Reads the edited text back and checks that its labels and annotations are
+/// exactly the planned ones: line edits are placed by position, and a layout
+/// they misjudge must not reach the output.
+fn edited_as_planned(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch, edited: &str) -> bool {
+    use crate::model::Edit;
+    let apply = |map: &BTreeMap<String, String>, edits: &[Edit]| {
+        let mut map = map.clone();
+        for e in edits {
+            match e {
+                Edit::Remove(k) => {
+                    map.remove(k);
+                }
+                Edit::Set(k, v) => {
+                    map.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        map
+    };
+    let header = match chunk.layout {
+        Layout::Document => split_documents(edited).ok().and_then(|d| (d.len() == 1).then(|| d[0].header.clone())),
+        Layout::SeqEntry { .. } => {
+            let list = format!("items:\n{edited}");
+            split_list(&list).ok().flatten().and_then(|l| (l.items.len() == 1).then(|| l.items[0].header.clone()))
+        }
+    };
+    let Some(header) = header else { return false };
+    let mut rest_before = chunk.header.clone();
+    let mut rest_after = header.clone();
+    for h in [&mut rest_before, &mut rest_after] {
+        h.labels.clear();
+        h.annotations.clear();
+    }
+    rest_before == rest_after
+        && header.labels == apply(&chunk.header.labels, &patch.labels)
+        && header.annotations == apply(&chunk.header.annotations, &patch.annotations)
+}
+
 /// Applies label and annotation edits to one item's text as whole-line edits,
 /// so that everything else (comments, order, quoting) stays as it was, and an
 /// edit undone later restores the original bytes. `None` when the metadata is
@@ -629,7 +691,8 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
     }
     // (start, end, replacement), applied from the end backwards.
     let mut splices: Vec<(usize, usize, String)> = Vec::new();
-    for (map_key, edits) in [("labels", &patch.labels), ("annotations", &patch.annotations)] {
+    // In metadata's sorted order, so that insertions at one place come out sorted.
+    for (map_key, edits) in [("annotations", &patch.annotations), ("labels", &patch.labels)] {
         if edits.is_empty() {
             continue;
         }
@@ -652,18 +715,18 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
         };
         match layout.maps.get(map_key) {
             Some(map) => {
-                if !map.block || map.entries.is_empty() {
-                    return None;
+                if !map.block || map.entries.is_empty() || map.value_ends.len() != map.entries.len() {
+                    return None; // flow style, or a value that is not a scalar
                 }
-                let map_end = line_start_at_or_after(text, map.end);
+                // An entry is its lines up to the end of its value's line; comments on
+                // the lines after it belong to what follows.
+                let ends: Vec<usize> = map.value_ends.iter().map(|&e| line_end_after(text, e)).collect();
                 let remaining = map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).count();
                 if remaining == 0 && sets.is_empty() {
-                    splices.push((map.key_line, map_end, String::new()));
+                    splices.push((map.key_line, *ends.last()?, String::new()));
                     continue;
                 }
-                let ends: Vec<usize> =
-                    map.entries.iter().skip(1).map(|(_, at)| line_start(text, *at)).chain([map_end]).collect();
-                for ((key, at), end) in map.entries.iter().zip(ends) {
+                for ((key, at), end) in map.entries.iter().zip(ends.iter().copied()) {
                     let start = line_start(text, *at);
                     if !text[start..*at].trim().is_empty() {
                         return None;
@@ -675,14 +738,15 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
                 let col = map.entries.first().map(|(_, at)| *at - line_start(text, *at))?;
                 let kept: Vec<(String, usize)> =
                     map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).cloned().collect();
+                let last_end = *ends.last()?;
                 for (k, v) in &sets {
-                    let at = sorted_position(text, &kept, k, map.end);
+                    let at = sorted_position(text, &kept, k, last_end);
                     splices.push((at, at, line(col, k, v)?));
                 }
             }
             None if sets.is_empty() => {}
             None => {
-                let at = sorted_position(text, &layout.keys, map_key, layout.end);
+                let at = sorted_position(text, &layout.keys, map_key, line_start_at_or_after(text, layout.end));
                 let mut block = format!("{}{map_key}:\n", " ".repeat(meta_col));
                 for (k, v) in &sets {
                     block.push_str(&line(meta_col + 2, k, v)?);
@@ -702,7 +766,12 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
         if *end > floor {
             return None; // overlapping edits: not a layout this handles
         }
-        out.replace_range(*start..*end, replacement);
+        // Inserting after a last line without its newline: end that line first.
+        if !replacement.is_empty() && *start == text.len() && !text.ends_with('\n') {
+            out.replace_range(*start..*end, &format!("\n{replacement}"));
+        } else {
+            out.replace_range(*start..*end, replacement);
+        }
         floor = *start;
     }
     Some(out)
@@ -932,6 +1001,14 @@ fn relative(ranges: Vec<Range<usize>>, chunk: Range<usize>) -> Vec<Range<usize>>
         .collect()
 }
 
+/// The start of the line after the one holding `at` (or the end of the text).
+fn line_end_after(src: &str, at: usize) -> usize {
+    if at > 0 && src.as_bytes().get(at - 1) == Some(&b'\n') {
+        return at;
+    }
+    src[at..].find('\n').map_or(src.len(), |i| at + i + 1)
+}
+
 /// Line numbers of increasing offsets, counted once over the text.
 #[derive(Default)]
 struct LineCounter {
@@ -965,8 +1042,12 @@ fn dash_line(src: &str, node: usize) -> Option<usize> {
     while ls > 0 {
         let prev = line_start(src, ls - 1);
         let line = src[prev..ls].trim();
-        if line == "-" || line.starts_with("- #") {
-            return Some(prev);
+        // `-` alone on its line, or followed by a comment, an anchor or a tag.
+        if let Some(rest) = line.strip_prefix('-') {
+            let rest = rest.trim_start();
+            if rest.is_empty() || (rest.len() < line.len() - 1 && rest.starts_with(['#', '&', '!'])) {
+                return Some(prev);
+            }
         }
         if !(line.is_empty() || line.starts_with('#')) {
             return None;

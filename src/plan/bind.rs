@@ -15,7 +15,7 @@ use crate::report::Finding;
 use super::{metadata, name_parts, Api, ApiSource, Object};
 
 /// The roles a binding of `role` grants: editors also read, and everyone bound
-/// can read the API's CRD (so `kubectl explain` works).
+/// can read the API's CRD object (versions, schema, printer columns).
 fn implied(role: RoleKind) -> Vec<RoleKind> {
     match role {
         RoleKind::Edit => vec![RoleKind::Edit, RoleKind::View],
@@ -128,7 +128,7 @@ pub fn bindings(
     if crdview_missing && apis.iter().any(|a| a.source == ApiSource::Crd) {
         results.push(
             Finding::warning(
-                "spec.roles leaves out view-crdview: bound subjects can use the APIs but cannot read their CRDs (kubectl explain will fail)",
+                "spec.roles leaves out view-crdview: bound subjects can use the APIs but cannot read their CustomResourceDefinition objects (kubectl get crd, and consoles that show an API's versions and schema from it)",
             )
             .on(&cfg)
             .at("spec.roles"),

@@ -41,10 +41,10 @@ pub fn classify(rules: &[RuleView], apis: &[Api]) -> Grants {
         match about[..] {
             [i] if only(rule, &apis[i]) => {
                 api_rules.insert(i);
-                if rule.resources.contains(&apis[i].plural) {
-                    on_main = true;
-                    verbs.extend(rule.verbs.iter().map(String::as_str));
-                }
+                on_main |= rule.resources.contains(&apis[i].plural);
+                // Subresource verbs count too: a role is never classed below
+                // anything it grants.
+                verbs.extend(rule.verbs.iter().map(String::as_str));
             }
             _ => exclusive = false,
         }
@@ -265,8 +265,16 @@ pub fn label_patches(
         match (config.mode, adopted.get(&i)) {
             (Mode::Aggregate, Some(role)) => {
                 let key = format!("{AGGREGATE_PREFIX}{}", role.aggregates_to());
-                if original.get(&key).map(String::as_str) != Some("true") {
-                    wanted.added.insert(key, "true".into());
+                match original.get(&key).map(String::as_str) {
+                    Some("true") => {}
+                    // Another value is replaced, and recorded so that it comes back.
+                    Some(other) => {
+                        wanted.removed.insert(key.clone(), other.to_string());
+                        wanted.added.insert(key, "true".into());
+                    }
+                    None => {
+                        wanted.added.insert(key, "true".into());
+                    }
                 }
             }
             (Mode::Bind | Mode::Unmanaged, _) if touches && !aggregation.is_empty() => {
