@@ -2,7 +2,8 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use olm_rbac::access::commands::{self, CanI, Format};
 use olm_rbac::run::{self, Outcome, Source};
 
 const EXAMPLES: &str = "\
@@ -15,6 +16,12 @@ Examples:
 
   # As a Helm post-renderer step
   helm template my-release chart/ | olm-rbac render --config rbac.yaml -
+
+  # Before anything reaches a cluster: who may do what with the rendered RBAC
+  olm-rbac render examples/bind/ examples/guestbook/manifests > rendered.yaml
+  olm-rbac can-i create guestbooks -n team-a --as alice --as-group team-a-devs -f rendered.yaml
+  olm-rbac who-can delete guestbooks.webapp.example.com -f rendered.yaml
+  olm-rbac report --format markdown -f rendered.yaml
 ";
 
 /// Renders user-facing RBAC (per-API admin/edit/view ClusterRoles) for the
@@ -46,6 +53,68 @@ enum Command {
     /// Print the JSON Schema of RBACConfig, for editor validation, e.g. with
     /// `# yaml-language-server: $schema=rbacconfig.schema.json` in the config.
     Schema,
+    /// Answer `kubectl auth can-i` from rendered manifests, without a cluster:
+    /// prints yes (exit 0) or no (exit 1); exit 2 on unreadable input.
+    #[command(name = "can-i")]
+    CanI {
+        /// get, list, watch, create, update, patch, delete, deletecollection, or *
+        verb: String,
+        /// plural, plural.group, or either with /subresource (pods/log)
+        resource: String,
+        /// An object name, for rules with resourceNames.
+        name: Option<String>,
+        /// The namespace to ask about; without it, cluster-wide.
+        #[arg(short = 'n', long)]
+        namespace: Option<String>,
+        /// The user, e.g. alice or system:serviceaccount:ci:deployer.
+        #[arg(long = "as", value_name = "USER")]
+        user: String,
+        /// A group of the user (repeatable); system:authenticated is implied.
+        #[arg(long = "as-group", value_name = "GROUP")]
+        groups: Vec<String>,
+        /// Manifests: files, directories, - for stdin (repeatable; default stdin).
+        #[arg(short = 'f', long = "filename", value_name = "PATH")]
+        files: Vec<PathBuf>,
+        /// Print the chain that grants it: binding, role, aggregated roles, rule.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// List every subject that may make a request, where, and through what.
+    #[command(name = "who-can")]
+    WhoCan {
+        verb: String,
+        resource: String,
+        /// Only grants that apply in this namespace; without it, everywhere.
+        #[arg(short = 'n', long)]
+        namespace: Option<String>,
+        #[arg(short = 'f', long = "filename", value_name = "PATH")]
+        files: Vec<PathBuf>,
+    },
+    /// Per extension, who holds admin, edit and view on each API, and where;
+    /// and which APIs only cluster-admins can use.
+    Report {
+        #[arg(short = 'f', long = "filename", value_name = "PATH")]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+        format: ReportFormat,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    Table,
+    Markdown,
+    Json,
+}
+
+/// Reads `-f` arguments (stdin when there are none).
+fn read_all(files: &[PathBuf]) -> Result<Vec<Source>, String> {
+    let files = if files.is_empty() { vec![PathBuf::from("-")] } else { files.to_vec() };
+    let mut sources = Vec::new();
+    for f in &files {
+        sources.extend(read_path(f)?);
+    }
+    Ok(sources)
 }
 
 fn main() -> ExitCode {
@@ -83,6 +152,37 @@ fn main() -> ExitCode {
             run::render(&inputs, &configs)
         }
         Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
+        Some(Command::CanI { verb, resource, name, namespace, user, groups, files, explain }) => match read_all(&files)
+        {
+            Ok(inputs) => commands::can_i(
+                &inputs,
+                &CanI {
+                    verb: &verb,
+                    resource: &resource,
+                    name: name.as_deref(),
+                    namespace: namespace.as_deref(),
+                    user: &user,
+                    groups: &groups,
+                    explain,
+                },
+            ),
+            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
+        },
+        Some(Command::WhoCan { verb, resource, namespace, files }) => match read_all(&files) {
+            Ok(inputs) => commands::who_can(&inputs, &verb, &resource, namespace.as_deref()),
+            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
+        },
+        Some(Command::Report { files, format }) => match read_all(&files) {
+            Ok(inputs) => commands::report(
+                &inputs,
+                match format {
+                    ReportFormat::Table => Format::Table,
+                    ReportFormat::Markdown => Format::Markdown,
+                    ReportFormat::Json => Format::Json,
+                },
+            ),
+            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
+        },
     };
     emit(&outcome)
 }
@@ -98,8 +198,12 @@ fn emit(outcome: &Outcome) -> ExitCode {
 }
 
 fn fail(message: &str) -> ExitCode {
+    fail_with(message, 1)
+}
+
+fn fail_with(message: &str, code: i32) -> ExitCode {
     eprintln!("error: {message}");
-    ExitCode::from(1)
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 fn read_stdin() -> std::io::Result<String> {

@@ -510,3 +510,62 @@ fn helm_post_renderer_appends_rbac_to_the_stream() {
     assert!(stdout.contains("# Source: guestbook-operator/templates/deployment.yaml\n"), "comments survive");
     assert_eq!(kinds(&stdout).get("ClusterRole"), Some(&8), "no CSV: every CRD gets roles");
 }
+
+/// The access commands on the Bind example's rendered output, as a reviewer
+/// would run them on a pull request.
+#[test]
+fn can_i_who_can_and_report_on_rendered_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rendered = tmp.path().join("rendered.yaml");
+    let out = Command::new(BIN)
+        .args([
+            "render",
+            repo("examples/bind").to_str().unwrap(),
+            repo("examples/guestbook/manifests").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::fs::write(&rendered, &out.stdout).unwrap();
+    let f = rendered.to_str().unwrap();
+    let can_i = |args: &[&str]| Command::new(BIN).arg("can-i").args(args).args(["-f", f]).output().unwrap();
+
+    let yes = can_i(&["create", "guestbooks", "-n", "team-a", "--as", "bob", "--as-group", "team-a-devs", "--explain"]);
+    assert_eq!(yes.status.code(), Some(0));
+    let explained = text(&yes.stdout);
+    assert!(explained.starts_with("yes\n  RoleBinding team-a/guestbook-guestbooks.webapp.example.com-edit → guestbooks.webapp.example.com-edit → rule verbs=[create,update,patch,delete]"), "{explained}");
+
+    let no = can_i(&["create", "guestbooks", "-n", "team-b", "--as", "bob", "--as-group", "team-a-devs"]);
+    assert_eq!((no.status.code(), text(&no.stdout).as_str()), (Some(1), "no\n"));
+    let sa = can_i(&[
+        "update",
+        "guestbooks.webapp.example.com",
+        "-n",
+        "team-a-staging",
+        "--as",
+        "system:serviceaccount:ci:deployer",
+    ]);
+    assert_eq!(sa.status.code(), Some(0), "the selector picked team-a-staging for the ServiceAccount");
+    let bad = can_i(&["get", "gizmos", "--as", "bob"]);
+    assert_eq!(bad.status.code(), Some(2), "unknown resource is an input error, not a no");
+    assert!(text(&bad.stderr).contains("<plural>.<group>"));
+
+    let who = Command::new(BIN).args(["who-can", "delete", "guestbookthemes", "-f", f]).output().unwrap();
+    let listing = text(&who.stdout);
+    assert!(listing.contains("User alice@example.com") && listing.contains("cluster-wide"), "{listing}");
+    assert!(!listing.contains("team-a-devs"), "namespaced bindings cannot reach the cluster-scoped themes: {listing}");
+
+    let md = Command::new(BIN).args(["report", "--format", "markdown", "-f", f]).output().unwrap();
+    let report = text(&md.stdout);
+    assert!(
+        report.contains("### extension guestbook\n\n| API | admin | edit | view |\n|---|---|---|---|\n"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| `guestbookthemes.webapp.example.com` | User alice@example.com (cluster-wide) |"),
+        "{report}"
+    );
+    let json = Command::new(BIN).args(["report", "--format", "json", "-f", f]).output().unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["extensions"][0]["extension"], "guestbook");
+}

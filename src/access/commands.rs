@@ -1,0 +1,163 @@
+//! `can-i`, `who-can` and `report`: the access checks as commands, returning
+//! what to print and the exit code.
+
+use super::{load, matrix, Identity, Policy, Request};
+use crate::run::{Outcome, Source};
+
+/// Exit code for a broken input, apart from can-i's "no" (1).
+pub const INPUT_ERROR: i32 = 2;
+
+fn fail(message: String) -> Outcome {
+    Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code: INPUT_ERROR }
+}
+
+fn policy(inputs: &[Source]) -> Result<Policy, Outcome> {
+    load(inputs).map_err(|errors| fail(errors.join("\nerror: ")))
+}
+
+/// Builds a request as kubectl does: `RESOURCE` is `plural`, `plural.group`
+/// or either with `/subresource`; a namespace is ignored for cluster-scoped
+/// resources.
+fn request(
+    policy: &Policy,
+    verb: &str,
+    resource: &str,
+    name: Option<&str>,
+    namespace: Option<&str>,
+) -> Result<Request, Outcome> {
+    let (group, plural, subresource) = policy.resources.resolve(resource).map_err(fail)?;
+    let cluster = policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
+    Ok(Request {
+        verb: verb.to_string(),
+        group,
+        resource: plural,
+        subresource,
+        name: name.map(String::from),
+        namespace: if cluster { None } else { namespace.map(String::from) },
+    })
+}
+
+pub struct CanI<'a> {
+    pub verb: &'a str,
+    pub resource: &'a str,
+    pub name: Option<&'a str>,
+    pub namespace: Option<&'a str>,
+    pub user: &'a str,
+    pub groups: &'a [String],
+    pub explain: bool,
+}
+
+/// `yes` (exit 0) or `no` (exit 1); with `explain`, the granting chain.
+pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
+    let policy = match policy(inputs) {
+        Ok(p) => p,
+        Err(o) => return o,
+    };
+    let req = match request(&policy, q.verb, q.resource, q.name, q.namespace) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let who = Identity::new(q.user, q.groups);
+    match policy.can(&who, &req) {
+        Some(grant) => {
+            let mut stdout = String::from("yes\n");
+            if q.explain {
+                stdout.push_str(&format!("  {grant}\n"));
+                if policy
+                    .cluster_roles
+                    .get(grant.roles.first().map(String::as_str).unwrap_or_default())
+                    .is_some_and(|r| r.builtin)
+                {
+                    stdout.push_str("  (the built-in role is modelled through aggregation only)\n");
+                }
+            }
+            Outcome { stdout, stderr: String::new(), code: 0 }
+        }
+        None => {
+            let mut stdout = String::from("no\n");
+            if q.explain {
+                let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
+                stdout.push_str(&format!(
+                    "  no binding in the input grants {} on {} {} to user {:?} (groups: {})\n",
+                    req.verb,
+                    describe_resource(&req),
+                    req.namespace.as_deref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}")),
+                    who.user,
+                    groups.join(", ")
+                ));
+            }
+            Outcome { stdout, stderr: String::new(), code: 1 }
+        }
+    }
+}
+
+fn describe_resource(req: &Request) -> String {
+    let mut r = if req.group.is_empty() { req.resource.clone() } else { format!("{}.{}", req.resource, req.group) };
+    if let Some(sub) = &req.subresource {
+        r.push('/');
+        r.push_str(sub);
+    }
+    if let Some(name) = &req.name {
+        r.push_str(&format!(" {name:?}"));
+    }
+    r
+}
+
+/// Every subject that may make the request, where, and through what.
+pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<&str>) -> Outcome {
+    let policy = match policy(inputs) {
+        Ok(p) => p,
+        Err(o) => return o,
+    };
+    let req = match request(&policy, verb, resource, None, namespace) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let rows: Vec<[String; 3]> = policy
+        .who_can(&req)
+        .into_iter()
+        .map(|a| {
+            let place = match (&a.holder, &a.namespace) {
+                (super::Holder::RoleHolders(_), _) => "where bound".to_string(),
+                (_, None) => "cluster-wide".to_string(),
+                (_, Some(ns)) => ns.clone(),
+            };
+            [a.holder.to_string(), place, a.grant.to_string()]
+        })
+        .collect();
+    let header = ["SUBJECT".to_string(), "WHERE".into(), "GRANTED BY".into()];
+    let widths: Vec<usize> =
+        (0..2).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
+    let mut stdout = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        stdout.push_str(&format!("{:<w0$}  {:<w1$}  {}\n", row[0], row[1], row[2], w0 = widths[0], w1 = widths[1]));
+    }
+    Outcome { stdout, stderr: String::new(), code: 0 }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Json,
+}
+
+/// The access matrix per extension.
+pub fn report(inputs: &[Source], format: Format) -> Outcome {
+    let policy = match policy(inputs) {
+        Ok(p) => p,
+        Err(o) => return o,
+    };
+    let r = matrix::build(&policy);
+    let stdout = match format {
+        Format::Table => matrix::table(&r),
+        Format::Markdown => matrix::markdown(&r),
+        Format::Json => serde_json::to_string_pretty(&r)
+            .map(|mut s| {
+                s.push('\n');
+                s
+            })
+            .unwrap_or_default(),
+    };
+    Outcome { stdout, stderr: String::new(), code: 0 }
+}
