@@ -38,8 +38,8 @@ pub struct BindingDef {
     pub builtin: bool,
 }
 
-/// Where a namespaced request is asked about: one namespace, or across all of
-/// them (which only cluster-wide grants answer).
+/// A request, as the API server's authorizer sees it. `namespace: None` asks
+/// cluster-wide (which only ClusterRoleBindings answer).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     pub verb: String,

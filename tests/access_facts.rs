@@ -34,27 +34,11 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: admin}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice@example.com}]
 ";
 
-const NAMESPACES: &str = "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {tenant: a}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: team-a-staging, labels: {tenant: a, stage: staging}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: team-b, labels: {tenant: b}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: \"no\"}\n";
-
 /// Bind mode as an isolating cluster would use it: bundle roles' own
 /// aggregation labels stripped, so only these bindings grant access.
-const BIND: &str = "  mode: Bind
-  stripBundleAggregation: true
-  bindings:
-  - role: edit
-    subjects:
-    - {kind: Group, name: team-a-devs}
-    - {kind: User, name: alice@example.com}
-    - {kind: ServiceAccount, name: ci, namespace: ci}
-    namespaces: [team-a, \"no\"]
-  - role: view
-    subjects: [{kind: Group, name: auditors}]
-    namespaceSelector:
-      matchLabels: {tenant: a}
-      matchExpressions: [{key: stage, operator: DoesNotExist}]
-  - role: view
-    subjects: [{kind: Group, name: \"on\"}]
-";
+fn bind() -> String {
+    bind_spec(true)
+}
 
 const VERBS: [&str; 8] = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
 const PLACES: [Option<&str>; 5] = [None, Some("team-a"), Some("team-a-staging"), Some("team-b"), Some("no")];
@@ -152,7 +136,7 @@ fn allows(facts: &[String], who: &str, api: &str, place: &str, verb: &str) -> bo
 #[test]
 fn bind_mode_grants_exactly_what_the_config_says() {
     for bundle in ["cert-manager-1.16.5", "memcached-operator-0.0.1"] {
-        let policy = rendered_policy(bundle, BIND);
+        let policy = rendered_policy(bundle, &bind());
         let facts = check_golden(&format!("{bundle}-bind"), &policy);
         let api =
             if bundle.starts_with("cert") { "certificates.cert-manager.io" } else { "memcacheds.cache.example.com" };
@@ -191,7 +175,7 @@ fn bind_mode_grants_exactly_what_the_config_says() {
         assert!(!facts.iter().any(|f| f.starts_with("nobody |")), "{bundle}: nobody gets nothing");
     }
     // cert-manager's cluster-scoped clusterissuers: the namespaced bindings skip it.
-    let facts = facts(&rendered_policy("cert-manager-1.16.5", BIND));
+    let facts = facts(&rendered_policy("cert-manager-1.16.5", &bind()));
     assert!(
         !facts.iter().any(|f| f.starts_with("dev (team-a-devs) | clusterissuers")),
         "a RoleBinding cannot grant it"

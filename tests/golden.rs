@@ -19,29 +19,6 @@ fn extension(bundle: &str) -> &str {
     bundle.rsplit_once('-').map_or(bundle, |(name, _)| name)
 }
 
-/// Namespaces for the selector cases, including one named `no`, which YAML 1.1
-/// reads as a boolean.
-const NAMESPACES: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n  labels:\n    tenant: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a-staging\n  labels:\n    tenant: a\n    stage: staging\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-b\n  labels:\n    tenant: b\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"no\"\n";
-
-const BIND: &str = "  mode: Bind
-  bindings:
-  - role: edit
-    subjects:
-    - {kind: Group, name: team-a-devs}
-    - {kind: User, name: alice@example.com}
-    - {kind: ServiceAccount, name: ci, namespace: ci}
-    - {kind: Group, name: team-a-devs}
-    namespaces: [team-a, \"no\"]
-  - role: view
-    subjects: [{kind: Group, name: auditors}]
-    namespaceSelector:
-      matchLabels: {tenant: a}
-      matchExpressions:
-      - {key: stage, operator: DoesNotExist}
-  - role: view
-    subjects: [{kind: Group, name: \"on\"}]
-";
-
 /// Renders a bundle (plus `extra` documents) and returns the golden text, after
 /// checking that every document it did not patch passed through byte for byte.
 fn golden_text(bundle: &str, spec: &str, extra: &str) -> String {
@@ -110,7 +87,9 @@ fn bind_mode_on_bundles_with_roles_and_cluster_scoped_apis() {
     check(
         ["argocd-operator-0.19.0", "memcached-operator-0.0.1", "cert-manager-1.16.5"]
             .into_iter()
-            .map(|b| (golden_dir().join("bind").join(format!("{b}.yaml")), golden_text(b, BIND, NAMESPACES)))
+            .map(|b| {
+                (golden_dir().join("bind").join(format!("{b}.yaml")), golden_text(b, &bind_spec(false), NAMESPACES))
+            })
             .collect(),
     );
 }
@@ -131,11 +110,11 @@ fn unmanaged_generates_nothing_for_any_bundle_and_says_so() {
 #[test]
 fn render_is_idempotent_on_every_bundle() {
     for bundle in bundle_names() {
-        for spec in ["  mode: Aggregate\n", BIND] {
+        for spec in ["  mode: Aggregate\n".to_string(), bind_spec(false)] {
             let docs = docs_of(&bundle);
             let inputs: Vec<Source> =
                 docs.iter().map(|d| Source { name: "doc.yaml".into(), text: d.clone() }).collect();
-            let cfg = || Source { name: "rbac.yaml".into(), text: config(extension(&bundle), spec) };
+            let cfg = || Source { name: "rbac.yaml".into(), text: config(extension(&bundle), &spec) };
             let first = render(&inputs, &[cfg()]);
             assert_eq!(first.code, 0, "{bundle}: {}", first.stderr);
             let again = render(&[Source { name: "-".into(), text: first.stdout.clone() }], &[cfg()]);

@@ -117,3 +117,32 @@ pub fn assert_same_text(actual: &str, expected: &str, what: &str) {
         None => panic!("{what}: one text is a prefix of the other ({} vs {} bytes)", actual.len(), expected.len()),
     }
 }
+
+/// Namespaces for the selector cases, including one named `no`, which YAML 1.1
+/// reads as a boolean.
+pub const NAMESPACES: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n  labels:\n    tenant: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a-staging\n  labels:\n    tenant: a\n    stage: staging\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-b\n  labels:\n    tenant: b\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"no\"\n";
+
+/// A Bind config with cluster-wide, namespaced (including the namespace `no`)
+/// and selector bindings, a duplicate subject, and a group called `on`.
+pub fn bind_spec(strip_bundle_aggregation: bool) -> String {
+    let strip = if strip_bundle_aggregation { "  stripBundleAggregation: true\n" } else { "" };
+    format!("  mode: Bind\n{strip}{}", BIND_BINDINGS)
+}
+
+const BIND_BINDINGS: &str = "  bindings:
+  - role: edit
+    subjects:
+    - {kind: Group, name: team-a-devs}
+    - {kind: User, name: alice@example.com}
+    - {kind: ServiceAccount, name: ci, namespace: ci}
+    - {kind: Group, name: team-a-devs}
+    namespaces: [team-a, \"no\"]
+  - role: view
+    subjects: [{kind: Group, name: auditors}]
+    namespaceSelector:
+      matchLabels: {tenant: a}
+      matchExpressions:
+      - {key: stage, operator: DoesNotExist}
+  - role: view
+    subjects: [{kind: Group, name: \"on\"}]
+";
