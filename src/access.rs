@@ -79,13 +79,20 @@ impl Identity {
         match subject.kind.as_str() {
             "User" => subject.name == self.user,
             "Group" => self.groups.contains(&subject.name),
-            "ServiceAccount" => {
-                let ns = subject.namespace.as_deref().or(binding_namespace).unwrap_or_default();
-                service_account(&self.user) == Some((ns, subject.name.as_str()))
-            }
+            "ServiceAccount" => match subject_namespace(subject, binding_namespace) {
+                Some(ns) => service_account(&self.user) == Some((ns, subject.name.as_str())),
+                None => false,
+            },
             _ => false,
         }
     }
+}
+
+/// A ServiceAccount subject's namespace: its own when set (an empty string
+/// counts as unset), else its RoleBinding's; a ClusterRoleBinding subject
+/// without one matches nobody.
+fn subject_namespace<'a>(subject: &'a Subject, binding_namespace: Option<&'a str>) -> Option<&'a str> {
+    subject.namespace.as_deref().filter(|ns| !ns.is_empty()).or(binding_namespace)
 }
 
 fn service_account(user: &str) -> Option<(&str, &str)> {
@@ -120,10 +127,13 @@ impl fmt::Display for Grant {
 
 pub fn describe_rule(rule: &PolicyRule) -> String {
     let list = |v: &Option<Vec<String>>| v.as_deref().map(|v| v.join(",")).unwrap_or_default();
+    // The core group is the empty string: show it as "".
+    let groups: Vec<&str> =
+        rule.api_groups.iter().flatten().map(|g| if g.is_empty() { "\"\"" } else { g.as_str() }).collect();
     let mut out = format!(
         "verbs=[{}] apiGroups=[{}] resources=[{}]",
         rule.verbs.join(","),
-        list(&rule.api_groups).replace("[]", "\"\""),
+        groups.join(","),
         list(&rule.resources)
     );
     if rule.resource_names.as_ref().is_some_and(|n| !n.is_empty()) {
@@ -193,7 +203,15 @@ impl Resources {
             Some((h, s)) => (h, Some(s.to_string())),
             None => (text, None),
         };
+        if head == "*" {
+            return Ok(("*".into(), "*".into(), sub));
+        }
         if let Some((plural, group)) = head.split_once('.') {
+            // kubectl also takes `plural.version.group` (deployments.v1.apps).
+            let group = match group.split_once('.') {
+                Some((version, rest)) if is_version(version) => rest,
+                _ => group,
+            };
             return Ok((group.to_string(), plural.to_string(), sub));
         }
         let matches: Vec<&(String, String)> = self.scope.keys().filter(|(_, p)| p == head).collect();
@@ -212,6 +230,18 @@ impl Resources {
             )),
         }
     }
+}
+
+/// `v1`, `v1beta2`, `v2alpha1`: an API version segment.
+fn is_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else { return false };
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let tail = &rest[digits..];
+    digits > 0
+        && (tail.is_empty()
+            || ["alpha", "beta"]
+                .iter()
+                .any(|p| tail.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))))
 }
 
 /// Everything the checks know: roles, bindings and resource scopes.
@@ -305,10 +335,12 @@ impl Policy {
         if !seen.insert(format!("{}/{}", role.namespace.as_deref().unwrap_or_default(), role.name)) {
             return;
         }
-        out.extend(role.rules.iter().map(|r| (path.clone(), r.clone())));
         if role.aggregation.is_empty() || role.namespace.is_some() {
+            out.extend(role.rules.iter().map(|r| (path.clone(), r.clone())));
             return;
         }
+        // The aggregation controller replaces an aggregating role's rules with
+        // those of the roles it selects; its own `rules` are not kept.
         for member in self.cluster_roles.values() {
             if member.name != role.name && role.aggregation.iter().any(|s| selects(s, &member.labels)) {
                 path.push(member.name.clone());
@@ -333,9 +365,13 @@ impl Policy {
         }
     }
 
-    /// Whether the request is cluster-scoped (unknown resources count as namespaced).
+    /// Whether the request is cluster-scoped (unknown resources count as
+    /// namespaced). A request for one Namespace object is made in that
+    /// namespace, so RoleBindings there apply to it, as on a cluster.
     fn cluster_scoped(&self, req: &Request) -> bool {
-        self.resources.cluster_scoped(&req.group, &req.resource).unwrap_or(false)
+        let own_namespace =
+            req.group.is_empty() && req.resource == "namespaces" && req.name.is_some() && req.name == req.namespace;
+        !own_namespace && self.resources.cluster_scoped(&req.group, &req.resource).unwrap_or(false)
     }
 
     /// Can a binding apply to this request at all, given its scope?
@@ -387,8 +423,13 @@ impl Policy {
             let Some(grant) = self.grants(b, &scoped).into_iter().next() else { continue };
             for s in &b.subjects {
                 let mut subject = s.clone();
-                if subject.kind == "ServiceAccount" && subject.namespace.is_none() {
-                    subject.namespace = b.namespace.clone();
+                // Written with or without apiGroup, a subject is the same subject.
+                subject.api_group = None;
+                if subject.kind == "ServiceAccount" {
+                    match subject_namespace(s, b.namespace.as_deref()) {
+                        Some(ns) => subject.namespace = Some(ns.to_string()),
+                        None => continue, // matches nobody
+                    }
                 }
                 out.push(Access {
                     holder: Holder::Subject(subject),
@@ -397,16 +438,15 @@ impl Policy {
                 });
             }
         }
-        let bound: BTreeSet<&str> = self.bindings.iter().filter(|b| !b.builtin).map(|b| b.role_name.as_str()).collect();
+        // Bindings to the built-in aggregated roles usually live on the cluster,
+        // not in the rendered output: say who they reach, whatever the input binds.
+        let cluster_only = self.cluster_scoped(req);
         for name in ["admin", "edit", "view"] {
             let Some(role) = self.cluster_roles.get(name) else { continue };
-            if bound.contains(name) {
-                continue;
-            }
             if let Some((roles, rule)) = self.effective_rules(role).into_iter().find(|(_, r)| rule_allows(r, req)) {
                 let binding = format!("any binding to ClusterRole {name}");
                 out.push(Access {
-                    holder: Holder::RoleHolders(name.to_string()),
+                    holder: Holder::RoleHolders { role: name.to_string(), cluster_only },
                     namespace: req.namespace.clone(),
                     grant: Grant { binding, roles, rule, namespace: req.namespace.clone() },
                 });
@@ -423,13 +463,18 @@ impl Policy {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Holder {
     Subject(Subject),
-    RoleHolders(String),
+    /// Whoever is bound to this built-in role; for a cluster-scoped request,
+    /// only through a ClusterRoleBinding.
+    RoleHolders {
+        role: String,
+        cluster_only: bool,
+    },
 }
 
 impl Holder {
     fn sort_key(&self) -> (u8, String, String, String) {
         match self {
-            Holder::RoleHolders(r) => (0, String::new(), String::new(), r.clone()),
+            Holder::RoleHolders { role, .. } => (0, String::new(), String::new(), role.clone()),
             Holder::Subject(s) => (1, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
         }
     }
@@ -438,7 +483,10 @@ impl Holder {
 impl fmt::Display for Holder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Holder::RoleHolders(r) => write!(f, "anyone bound to ClusterRole {r}"),
+            Holder::RoleHolders { role, cluster_only: false } => write!(f, "anyone bound to ClusterRole {role}"),
+            Holder::RoleHolders { role, cluster_only: true } => {
+                write!(f, "anyone bound to ClusterRole {role} by a ClusterRoleBinding")
+            }
             Holder::Subject(s) => match &s.namespace {
                 Some(ns) => write!(f, "{} {ns}/{}", s.kind, s.name),
                 None => write!(f, "{} {}", s.kind, s.name),
@@ -500,11 +548,8 @@ pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> b
             _ => false,
         }
     });
-    // An empty selector in an aggregation rule selects nothing, as the
-    // aggregation controller treats it.
-    let empty = selector.match_labels.as_ref().is_none_or(|m| m.is_empty())
-        && selector.match_expressions.as_ref().is_none_or(|m| m.is_empty());
-    !empty && labels_ok && exprs_ok
+    // An empty selector selects every ClusterRole, as Kubernetes reads it.
+    labels_ok && exprs_ok
 }
 
 // ---------------------------------------------------------------------------
@@ -524,7 +569,8 @@ pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
             }
         };
         for doc in docs {
-            let is_list = matches!(doc.header.kind.as_deref(), Some("ResourceList" | "List"));
+            // ResourceList, List, and typed lists such as ClusterRoleBindingList.
+            let is_list = doc.header.kind.as_deref().is_some_and(|k| k == "ResourceList" || k.ends_with("List"));
             if !is_list {
                 add(&mut policy, &doc, &input.name, &mut errors);
                 continue;

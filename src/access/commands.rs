@@ -26,7 +26,8 @@ fn request(
     namespace: Option<&str>,
 ) -> Result<Request, Outcome> {
     let (group, plural, subresource) = policy.resources.resolve(resource).map_err(fail)?;
-    let cluster = policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
+    let own_namespace = group.is_empty() && plural == "namespaces" && name.is_some() && name == namespace;
+    let cluster = !own_namespace && policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
     Ok(Request {
         verb: verb.to_string(),
         group,
@@ -63,10 +64,10 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
             let mut stdout = String::from("yes\n");
             if q.explain {
                 stdout.push_str(&format!("  {grant}\n"));
-                if policy
-                    .cluster_roles
-                    .get(grant.roles.first().map(String::as_str).unwrap_or_default())
-                    .is_some_and(|r| r.builtin)
+                // cluster-admin is modelled whole; admin, edit and view only by aggregation.
+                let first = grant.roles.first().map(String::as_str).unwrap_or_default();
+                if ["admin", "edit", "view"].contains(&first)
+                    && policy.cluster_roles.get(first).is_some_and(|r| r.builtin)
                 {
                     stdout.push_str("  (the built-in role is modelled through aggregation only)\n");
                 }
@@ -118,7 +119,8 @@ pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<
         .into_iter()
         .map(|a| {
             let place = match (&a.holder, &a.namespace) {
-                (super::Holder::RoleHolders(_), _) => "where bound".to_string(),
+                (super::Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
+                (super::Holder::RoleHolders { cluster_only: true, .. }, _) => "cluster-wide".to_string(),
                 (_, None) => "cluster-wide".to_string(),
                 (_, Some(ns)) => ns.clone(),
             };

@@ -57,7 +57,8 @@ pub fn build(policy: &Policy) -> Report {
         for (_, verbs) in LEVELS {
             cells.push(holdings(policy, group, plural, verbs));
         }
-        if cells.iter().all(Vec::is_empty) {
+        // Only cluster-admins: nobody else holds even one verb.
+        if LEVELS[0].1.iter().all(|v| holdings(policy, group, plural, &[v]).is_empty()) {
             admins_only.push(api.clone());
         }
         let mut cells = cells.into_iter();
@@ -93,7 +94,8 @@ fn holdings(policy: &Policy, group: &str, plural: &str, verbs: &[&str]) -> Vec<H
                 continue;
             }
             let scope = match (&access.holder, &access.namespace) {
-                (Holder::RoleHolders(_), _) => "where bound".to_string(),
+                (Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
+                (Holder::RoleHolders { cluster_only: true, .. }, _) => "*".to_string(),
                 (_, None) => "*".to_string(),
                 (_, Some(ns)) => ns.clone(),
             };
@@ -122,11 +124,20 @@ fn holdings(policy: &Policy, group: &str, plural: &str, verbs: &[&str]) -> Vec<H
         .unwrap_or_default()
         .into_iter()
         .map(|(holder, mut scope)| {
+            // Cluster-wide covers every namespace.
+            if scope.iter().any(|s| s == "*") {
+                scope = vec!["*".to_string()];
+            }
             scope.sort();
             scope.dedup();
             Holding { holder, scope }
         })
         .collect()
+}
+
+/// Keeps subject names from breaking a Markdown table.
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('`', "\\`")
 }
 
 fn cell(h: &[Holding]) -> String {
@@ -155,7 +166,8 @@ pub fn markdown(r: &Report) -> String {
     for e in &r.extensions {
         out.push_str(&format!("### {}\n\n| API | admin | edit | view |\n|---|---|---|---|\n", title(&e.extension)));
         for a in &e.apis {
-            out.push_str(&format!("| `{}` | {} | {} | {} |\n", a.api, cell(&a.admin), cell(&a.edit), cell(&a.view)));
+            let [admin, edit, view] = [&a.admin, &a.edit, &a.view].map(|c| escape(&cell(c)));
+            out.push_str(&format!("| `{}` | {admin} | {edit} | {view} |\n", a.api));
         }
         out.push('\n');
     }

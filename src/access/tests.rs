@@ -230,3 +230,148 @@ fn resources_resolve_like_kubectl() {
     assert!(r.resolve("widgets").unwrap_err().contains("ambiguous"));
     assert!(r.resolve("gizmos").unwrap_err().contains("<plural>.<group>"));
 }
+
+// ---------------------------------------------------------------------------
+// Found in review.
+
+fn bind_user(kind: &str, role_kind: &str, role: &str, namespace: Option<&str>, subject: &str) -> String {
+    let ns = namespace.map(|n| format!("  namespace: {n}\n")).unwrap_or_default();
+    format!("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: b-{role}\n{ns}subjects: [{subject}]\nroleRef: {{kind: {role_kind}, name: {role}, apiGroup: rbac.authorization.k8s.io}}\n")
+}
+
+#[test]
+fn a_rolebinding_reaches_its_own_namespace_object() {
+    let p = load_str(&format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: ns-admin, namespace: team-a}}\nrules: [{{apiGroups: [\"\"], resources: [namespaces], verbs: [get, delete]}}]\n{}",
+        bind_user("RoleBinding", "Role", "ns-admin", Some("team-a"), "{kind: User, name: bob}")
+    ));
+    let mut own = req("delete", "", "namespaces", Some("team-a"));
+    own.name = Some("team-a".into());
+    assert!(p.can(&user("bob"), &own).is_some());
+    own.name = Some("team-b".into());
+    own.namespace = Some("team-b".into());
+    assert!(p.can(&user("bob"), &own).is_none(), "only its own namespace");
+}
+
+#[test]
+fn an_empty_aggregation_selector_selects_every_clusterrole() {
+    let p = load_str(&format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: everything}}\naggregationRule: {{clusterRoleSelectors: [{{}}]}}\n---\n{SECRET_READER}{}",
+        bind_user("ClusterRoleBinding", "ClusterRole", "everything", None, "{kind: User, name: eve}")
+    ));
+    assert!(p.can(&user("eve"), &req("get", "", "secrets", None)).is_some());
+    assert!(p.can(&user("eve"), &req("delete", "", "nodes", None)).is_some(), "cluster-admin's rules too");
+}
+
+#[test]
+fn an_aggregating_role_has_only_the_rules_it_selects() {
+    let p = load_str(&format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: agg}}\naggregationRule: {{clusterRoleSelectors: [{{matchLabels: {{x: y}}}}]}}\nrules: [{{apiGroups: [\"\"], resources: [secrets], verbs: [get]}}]\n{}",
+        bind_user("ClusterRoleBinding", "ClusterRole", "agg", None, "{kind: User, name: eve}")
+    ));
+    assert!(p.can(&user("eve"), &req("get", "", "secrets", None)).is_none(), "the controller replaces its rules");
+}
+
+#[test]
+fn service_account_subject_namespaces() {
+    let empty = load_str(&bind_user(
+        "RoleBinding",
+        "ClusterRole",
+        "cluster-admin",
+        Some("ci"),
+        "{kind: ServiceAccount, name: deployer, namespace: \"\"}",
+    ));
+    assert!(
+        empty.can(&user("system:serviceaccount:ci:deployer"), &req("get", "", "pods", Some("ci"))).is_some(),
+        "empty means the binding's"
+    );
+    let names: Vec<String> =
+        empty.who_can(&req("get", "", "pods", Some("ci"))).iter().map(|a| a.holder.to_string()).collect();
+    assert!(names.contains(&"ServiceAccount ci/deployer".to_string()), "{names:?}");
+    let none = load_str(&bind_user(
+        "ClusterRoleBinding",
+        "ClusterRole",
+        "cluster-admin",
+        None,
+        "{kind: ServiceAccount, name: builder}",
+    ));
+    assert!(
+        none.can(&user("system:serviceaccount::builder"), &req("get", "", "pods", None)).is_none(),
+        "matches nobody"
+    );
+    assert!(none.who_can(&req("get", "", "pods", None)).iter().all(|a| !a.holder.to_string().contains("builder")));
+}
+
+#[test]
+fn who_can_lists_a_subject_once_with_or_without_api_group() {
+    let mut yaml = SECRET_READER.to_string();
+    for (i, subject) in ["{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}", "{kind: User, name: alice}"]
+        .iter()
+        .enumerate()
+    {
+        yaml.push_str(
+            &bind_user("ClusterRoleBinding", "ClusterRole", "secret-reader", None, subject)
+                .replace("b-secret-reader", &format!("b{i}")),
+        );
+    }
+    let p = load_str(&yaml);
+    let alice = p
+        .who_can(&req("get", "", "secrets", None))
+        .into_iter()
+        .filter(|a| a.holder.to_string() == "User alice")
+        .count();
+    assert_eq!(alice, 1);
+}
+
+#[test]
+fn holders_of_built_in_roles_are_always_shown_and_cluster_scope_says_how() {
+    let mut cluster = WIDGET_VIEW.to_string();
+    cluster.push_str("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec: {group: example.com, names: {plural: widgets, kind: Widget}, scope: Cluster}\n");
+    cluster.push_str(&bind_user("RoleBinding", "Role", "view", Some("x"), "{kind: User, name: u}"));
+    let p = load_str(&cluster);
+    let holders: Vec<String> =
+        p.who_can(&req("get", "example.com", "widgets", None)).iter().map(|a| a.holder.to_string()).collect();
+    assert!(holders.contains(&"anyone bound to ClusterRole view by a ClusterRoleBinding".to_string()), "{holders:?}");
+}
+
+#[test]
+fn explanations_show_the_core_group_and_kubectl_resource_forms_resolve() {
+    let rule = PolicyRule {
+        api_groups: Some(vec!["".into(), "apps".into()]),
+        resources: Some(vec!["pods".into()]),
+        verbs: vec!["get".into()],
+        ..Default::default()
+    };
+    assert!(describe_rule(&rule).contains("apiGroups=[\"\",apps]"), "{}", describe_rule(&rule));
+    let r = Resources::builtin();
+    assert_eq!(r.resolve("deployments.v1.apps").unwrap(), ("apps".into(), "deployments".into(), None));
+    assert_eq!(r.resolve("widgets.v1beta2.example.com").unwrap().0, "example.com");
+    assert_eq!(r.resolve("*").unwrap(), ("*".into(), "*".into(), None));
+}
+
+#[test]
+fn typed_lists_are_read() {
+    let p = load_str("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBindingList\nitems:\n- apiVersion: rbac.authorization.k8s.io/v1\n  kind: ClusterRoleBinding\n  metadata: {name: bob-admin}\n  subjects: [{kind: User, name: bob}]\n  roleRef: {kind: ClusterRole, name: cluster-admin, apiGroup: rbac.authorization.k8s.io}\n");
+    assert!(p.can(&user("bob"), &req("get", "", "pods", None)).is_some());
+}
+
+#[test]
+fn the_report_counts_partial_access_and_collapses_cluster_wide_scope() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec: {group: example.com, names: {plural: widgets, kind: Widget}, scope: Namespaced}\n";
+    let writer = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: w}\nrules: [{apiGroups: [example.com], resources: [widgets], verbs: [create, update, patch]}]\n";
+    let p = load_str(&format!(
+        "{crd}{writer}{}",
+        bind_user("ClusterRoleBinding", "ClusterRole", "w", None, "{kind: User, name: bob}")
+    ));
+    assert!(matrix::build(&p).cluster_admins_only.is_empty(), "bob can create widgets");
+
+    let all = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: all}\nrules: [{apiGroups: [example.com], resources: [widgets], verbs: [\"*\"]}]\n";
+    let both = format!(
+        "{crd}{all}{}{}",
+        bind_user("ClusterRoleBinding", "ClusterRole", "all", None, "{kind: User, name: alice}"),
+        bind_user("RoleBinding", "ClusterRole", "all", Some("team-a"), "{kind: User, name: alice}")
+    );
+    let report = matrix::build(&load_str(&both));
+    let admin = &report.extensions[0].apis[0].admin;
+    assert_eq!(admin.iter().find(|h| h.holder == "User alice").map(|h| h.scope.clone()), Some(vec!["*".to_string()]));
+}
