@@ -79,7 +79,7 @@ pub fn function(input: &str) -> Outcome {
         ));
     }
     let code = exit_code(&plan.results);
-    match write_list(&list, &plan) {
+    match write_list(&list, &plan, yaml::line_ending(input)) {
         Ok(stdout) => Outcome { stdout, stderr: stderr_lines(&plan.results), code },
         Err(e) => fatal(Finding::error(format!("could not write the output: {e}"))),
     }
@@ -154,14 +154,21 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
             Err(e) => return fatal_render(format!("could not write {}: {e}", describe(&g.object.object_ref()))),
         }
     }
+    // Separators and generated documents follow the first input's line endings.
+    let eol = yaml::line_ending(inputs.first().map_or("", |s| s.text.as_str()));
     let mut stdout = String::new();
     for (i, doc) in docs.iter().enumerate() {
         if i > 0 {
-            stdout.push_str("---\n");
+            stdout.push_str("---");
+            stdout.push_str(eol);
         }
-        stdout.push_str(doc);
+        if i >= docs.len() - plan.generated.len() {
+            stdout.push_str(&yaml::with_line_ending(doc, eol));
+        } else {
+            stdout.push_str(doc);
+        }
         if !doc.ends_with('\n') {
-            stdout.push('\n');
+            stdout.push_str(eol);
         }
     }
     Outcome { stdout, stderr, code }
@@ -355,7 +362,7 @@ fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Co
 
 /// Writes the list back: every entry and kept item as its exact text, the
 /// generated items after the kept ones, and the results last.
-fn write_list(list: &ListText<'_>, plan: &Plan) -> Result<String, String> {
+fn write_list(list: &ListText<'_>, plan: &Plan, eol: &str) -> Result<String, String> {
     let mut generated = String::new();
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     for g in &plan.generated {
@@ -364,6 +371,8 @@ fn write_list(list: &ListText<'_>, plan: &Plan) -> Result<String, String> {
         *i += 1;
         yaml::as_seq_entry(&text, list.item_indent, &mut generated);
     }
+    let generated = yaml::with_line_ending(&generated, eol);
+    let push_line = |out: &mut String, text: &str| push_line(out, text, eol);
     let mut kept = String::new();
     for (i, item) in list.items.iter().enumerate() {
         if !plan.remove.contains(&i) {
@@ -372,7 +381,8 @@ fn write_list(list: &ListText<'_>, plan: &Plan) -> Result<String, String> {
     }
     let items_block = |out: &mut String, head: &str| {
         if kept.is_empty() && generated.is_empty() {
-            out.push_str("items: []\n");
+            out.push_str("items: []");
+            out.push_str(eol);
         } else {
             push_line(out, head);
             push_line(out, &kept);
@@ -398,7 +408,7 @@ fn write_list(list: &ListText<'_>, plan: &Plan) -> Result<String, String> {
     if !wrote_items {
         items_block(&mut out, "items:\n");
     }
-    let results = results_yaml(&plan.results)?;
+    let results = yaml::with_line_ending(&results_yaml(&plan.results)?, eol);
     push_line(&mut out, &results);
     Ok(out)
 }
@@ -425,12 +435,12 @@ fn with_path(g: &Generated, index: usize) -> Generated {
 }
 
 /// Appends `text`, first ending the previous line if it was left open.
-fn push_line(out: &mut String, text: &str) {
+fn push_line(out: &mut String, text: &str, eol: &str) {
     if text.is_empty() {
         return;
     }
     if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
+        out.push_str(eol);
     }
     out.push_str(text);
 }

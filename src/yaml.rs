@@ -684,6 +684,7 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
     let text: &str = &chunk.text;
     let base = usize::from(matches!(chunk.layout, Layout::SeqEntry { .. }));
     let layout = meta_layout(text, base)?;
+    let eol = line_ending(text);
     let first_key = layout.keys.first()?.1;
     let meta_col = first_key - line_start(text, first_key);
     if layout.keys.iter().any(|(_, at)| !text[line_start(text, *at)..*at].trim().is_empty()) {
@@ -711,7 +712,7 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
             .collect();
         let line = |indent: usize, k: &str, v: &str| -> Option<String> {
             let entry = to_yaml(&BTreeMap::from([(k, v)])).ok()?;
-            Some(format!("{}{}\n", " ".repeat(indent), entry.trim_end_matches('\n')))
+            Some(format!("{}{}{eol}", " ".repeat(indent), entry.trim_end_matches('\n')))
         };
         match layout.maps.get(map_key) {
             Some(map) => {
@@ -747,7 +748,7 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
             None if sets.is_empty() => {}
             None => {
                 let at = sorted_position(text, &layout.keys, map_key, line_start_at_or_after(text, layout.end));
-                let mut block = format!("{}{map_key}:\n", " ".repeat(meta_col));
+                let mut block = format!("{}{map_key}:{eol}", " ".repeat(meta_col));
                 for (k, v) in &sets {
                     block.push_str(&line(meta_col + 2, k, v)?);
                 }
@@ -768,7 +769,7 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
         }
         // Inserting after a last line without its newline: end that line first.
         if !replacement.is_empty() && *start == text.len() && !text.ends_with('\n') {
-            out.replace_range(*start..*end, &format!("\n{replacement}"));
+            out.replace_range(*start..*end, &format!("{eol}{replacement}"));
         } else {
             out.replace_range(*start..*end, replacement);
         }
@@ -999,6 +1000,25 @@ fn relative(ranges: Vec<Range<usize>>, chunk: Range<usize>) -> Vec<Range<usize>>
         .filter(|r| chunk.start <= r.start && r.start <= r.end && r.end <= chunk.end)
         .map(|r| r.start - chunk.start..r.end - chunk.start)
         .collect()
+}
+
+/// The line ending a text uses: `\r\n` if it has any, else `\n`. Lines olm-rbac
+/// writes into or after someone's text follow it.
+pub fn line_ending(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// `text` (written with `\n`) with the given line ending.
+pub fn with_line_ending(text: &str, eol: &str) -> String {
+    if eol == "\n" {
+        text.to_string()
+    } else {
+        text.replace('\n', eol)
+    }
 }
 
 /// The start of the line after the one holding `at` (or the end of the text).

@@ -169,3 +169,35 @@ fn the_flow_style_fallback_keeps_key_order_and_says_so() {
     );
     assert!(out.stderr.contains("re-serialised as block YAML"), "{}", out.stderr);
 }
+
+/// Every line ends the way the input's lines end.
+fn all_crlf(text: &str) -> bool {
+    text.match_indices('\n').all(|(i, _)| i > 0 && text.as_bytes()[i - 1] == b'\r')
+}
+
+#[test]
+fn crlf_input_gets_crlf_output() {
+    let list = resource_list(&docs_of("memcached-operator-0.0.1"), &config("ext", "  mode: Aggregate\n"))
+        .replace('\n', "\r\n");
+    let out = function(&list);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("olm-rbac.io/label-changes"), "an adopted role was patched");
+    assert!(all_crlf(&out.stdout), "generated items, patched lines and results follow the input");
+    assert_eq!(function(&out.stdout).stdout, out.stdout, "idempotent");
+    let at = out.stdout.find("functionConfig:").unwrap();
+    let undo = function(&format!(
+        "{}{}",
+        &out.stdout[..at],
+        out.stdout[at..].replacen("mode: Aggregate", "mode: Unmanaged", 1)
+    ));
+    let items = |s: &str| s[..s.find("functionConfig:").unwrap()].to_string();
+    assert_eq!(items(&undo.stdout), items(&list), "undone byte for byte");
+
+    let docs: Vec<Source> = docs_of("memcached-operator-0.0.1")
+        .into_iter()
+        .map(|d| Source { name: "d.yaml".into(), text: d.replace('\n', "\r\n") })
+        .collect();
+    let out = render(&docs, &[Source { name: "c.yaml".into(), text: config("ext", "  mode: Aggregate\n") }]);
+    assert_eq!(out.code, 0);
+    assert!(all_crlf(&out.stdout));
+}
