@@ -1193,7 +1193,6 @@ mod tests {
     fn metadata_edits_touch_only_their_lines_and_undo_exactly() {
         use crate::model::Edit::{Remove, Set};
         let original = "apiVersion: v1\nkind: ClusterRole\nmetadata:\n  creationTimestamp: null # keep\n  labels:\n    a: b\n  name: r\nrules: []\n";
-        let chunk = |t: &str| split_documents(t).unwrap().remove(0).text.into_owned();
         let docs = split_documents(original).unwrap();
         let add = patch(vec![Set("x/y".into(), "true".into())], vec![Set("note".into(), "on: off".into())]);
         let edited = edit_metadata(&docs[0], &add).unwrap();
@@ -1205,7 +1204,6 @@ mod tests {
         assert_eq!(edited_docs[0].header.labels.get("x/y").map(String::as_str), Some("true"));
         let undo = patch(vec![Remove("x/y".into())], vec![Remove("note".into())]);
         assert_eq!(edit_metadata(&edited_docs[0], &undo).unwrap(), original);
-        let _ = chunk;
     }
 
     #[test]
