@@ -1,6 +1,8 @@
 //! What the core knows about the input: each object's header and, for the
 //! kinds that matter, a small view of the fields it uses.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Deserializer};
 
 use crate::report::{FileRef, ObjRef};
@@ -47,6 +49,28 @@ pub struct MetaPatch {
 pub enum Edit {
     Remove(String),
     Set(String, String),
+}
+
+impl MetaPatch {
+    /// The labels and annotations of `header` after this patch.
+    pub fn apply(&self, header: &Header) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+        (apply_edits(&header.labels, &self.labels), apply_edits(&header.annotations, &self.annotations))
+    }
+}
+
+fn apply_edits(map: &BTreeMap<String, String>, edits: &[Edit]) -> BTreeMap<String, String> {
+    let mut map = map.clone();
+    for edit in edits {
+        match edit {
+            Edit::Remove(k) => {
+                map.remove(k);
+            }
+            Edit::Set(k, v) => {
+                map.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    map
 }
 
 /// Which typed view an item needs, decided from its header alone.

@@ -595,7 +595,6 @@ fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
 /// The item's text with `patch` applied: line edits where the layout allows,
 /// otherwise the item alone re-serialised (losing its comments).
 pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Result<String, String> {
-    use crate::model::Edit;
     if let Some(text) = edit_metadata(chunk, patch).filter(|t| edited_as_planned(chunk, patch, t)) {
         return Ok(text);
     }
@@ -605,25 +604,13 @@ pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Resul
         .map(|o| o.entry("metadata").or_insert_with(|| serde_json::json!({})))
         .and_then(|m| m.as_object_mut())
         .ok_or("metadata is not a mapping")?;
-    for (key, edits) in [("labels", &patch.labels), ("annotations", &patch.annotations)] {
-        let map = metadata.entry(key).or_insert_with(|| serde_json::json!({}));
-        if !map.is_object() {
-            *map = serde_json::json!({});
-        }
-        if let Some(map) = map.as_object_mut() {
-            for edit in edits {
-                match edit {
-                    Edit::Remove(k) => {
-                        map.remove(k);
-                    }
-                    Edit::Set(k, v) => {
-                        map.insert(k.clone(), serde_json::Value::String(v.clone()));
-                    }
-                }
-            }
-        }
-        if metadata.get(key).and_then(|m| m.as_object()).is_some_and(|m| m.is_empty()) {
+    let (labels, annotations) = patch.apply(&chunk.header);
+    for (key, map) in [("labels", labels), ("annotations", annotations)] {
+        if map.is_empty() {
             metadata.remove(key);
+        } else {
+            let map = map.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
+            metadata.insert(key.to_string(), serde_json::Value::Object(map));
         }
     }
     let text = to_yaml(&value)?;
@@ -641,21 +628,6 @@ pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Resul
 /// exactly the planned ones: line edits are placed by position, and a layout
 /// they misjudge must not reach the output.
 fn edited_as_planned(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch, edited: &str) -> bool {
-    use crate::model::Edit;
-    let apply = |map: &BTreeMap<String, String>, edits: &[Edit]| {
-        let mut map = map.clone();
-        for e in edits {
-            match e {
-                Edit::Remove(k) => {
-                    map.remove(k);
-                }
-                Edit::Set(k, v) => {
-                    map.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        map
-    };
     let header = match chunk.layout {
         Layout::Document => split_documents(edited).ok().and_then(|d| (d.len() == 1).then(|| d[0].header.clone())),
         Layout::SeqEntry { .. } => {
@@ -670,9 +642,7 @@ fn edited_as_planned(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch, edited:
         h.labels.clear();
         h.annotations.clear();
     }
-    rest_before == rest_after
-        && header.labels == apply(&chunk.header.labels, &patch.labels)
-        && header.annotations == apply(&chunk.header.annotations, &patch.annotations)
+    rest_before == rest_after && (header.labels, header.annotations) == patch.apply(&chunk.header)
 }
 
 /// Applies label and annotation edits to one item's text as whole-line edits,

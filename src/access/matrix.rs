@@ -53,12 +53,12 @@ pub fn build(policy: &Policy) -> Report {
     let mut admins_only = Vec::new();
     for (api, ext) in &policy.apis {
         let Some((plural, group)) = api.split_once('.') else { continue };
-        let mut cells: Vec<Vec<Holding>> = Vec::new();
-        for (_, verbs) in LEVELS {
-            cells.push(holdings(policy, group, plural, verbs));
-        }
+        // Who holds each verb, asked once; levels and "admins only" follow from it.
+        let per_verb: BTreeMap<&str, Scopes> =
+            LEVELS[0].1.iter().map(|v| (*v, holders(policy, group, plural, v))).collect();
+        let cells: Vec<Vec<Holding>> = LEVELS.iter().map(|(_, verbs)| holdings(verbs, &per_verb)).collect();
         // Only cluster-admins: nobody else holds even one verb.
-        if LEVELS[0].1.iter().all(|v| holdings(policy, group, plural, &[v]).is_empty()) {
+        if per_verb.values().all(BTreeMap::is_empty) {
             admins_only.push(api.clone());
         }
         let mut cells = cells.into_iter();
@@ -76,31 +76,39 @@ pub fn build(policy: &Policy) -> Report {
     }
 }
 
-/// Holders that may use every verb of a level, each with where.
-fn holdings(policy: &Policy, group: &str, plural: &str, verbs: &[&str]) -> Vec<Holding> {
-    let mut common: Option<BTreeMap<String, Vec<String>>> = None;
-    for verb in verbs {
-        let req = Request {
-            verb: verb.to_string(),
-            group: group.to_string(),
-            resource: plural.to_string(),
-            subresource: None,
-            name: None,
-            namespace: None,
-        };
-        let mut these: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for access in policy.who_can(&req) {
-            if matches!(&access.holder, Holder::Subject(s) if s.kind == "Group" && s.name == "system:masters") {
-                continue;
-            }
-            let scope = match (&access.holder, &access.namespace) {
-                (Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
-                (Holder::RoleHolders { cluster_only: true, .. }, _) => "*".to_string(),
-                (_, None) => "*".to_string(),
-                (_, Some(ns)) => ns.clone(),
-            };
-            these.entry(access.holder.to_string()).or_default().push(scope);
+/// Holder → where they hold it (`*` for cluster-wide).
+type Scopes = BTreeMap<String, Vec<String>>;
+
+/// Who may use one verb on the API, and where; cluster-admins left out.
+fn holders(policy: &Policy, group: &str, plural: &str, verb: &str) -> Scopes {
+    let req = Request {
+        verb: verb.to_string(),
+        group: group.to_string(),
+        resource: plural.to_string(),
+        subresource: None,
+        name: None,
+        namespace: None,
+    };
+    let mut scopes = Scopes::new();
+    for access in policy.who_can(&req) {
+        if matches!(&access.holder, Holder::Subject(s) if s.kind == "Group" && s.name == "system:masters") {
+            continue;
         }
+        let scope = match (&access.holder, &access.namespace) {
+            (Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
+            (Holder::RoleHolders { cluster_only: true, .. }, _) | (_, None) => "*".to_string(),
+            (_, Some(ns)) => ns.clone(),
+        };
+        scopes.entry(access.holder.to_string()).or_default().push(scope);
+    }
+    scopes
+}
+
+/// Holders that may use every verb of a level, each with where.
+fn holdings(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> Vec<Holding> {
+    let mut common: Option<Scopes> = None;
+    for verb in verbs {
+        let these = per_verb.get(verb).cloned().unwrap_or_default();
         common = Some(match common {
             None => these,
             Some(prev) => prev

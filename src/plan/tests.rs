@@ -377,18 +377,7 @@ fn plan_of(config: Config, objects: &[InputObject]) -> Plan {
 /// The role as a later run sees it after `patch` was written.
 fn applied(o: &InputObject, patch: &MetaPatch) -> InputObject {
     let mut o = o.clone();
-    for (map, edits) in [(&mut o.header.labels, &patch.labels), (&mut o.header.annotations, &patch.annotations)] {
-        for e in edits {
-            match e {
-                Edit::Set(k, v) => {
-                    map.insert(k.clone(), v.clone());
-                }
-                Edit::Remove(k) => {
-                    map.remove(k);
-                }
-            }
-        }
-    }
+    (o.header.labels, o.header.annotations) = patch.apply(&o.header);
     o
 }
 
