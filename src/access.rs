@@ -678,6 +678,7 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<Stri
 }
 
 pub mod commands;
+pub mod cover;
 pub mod matrix;
 
 #[cfg(test)]

@@ -77,6 +77,11 @@ pub struct Spec {
     /// from the output, for OLM v1, where the cluster gets the bundle from a catalog.
     #[serde(default)]
     pub bundle_objects: BundleObjects,
+    /// OLM's own API groups (`operators.coreos.com`, `olm.operatorframework.io`, ...) that the
+    /// roles may grant on. Only OLM's own bundle owns them, and rights on them let users install
+    /// operators, so each must be named here; every other platform group is always refused.
+    #[serde(rename = "allowOLMGroups")]
+    pub allow_olm_groups: Option<Vec<String>>,
 }
 
 /// Whether the bundle's own objects stay in the output.
@@ -286,6 +291,11 @@ impl RoleKind {
         }
     }
 
+    /// The role named by its label value (`admin`, `edit`, `view`, `view-crdview`).
+    pub fn parse(s: &str) -> Option<RoleKind> {
+        RoleKind::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
     /// The built-in ClusterRole this role aggregates into.
     pub fn aggregates_to(self) -> &'static str {
         match self {
@@ -325,6 +335,8 @@ pub struct Config {
     pub bundle_roles: BundleRoles,
     pub strip_bundle_aggregation: bool,
     pub bundle_objects: BundleObjects,
+    /// OLM groups the config lets roles grant on (see [`crate::reserved`]).
+    pub allow_olm_groups: Vec<String>,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -346,6 +358,7 @@ impl Config {
             bundle_roles: BundleRoles::Use,
             strip_bundle_aggregation: false,
             bundle_objects: BundleObjects::Keep,
+            allow_olm_groups: Vec::new(),
             config_map: false,
         }
     }
@@ -445,6 +458,18 @@ impl Config {
                 .collect(),
             (None, _) => Vec::new(),
         };
+        let allow_olm_groups = spec.allow_olm_groups.unwrap_or_default();
+        for (i, g) in allow_olm_groups.iter().enumerate() {
+            if !crate::reserved::OLM_GROUPS.contains(&g.as_str()) {
+                err(
+                    &format!("spec.allowOLMGroups[{i}]"),
+                    format!(
+                        "{g:?} is not one of OLM's API groups ({}); other groups need no opt-in, and platform groups cannot be allowed",
+                        crate::reserved::OLM_GROUPS.join(", ")
+                    ),
+                );
+            }
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -462,6 +487,7 @@ impl Config {
             bundle_roles: spec.bundle_roles,
             strip_bundle_aggregation: spec.strip_bundle_aggregation,
             bundle_objects: spec.bundle_objects,
+            allow_olm_groups,
             config_map: false,
         })
     }
@@ -510,6 +536,7 @@ impl Config {
                     Ok(b) => spec.bundle_objects = b,
                     Err(e) => bad(e),
                 },
+                "allowOLMGroups" => spec.allow_olm_groups = Some(list(value)),
                 "stripBundleAggregation" => match value.as_str() {
                     "true" => spec.strip_bundle_aggregation = true,
                     "false" => spec.strip_bundle_aggregation = false,
@@ -556,7 +583,7 @@ impl Config {
 }
 
 /// The keys a ConfigMap config may hold.
-pub const CONFIG_MAP_KEYS: [&str; 11] = [
+pub const CONFIG_MAP_KEYS: [&str; 12] = [
     "mode",
     "extensionName",
     "clusterServiceVersion",
@@ -568,6 +595,7 @@ pub const CONFIG_MAP_KEYS: [&str; 11] = [
     "bundleRoles",
     "bundleObjects",
     "stripBundleAggregation",
+    "allowOLMGroups",
 ];
 
 /// Reads an enum from a string the way the typed config does, with the same

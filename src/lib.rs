@@ -9,5 +9,6 @@ pub mod model;
 pub mod names;
 pub mod plan;
 pub mod report;
+pub mod reserved;
 pub mod run;
 pub mod yaml;

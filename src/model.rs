@@ -29,6 +29,8 @@ pub enum Body {
     Csv(CsvView),
     /// A ClusterRole or a Role.
     Role(RoleView),
+    /// A ClusterRoleBinding or a RoleBinding.
+    Binding(BindingView),
     #[default]
     Other,
 }
@@ -80,6 +82,7 @@ pub fn view_for(header: &Header) -> Option<ViewKind> {
         (Some("apiextensions.k8s.io"), Some("CustomResourceDefinition")) => Some(ViewKind::Crd),
         (Some("operators.coreos.com"), Some("ClusterServiceVersion")) => Some(ViewKind::Csv),
         (Some("rbac.authorization.k8s.io"), Some("ClusterRole" | "Role")) => Some(ViewKind::Role),
+        (Some("rbac.authorization.k8s.io"), Some("ClusterRoleBinding" | "RoleBinding")) => Some(ViewKind::Binding),
         _ => None,
     }
 }
@@ -89,6 +92,7 @@ pub enum ViewKind {
     Crd,
     Csv,
     Role,
+    Binding,
 }
 
 impl InputObject {
@@ -219,9 +223,40 @@ pub struct OwnedApiService {
 
 /// The rules of a ClusterRole or Role.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RoleView {
     #[serde(default, deserialize_with = "nullable")]
     pub rules: Vec<RuleView>,
+    /// Present (whatever it selects): the role's rules are whatever the
+    /// aggregation controller gathers, not `rules`.
+    #[serde(default)]
+    pub aggregation_rule: Option<serde::de::IgnoredAny>,
+}
+
+impl RoleView {
+    pub fn aggregates(&self) -> bool {
+        self.aggregation_rule.is_some()
+    }
+
+    /// The rules as the RBAC API types, for the evaluator.
+    pub fn policy_rules(&self) -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
+        self.rules.iter().map(RuleView::to_policy_rule).collect()
+    }
+}
+
+/// The role a ClusterRoleBinding or RoleBinding refers to.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub role_ref: RoleRefView,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleRefView {
+    pub kind: Option<String>,
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -237,6 +272,19 @@ pub struct RuleView {
     pub resource_names: Vec<String>,
     #[serde(default, rename = "nonResourceURLs", deserialize_with = "nullable")]
     pub non_resource_urls: Vec<String>,
+}
+
+impl RuleView {
+    pub fn to_policy_rule(&self) -> k8s_openapi::api::rbac::v1::PolicyRule {
+        let some = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+        k8s_openapi::api::rbac::v1::PolicyRule {
+            api_groups: some(&self.api_groups),
+            resources: some(&self.resources),
+            verbs: self.verbs.clone(),
+            resource_names: some(&self.resource_names),
+            non_resource_urls: some(&self.non_resource_urls),
+        }
+    }
 }
 
 /// An explicit `null` reads as the default, as the API server treats it.

@@ -26,6 +26,12 @@ pub fn is_dns1123_label(s: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
 }
 
+/// A DNS-1035 label (API version names): a DNS-1123 label that starts with a
+/// letter.
+pub fn is_dns1035_label(s: &str) -> bool {
+    is_dns1123_label(s) && s.as_bytes()[0].is_ascii_lowercase()
+}
+
 /// A DNS-1123 subdomain (API groups, CRD names): dot-separated labels, at most
 /// 253 characters.
 pub fn is_dns1123_subdomain(s: &str) -> bool {

@@ -9,11 +9,13 @@ use serde::Serialize;
 
 use crate::config::{BundleObjects, Config, Mode, Naming, RoleKind};
 use crate::model::*;
-use crate::names::{bounded_name, glob_match, is_dns1123_label, is_dns1123_subdomain};
-use crate::report::{Finding, ObjRef, Severity};
+use crate::names::{bounded_name, glob_match, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain};
+use crate::report::{FileRef, Finding, ObjRef, Severity};
 
 mod bind;
 mod bundle;
+mod provenance;
+mod trust;
 
 pub use bundle::{classify, Grants, Record};
 
@@ -34,6 +36,8 @@ pub struct Api {
     pub cluster_scoped: bool,
     /// The object the API was learned from, for results.
     pub origin: ObjRef,
+    /// The field of `origin` it was learned from.
+    pub field: String,
 }
 
 impl Api {
@@ -46,6 +50,9 @@ impl Api {
 pub enum ApiSource {
     Crd,
     ApiService,
+    /// A CSV's owned CRD entry whose CRD is not in the input: the bundle
+    /// carries no definition, so olm-rbac grants nothing on it.
+    CsvEntry,
 }
 
 /// A Kubernetes object the function writes.
@@ -157,9 +164,11 @@ pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
             );
         }
     }
+    let claims = provenance::generated_claims(objects, &mut plan.results);
+    trust::check_input(objects, &claims, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
-        plan_one(config, objects, &mut plan);
+        plan_one(config, objects, &claims, &mut plan);
         for (i, _) in before.iter().filter(|(i, p)| plan.patches.get(i) != Some(p)) {
             plan.results.push(
                 Finding::error(format!(
@@ -180,22 +189,26 @@ pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
     plan
 }
 
-fn plan_one(config: &Config, objects: &[InputObject], plan: &mut Plan) {
-    plan.remove.extend(objects.iter().enumerate().filter(|(_, o)| o.generated_for(&config.extension)).map(|(i, _)| i));
+fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>], plan: &mut Plan) {
+    let earlier: BTreeSet<usize> =
+        (0..objects.len()).filter(|&i| claims[i].as_deref() == Some(config.extension.as_str())).collect();
+    plan.remove.extend(earlier.iter().copied());
     let (apis, csv) = discover_with_csv(config, objects, &mut plan.results);
     let apis = select(config, apis, &mut plan.results);
+    trust::require_definitions(config, &apis, &mut plan.results);
     let cfg = config.object_ref();
 
     let dropped = match config.bundle_objects {
         BundleObjects::Keep => BTreeSet::new(),
-        BundleObjects::Drop => bundle_members(csv, objects),
+        BundleObjects::Drop => bundle_members(csv, objects, claims),
     };
     // With the bundle dropped, its roles reach the cluster through OLM, unchanged:
     // Bind can bind them, but Aggregate cannot label them, so it generates its own.
     let adopt =
         !matches!((config.mode, config.bundle_objects), (Mode::Unmanaged, _) | (Mode::Aggregate, BundleObjects::Drop));
-    let provided = if adopt { bundle::adopt(config, &apis, objects, &mut plan.results) } else { Default::default() };
-    let mut patches = bundle::label_patches(config, &apis, &provided, objects, &mut plan.results);
+    let provided =
+        if adopt { bundle::adopt(config, &apis, objects, claims, &mut plan.results) } else { Default::default() };
+    let mut patches = bundle::label_patches(config, &apis, &provided, objects, claims, &mut plan.results);
     patches.retain(|i, _| !dropped.contains(i));
     plan.patches.extend(patches);
     if !dropped.is_empty() {
@@ -217,7 +230,7 @@ fn plan_one(config: &Config, objects: &[InputObject], plan: &mut Plan) {
         let unknown = objects
             .iter()
             .enumerate()
-            .filter(|(i, o)| !dropped.contains(i) && source_folder(o).is_none() && !o.generated())
+            .filter(|(i, o)| !dropped.contains(i) && source_folder(o).is_none() && claims[*i].is_none())
             .count();
         if unknown > 0 {
             plan.results.push(
@@ -330,9 +343,37 @@ fn plan_one(config: &Config, objects: &[InputObject], plan: &mut Plan) {
         }
     };
     generated.sort_by_cached_key(Object::sort_key);
+    report_removed(config, &earlier, &generated, objects, &mut plan.results);
     plan.generated
         .extend(generated.into_iter().map(|object| Generated { object, output_path: config.output_path.clone() }));
     annotate_extension(config, &summary, objects, plan);
+}
+
+/// Names every earlier output of this config that this run does not write
+/// again: nothing olm-rbac removes disappears unsaid.
+fn report_removed(
+    config: &Config,
+    earlier: &BTreeSet<usize>,
+    generated: &[Object],
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) {
+    let rewritten: BTreeSet<ObjRef> = generated.iter().map(Object::object_ref).collect();
+    for &i in earlier {
+        let mut r = objects[i].object_ref();
+        r.api_version = "rbac.authorization.k8s.io/v1".into();
+        if !rewritten.contains(&r) {
+            results.push(
+                Finding::info(format!(
+                    "removed: olm-rbac generated it for extension {:?} earlier, and this run ({} mode) does not",
+                    config.extension,
+                    config.mode.as_str()
+                ))
+                .on(&objects[i].object_ref())
+                .in_file(objects[i].file.as_ref()),
+            );
+        }
+    }
 }
 
 fn describe_generated(o: &Object) -> String {
@@ -384,7 +425,7 @@ fn discover_with_csv(
     let mut crds: BTreeMap<String, Api> = BTreeMap::new();
     for obj in objects {
         if let Body::Crd(view) = &obj.body {
-            if let Some(api) = crd_api(obj, view, config.naming, results) {
+            if let Some(api) = crd_api(obj, view, config, results) {
                 crds.insert(obj.header.name.clone().unwrap_or_else(|| api.name.clone()), api);
             }
         }
@@ -461,26 +502,27 @@ fn discover_with_csv(
                             );
                             continue;
                         };
-                        results.push(
-                            Finding::warning(format!(
-                                "owned CRD {name:?} is not in the input; its roles are generated from the CSV entry alone"
-                            ))
-                            .on(&csv_ref)
-                            .at(format!("{field}.name"))
-                            .in_file(file),
-                        );
+                        if !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.name"), file, results)
+                        {
+                            continue;
+                        }
                         Api {
                             name: name.to_string(),
                             group: group.to_string(),
                             plural: plural.to_string(),
                             kind: entry.kind.clone(),
-                            source: ApiSource::Crd,
+                            source: ApiSource::CsvEntry,
                             versions: entry.version.iter().cloned().collect(),
                             cluster_scoped: false,
                             origin: csv_ref.clone(),
+                            field: format!("{field}.name"),
                         }
                     }
                 };
+                if !versions_ok(config, entry.version.as_deref(), &csv_ref, &format!("{field}.version"), file, results)
+                {
+                    continue;
+                }
                 merge_api(&mut by_name, api);
             }
             for (i, entry) in csv.spec.apiservicedefinitions.owned.iter().enumerate() {
@@ -498,7 +540,17 @@ fn discover_with_csv(
                         results.push(Finding::error(message).on(&csv_ref).at(format!("{field}.{sub}")).in_file(file));
                     }
                 }
-                if bad {
+                if bad
+                    || !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.group"), file, results)
+                    || !versions_ok(
+                        config,
+                        entry.version.as_deref(),
+                        &csv_ref,
+                        &format!("{field}.version"),
+                        file,
+                        results,
+                    )
+                {
                     continue;
                 }
                 merge_api(
@@ -512,6 +564,7 @@ fn discover_with_csv(
                         versions: entry.version.iter().cloned().collect(),
                         cluster_scoped: false,
                         origin: csv_ref.clone(),
+                        field: field.clone(),
                     },
                 );
             }
@@ -552,16 +605,16 @@ fn source_folder(o: &InputObject) -> Option<String> {
     Some(f.path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
 }
 
-fn bundle_members(csv: Option<usize>, objects: &[InputObject]) -> BTreeSet<usize> {
+fn bundle_members(csv: Option<usize>, objects: &[InputObject], claims: &[Option<String>]) -> BTreeSet<usize> {
     let folder = source_folder;
     let csv_folder = csv.and_then(|i| folder(&objects[i]));
-    let never_bundled = |o: &InputObject| {
+    let never_bundled = |i: usize, o: &InputObject| {
         let group = o.header.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
         matches!(
             group,
             "olm.operatorframework.io" | "olm-rbac.io" | "kpt.dev" | "kustomize.config.k8s.io" | "config.kubernetes.io"
         ) || o.is("", "Namespace")
-            || o.generated()
+            || claims[i].is_some()
     };
     objects
         .iter()
@@ -569,10 +622,36 @@ fn bundle_members(csv: Option<usize>, objects: &[InputObject]) -> BTreeSet<usize
         .filter(|(i, o)| {
             Some(*i) == csv
                 || matches!(o.body, Body::Crd(_))
-                || (csv_folder.is_some() && folder(o) == csv_folder && !never_bundled(o))
+                || (csv_folder.is_some() && folder(o) == csv_folder && !never_bundled(*i, o))
         })
         .map(|(i, _)| i)
         .collect()
+}
+
+/// Under `naming: OLMv0` a version becomes part of role names: it must be a
+/// Kubernetes version name (a DNS-1035 label such as `v1beta2`).
+fn versions_ok(
+    config: &Config,
+    version: Option<&str>,
+    object: &ObjRef,
+    field: &str,
+    file: Option<&FileRef>,
+    results: &mut Vec<Finding>,
+) -> bool {
+    match version {
+        Some(v) if config.naming == Naming::OlmV0 && !is_dns1035_label(v) => {
+            results.push(
+                Finding::error(format!(
+                    "version {v:?} is not a valid API version name (lowercase letters, digits and '-', starting with a letter), and naming: OLMv0 puts it into role names"
+                ))
+                .on(object)
+                .at(field)
+                .in_file(file),
+            );
+            false
+        }
+        _ => true,
+    }
 }
 
 /// Two CSV entries for one API (one per served version): one API, both versions.
@@ -592,7 +671,7 @@ fn merge_api(by_name: &mut BTreeMap<String, Api>, api: Api) {
 }
 
 /// Reads an API from a CRD, reporting every missing or invalid field.
-fn crd_api(obj: &InputObject, view: &CrdView, naming: Naming, results: &mut Vec<Finding>) -> Option<Api> {
+fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec<Finding>) -> Option<Api> {
     let obj_ref = obj.object_ref();
     let file = obj.file.as_ref();
     let mut fail = |field: &str, message: String| {
@@ -629,11 +708,17 @@ fn crd_api(obj: &InputObject, view: &CrdView, naming: Naming, results: &mut Vec<
     let name = format!("{plural}.{group}");
     if obj.header.name.as_deref() != Some(name.as_str()) {
         results.push(
-            Finding::warning(format!("the API server requires a CRD to be named {name:?} (<plural>.<group>)"))
-                .on(&obj_ref)
-                .at("metadata.name")
-                .in_file(file),
+            Finding::error(format!(
+                "must be {name:?} (<spec.names.plural>.<spec.group>), as the API server requires; olm-rbac does not guess which of the two the CRD means"
+            ))
+            .on(&obj_ref)
+            .at("metadata.name")
+            .in_file(file),
         );
+        return None;
+    }
+    if !trust::check_group(config, group, plural, &obj_ref, "spec.group", file, results) {
+        return None;
     }
     let storage = spec
         .versions
@@ -642,6 +727,10 @@ fn crd_api(obj: &InputObject, view: &CrdView, naming: Naming, results: &mut Vec<
         .or_else(|| if spec.versions.len() == 1 { spec.versions.first() } else { None })
         .and_then(|v| v.name.clone())
         .or_else(|| spec.version.clone());
+    let naming = config.naming;
+    if !versions_ok(config, storage.as_deref(), &obj_ref, "spec.versions", file, results) {
+        return None;
+    }
     if storage.is_none() && naming == Naming::OlmV0 {
         results.push(
             Finding::error("names no storage version, which naming: OLMv0 needs without a CSV entry".to_string())
@@ -659,6 +748,7 @@ fn crd_api(obj: &InputObject, view: &CrdView, naming: Naming, results: &mut Vec<
         versions: storage.into_iter().collect(),
         cluster_scoped: spec.scope.as_deref() == Some("Cluster"),
         origin: obj_ref,
+        field: "spec.group".into(),
     })
 }
 
@@ -703,7 +793,7 @@ pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKin
     let mut out = Vec::new();
     for version in versions_for(config, api) {
         for &role in &config.roles {
-            if role == RoleKind::CrdView && api.source == ApiSource::ApiService {
+            if role == RoleKind::CrdView && api.source != ApiSource::Crd {
                 continue;
             }
             let name = role_name(config.naming, &api.name, version, role);
@@ -738,6 +828,11 @@ fn strings(items: &[&str]) -> Vec<String> {
 /// The rule a role grants, as OLM v0 wrote it: no subresources, no
 /// `deletecollection` outside `*`.
 pub fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
+    rule_for_parts(&api.name, &api.group, &api.plural, role)
+}
+
+/// [`rule_for`] from the API's parts: `name` is `<plural>.<group>`.
+pub fn rule_for_parts(name: &str, group: &str, plural: &str, role: RoleKind) -> PolicyRule {
     let verbs: &[&str] = match role {
         RoleKind::Admin => &["*"],
         RoleKind::Edit => &["create", "update", "patch", "delete"],
@@ -746,18 +841,50 @@ pub fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
             return PolicyRule {
                 api_groups: Some(strings(&["apiextensions.k8s.io"])),
                 resources: Some(strings(&["customresourcedefinitions"])),
-                resource_names: Some(vec![api.name.clone()]),
+                resource_names: Some(vec![name.to_string()]),
                 verbs: strings(&["get"]),
                 ..Default::default()
             }
         }
     };
     PolicyRule {
-        api_groups: Some(vec![api.group.clone()]),
-        resources: Some(vec![api.plural.clone()]),
+        api_groups: Some(vec![group.to_string()]),
+        resources: Some(vec![plural.to_string()]),
         verbs: strings(verbs),
         ..Default::default()
     }
+}
+
+/// Verbs that read, and verbs that write: a level's verbs are made of these.
+pub const READ: [&str; 3] = ["get", "list", "watch"];
+pub const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+
+/// Everything a role level may grant on an API: the yardstick a bundle role is
+/// measured against before olm-rbac adopts it or puts back its labels. `view`
+/// reads, `edit` also writes, `admin` may do anything, each on the resource and,
+/// for a CRD, on the only subresources a CRD can have (`status`, `scale`);
+/// `view-crdview` reads the API's CustomResourceDefinition object.
+pub fn ceiling(api: &Api, level: RoleKind) -> Vec<PolicyRule> {
+    let verbs: Vec<&str> = match level {
+        RoleKind::Admin => vec!["*"],
+        RoleKind::Edit => READ.iter().chain(&WRITE).copied().collect(),
+        RoleKind::View => READ.to_vec(),
+        RoleKind::CrdView => {
+            let mut rule = rule_for(api, level);
+            rule.verbs = strings(&READ);
+            return vec![rule];
+        }
+    };
+    let mut resources = vec![api.plural.clone()];
+    if api.source == ApiSource::Crd {
+        resources.extend(["status", "scale"].map(|sub| format!("{}/{sub}", api.plural)));
+    }
+    vec![PolicyRule {
+        api_groups: Some(vec![api.group.clone()]),
+        resources: Some(resources),
+        verbs: strings(&verbs),
+        ..Default::default()
+    }]
 }
 
 /// Labels and annotations every generated object carries.

@@ -204,6 +204,7 @@ fn read_objects<'a>(
                 Some(ViewKind::Crd) => yaml::parse_item(chunk).map(Body::Crd),
                 Some(ViewKind::Csv) => yaml::parse_item(chunk).map(Body::Csv),
                 Some(ViewKind::Role) => yaml::parse_item(chunk).map(Body::Role),
+                Some(ViewKind::Binding) => yaml::parse_item(chunk).map(Body::Binding),
             };
             let body = body.unwrap_or_else(|e| {
                 results.push(view_finding(e, &chunk.header.object_ref(), file.as_ref(), ""));

@@ -37,6 +37,9 @@ pub struct Header {
     pub namespace: Option<String>,
     pub labels: BTreeMap<String, String>,
     pub annotations: BTreeMap<String, String>,
+    /// A top-level `items` key: Kubernetes clients read such an object as a
+    /// list of the objects inside it, whatever its kind.
+    pub list: bool,
 }
 
 /// How an item's text is laid out, which decides how to read it back.
@@ -896,9 +899,12 @@ impl HeaderCollector {
     }
 
     fn observe(&mut self, walker: &Walker<'_>, step: &Step<'_>) {
-        let Step::Value(Some(value)) = step else { return };
         let Some(frames) = walker.frames.get(self.base..) else { return };
         let Some(header) = self.headers.last_mut() else { return };
+        if let (Step::Key(key), 1) = (step, frames.len()) {
+            header.list |= key == "items";
+        }
+        let Step::Value(Some(value)) = step else { return };
         let key = |i: usize| frames.get(i).and_then(|f| if f.is_map { f.key.as_deref() } else { None });
         match frames.len() {
             1 => match key(0) {

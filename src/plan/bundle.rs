@@ -4,14 +4,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::rbac::v1::PolicyRule;
+
+use crate::access::cover;
+use crate::access::describe_rule;
 use crate::config::{BundleRoles, Config, Mode, RoleKind};
 use crate::model::*;
 use crate::report::Finding;
+use crate::reserved;
 
-use super::{role_name, Api, ApiSource};
-
-const READ: [&str; 3] = ["get", "list", "watch"];
-const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+use super::{ceiling, role_name, Api, ApiSource, READ, WRITE};
 
 /// What a role's rules grant over the selected APIs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,14 +52,31 @@ pub fn classify(rules: &[RuleView], apis: &[Api]) -> Grants {
         }
     }
     let one = |set: &BTreeSet<usize>| if set.len() == 1 { set.first().copied() } else { None };
-    match (exclusive, one(&api_rules), one(&crd_rules)) {
-        (true, None, Some(i)) if api_rules.is_empty() => Grants::One(i, RoleKind::CrdView),
-        (true, Some(i), None) if crd_rules.is_empty() && on_main => match level(&verbs) {
-            Some(level) => Grants::One(i, level),
-            None => Grants::Other(touched),
-        },
+    let candidate = match (exclusive, one(&api_rules), one(&crd_rules)) {
+        (true, None, Some(i)) if api_rules.is_empty() => Some((i, RoleKind::CrdView)),
+        (true, Some(i), None) if crd_rules.is_empty() && on_main => level(&verbs).map(|level| (i, level)),
+        _ => None,
+    };
+    // The shape says which role it provides; the evaluator says whether
+    // everything it grants, read as the API server reads it, fits that role.
+    match candidate {
+        Some((i, level)) if within(rules, &ceiling(&apis[i], level)) => Grants::One(i, level),
         _ => Grants::Other(touched),
     }
+}
+
+fn within(rules: &[RuleView], ceiling: &[PolicyRule]) -> bool {
+    let rules: Vec<PolicyRule> = rules.iter().map(RuleView::to_policy_rule).collect();
+    cover::covers(ceiling, &rules)
+}
+
+/// Can this item be adopted, bound or relabelled at all? Not when its name is
+/// a built-in role's, and not when an aggregation rule makes its rules
+/// whatever it selects.
+fn adoptable(o: &InputObject) -> Option<&RoleView> {
+    let Body::Role(view) = &o.body else { return None };
+    let reserved_name = o.header.name.as_deref().is_some_and(reserved::is_reserved_role_name);
+    (o.is("rbac.authorization.k8s.io", "ClusterRole") && !view.aggregates() && !reserved_name).then_some(view)
 }
 
 impl Grants {
@@ -122,17 +141,26 @@ pub type Provided = BTreeMap<(String, RoleKind), usize>;
 
 /// Chooses the bundle roles to use. A ClusterRole named exactly like a role
 /// olm-rbac would generate, and granting that, comes first; then roles by name.
-pub fn adopt(config: &Config, apis: &[Api], objects: &[InputObject], results: &mut Vec<Finding>) -> Provided {
+pub fn adopt(
+    config: &Config,
+    apis: &[Api],
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Provided {
     let mut provided = Provided::new();
-    if config.bundle_roles == BundleRoles::Ignore {
+    // Stripping means the bundle's aggregation is not trusted: in Aggregate
+    // mode that includes labelling its roles, so every role is generated.
+    let strip_aggregate = config.strip_bundle_aggregation && config.mode == Mode::Aggregate;
+    if config.bundle_roles == BundleRoles::Ignore || strip_aggregate {
         return provided;
     }
     let mut candidates: Vec<(usize, &InputObject, usize, RoleKind)> = Vec::new();
     for (i, o) in objects.iter().enumerate() {
-        let Body::Role(view) = &o.body else { continue };
-        if !o.is("rbac.authorization.k8s.io", "ClusterRole") || o.generated() {
+        if claims[i].is_some() {
             continue;
         }
+        let Some(view) = adoptable(o) else { continue };
         if let Grants::One(a, role) = classify(&view.rules, apis) {
             if config.roles.contains(&role) {
                 candidates.push((i, o, a, role));
@@ -187,20 +215,30 @@ pub struct Record {
 }
 
 impl Record {
-    pub fn parse(text: &str, extension: &str) -> Option<Record> {
+    /// Reads this extension's record; `None` when the record is another
+    /// extension's. Entries olm-rbac never writes (any key outside
+    /// `rbac.authorization.k8s.io/aggregate-to-*`, or unreadable ones) are
+    /// returned apart, so that they are reported and never acted on.
+    pub fn parse(text: &str, extension: &str) -> Option<(Record, Vec<String>)> {
         let (ext, ops) = text.split_once(':')?;
         if ext.trim() != extension {
             return None;
         }
         let mut record = Record::default();
+        let mut forged = Vec::new();
         for op in ops.split_whitespace() {
-            if let Some(key) = op.strip_prefix('+') {
+            let ours = |key: &str| key.strip_prefix(AGGREGATE_PREFIX).is_some_and(|to| !to.is_empty());
+            if let Some(key) = op.strip_prefix('+').filter(|k| ours(k)) {
                 record.added.insert(key.to_string(), "true".into());
-            } else if let Some((key, value)) = op.strip_prefix('-').and_then(|kv| kv.split_once('=')) {
+            } else if let Some((key, value)) =
+                op.strip_prefix('-').and_then(|kv| kv.split_once('=')).filter(|(k, _)| ours(k))
+            {
                 record.removed.insert(key.to_string(), value.to_string());
+            } else {
+                forged.push(op.to_string());
             }
         }
-        Some(record)
+        Some((record, forged))
     }
 
     pub fn format(&self, extension: &str) -> String {
@@ -219,88 +257,110 @@ impl Record {
     }
 }
 
-/// Decides the label changes on bundle ClusterRoles for this run: first undo
-/// what this extension recorded earlier, then apply what the mode wants, and
-/// patch the item only where the two differ.
+/// Decides the label changes on items olm-rbac did not generate, for this
+/// run: first undo what this extension recorded earlier, as far as that is
+/// safe, then apply what the mode wants, and patch the item only where the two
+/// differ.
+///
+/// The record is written into the item, so whoever wrote the item may have
+/// forged it: undoing a recorded addition only removes a label, and a recorded
+/// removal is restored only onto a role whose every permission stays within
+/// the bundle's own APIs at the level the label aggregates into.
 pub fn label_patches(
     config: &Config,
     apis: &[Api],
     provided: &Provided,
     objects: &[InputObject],
+    claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) -> BTreeMap<usize, MetaPatch> {
     let adopted: BTreeMap<usize, RoleKind> = provided.iter().map(|((_, role), &i)| (i, *role)).collect();
     let mut patches = BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {
-        if !o.is("rbac.authorization.k8s.io", "ClusterRole") || o.generated() {
+        if claims[i].is_some() {
             continue;
         }
+        let note = |f: Finding| f.on(&o.object_ref()).in_file(o.file.as_ref());
+        let is_role = o.is("rbac.authorization.k8s.io", "ClusterRole");
+        let has_aggregation = o.header.labels.keys().any(|k| k.starts_with(AGGREGATE_PREFIX));
         let recorded = o.header.annotations.get(LABEL_CHANGES_ANNOTATION);
-        let earlier = match recorded {
-            Some(text) => match Record::parse(text, &config.extension) {
-                Some(r) => r,
-                None => continue, // another extension's record: not ours to touch
-            },
+        let earlier = match recorded.map(|text| Record::parse(text, &config.extension)) {
+            Some(Some((record, forged))) => {
+                if !forged.is_empty() {
+                    results.push(note(Finding::warning(format!(
+                        "annotation {LABEL_CHANGES_ANNOTATION} holds entries olm-rbac never writes ({}); they are ignored",
+                        forged.join(" ")
+                    ))));
+                }
+                record
+            }
+            // Another extension's record: its labels are that extension's to manage,
+            // unless this config strips every bundle aggregation label.
+            Some(None) if config.strip_bundle_aggregation && has_aggregation => {
+                results.push(note(
+                    Finding::error(format!(
+                        "spec.stripBundleAggregation would remove its aggregation labels, but annotation {LABEL_CHANGES_ANNOTATION} says another extension manages them; give the two extensions' configs the same setting"
+                    ))
+                    .at(format!("metadata.annotations.{LABEL_CHANGES_ANNOTATION}")),
+                ));
+                continue;
+            }
+            Some(None) => continue,
             None => Record::default(),
         };
-        let touched = match &o.body {
-            Body::Role(view) => classify(&view.rules, apis).touched(),
+        let touched = match (&o.body, is_role) {
+            (Body::Role(view), true) => classify(&view.rules, apis).touched(),
             _ => BTreeSet::new(),
         };
-        let touches = !touched.is_empty();
-        if recorded.is_none() && !touches {
+        if recorded.is_none()
+            && touched.is_empty()
+            && !(has_aggregation && (is_role || config.strip_bundle_aggregation))
+        {
             continue;
         }
-        // The labels as the bundle wrote them.
+        // The labels as the bundle wrote them, as far as the record may be believed.
         let mut original = o.header.labels.clone();
         original.retain(|k, _| !earlier.added.contains_key(k));
-        original.extend(earlier.removed.clone());
-
-        let mut wanted = Record::default();
+        for (key, value) in &earlier.removed {
+            match restorable(o, key, apis) {
+                Ok(()) => {
+                    original.insert(key.clone(), value.clone());
+                }
+                Err(why) => results.push(note(Finding::warning(format!(
+                    "annotation {LABEL_CHANGES_ANNOTATION} says olm-rbac removed label {key}={value}; it is not put back, because {why}. If the bundle really had it, restore the file from the bundle"
+                )))),
+            }
+        }
         let aggregation: BTreeMap<String, String> = original
             .iter()
             .filter(|(k, _)| k.starts_with(AGGREGATE_PREFIX))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        match (config.mode, adopted.get(&i)) {
-            (Mode::Aggregate, Some(role)) => {
-                let key = format!("{AGGREGATE_PREFIX}{}", role.aggregates_to());
-                match original.get(&key).map(String::as_str) {
-                    Some("true") => {}
-                    // Another value is replaced, and recorded so that it comes back.
-                    Some(other) => {
-                        wanted.removed.insert(key.clone(), other.to_string());
-                        wanted.added.insert(key, "true".into());
-                    }
-                    None => {
-                        wanted.added.insert(key, "true".into());
-                    }
+
+        let mut wanted = Record::default();
+        if config.strip_bundle_aggregation && !aggregation.is_empty() {
+            let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
+            results.push(note(Finding::info(format!(
+                "removed its aggregation labels ({keys}) because spec.stripBundleAggregation is true; the change is recorded in annotation {LABEL_CHANGES_ANNOTATION} and undone when that changes"
+            ))));
+            wanted.removed = aggregation.clone();
+        } else if let (Mode::Aggregate, Some(role)) = (config.mode, adopted.get(&i)) {
+            let key = format!("{AGGREGATE_PREFIX}{}", role.aggregates_to());
+            match original.get(&key).map(String::as_str) {
+                Some("true") => {}
+                // Another value is replaced, and recorded so that it comes back.
+                Some(other) => {
+                    wanted.removed.insert(key.clone(), other.to_string());
+                    wanted.added.insert(key, "true".into());
+                }
+                None => {
+                    wanted.added.insert(key, "true".into());
                 }
             }
-            (Mode::Bind | Mode::Unmanaged, _) if touches && !aggregation.is_empty() => {
-                let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
-                if config.strip_bundle_aggregation {
-                    results.push(
-                        Finding::info(format!("removed its aggregation labels ({keys}) because spec.stripBundleAggregation is true; the change is recorded in annotation {LABEL_CHANGES_ANNOTATION} and undone when that changes"))
-                            .on(&o.object_ref())
-                            .in_file(o.file.as_ref()),
-                    );
-                    wanted.removed = aggregation;
-                } else {
-                    results.push(
-                        Finding::warning(format!(
-                            "this bundle role carries aggregation labels ({keys}), so it grants access to {} API(s) through the built-in roles, beyond what {} mode grants; set spec.stripBundleAggregation: true to remove them",
-                            touched.len(),
-                            config.mode.as_str()
-                        ))
-                        .on(&o.object_ref())
-                        .in_file(o.file.as_ref()),
-                    );
-                }
-            }
-            _ => {}
+        } else if is_role && !aggregation.is_empty() {
+            warn_bundle_aggregation(config, o, &aggregation, &touched, apis, results);
         }
-        if wanted == earlier {
+        if wanted == earlier && original == o.header.labels {
             continue;
         }
         let mut target = original;
@@ -322,9 +382,77 @@ pub fn label_patches(
         } else {
             Edit::Set(LABEL_CHANGES_ANNOTATION.into(), wanted.format(&config.extension))
         });
+        if patch.labels.is_empty() && recorded.map(String::as_str) == Some(&wanted.format(&config.extension)) {
+            continue;
+        }
         patches.insert(i, patch);
     }
     patches
+}
+
+/// May a recorded removal of `key` be undone on `o`? Labels on other kinds
+/// grant nothing. On a ClusterRole, an aggregation label adds its rules to
+/// every holder of the role it names, so it comes back only onto a role that
+/// grants nothing beyond the bundle's own APIs at that level (`view` for
+/// roles outside admin, edit and view, such as OpenShift's cluster-reader).
+fn restorable(o: &InputObject, key: &str, apis: &[Api]) -> Result<(), String> {
+    if !o.is("rbac.authorization.k8s.io", "ClusterRole") {
+        return Ok(());
+    }
+    let Some(view) = adoptable(o) else {
+        return Err("the role is reserved or aggregates other roles".into());
+    };
+    let level = match key.strip_prefix(AGGREGATE_PREFIX) {
+        Some("admin") => RoleKind::Admin,
+        Some("edit") => RoleKind::Edit,
+        _ => RoleKind::View,
+    };
+    let bound: Vec<PolicyRule> = apis
+        .iter()
+        .flat_map(|api| {
+            let mut rules = ceiling(api, level);
+            if api.source == ApiSource::Crd {
+                rules.extend(ceiling(api, RoleKind::CrdView));
+            }
+            rules
+        })
+        .collect();
+    let rules: Vec<PolicyRule> = view.rules.iter().map(RuleView::to_policy_rule).collect();
+    match cover::uncovered(&bound, &rules).first() {
+        None => Ok(()),
+        Some(atom) => Err(format!(
+            "the role grants more than {} on the bundle's own APIs ({})",
+            level.as_str(),
+            describe_rule(&atom.to_rule())
+        )),
+    }
+}
+
+/// Aggregation labels the bundle put on its own roles pass through (unless
+/// stripped), but never unremarked.
+fn warn_bundle_aggregation(
+    config: &Config,
+    o: &InputObject,
+    aggregation: &BTreeMap<String, String>,
+    touched: &BTreeSet<usize>,
+    apis: &[Api],
+    results: &mut Vec<Finding>,
+) {
+    let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
+    let beyond = aggregation.keys().find_map(|k| restorable(o, k, apis).err());
+    let message = match (beyond, touched.is_empty()) {
+        (Some(why), _) => format!(
+            "this bundle role carries aggregation labels ({keys}) and {}: everyone holding those roles gets it. Set spec.stripBundleAggregation: true to remove the labels",
+            why.replace("the role grants", "grants")
+        ),
+        (None, false) if config.mode != Mode::Aggregate => format!(
+            "this bundle role carries aggregation labels ({keys}), so it grants access to {} API(s) through the built-in roles, beyond what {} mode grants; set spec.stripBundleAggregation: true to remove them",
+            touched.len(),
+            config.mode.as_str()
+        ),
+        _ => return,
+    };
+    results.push(Finding::warning(message).on(&o.object_ref()).in_file(o.file.as_ref()));
 }
 
 /// Namespaced Roles that grant on a selected API: worth knowing, never adopted.

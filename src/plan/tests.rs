@@ -141,11 +141,11 @@ fn olmv0_naming_uses_each_csv_version_and_crdview_suffix() {
 }
 
 #[test]
-fn the_csv_decides_which_apis_and_a_missing_crd_is_a_warning() {
+fn the_csv_decides_which_apis() {
     let objects = [
         crd("widgets", "example.com", "v1"),
         crd("unowned", "example.com", "v1"),
-        csv("op.v1", &[("widgets.example.com", "v1"), ("gadgets.example.com", "v2")], &[]),
+        csv("op.v1", &[("widgets.example.com", "v1")], &[]),
     ];
     let plan = plan(&[Config::new("op", Mode::Aggregate)], &objects);
     let apis: BTreeSet<String> = plan
@@ -153,12 +153,29 @@ fn the_csv_decides_which_apis_and_a_missing_crd_is_a_warning() {
         .iter()
         .filter_map(|g| g.object.metadata().annotations.as_ref().map(|a| a[API_ANNOTATION].clone()))
         .collect();
-    assert_eq!(apis, BTreeSet::from(["gadgets.example.com".to_string(), "widgets.example.com".to_string()]));
-    let w = warnings(&plan);
-    assert_eq!(w.len(), 1);
-    assert!(w[0].message.contains("gadgets.example.com"));
-    assert_eq!(w[0].field.as_deref(), Some("spec.customresourcedefinitions.owned[1].name"));
-    assert_eq!(w[0].object.as_ref().unwrap().name, "op.v1");
+    assert_eq!(apis, BTreeSet::from(["widgets.example.com".to_string()]));
+    assert!(errors(&plan).is_empty() && warnings(&plan).is_empty(), "{:?}", plan.results);
+}
+
+#[test]
+fn an_owned_crd_missing_from_the_input_is_an_error_unless_excluded() {
+    let objects = [
+        crd("widgets", "example.com", "v1"),
+        csv("op.v1", &[("widgets.example.com", "v1"), ("gadgets.example.com", "v2")], &[]),
+    ];
+    let plan = plan(&[Config::new("op", Mode::Aggregate)], &objects);
+    assert!(plan.generated.is_empty(), "an error means nothing is generated");
+    let e = errors(&plan);
+    assert_eq!(e.len(), 1);
+    assert!(e[0].message.contains("owned CRD \"gadgets.example.com\" is not in the input"), "{}", e[0].message);
+    assert_eq!(e[0].field.as_deref(), Some("spec.customresourcedefinitions.owned[1].name"));
+    assert_eq!(e[0].object.as_ref().unwrap().name, "op.v1");
+
+    let mut config = Config::new("op", Mode::Aggregate);
+    config.exclude = vec!["gadgets.example.com".into()];
+    let plan = plan_of(config, &objects);
+    assert!(errors(&plan).is_empty(), "{:?}", plan.results);
+    assert_eq!(plan.generated.len(), 4);
 }
 
 #[test]
@@ -207,27 +224,41 @@ fn filters_apply_include_then_exclude_and_warn_on_unused_patterns() {
     assert_eq!(w[0].field.as_deref(), Some("spec.apis.include[1]"));
 }
 
+/// An admin role as olm-rbac writes it for `<plural>.<group>`.
 fn generated_item(name: &str, extension: &str) -> InputObject {
+    let api = name.strip_suffix("-admin").unwrap();
+    let (plural, group) = api.split_once('.').unwrap();
     let mut h = header("rbac.authorization.k8s.io/v1", "ClusterRole", name);
     h.labels.insert(MANAGED_BY.into(), MANAGER.into());
     h.labels.insert(EXTENSION_LABEL.into(), extension.into());
-    InputObject { header: h, ..Default::default() }
+    h.labels.insert(ROLE_LABEL.into(), "admin".into());
+    h.annotations.insert(API_ANNOTATION.into(), api.into());
+    let rules = vec![rule(&[group], &[plural], &["*"])];
+    InputObject { header: h, body: Body::Role(RoleView { rules, ..Default::default() }), file: None }
 }
 
 #[test]
 fn unmanaged_removes_earlier_output_and_names_the_apis() {
     let objects = [
         crd("widgets", "example.com", "v1"),
+        crd("other", "example.com", "v1"),
         generated_item("widgets.example.com-admin", "op"),
         generated_item("other.example.com-admin", "someone-else"),
     ];
-    let plan = plan(&[Config::new("op", Mode::Unmanaged)], &objects);
+    let mut config = Config::new("op", Mode::Unmanaged);
+    config.include = vec!["widgets.example.com".into()];
+    let plan = plan_of(config, &objects);
     assert!(plan.generated.is_empty());
-    assert_eq!(plan.remove, BTreeSet::from([1]), "only this extension's earlier output goes");
+    assert_eq!(plan.remove, BTreeSet::from([2]), "only this extension's earlier output goes");
     let info: Vec<&Finding> = plan.results.iter().filter(|r| r.severity == Severity::Info).collect();
-    assert_eq!(info.len(), 1);
-    assert!(info[0].message.contains("widgets.example.com"));
-    assert!(info[0].message.contains("spec.mode"));
+    assert_eq!(info.len(), 2, "{info:?}");
+    let removed = info.iter().find(|f| f.message.starts_with("removed: ")).unwrap();
+    assert!(removed
+        .message
+        .contains("generated it for extension \"op\" earlier, and this run (Unmanaged mode) does not"));
+    assert_eq!(removed.object.as_ref().unwrap().name, "widgets.example.com-admin");
+    let unmanaged = info.iter().find(|f| f.message.contains("unmanaged")).unwrap();
+    assert!(unmanaged.message.contains("widgets.example.com") && unmanaged.message.contains("spec.mode"));
 }
 
 #[test]
@@ -301,7 +332,7 @@ fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> RuleView {
 fn cluster_role(name: &str, rules: Vec<RuleView>, labels: &[(&str, &str)]) -> InputObject {
     let mut h = header("rbac.authorization.k8s.io/v1", "ClusterRole", name);
     h.labels = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    InputObject { header: h, body: Body::Role(RoleView { rules }), file: None }
+    InputObject { header: h, body: Body::Role(RoleView { rules, ..Default::default() }), file: None }
 }
 
 fn api(plural: &str, group: &str) -> Api {
@@ -314,6 +345,7 @@ fn api(plural: &str, group: &str) -> Api {
         versions: vec!["v1".into()],
         cluster_scoped: false,
         origin: ObjRef::default(),
+        field: "spec.group".into(),
     }
 }
 
