@@ -306,6 +306,7 @@ fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Co
         line: entry.line,
         header: Default::default(),
         elide: Vec::new(),
+        indirect: false,
     };
     let head = match yaml::parse_item::<FunctionConfigHead>(&chunk) {
         Ok(h) => h.function_config,

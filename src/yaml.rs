@@ -62,6 +62,11 @@ pub struct Chunk<'a> {
     /// Byte ranges of `text` that no view reads (CRD schemas): [`parse_item`]
     /// blanks them out before parsing.
     pub elide: Vec<Range<usize>>,
+    /// The text does not say plainly what it holds: it uses anchors, aliases,
+    /// merge keys or tags, or repeats a key of its header. Its header is then
+    /// read with full YAML semantics, and edits re-serialise it instead of
+    /// editing lines (an edited anchor would change its aliases too).
+    pub indirect: bool,
 }
 
 impl Chunk<'_> {
@@ -115,6 +120,23 @@ impl ListText<'_> {
     }
 }
 
+/// [`options`] for reading `len` bytes: alias expansion may replay at most
+/// [`ALIAS_REPLAY_PER_BYTE`] events per byte read (plus a small floor), so a
+/// crafted alias tree costs time in proportion to its size, across however
+/// many items it is spread over.
+pub fn options_for(len: usize) -> serde_saphyr::Options {
+    let mut options = options();
+    let limit = ALIAS_REPLAY_FLOOR.saturating_add(len.saturating_mul(ALIAS_REPLAY_PER_BYTE));
+    options.alias_limits.max_total_replayed_events = options.alias_limits.max_total_replayed_events.min(limit);
+    options
+}
+
+/// See [`options_for`]. Real manifests that use anchors (Helm charts, hand
+/// written files) repeat small maps a few times; a byte of YAML is at most one
+/// event, so four replays per byte is generous.
+pub const ALIAS_REPLAY_PER_BYTE: usize = 4;
+const ALIAS_REPLAY_FLOOR: usize = 1_000;
+
 /// Deserialization options sized for operator bundles: a single CRD can hold
 /// millions of events and nest deeper than the library's defaults allow.
 pub fn options() -> serde_saphyr::Options {
@@ -152,10 +174,11 @@ pub fn parse_item<T: DeserializeOwned>(chunk: &Chunk<'_>) -> Result<T, ViewError
 
 fn parse_text<T: DeserializeOwned>(text: &str, chunk: &Chunk<'_>) -> Result<T, ViewError> {
     let result = match chunk.layout {
-        Layout::Document => serde_saphyr::from_str_with_options::<T>(text, options()),
-        Layout::SeqEntry { .. } => serde_saphyr::from_str_with_options::<Vec<T>>(text, options()).and_then(|mut v| {
-            v.pop().ok_or_else(|| <serde_saphyr::Error as serde::de::Error>::custom("the item is empty"))
-        }),
+        Layout::Document => serde_saphyr::from_str_with_options::<T>(text, options_for(text.len())),
+        Layout::SeqEntry { .. } => serde_saphyr::from_str_with_options::<Vec<T>>(text, options_for(text.len()))
+            .and_then(|mut v| {
+                v.pop().ok_or_else(|| <serde_saphyr::Error as serde::de::Error>::custom("the item is empty"))
+            }),
     };
     result.map_err(|e| ViewError::from_saphyr(&e, text, chunk.line, chunk.layout))
 }
@@ -356,14 +379,17 @@ pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
             let bounds: Vec<usize> = chunk_starts.iter().skip(1).copied().chain([last_end]).collect();
             let mut lines = LineCounter::default();
             for (i, (&s, e)) in chunk_starts.iter().zip(bounds).enumerate() {
-                let (header, elide) = item_headers.get(i).cloned().unwrap_or_default();
-                list.items.push(Chunk {
+                let (header, elide, indirect) = item_headers.get(i).cloned().unwrap_or_default();
+                let mut chunk = Chunk {
                     text: Cow::Borrowed(&src[s..e]),
                     layout: Layout::SeqEntry { indent: list.item_indent },
                     line: lines.line_at(src, s),
                     header,
                     elide: relative(elide, s..e),
-                });
+                    indirect,
+                };
+                resolve_header(&mut chunk)?;
+                list.items.push(chunk);
             }
             list.entries.push(TopEntry { key, text: &src[start..chunk_starts[0]], line });
             list.items_tail = &src[last_end..end];
@@ -427,27 +453,85 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
     }
     let mut item_headers = headers.finish().into_iter();
     let mut lines = LineCounter::default();
-    Ok(docs
-        .into_iter()
+    docs.into_iter()
         .filter(|d| d.content)
         .map(|d| {
-            let (header, elide) = item_headers.next().unwrap_or_default();
+            let (header, elide, indirect) = item_headers.next().unwrap_or_default();
             let range = d.start..d.end.max(d.start);
-            Chunk {
+            let mut chunk = Chunk {
                 text: Cow::Borrowed(&src[range.clone()]),
                 layout: Layout::Document,
                 line: lines.line_at(src, d.start),
                 header,
                 elide: relative(elide, range),
-            }
+                indirect,
+            };
+            resolve_header(&mut chunk)?;
+            Ok(chunk)
         })
-        .collect())
+        .collect()
+}
+
+/// The header fields, read the way Kubernetes reads them: aliases and merge
+/// keys expanded, tags applied, a repeated key an error.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HeaderView {
+    api_version: Option<String>,
+    kind: Option<String>,
+    #[serde(default)]
+    metadata: Option<MetaView>,
+    #[serde(default, deserialize_with = "present")]
+    items: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct MetaView {
+    name: Option<String>,
+    namespace: Option<String>,
+    labels: Option<BTreeMap<String, String>>,
+    annotations: Option<BTreeMap<String, String>>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    <serde::de::IgnoredAny as serde::Deserialize>::deserialize(d).map(|_| true)
+}
+
+/// For an [`Chunk::indirect`] item, replaces the header the walk saw (which
+/// cannot follow aliases) with the one its full parse gives. An item whose
+/// header cannot be read so (an alias to another item's anchor, a repeated
+/// key, too much alias expansion) is refused.
+fn resolve_header(chunk: &mut Chunk<'_>) -> Result<(), YamlError> {
+    if !chunk.indirect {
+        return Ok(());
+    }
+    let view: HeaderView = parse_item(chunk).map_err(|e| {
+        // The parser's own positions are within the item; the error carries the stream's.
+        let why = e.message.split(" at line ").next().unwrap_or_default().trim_end_matches(':').to_string();
+        YamlError {
+            message: format!(
+                "this item uses YAML anchors, aliases, merge keys, tags or a repeated key, and cannot be read as a whole: {why}"
+            ),
+            pos: e.pos.unwrap_or(Pos { line: chunk.line, col: 1 }),
+        }
+    })?;
+    let meta = view.metadata;
+    chunk.header = Header {
+        api_version: view.api_version,
+        kind: view.kind,
+        name: meta.as_ref().and_then(|m| m.name.clone()),
+        namespace: meta.as_ref().and_then(|m| m.namespace.clone()),
+        labels: meta.as_ref().and_then(|m| m.labels.clone()).unwrap_or_default(),
+        annotations: meta.and_then(|m| m.annotations).unwrap_or_default(),
+        list: view.items,
+    };
+    Ok(())
 }
 
 /// Re-serialises a `ResourceList` that is not in block style, so that it can be
 /// cut like any other. Comments in it are lost; that is the price of flow style.
 pub fn normalize(src: &str) -> Result<String, YamlError> {
-    let value: serde_json::Value = serde_saphyr::from_str_with_options(src, options()).map_err(|e| {
+    let value: serde_json::Value = serde_saphyr::from_str_with_options(src, options_for(src.len())).map_err(|e| {
         let v = ViewError::from_saphyr(&e, src, 1, Layout::Document);
         YamlError { message: v.message, pos: v.pos.unwrap_or(Pos { line: 1, col: 1 }) }
     })?;
@@ -654,6 +738,9 @@ fn edited_as_planned(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch, edited:
 /// not laid out in block style; the caller then re-serialises the item.
 pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Option<String> {
     use crate::model::Edit;
+    if chunk.indirect {
+        return None;
+    }
     let text: &str = &chunk.text;
     let base = usize::from(matches!(chunk.layout, Layout::SeqEntry { .. }));
     let layout = meta_layout(text, base)?;
@@ -855,22 +942,54 @@ struct HeaderCollector {
     base: usize,
     headers: Vec<Header>,
     elide: Vec<Vec<Range<usize>>>,
+    /// Per item: see [`Chunk::indirect`].
+    indirect: Vec<bool>,
+    /// Header keys seen in the current item, by map (0 root, 1 metadata,
+    /// 2 labels, 3 annotations), to notice a repeated one.
+    seen: BTreeSet<(u8, String)>,
     /// An elided collection being walked: its start and its frame depth.
     open: Option<(usize, usize)>,
 }
 
 impl HeaderCollector {
     fn new(base: usize) -> Self {
-        HeaderCollector { base, headers: Vec::new(), elide: Vec::new(), open: None }
+        HeaderCollector {
+            base,
+            headers: Vec::new(),
+            elide: Vec::new(),
+            indirect: Vec::new(),
+            seen: BTreeSet::new(),
+            open: None,
+        }
     }
 
     fn begin(&mut self) {
         self.headers.push(Header::default());
         self.elide.push(Vec::new());
+        self.indirect.push(false);
+        self.seen.clear();
+    }
+
+    fn mark_indirect(&mut self) {
+        if let Some(flag) = self.indirect.last_mut() {
+            *flag = true;
+        }
     }
 
     /// Called before the walker takes `event`, which starts at byte `at`.
     fn track(&mut self, walker: &Walker<'_>, event: &Event<'_>, at: usize) {
+        let indirect = match event {
+            Event::Alias(..) | Event::UnresolvedAlias(..) => true,
+            Event::Scalar(value, style, anchor, tag) => {
+                let key = walker.frames.last().is_some_and(|f| f.is_map && f.expect_key);
+                *anchor != 0 || tag.is_some() || (key && *style == ScalarStyle::Plain && value == "<<")
+            }
+            Event::MappingStart(_, anchor, tag) | Event::SequenceStart(_, anchor, tag) => *anchor != 0 || tag.is_some(),
+            _ => false,
+        };
+        if indirect {
+            self.mark_indirect();
+        }
         let depth = walker.frames.len();
         match (self.open, event) {
             (Some((start, d)), Event::MappingEnd | Event::SequenceEnd) if d == depth => {
@@ -901,8 +1020,22 @@ impl HeaderCollector {
     fn observe(&mut self, walker: &Walker<'_>, step: &Step<'_>) {
         let Some(frames) = walker.frames.get(self.base..) else { return };
         let Some(header) = self.headers.last_mut() else { return };
-        if let (Step::Key(key), 1) = (step, frames.len()) {
-            header.list |= key == "items";
+        if let Step::Key(key) = step {
+            let key_of = |i: usize| frames.get(i).and_then(|f| if f.is_map { f.key.as_deref() } else { None });
+            let map = match (frames.len(), key_of(0), key_of(1)) {
+                (1, ..) => Some(0),
+                (2, Some("metadata"), _) => Some(1),
+                (3, Some("metadata"), Some("labels")) => Some(2),
+                (3, Some("metadata"), Some("annotations")) => Some(3),
+                _ => None,
+            };
+            header.list |= frames.len() == 1 && key == "items";
+            if let Some(map) = map {
+                if !self.seen.insert((map, key.to_string())) {
+                    self.mark_indirect();
+                }
+            }
+            return;
         }
         let Step::Value(Some(value)) = step else { return };
         let key = |i: usize| frames.get(i).and_then(|f| if f.is_map { f.key.as_deref() } else { None });
@@ -931,9 +1064,10 @@ impl HeaderCollector {
         }
     }
 
-    /// Each item's header and its elided ranges relative to `chunk_start(i)`.
-    fn finish(self) -> Vec<(Header, Vec<Range<usize>>)> {
-        self.headers.into_iter().zip(self.elide).collect()
+    /// Each item's header, its elided ranges (absolute), and whether it is
+    /// indirect.
+    fn finish(self) -> Vec<(Header, Vec<Range<usize>>, bool)> {
+        self.headers.into_iter().zip(self.elide).zip(self.indirect).map(|((h, e), i)| (h, e, i)).collect()
     }
 }
 
