@@ -11,8 +11,8 @@ use std::fmt;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
+use crate::input::Source;
 use crate::model::{CrdView, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
-use crate::run::Source;
 use crate::yaml::{self, Chunk};
 
 /// A role: its own rules, and for ClusterRoles the selectors it aggregates.

@@ -5,6 +5,7 @@
 //! [`run`] writes the result back around the untouched items.
 pub mod access;
 pub mod config;
+pub mod input;
 pub mod model;
 pub mod names;
 pub mod plan;

@@ -1,10 +1,11 @@
-use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use olm_rbac::access::commands::{self, CanI, Format};
-use olm_rbac::run::{self, Outcome, Source};
+use olm_rbac::input::{read_path, read_stdin, Source};
+use olm_rbac::run::{self, Outcome};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -204,44 +205,4 @@ fn fail(message: &str) -> ExitCode {
 fn fail_with(message: &str, code: i32) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(u8::try_from(code).unwrap_or(1))
-}
-
-fn read_stdin() -> std::io::Result<String> {
-    let mut text = String::new();
-    std::io::stdin().read_to_string(&mut text)?;
-    Ok(text)
-}
-
-/// A file, stdin (`-`), or every manifest under a directory in name order.
-fn read_path(path: &Path) -> Result<Vec<Source>, String> {
-    if path == Path::new("-") {
-        let text = read_stdin().map_err(|e| format!("reading stdin: {e}"))?;
-        return Ok(vec![Source { name: "-".into(), text }]);
-    }
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if meta.is_dir() {
-        let mut files = Vec::new();
-        collect(path, &mut files)?;
-        files.sort();
-        return files.iter().map(|f| read_file(f)).collect();
-    }
-    Ok(vec![read_file(path)?])
-}
-
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-        if path.is_dir() {
-            collect(&path, files)?;
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
-            files.push(path);
-        }
-    }
-    Ok(())
-}
-
-fn read_file(path: &Path) -> Result<Source, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Source { name: path.display().to_string(), text })
 }

@@ -285,7 +285,16 @@ fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>],
                         .map(|v| (v.map(String::from), role_name(config.naming, &api.name, v, role)))
                         .collect()
                 };
-                generated.extend(bind::bindings(config, &apis, role_for, objects, &mut plan.results));
+                // Files named one by one in the working directory cannot be told apart.
+                let bundle_folder = csv.and_then(|i| source_folder(&objects[i])).filter(|f| !f.is_empty());
+                generated.extend(bind::bindings(
+                    config,
+                    &apis,
+                    role_for,
+                    objects,
+                    bundle_folder.as_deref(),
+                    &mut plan.results,
+                ));
             }
             let roles = generated.iter().filter(|o| matches!(o, Object::ClusterRole(_))).count();
             let bindings = generated.len() - roles;

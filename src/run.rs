@@ -23,12 +23,7 @@ pub struct Outcome {
     pub code: i32,
 }
 
-/// A named input: a file's path (or `-`) and its text.
-#[derive(Debug, Clone)]
-pub struct Source {
-    pub name: String,
-    pub text: String,
-}
+pub use crate::input::Source;
 
 const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
 
@@ -90,8 +85,12 @@ pub fn function(input: &str) -> Outcome {
 pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
     let mut results = Vec::new();
     let mut config_chunks: Vec<(Chunk<'_>, FileRef)> = Vec::new();
+    let mut input_configs = 0..0;
     let mut kept: Vec<(Chunk<'_>, FileRef)> = Vec::new();
     for (sources, from_config) in [(configs, true), (inputs, false)] {
+        if !from_config {
+            input_configs = config_chunks.len()..config_chunks.len();
+        }
         for source in sources {
             match yaml::split_documents(&source.text) {
                 Ok(chunks) => {
@@ -119,6 +118,9 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
             }
         }
     }
+    input_configs.end = config_chunks.len();
+    let from_inputs: Vec<&(Chunk<'_>, FileRef)> = config_chunks[input_configs].iter().collect();
+    check_config_sources(&from_inputs, &kept, !configs.is_empty(), &mut results);
     let chunks: Vec<Chunk<'_>> = kept.iter().map(|(c, _)| c.clone()).collect();
     let objects = read_objects(&chunks, |_, i| Some(kept[i].1.clone()), &mut results);
     let mut parsed = Vec::new();
@@ -172,6 +174,34 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
         }
     }
     Outcome { stdout, stderr, code }
+}
+
+/// The config comes from the admin, never from the bundle: with `--config`,
+/// an RBACConfig among the inputs is an error; without it, so is one in a
+/// bundle's own folder (beside its ClusterServiceVersion).
+fn check_config_sources(
+    from_inputs: &[&(Chunk<'_>, FileRef)],
+    kept: &[(Chunk<'_>, FileRef)],
+    config_given: bool,
+    results: &mut Vec<Finding>,
+) {
+    let folder = |f: &FileRef| (f.path != "-").then(|| f.path.rsplit_once('/').map_or("", |(d, _)| d).to_string());
+    let bundle_folders: Vec<String> = kept
+        .iter()
+        .filter(|(c, _)| c.header.kind.as_deref() == Some("ClusterServiceVersion"))
+        .filter_map(|(_, f)| folder(f))
+        .collect();
+    for (chunk, file) in from_inputs {
+        let object = chunk.header.object_ref();
+        let why = if config_given {
+            "is among the inputs, but --config gives the configuration, and olm-rbac then never takes one from the inputs. Remove it from the inputs, or leave out --config"
+        } else if folder(file).is_some_and(|f| bundle_folders.contains(&f)) {
+            "sits in the bundle's own folder, beside its ClusterServiceVersion, and olm-rbac takes its configuration only from you. Pass it with --config, or keep it outside the bundle's folder"
+        } else {
+            continue;
+        };
+        results.push(Finding::error(format!("{} {why}", describe(&object))).on(&object).in_file(Some(file)));
+    }
 }
 
 fn is_config(chunk: &Chunk<'_>) -> bool {

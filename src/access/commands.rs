@@ -2,7 +2,8 @@
 //! what to print and the exit code.
 
 use super::{load, matrix, Identity, Policy, Request};
-use crate::run::{Outcome, Source};
+use crate::input::Source;
+use crate::run::Outcome;
 
 /// Exit code for a broken input, apart from can-i's "no" (1).
 pub const INPUT_ERROR: i32 = 2;

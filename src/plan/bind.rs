@@ -9,8 +9,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{Binding, Config, RoleKind, Scope, Subject, SubjectKind};
 use crate::model::*;
-use crate::names::bounded_name;
-use crate::report::Finding;
+use crate::names::{bounded_name, is_dns1123_label};
+use crate::report::{Finding, ObjRef};
 
 use super::{metadata, name_parts, Api, ApiSource, Object};
 
@@ -39,6 +39,7 @@ pub fn bindings(
     apis: &[Api],
     role_for: impl Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>,
     objects: &[InputObject],
+    bundle_folder: Option<&str>,
     results: &mut Vec<Finding>,
 ) -> Vec<Object> {
     let cfg = config.object_ref();
@@ -50,11 +51,7 @@ pub fn bindings(
         );
         return Vec::new();
     }
-    let namespaces: Vec<(&str, &BTreeMap<String, String>)> = objects
-        .iter()
-        .filter(|o| o.is("", "Namespace"))
-        .filter_map(|o| o.header.name.as_deref().map(|n| (n, &o.header.labels)))
-        .collect();
+    let namespaces = selectable_namespaces(objects, bundle_folder);
 
     // (namespace or None for cluster-wide, binding name) -> planned binding
     let mut planned: BTreeMap<(Option<String>, String), Planned> = BTreeMap::new();
@@ -71,8 +68,23 @@ pub fn bindings(
             Scope::Namespaces { names, selector } => {
                 let mut all: BTreeSet<String> = names.iter().cloned().collect();
                 if let Some(sel) = selector {
-                    let matched: Vec<&str> =
-                        namespaces.iter().filter(|(_, l)| sel.matches(l)).map(|(n, _)| *n).collect();
+                    let matched: Vec<&InputObject> =
+                        namespaces.iter().copied().filter(|o| sel.matches(&o.header.labels)).collect();
+                    let matched = check_selected(matched, &format!("{field}.namespaceSelector"), &cfg, results);
+                    let from_bundle = objects.iter().filter(|o| {
+                        o.is("", "Namespace")
+                            && !namespaces.iter().any(|n| std::ptr::eq(*n, *o))
+                            && sel.matches(&o.header.labels)
+                    });
+                    for o in from_bundle {
+                        results.push(
+                            Finding::warning(format!(
+                                "{field}.namespaceSelector matches this Namespace, but it comes from the bundle's own folder, and the selector reads only your Namespace files: no binding is made in it"
+                            ))
+                            .on(&o.object_ref())
+                            .in_file(o.file.as_ref()),
+                        );
+                    }
                     if matched.is_empty() {
                         results.push(
                             Finding::warning(format!(
@@ -83,7 +95,7 @@ pub fn bindings(
                             .at(format!("{field}.namespaceSelector")),
                         );
                     }
-                    all.extend(matched.into_iter().map(String::from));
+                    all.extend(matched);
                 }
                 Some(all.into_iter().collect())
             }
@@ -160,6 +172,49 @@ pub fn bindings(
         .collect()
 }
 
+/// The Namespace objects a `namespaceSelector` reads: the admin's own. When
+/// the runner says which file each object came from, Namespaces in the
+/// bundle's folder (beside its CSV) are the bundle's, and a bundle does not get
+/// to choose where its users are granted access.
+fn selectable_namespaces<'a>(objects: &'a [InputObject], bundle_folder: Option<&str>) -> Vec<&'a InputObject> {
+    objects
+        .iter()
+        .filter(|o| o.is("", "Namespace"))
+        .filter(|o| bundle_folder.is_none() || super::source_folder(o).as_deref() != bundle_folder)
+        .collect()
+}
+
+/// The names of the Namespaces a selector picked, each a valid namespace name
+/// (an error otherwise), with a warning for the platform's own namespaces.
+fn check_selected(matched: Vec<&InputObject>, field: &str, cfg: &ObjRef, results: &mut Vec<Finding>) -> Vec<String> {
+    let mut names = Vec::new();
+    for o in matched {
+        let name = o.header.name.as_deref().unwrap_or_default();
+        if !is_dns1123_label(name) {
+            results.push(
+                Finding::error(format!(
+                    "{name:?} is not a valid namespace name (a DNS-1123 label), yet {field} selects this Namespace"
+                ))
+                .on(&o.object_ref())
+                .at("metadata.name")
+                .in_file(o.file.as_ref()),
+            );
+            continue;
+        }
+        if name == "default" || name.starts_with("kube-") || name.starts_with("openshift-") {
+            results.push(
+                Finding::warning(format!(
+                    "namespaceSelector selects the platform namespace {name:?}: the binding grants access there too; narrow the selector if that is not meant"
+                ))
+                .on(cfg)
+                .at(field),
+            );
+        }
+        names.push(name.to_string());
+    }
+    names
+}
+
 fn add(
     planned: &mut BTreeMap<(Option<String>, String), Planned>,
     key: (Option<String>, String),
@@ -196,7 +251,7 @@ fn k8s_subject(s: &Subject) -> K8sSubject {
     }
 }
 
-fn warn_broad_subjects(binding: &Binding, field: &str, cfg: &crate::report::ObjRef, results: &mut Vec<Finding>) {
+fn warn_broad_subjects(binding: &Binding, field: &str, cfg: &ObjRef, results: &mut Vec<Finding>) {
     for s in &binding.subjects {
         let everyone = match (s.kind, s.name.as_str()) {
             (SubjectKind::Group, "system:authenticated") => Some("every authenticated user"),

@@ -1,0 +1,193 @@
+//! Reading the inputs named on the command line: files, directories and
+//! stdin, with the same care as kustomize's load restrictor. A directory is
+//! read only inside itself: a symbolic link that leads out of it is refused, a
+//! link cycle is followed once, and anything that is not a regular file (a
+//! FIFO, a device such as /dev/zero) is refused instead of read until memory
+//! runs out.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// A named input: a file's path (or `-`) and its text.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub name: String,
+    pub text: String,
+}
+
+/// Reads stdin whole.
+pub fn read_stdin() -> std::io::Result<String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// A file, stdin (`-`), or every manifest (`*.yaml`, `*.yml`, `*.json`)
+/// under a directory, in name order.
+pub fn read_path(path: &Path) -> Result<Vec<Source>, String> {
+    if path == Path::new("-") {
+        let text = read_stdin().map_err(|e| format!("reading stdin: {e}"))?;
+        return Ok(vec![Source { name: "-".into(), text }]);
+    }
+    // A path named on the command line is followed wherever it leads: the user chose it.
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.is_dir() {
+        let root = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut walk = Walk { root, dirs: BTreeSet::new(), files: BTreeSet::new(), found: Vec::new() };
+        walk.dir(path)?;
+        walk.found.sort();
+        return walk.found.iter().map(|f| read_file(f)).collect();
+    }
+    if !meta.is_file() {
+        return Err(not_regular(path));
+    }
+    Ok(vec![read_file(path)?])
+}
+
+fn not_regular(path: &Path) -> String {
+    format!(
+        "{}: not a regular file or directory (a FIFO, socket or device); olm-rbac reads those only as stdin: pass - and redirect it",
+        path.display()
+    )
+}
+
+fn is_manifest(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
+}
+
+/// One directory walk: what has been read (by real path, so that a link to
+/// something already read does not read it twice, and a cycle ends), and the
+/// manifest files found.
+struct Walk {
+    root: PathBuf,
+    dirs: BTreeSet<PathBuf>,
+    files: BTreeSet<PathBuf>,
+    found: Vec<PathBuf>,
+}
+
+impl Walk {
+    fn dir(&mut self, dir: &Path) -> Result<(), String> {
+        let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if !self.dirs.insert(real) {
+            return Ok(());
+        }
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut paths = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let kind = entry.file_type().map_err(|e| format!("{}: {e}", entry.path().display()))?;
+            paths.push((entry.path(), kind));
+        }
+        paths.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, kind) in paths {
+            if kind.is_symlink() {
+                self.link(&path)?;
+            } else if kind.is_dir() {
+                self.dir(&path)?;
+            } else if is_manifest(&path) {
+                if !kind.is_file() {
+                    return Err(not_regular(&path));
+                }
+                self.file(&path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A link inside the walk is followed only to somewhere inside the root.
+    fn link(&mut self, path: &Path) -> Result<(), String> {
+        let target = match std::fs::canonicalize(path) {
+            Ok(t) => t,
+            // A dangling link names nothing to read; one that names a manifest is an error.
+            Err(e) if is_manifest(path) => return Err(format!("{}: {e}", path.display())),
+            Err(_) => return Ok(()),
+        };
+        if !target.starts_with(&self.root) {
+            return Err(format!(
+                "{}: a symbolic link to {}, outside {}; olm-rbac reads only files inside the directories it is given",
+                path.display(),
+                target.display(),
+                self.root.display()
+            ));
+        }
+        let meta = std::fs::metadata(&target).map_err(|e| format!("{}: {e}", path.display()))?;
+        if meta.is_dir() {
+            self.dir(path)
+        } else if !is_manifest(path) {
+            Ok(())
+        } else if meta.is_file() {
+            self.file(path)
+        } else {
+            Err(not_regular(path))
+        }
+    }
+
+    fn file(&mut self, path: &Path) -> Result<(), String> {
+        let real = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if self.files.insert(real) {
+            self.found.push(path.to_path_buf());
+        }
+        Ok(())
+    }
+}
+
+fn read_file(path: &Path) -> Result<Source, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Source { name: path.display().to_string(), text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn names(sources: &[Source], root: &Path) -> Vec<String> {
+        sources.iter().map(|s| Path::new(&s.name).strip_prefix(root).unwrap().display().to_string()).collect()
+    }
+
+    #[test]
+    fn a_directory_is_read_in_name_order_with_links_inside_it_followed_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("pkg");
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::write(root.join("b/x.yaml"), "kind: X\n").unwrap();
+        std::fs::write(root.join("a.yml"), "kind: A\n").unwrap();
+        std::fs::write(root.join("notes.txt"), "not read").unwrap();
+        symlink(root.join("b"), root.join("c")).unwrap(); // the same directory again
+        symlink(&root, root.join("b/loop")).unwrap(); // a cycle
+        symlink(root.join("a.yml"), root.join("z.yaml")).unwrap(); // the same file again
+        let sources = read_path(&root).unwrap();
+        assert_eq!(names(&sources, &root), ["a.yml", "b/x.yaml"]);
+    }
+
+    #[test]
+    fn a_link_out_of_the_directory_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("pkg");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(tmp.path().join("secret.yaml"), "kind: Secret\n").unwrap();
+        symlink(tmp.path().join("secret.yaml"), root.join("innocent.yaml")).unwrap();
+        let err = read_path(&root).unwrap_err();
+        assert!(err.contains("innocent.yaml: a symbolic link to") && err.contains("outside"), "{err}");
+        // A linked directory outside is refused too, whatever it holds.
+        std::fs::remove_file(root.join("innocent.yaml")).unwrap();
+        symlink(tmp.path(), root.join("up")).unwrap();
+        assert!(read_path(&root).unwrap_err().contains("up: a symbolic link to"));
+    }
+
+    #[test]
+    fn fifos_and_devices_are_refused_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("pipe.yaml");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(status.success());
+        assert!(read_path(&fifo).unwrap_err().contains("not a regular file or directory"));
+        assert!(read_path(tmp.path()).unwrap_err().contains("pipe.yaml: not a regular file"));
+        assert!(read_path(Path::new("/dev/zero")).unwrap_err().contains("not a regular file"));
+        let root = tmp.path().join("pkg");
+        std::fs::create_dir_all(&root).unwrap();
+        symlink("/dev/zero", root.join("zero.yaml")).unwrap();
+        assert!(read_path(&root).unwrap_err().contains("zero.yaml: a symbolic link to /dev/zero, outside"));
+    }
+}
