@@ -107,12 +107,16 @@ enum ReportFormat {
     Json,
 }
 
-/// Reads `-f` arguments (stdin when there are none).
-fn read_all(files: &[PathBuf]) -> Result<Vec<Source>, String> {
+/// Reads `-f` arguments (stdin when there are none, unless stdin is a
+/// terminal: then nothing would come, and the command fails at once).
+fn read_all(command: &str, files: &[PathBuf]) -> Result<Vec<Source>, ExitCode> {
+    if let Some(refusal) = commands::refuse_terminal(command, !files.is_empty(), std::io::stdin().is_terminal()) {
+        return Err(emit(&refusal));
+    }
     let files = if files.is_empty() { vec![PathBuf::from("-")] } else { files.to_vec() };
     let mut sources = Vec::new();
     for f in &files {
-        sources.extend(read_path(f)?);
+        sources.extend(read_path(f).map_err(|e| fail_with(&e, commands::INPUT_ERROR))?);
     }
     Ok(sources)
 }
@@ -152,27 +156,28 @@ fn main() -> ExitCode {
             run::render(&inputs, &configs)
         }
         Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
-        Some(Command::CanI { verb, resource, name, namespace, user, groups, files, explain }) => match read_all(&files)
-        {
-            Ok(inputs) => commands::can_i(
-                &inputs,
-                &CanI {
-                    verb: &verb,
-                    resource: &resource,
-                    name: name.as_deref(),
-                    namespace: namespace.as_deref(),
-                    user: &user,
-                    groups: &groups,
-                    explain,
-                },
-            ),
-            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
-        },
-        Some(Command::WhoCan { verb, resource, namespace, files }) => match read_all(&files) {
+        Some(Command::CanI { verb, resource, name, namespace, user, groups, files, explain }) => {
+            match read_all("can-i", &files) {
+                Ok(inputs) => commands::can_i(
+                    &inputs,
+                    &CanI {
+                        verb: &verb,
+                        resource: &resource,
+                        name: name.as_deref(),
+                        namespace: namespace.as_deref(),
+                        user: &user,
+                        groups: &groups,
+                        explain,
+                    },
+                ),
+                Err(code) => return code,
+            }
+        }
+        Some(Command::WhoCan { verb, resource, namespace, files }) => match read_all("who-can", &files) {
             Ok(inputs) => commands::who_can(&inputs, &verb, &resource, namespace.as_deref()),
-            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
+            Err(code) => return code,
         },
-        Some(Command::Report { files, format }) => match read_all(&files) {
+        Some(Command::Report { files, format }) => match read_all("report", &files) {
             Ok(inputs) => commands::report(
                 &inputs,
                 match format {
@@ -181,7 +186,7 @@ fn main() -> ExitCode {
                     ReportFormat::Json => Format::Json,
                 },
             ),
-            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
+            Err(code) => return code,
         },
     };
     emit(&outcome)

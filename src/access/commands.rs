@@ -1,18 +1,38 @@
 //! `can-i`, `who-can` and `report`: the access checks as commands, returning
 //! what to print and the exit code.
 
-use super::{load, matrix, Identity, Policy, Request};
+use super::{matrix, read, Identity, Policy, Request};
 use crate::run::{Outcome, Source};
 
-/// Exit code for a broken input, apart from can-i's "no" (1).
+/// Exit code for a broken input or a usage error, apart from can-i's "no" (1).
 pub const INPUT_ERROR: i32 = 2;
 
 fn fail(message: String) -> Outcome {
     Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code: INPUT_ERROR }
 }
 
-fn policy(inputs: &[Source]) -> Result<Policy, Outcome> {
-    load(inputs).map_err(|errors| fail(errors.join("\nerror: ")))
+/// Without `-f` the manifests come on stdin; from a terminal they would not
+/// come at all, so the command refuses at once instead of waiting.
+pub fn refuse_terminal(command: &str, files_given: bool, stdin_is_terminal: bool) -> Option<Outcome> {
+    (!files_given && stdin_is_terminal).then(|| {
+        fail(format!(
+            "{command} reads rendered manifests, and stdin is a terminal: pass them with -f FILE, \
+             or pipe them in (olm-rbac render ... | olm-rbac {command} ...)"
+        ))
+    })
+}
+
+/// The policy, and the warnings to print first (one per skipped item).
+fn policy(inputs: &[Source]) -> Result<(Policy, String), Outcome> {
+    let loaded = read(inputs).map_err(|errors| fail(errors.join("\nerror: ")))?;
+    let warnings: String = loaded.warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+    if loaded.objects == 0 {
+        let mut out =
+            fail("the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin".to_string());
+        out.stderr.insert_str(0, &warnings);
+        return Err(out);
+    }
+    Ok((loaded.policy, warnings))
 }
 
 /// Builds a request as kubectl does: `RESOURCE` is `plural`, `plural.group`
@@ -38,6 +58,18 @@ fn request(
     })
 }
 
+/// Runs a command on the policy read from the inputs, warnings first on stderr.
+fn with_policy(inputs: &[Source], command: impl FnOnce(&Policy) -> Outcome) -> Outcome {
+    match policy(inputs) {
+        Ok((policy, warnings)) => {
+            let mut out = command(&policy);
+            out.stderr.insert_str(0, &warnings);
+            out
+        }
+        Err(out) => out,
+    }
+}
+
 pub struct CanI<'a> {
     pub verb: &'a str,
     pub resource: &'a str,
@@ -50,46 +82,45 @@ pub struct CanI<'a> {
 
 /// `yes` (exit 0) or `no` (exit 1); with `explain`, the granting chain.
 pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
-    let policy = match policy(inputs) {
-        Ok(p) => p,
-        Err(o) => return o,
-    };
-    let req = match request(&policy, q.verb, q.resource, q.name, q.namespace) {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let who = Identity::new(q.user, q.groups);
-    match policy.can(&who, &req) {
-        Some(grant) => {
-            let mut stdout = String::from("yes\n");
-            if q.explain {
-                stdout.push_str(&format!("  {grant}\n"));
-                // cluster-admin is modelled whole; admin, edit and view only by aggregation.
-                let first = grant.roles.first().map(String::as_str).unwrap_or_default();
-                if ["admin", "edit", "view"].contains(&first)
-                    && policy.cluster_roles.get(first).is_some_and(|r| r.builtin)
-                {
-                    stdout.push_str("  (the built-in role is modelled through aggregation only)\n");
+    with_policy(inputs, |policy| {
+        let req = match request(policy, q.verb, q.resource, q.name, q.namespace) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let who = Identity::new(q.user, q.groups);
+        match policy.can(&who, &req) {
+            Some(grant) => {
+                let mut stdout = String::from("yes\n");
+                if q.explain {
+                    stdout.push_str(&format!("  {grant}\n"));
+                    // cluster-admin is modelled whole; admin, edit and view only by aggregation.
+                    let first = grant.roles.first().map(String::as_str).unwrap_or_default();
+                    if ["admin", "edit", "view"].contains(&first)
+                        && policy.cluster_roles.get(first).is_some_and(|r| r.builtin)
+                    {
+                        stdout.push_str("  (the built-in role is modelled through aggregation only)\n");
+                    }
                 }
+                Outcome { stdout, stderr: String::new(), code: 0 }
             }
-            Outcome { stdout, stderr: String::new(), code: 0 }
-        }
-        None => {
-            let mut stdout = String::from("no\n");
-            if q.explain {
-                let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
-                stdout.push_str(&format!(
-                    "  no binding in the input grants {} on {} {} to user {:?} (groups: {})\n",
-                    req.verb,
-                    describe_resource(&req),
-                    req.namespace.as_deref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}")),
-                    who.user,
-                    groups.join(", ")
-                ));
+            None => {
+                let mut stdout = String::from("no\n");
+                if q.explain {
+                    let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
+                    let place =
+                        req.namespace.as_deref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}"));
+                    stdout.push_str(&format!(
+                        "  no binding in the input grants {} on {} {place} to user {:?} (groups: {})\n",
+                        req.verb,
+                        describe_resource(&req),
+                        who.user,
+                        groups.join(", ")
+                    ));
+                }
+                Outcome { stdout, stderr: String::new(), code: 1 }
             }
-            Outcome { stdout, stderr: String::new(), code: 1 }
         }
-    }
+    })
 }
 
 fn describe_resource(req: &Request) -> String {
@@ -106,35 +137,33 @@ fn describe_resource(req: &Request) -> String {
 
 /// Every subject that may make the request, where, and through what.
 pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<&str>) -> Outcome {
-    let policy = match policy(inputs) {
-        Ok(p) => p,
-        Err(o) => return o,
-    };
-    let req = match request(&policy, verb, resource, None, namespace) {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let rows: Vec<[String; 3]> = policy
-        .who_can(&req)
-        .into_iter()
-        .map(|a| {
-            let place = match (&a.holder, &a.namespace) {
-                (super::Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
-                (super::Holder::RoleHolders { cluster_only: true, .. }, _) => "cluster-wide".to_string(),
-                (_, None) => "cluster-wide".to_string(),
-                (_, Some(ns)) => ns.clone(),
-            };
-            [a.holder.to_string(), place, a.grant.to_string()]
-        })
-        .collect();
-    let header = ["SUBJECT".to_string(), "WHERE".into(), "GRANTED BY".into()];
-    let widths: Vec<usize> =
-        (0..2).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
-    let mut stdout = String::new();
-    for row in std::iter::once(&header).chain(&rows) {
-        stdout.push_str(&format!("{:<w0$}  {:<w1$}  {}\n", row[0], row[1], row[2], w0 = widths[0], w1 = widths[1]));
-    }
-    Outcome { stdout, stderr: String::new(), code: 0 }
+    with_policy(inputs, |policy| {
+        let req = match request(policy, verb, resource, None, namespace) {
+            Ok(r) => r,
+            Err(o) => return o,
+        };
+        let rows: Vec<[String; 3]> = policy
+            .who_can(&req)
+            .into_iter()
+            .map(|a| {
+                let place = match (&a.holder, &a.namespace) {
+                    (super::Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
+                    (super::Holder::RoleHolders { cluster_only: true, .. }, _) => "cluster-wide".to_string(),
+                    (_, None) => "cluster-wide".to_string(),
+                    (_, Some(ns)) => ns.clone(),
+                };
+                [a.holder.to_string(), place, a.grant.to_string()]
+            })
+            .collect();
+        let header = ["SUBJECT".to_string(), "WHERE".into(), "GRANTED BY".into()];
+        let widths: Vec<usize> =
+            (0..2).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
+        let mut stdout = String::new();
+        for row in std::iter::once(&header).chain(&rows) {
+            stdout.push_str(&format!("{:<w0$}  {:<w1$}  {}\n", row[0], row[1], row[2], w0 = widths[0], w1 = widths[1]));
+        }
+        Outcome { stdout, stderr: String::new(), code: 0 }
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,20 +175,18 @@ pub enum Format {
 
 /// The access matrix per extension.
 pub fn report(inputs: &[Source], format: Format) -> Outcome {
-    let policy = match policy(inputs) {
-        Ok(p) => p,
-        Err(o) => return o,
-    };
-    let r = matrix::build(&policy);
-    let stdout = match format {
-        Format::Table => matrix::table(&r),
-        Format::Markdown => matrix::markdown(&r),
-        Format::Json => serde_json::to_string_pretty(&r)
-            .map(|mut s| {
-                s.push('\n');
-                s
-            })
-            .unwrap_or_default(),
-    };
-    Outcome { stdout, stderr: String::new(), code: 0 }
+    with_policy(inputs, |policy| {
+        let r = matrix::build(policy);
+        let stdout = match format {
+            Format::Table => matrix::table(&r),
+            Format::Markdown => matrix::markdown(&r),
+            Format::Json => serde_json::to_string_pretty(&r)
+                .map(|mut s| {
+                    s.push('\n');
+                    s
+                })
+                .unwrap_or_default(),
+        };
+        Outcome { stdout, stderr: String::new(), code: 0 }
+    })
 }

@@ -375,3 +375,35 @@ fn the_report_counts_partial_access_and_collapses_cluster_wide_scope() {
     let admin = &report.extensions[0].apis[0].admin;
     assert_eq!(admin.iter().find(|h| h.holder == "User alice").map(|h| h.scope.clone()), Some(vec!["*".to_string()]));
 }
+
+// ---------------------------------------------------------------------------
+// What the commands say about their input.
+
+#[test]
+fn only_stdin_from_a_terminal_is_refused() {
+    let refused = commands::refuse_terminal("who-can", false, true).expect("no -f, a terminal");
+    assert_eq!(refused.code, commands::INPUT_ERROR);
+    assert!(refused.stderr.starts_with("error: who-can reads rendered manifests, and stdin is a terminal"));
+    assert!(commands::refuse_terminal("who-can", true, true).is_none(), "-f given");
+    assert!(commands::refuse_terminal("who-can", false, false).is_none(), "a pipe or a file on stdin");
+}
+
+#[test]
+fn read_counts_objects_and_warns_about_items_without_apiversion_or_kind() {
+    let text = format!(
+        "{SECRET_READER}---\nmetadata: {{name: orphan}}\nrules: []\n---\napiVersion: v1\nkind: List\nitems:\n- kind: ClusterRole\n  metadata: {{name: half}}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c}}\n---\n# only a comment\n"
+    );
+    let loaded = read(&[Source { name: "in.yaml".into(), text }]).unwrap();
+    assert_eq!(loaded.objects, 2, "the ClusterRole and the ConfigMap; not the List itself");
+    assert_eq!(
+        loaded.warnings,
+        [
+            "in.yaml: document 2 (line 10, name \"orphan\") is not a Kubernetes object: it has no apiVersion and no kind; ignored",
+            "in.yaml: document 3, item 1 (line 16, name \"half\") is not a Kubernetes object: it has no apiVersion; ignored",
+        ]
+    );
+    assert!(loaded.policy.cluster_roles.contains_key("secret-reader"));
+    assert!(!loaded.policy.cluster_roles.contains_key("half"), "an item without apiVersion is skipped");
+    let empty = read(&[Source { name: "-".into(), text: String::new() }]).unwrap();
+    assert_eq!((empty.objects, empty.warnings.len()), (0, 0));
+}

@@ -1,0 +1,162 @@
+//! The access commands as a user runs them: what they say about stdin, empty
+//! input and skipped items.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
+
+/// A namespaced API: bob edits it in team-a (RoleBinding); the group auditors
+/// views it everywhere through the built-in `view` role (ClusterRoleBinding).
+const WIDGETS: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {plural: widgets, kind: Widget}
+  scope: Namespaced
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-edit
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [create, update, patch, delete]
+- apiGroups: [apiextensions.k8s.io]
+  resources: [customresourcedefinitions]
+  resourceNames: [widgets.example.com]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-view
+  labels:
+    rbac.authorization.k8s.io/aggregate-to-view: \"true\"
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: bob-edits-widgets
+  namespace: team-a
+subjects:
+- {kind: User, name: bob, apiGroup: rbac.authorization.k8s.io}
+roleRef: {kind: ClusterRole, name: widgets-edit, apiGroup: rbac.authorization.k8s.io}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: auditors-view
+subjects:
+- {kind: Group, name: auditors, apiGroup: rbac.authorization.k8s.io}
+roleRef: {kind: ClusterRole, name: view, apiGroup: rbac.authorization.k8s.io}
+";
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs the binary with `stdin` piped in.
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A usage error exits before reading stdin: a broken pipe is fine then.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+/// `(exit code, stdout, stderr)`.
+fn outcome(o: &Output) -> (Option<i32>, String, String) {
+    (o.status.code(), text(&o.stdout), text(&o.stderr))
+}
+
+fn widgets_file(dir: &Path) -> PathBuf {
+    let path = dir.join("widgets.yaml");
+    std::fs::write(&path, WIDGETS).unwrap();
+    path
+}
+
+/// Runs `command` with a terminal as stdin, under util-linux `script`.
+fn on_a_terminal(command: &str) -> Output {
+    Command::new("script").args(["-qec", command, "/dev/null"]).stdin(Stdio::null()).output().unwrap_or_else(|e| {
+        panic!("util-linux `script` is needed to give the binary a terminal ({e}): install util-linux")
+    })
+}
+
+#[test]
+fn a_terminal_on_stdin_without_f_fails_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = widgets_file(dir.path());
+    for (command, args) in [("can-i", "get widgets --as bob"), ("who-can", "get widgets"), ("report", "")] {
+        let out = on_a_terminal(&format!("'{BIN}' {command} {args}"));
+        let said = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{command}: {said}");
+        assert!(
+            said.contains(&format!(
+                "error: {command} reads rendered manifests, and stdin is a terminal: pass them with -f FILE, or pipe them in (olm-rbac render ... | olm-rbac {command} ...)"
+            )),
+            "{command}: {said}"
+        );
+        // With -f, the terminal does not matter.
+        let out = on_a_terminal(&format!("'{BIN}' {command} {args} -f '{}'", file.display()));
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{command} -f: {}", text(&out.stdout));
+    }
+}
+
+#[test]
+fn empty_input_is_an_error_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "# nothing rendered\n---\n").unwrap();
+    let expected = "error: the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin\n";
+    for args in
+        [vec!["can-i", "get", "guestbooks", "--as", "bob"], vec!["who-can", "get", "guestbooks"], vec!["report"]]
+    {
+        let from_stdin = run(&args, "");
+        assert_eq!(outcome(&from_stdin), (Some(2), String::new(), expected.into()), "{args:?} on stdin");
+        let mut with_file = args.clone();
+        with_file.extend(["-f", empty.to_str().unwrap()]);
+        let from_file = run(&with_file, "");
+        assert_eq!(outcome(&from_file), (Some(2), String::new(), expected.into()), "{args:?} -f");
+    }
+    let only_junk = run(&["report"], "metadata: {name: x}\n");
+    assert_eq!(
+        text(&only_junk.stderr),
+        format!("warning: -: document 1 (line 1, name \"x\") is not a Kubernetes object: it has no apiVersion and no kind; ignored\n{expected}")
+    );
+}
+
+#[test]
+fn items_without_apiversion_or_kind_are_named_and_skipped() {
+    let input = format!(
+        "{WIDGETS}---\nkind: RoleBinding\nmetadata: {{name: lost, namespace: team-b}}\nsubjects: [{{kind: User, name: bob}}]\nroleRef: {{kind: ClusterRole, name: widgets-edit}}\n---\napiVersion: v1\nkind: List\nitems:\n- name: not-an-object\n"
+    );
+    let warnings = "\
+warning: -: document 6 (line 51, name \"lost\") is not a Kubernetes object: it has no apiVersion; ignored
+warning: -: document 7, item 1 (line 59) is not a Kubernetes object: it has no apiVersion and no kind; ignored
+";
+    let no = run(&["can-i", "create", "widgets", "-n", "team-b", "--as", "bob"], &input);
+    assert_eq!(
+        outcome(&no),
+        (Some(1), "no\n".into(), warnings.into()),
+        "the binding without apiVersion grants nothing"
+    );
+    let who = run(&["who-can", "create", "widgets"], &input);
+    assert_eq!((who.status.code(), text(&who.stderr)), (Some(0), warnings.into()));
+    let report = run(&["report", "--format", "json"], &input);
+    assert_eq!((report.status.code(), text(&report.stderr)), (Some(0), warnings.into()));
+}
