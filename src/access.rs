@@ -741,6 +741,7 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<Stri
     }
 }
 
+pub mod allowed;
 pub mod commands;
 pub mod matrix;
 

@@ -1,5 +1,5 @@
-//! The access commands as a user runs them: what they say about stdin, empty
-//! input and skipped items.
+//! The access commands as a user runs them: `can-i -A`, `can-i --list`, what
+//! they say about stdin, empty input and skipped items.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -90,6 +90,98 @@ fn widgets_file(dir: &Path) -> PathBuf {
     path
 }
 
+#[test]
+fn all_namespaces_answers_yes_when_any_namespace_allows() {
+    let yes = run(&["can-i", "create", "widgets", "-A", "--as", "bob"], WIDGETS);
+    assert_eq!(outcome(&yes), (Some(0), "yes\n".into(), String::new()));
+    let no = run(&["can-i", "create", "widgets", "--as", "bob"], WIDGETS);
+    assert_eq!(outcome(&no), (Some(1), "no\n".into(), String::new()), "without -A: cluster-wide only");
+    let explained = run(&["can-i", "create", "widgets", "-A", "--as", "bob", "--explain"], WIDGETS);
+    assert_eq!(
+        text(&explained.stdout),
+        "yes\n  RoleBinding team-a/bob-edits-widgets → widgets-edit → rule verbs=[create,update,patch,delete] apiGroups=[example.com] resources=[widgets]\n"
+    );
+    let carol = run(&["can-i", "create", "widgets", "-A", "--as", "carol", "--explain"], WIDGETS);
+    assert_eq!(
+        outcome(&carol),
+        (
+            Some(1),
+            "no\n  no binding in the input grants create on widgets.example.com cluster-wide or in any RoleBinding namespace of the input (team-a) to user \"carol\" (groups: system:authenticated)\n".into(),
+            String::new()
+        )
+    );
+    let auditor = run(&["can-i", "watch", "widgets", "-A", "--as", "ann", "--as-group", "auditors"], WIDGETS);
+    assert_eq!(auditor.status.code(), Some(0), "cluster-wide counts too");
+    let both = run(&["can-i", "get", "widgets", "-A", "-n", "team-a", "--as", "bob"], WIDGETS);
+    assert_eq!(both.status.code(), Some(2), "-A and -n together are a usage error");
+}
+
+#[test]
+fn list_prints_what_the_user_may_do_in_the_place_asked() {
+    let cluster = run(&["can-i", "--list", "--as", "bob"], WIDGETS);
+    assert_eq!(
+        outcome(&cluster),
+        (Some(0), "Resources   Non-Resource URLs   Resource Names   Verbs\n".into(), String::new()),
+        "bob's only binding is a RoleBinding; the CRD rule cannot act through it"
+    );
+    let team_a = run(&["can-i", "--list", "-n", "team-a", "--as", "bob", "--as-group", "auditors"], WIDGETS);
+    assert_eq!(
+        text(&team_a.stdout),
+        "\
+Resources             Non-Resource URLs   Resource Names   Verbs
+widgets.example.com   []                  []               [get list watch create update patch delete]
+",
+        "team-a's RoleBinding and the ClusterRoleBinding merge"
+    );
+    let each = run(&["can-i", "--list", "-A", "--as", "bob", "--as-group", "auditors"], WIDGETS);
+    assert_eq!(
+        outcome(&each),
+        (
+            Some(0),
+            "\
+Namespace   Resources             Non-Resource URLs   Resource Names   Verbs
+*           widgets.example.com   []                  []               [get list watch]
+team-a      widgets.example.com   []                  []               [create update patch delete]
+"
+            .into(),
+            "warning: the list may be incomplete: the built-in ClusterRole view is modelled through aggregation only, \
+             without its own rules for Kubernetes' resources (add the real role to the input: kubectl get clusterrole \
+             view -o yaml)\n"
+                .into()
+        )
+    );
+    let masters = run(&["can-i", "--list", "--as", "root", "--as-group", "system:masters"], WIDGETS);
+    assert_eq!(
+        text(&masters.stdout),
+        "\
+Resources   Non-Resource URLs   Resource Names   Verbs
+*.*         []                  []               [*]
+            [*]                 []               [*]
+"
+    );
+}
+
+#[test]
+fn list_and_a_question_do_not_mix() {
+    let missing = run(&["can-i", "--as", "bob"], WIDGETS);
+    let (code, _, stderr) = outcome(&missing);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: the following required arguments were not provided:\n  <VERB>\n  <RESOURCE>\n"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("olm-rbac can-i --list --as <USER>"), "the usage shows both forms: {stderr}");
+    let mixed = run(&["can-i", "--list", "get", "widgets", "--as", "bob"], WIDGETS);
+    let (code, _, stderr) = outcome(&mixed);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: the argument '--list' cannot be used with:\n  [VERB]\n  [RESOURCE]\n"),
+        "{stderr}"
+    );
+    let explain = run(&["can-i", "--list", "--explain", "--as", "bob"], WIDGETS);
+    assert_eq!(explain.status.code(), Some(2));
+}
+
 /// Runs `command` with a terminal as stdin, under util-linux `script`.
 fn on_a_terminal(command: &str) -> Output {
     Command::new("script").args(["-qec", command, "/dev/null"]).stdin(Stdio::null()).output().unwrap_or_else(|e| {
@@ -123,9 +215,12 @@ fn empty_input_is_an_error_that_says_so() {
     let empty = dir.path().join("empty.yaml");
     std::fs::write(&empty, "# nothing rendered\n---\n").unwrap();
     let expected = "error: the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin\n";
-    for args in
-        [vec!["can-i", "get", "guestbooks", "--as", "bob"], vec!["who-can", "get", "guestbooks"], vec!["report"]]
-    {
+    for args in [
+        vec!["can-i", "get", "guestbooks", "--as", "bob"],
+        vec!["can-i", "--list", "--as", "bob"],
+        vec!["who-can", "get", "guestbooks"],
+        vec!["report"],
+    ] {
         let from_stdin = run(&args, "");
         assert_eq!(outcome(&from_stdin), (Some(2), String::new(), expected.into()), "{args:?} on stdin");
         let mut with_file = args.clone();

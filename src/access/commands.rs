@@ -1,6 +1,7 @@
 //! `can-i`, `who-can` and `report`: the access checks as commands, returning
 //! what to print and the exit code.
 
+use super::allowed::{Place, Target};
 use super::{matrix, read, Identity, Policy, Request};
 use crate::run::{Outcome, Source};
 
@@ -75,6 +76,8 @@ pub struct CanI<'a> {
     pub resource: &'a str,
     pub name: Option<&'a str>,
     pub namespace: Option<&'a str>,
+    /// `-A`: cluster-wide or in any namespace (see [`Policy::can_anywhere`]).
+    pub all_namespaces: bool,
     pub user: &'a str,
     pub groups: &'a [String],
     pub explain: bool,
@@ -88,7 +91,8 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
             Err(o) => return o,
         };
         let who = Identity::new(q.user, q.groups);
-        match policy.can(&who, &req) {
+        let answer = if q.all_namespaces { policy.can_anywhere(&who, &req) } else { policy.can(&who, &req) };
+        match answer {
             Some(grant) => {
                 let mut stdout = String::from("yes\n");
                 if q.explain {
@@ -107,8 +111,19 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
                 let mut stdout = String::from("no\n");
                 if q.explain {
                     let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
-                    let place =
-                        req.namespace.as_deref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}"));
+                    let place = if q.all_namespaces {
+                        let namespaces: Vec<&str> = policy.binding_namespaces().into_iter().collect();
+                        if namespaces.is_empty() {
+                            "cluster-wide (no RoleBinding in the input names a namespace)".to_string()
+                        } else {
+                            format!(
+                                "cluster-wide or in any RoleBinding namespace of the input ({})",
+                                namespaces.join(", ")
+                            )
+                        }
+                    } else {
+                        req.namespace.as_deref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}"))
+                    };
                     stdout.push_str(&format!(
                         "  no binding in the input grants {} on {} {place} to user {:?} (groups: {})\n",
                         req.verb,
@@ -121,6 +136,83 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
             }
         }
     })
+}
+
+pub struct CanIList<'a> {
+    pub namespace: Option<&'a str>,
+    /// `-A`: every binding, with a Namespace column.
+    pub all_namespaces: bool,
+    pub user: &'a str,
+    pub groups: &'a [String],
+}
+
+/// `can-i --list`: a table of what the identity may do, with kubectl's
+/// columns; with `-A`, a Namespace column first (`*`: cluster-wide).
+pub fn can_i_list(inputs: &[Source], q: &CanIList<'_>) -> Outcome {
+    with_policy(inputs, |policy| {
+        let place = match (q.all_namespaces, q.namespace) {
+            (true, _) => Place::Each,
+            (false, Some(ns)) => Place::Namespace(ns),
+            (false, None) => Place::ClusterWide,
+        };
+        let who = Identity::new(q.user, q.groups);
+        let bracket = |items: &[String]| format!("[{}]", items.join(" "));
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for p in policy.permissions(&who, place) {
+            let (resource, urls, names) = match &p.target {
+                Target::Resource { name, .. } => {
+                    (p.target.resource_text().unwrap_or_default(), bracket(&[]), bracket(name.as_slice()))
+                }
+                Target::Url(url) => (String::new(), bracket(std::slice::from_ref(url)), bracket(&[])),
+            };
+            let mut row = vec![resource, urls, names, bracket(&p.verbs)];
+            if q.all_namespaces {
+                row.insert(0, p.namespace.clone().unwrap_or_else(|| "*".into()));
+            }
+            rows.push(row);
+        }
+        let mut header: Vec<String> =
+            ["Resources", "Non-Resource URLs", "Resource Names", "Verbs"].map(String::from).to_vec();
+        if q.all_namespaces {
+            header.insert(0, "Namespace".into());
+        }
+        let stdout = columns(&header, &rows, 3);
+        let stderr: String = policy
+            .builtin_roles_bound(&who, place)
+            .iter()
+            .map(|role| {
+                format!(
+                    "warning: the list may be incomplete: the built-in ClusterRole {role} is modelled through \
+                     aggregation only, without its own rules for Kubernetes' resources (add the real role to the \
+                     input: kubectl get clusterrole {role} -o yaml)\n"
+                )
+            })
+            .collect();
+        Outcome { stdout, stderr, code: 0 }
+    })
+}
+
+/// Left-aligned columns, `gap` spaces apart; the last column is not padded.
+fn columns(header: &[String], rows: &[Vec<String>], gap: usize) -> String {
+    let last = header.len().saturating_sub(1);
+    let widths: Vec<usize> = (0..last)
+        .map(|i| {
+            rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).chain([header[i].len()]).max().unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if let Some(w) = widths.get(i) {
+                line.push_str(&" ".repeat(w.saturating_sub(cell.chars().count()) + gap));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 fn describe_resource(req: &Request) -> String {

@@ -377,7 +377,138 @@ fn the_report_counts_partial_access_and_collapses_cluster_wide_scope() {
 }
 
 // ---------------------------------------------------------------------------
-// What the commands say about their input.
+// can-i -A and --list.
+
+use super::allowed::{Permission, Place, Target};
+
+/// jane reads pods in default (Role), dave reads secrets in development
+/// (RoleBinding to a ClusterRole), the group manager reads secrets everywhere.
+fn three_bindings() -> Policy {
+    load_str(&format!(
+        "{POD_READER}---\n{SECRET_READER}{}{}",
+        bind_user("RoleBinding", "ClusterRole", "secret-reader", Some("development"), "{kind: User, name: dave}"),
+        bind_user("ClusterRoleBinding", "ClusterRole", "secret-reader", None, "{kind: Group, name: manager}")
+    ))
+}
+
+#[test]
+fn all_namespaces_tries_cluster_wide_then_each_rolebinding_namespace() {
+    let p = three_bindings();
+    assert_eq!(p.binding_namespaces().into_iter().collect::<Vec<_>>(), ["default", "development"]);
+    let grant = p.can_anywhere(&user("jane"), &req("get", "", "pods", None)).expect("in default");
+    assert_eq!(grant.namespace.as_deref(), Some("default"));
+    assert!(p.can(&user("jane"), &req("get", "", "pods", None)).is_none(), "not cluster-wide");
+    let grant = p.can_anywhere(&user("dave"), &req("list", "", "secrets", None)).expect("in development");
+    assert_eq!(grant.binding, "RoleBinding development/b-secret-reader");
+    assert!(p.can_anywhere(&user("dave"), &req("delete", "", "secrets", None)).is_none(), "verb not granted");
+    assert!(p.can_anywhere(&user("bob"), &req("get", "", "pods", None)).is_none(), "nobody binds bob");
+    let managers = Identity::new("mia", &["manager".into()]);
+    let grant = p.can_anywhere(&managers, &req("get", "", "secrets", None)).expect("cluster-wide");
+    assert_eq!(grant.namespace, None, "cluster-wide is asked first");
+    // A namespace given in the request does not narrow the question.
+    assert!(p.can_anywhere(&user("jane"), &req("get", "", "pods", Some("elsewhere"))).is_some());
+}
+
+#[test]
+fn all_namespaces_cannot_reach_cluster_scoped_resources_through_a_rolebinding() {
+    let p = load_str(&format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: node-reader}}\nrules: [{{apiGroups: [\"\"], resources: [nodes], verbs: [get]}}]\n{}",
+        bind_user("RoleBinding", "ClusterRole", "node-reader", Some("default"), "{kind: User, name: nina}")
+    ));
+    assert!(p.can_anywhere(&user("nina"), &req("get", "", "nodes", None)).is_none());
+}
+
+fn resource(group: &str, resource: &str, name: Option<&str>) -> Target {
+    Target::Resource { group: group.into(), resource: resource.into(), name: name.map(String::from) }
+}
+
+fn permission(namespace: Option<&str>, target: Target, verbs: &[&str]) -> Permission {
+    Permission { namespace: namespace.map(String::from), target, verbs: verbs.iter().map(|v| v.to_string()).collect() }
+}
+
+#[test]
+fn permissions_follow_the_place_asked_about() {
+    let p = three_bindings();
+    let secrets = |ns: Option<&str>| permission(ns, resource("", "secrets", None), &["get", "list", "watch"]);
+    let pods = |ns: Option<&str>| permission(ns, resource("", "pods", None), &["get", "list", "watch"]);
+    assert!(p.permissions(&user("jane"), Place::ClusterWide).is_empty(), "a Role grants nothing cluster-wide");
+    assert_eq!(p.permissions(&user("jane"), Place::Namespace("default")), [pods(Some("default"))]);
+    assert!(p.permissions(&user("jane"), Place::Namespace("development")).is_empty());
+    assert_eq!(p.permissions(&user("jane"), Place::Each), [pods(Some("default"))]);
+    let both = Identity::new("dave", &["manager".into()]);
+    assert_eq!(p.permissions(&both, Place::ClusterWide), [secrets(None)]);
+    assert_eq!(
+        p.permissions(&both, Place::Namespace("development")),
+        [secrets(Some("development"))],
+        "the cluster-wide and the namespace grant merge into one line"
+    );
+    assert_eq!(p.permissions(&both, Place::Each), [secrets(None), secrets(Some("development"))], "cluster-wide first");
+}
+
+#[test]
+fn permissions_merge_verbs_break_down_rules_and_follow_aggregation() {
+    let p = load_str(&format!(
+        "{WIDGET_VIEW}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: widgets-edit\n  labels: {{rbac.authorization.k8s.io/aggregate-to-edit: \"true\"}}\nrules:\n- {{apiGroups: [example.com], resources: [widgets, widgets/status], verbs: [patch, create, custom]}}\n- {{apiGroups: [\"\"], resources: [configmaps], resourceNames: [b, a], verbs: [get]}}\n- {{apiGroups: [\"\"], resources: [configmaps], resourceNames: [a], verbs: [\"*\", update]}}\n{}",
+        bind_user("RoleBinding", "ClusterRole", "edit", Some("team-a"), "{kind: User, name: u}")
+    ));
+    assert_eq!(
+        p.permissions(&user("u"), Place::Namespace("team-a")),
+        [
+            permission(Some("team-a"), resource("", "configmaps", Some("a")), &["*"]),
+            permission(Some("team-a"), resource("", "configmaps", Some("b")), &["get"]),
+            permission(
+                Some("team-a"),
+                resource("example.com", "widgets", None),
+                &["get", "list", "watch", "create", "patch", "custom"]
+            ),
+            permission(Some("team-a"), resource("example.com", "widgets/status", None), &["create", "patch", "custom"]),
+        ],
+        "edit aggregates widgets-edit and, through view, widgets-view"
+    );
+    assert_eq!(
+        resource("example.com", "widgets/status", None).resource_text().as_deref(),
+        Some("widgets.example.com/status")
+    );
+    assert_eq!(resource("", "configmaps", Some("a")).resource_text().as_deref(), Some("configmaps"));
+    assert_eq!(
+        p.builtin_roles_bound(&user("u"), Place::Namespace("team-a")).into_iter().collect::<Vec<_>>(),
+        ["edit"],
+        "edit's own rules for pods and the like are not modelled"
+    );
+    assert!(p.builtin_roles_bound(&user("u"), Place::ClusterWide).is_empty());
+}
+
+#[test]
+fn permissions_of_a_rolebinding_are_what_it_grants_in_its_namespace() {
+    let p = load_str(&format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: mixed}}\nrules:\n- {{apiGroups: [\"\"], resources: [nodes, namespaces, pods], verbs: [get]}}\n- {{nonResourceURLs: [/healthz], verbs: [get]}}\n{}{}",
+        bind_user("RoleBinding", "ClusterRole", "mixed", Some("team-a"), "{kind: User, name: u}"),
+        bind_user("ClusterRoleBinding", "ClusterRole", "mixed", None, "{kind: User, name: c}")
+    ));
+    assert_eq!(
+        p.permissions(&user("u"), Place::Each),
+        [
+            permission(Some("team-a"), resource("", "namespaces", Some("team-a")), &["get"]),
+            permission(Some("team-a"), resource("", "pods", None), &["get"]),
+        ],
+        "no nodes, no URL; only its own Namespace object"
+    );
+    assert_eq!(
+        p.permissions(&user("c"), Place::ClusterWide),
+        [
+            permission(None, resource("", "namespaces", None), &["get"]),
+            permission(None, resource("", "nodes", None), &["get"]),
+            permission(None, resource("", "pods", None), &["get"]),
+            permission(None, Target::Url("/healthz".into()), &["get"]),
+        ],
+        "a ClusterRoleBinding grants all of it, URLs last"
+    );
+    let masters = Identity::new("root", &["system:masters".into()]);
+    assert_eq!(
+        p.permissions(&masters, Place::ClusterWide),
+        [permission(None, resource("*", "*", None), &["*"]), permission(None, Target::Url("*".into()), &["*"])]
+    );
+}
 
 #[test]
 fn only_stdin_from_a_terminal_is_refused() {
