@@ -41,7 +41,7 @@ struct Cli {
 enum Command {
     /// Read manifests (files, directories, or - for stdin), print them with the
     /// generated RBAC appended; results go to stderr.
-    #[command(after_help = EXAMPLES)]
+    #[command(after_help = EXAMPLES, override_usage = "olm-rbac render [-c <FILE>] [PATH]...")]
     Render {
         /// An RBACConfig file. Without it, the config is taken from the inputs.
         #[arg(long, short = 'c', value_name = "FILE")]
@@ -97,21 +97,29 @@ enum Command {
         explain: bool,
     },
     /// List every subject that may make a request, where, and through what.
-    #[command(name = "who-can")]
+    #[command(name = "who-can", override_usage = "olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE>] [-f <PATH>]...")]
     WhoCan {
+        /// get, list, watch, create, update, patch, delete, deletecollection, or *
+        #[arg(value_name = "VERB")]
         verb: String,
+        /// plural, plural.group, or either with /subresource (pods/log); * for any
+        #[arg(value_name = "RESOURCE")]
         resource: String,
         /// Only grants that apply in this namespace; without it, everywhere.
-        #[arg(short = 'n', long)]
+        #[arg(short = 'n', long, value_name = "NAMESPACE")]
         namespace: Option<String>,
+        /// Manifests: files, directories, - for stdin (repeatable; default stdin).
         #[arg(short = 'f', long = "filename", value_name = "PATH")]
         files: Vec<PathBuf>,
     },
     /// Per extension, who holds admin, edit and view on each API, and where;
     /// and which APIs only cluster-admins can use.
+    #[command(override_usage = "olm-rbac report [--format <FORMAT>] [-f <PATH>]...")]
     Report {
+        /// Manifests: files, directories, - for stdin (repeatable; default stdin).
         #[arg(short = 'f', long = "filename", value_name = "PATH")]
         files: Vec<PathBuf>,
+        /// table for a terminal, markdown for a pull-request comment, json for scripts.
         #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
         format: ReportFormat,
     },

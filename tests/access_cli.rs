@@ -1,5 +1,5 @@
 //! The access commands as a user runs them: `can-i -A`, `can-i --list`, what
-//! they say about stdin, empty input and skipped items.
+//! they say about stdin, empty input and skipped items, and their `--help`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -254,4 +254,118 @@ warning: -: document 7, item 1 (line 59) is not a Kubernetes object: it has no a
     assert_eq!((who.status.code(), text(&who.stderr)), (Some(0), warnings.into()));
     let report = run(&["report", "--format", "json"], &input);
     assert_eq!((report.status.code(), text(&report.stderr)), (Some(0), warnings.into()));
+}
+
+/// A help line that starts an entry, without its indent; `None` for a
+/// description line of long help.
+fn entry_of(line: &str) -> Option<&str> {
+    let entry = line.trim_start();
+    (line.len() - entry.len() < 10 && !entry.is_empty()).then_some(entry)
+}
+
+/// The entries of a help section (`Arguments:`, `Options:`, `Commands:`)
+/// that have no description: none after the name, none on the next line.
+fn undocumented(help: &str) -> Vec<String> {
+    let lines: Vec<&str> = help.lines().collect();
+    let mut section = "";
+    let mut missing = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !line.starts_with(' ') {
+            section = line;
+            continue;
+        }
+        if !matches!(section, "Arguments:" | "Options:" | "Commands:") {
+            continue;
+        }
+        // An entry sits two spaces in (six for a flag without a short form);
+        // long help puts its description on the next line, ten spaces in.
+        let Some(entry) = entry_of(line) else { continue };
+        let after = entry.split_once("  ").map_or("", |(_, d)| d.trim());
+        let below = lines.get(i + 1).filter(|l| l.starts_with("          ")).map_or("", |l| l.trim());
+        let description = if after.is_empty() { below } else { after };
+        // `[default: …]` alone is not a description.
+        if description.is_empty() || description.starts_with('[') {
+            missing.push(entry.to_string());
+        }
+    }
+    missing
+}
+
+/// The flags of the `Options:` section, as `(short, long)`.
+fn options(help: &str) -> Vec<(Option<String>, String)> {
+    let mut in_options = false;
+    let mut out = Vec::new();
+    for line in help.lines() {
+        if !line.starts_with(' ') {
+            in_options = line == "Options:";
+            continue;
+        }
+        let Some(entry) = entry_of(line).filter(|_| in_options) else { continue };
+        let flags = entry.split("  ").next().unwrap_or_default();
+        let mut short = None;
+        let mut long = None;
+        for token in flags.split([',', ' ']).filter(|t| t.starts_with('-')) {
+            if token.starts_with("--") {
+                long = Some(token.to_string());
+            } else {
+                short = Some(token.to_string());
+            }
+        }
+        out.extend(long.map(|l| (short, l)));
+    }
+    out
+}
+
+/// Each flag the usage shows, with whether it sits inside `[...]`.
+fn usage_flags(help: &str) -> Vec<(String, bool)> {
+    let usage: String = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Usage:"))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut depth = 0i32;
+    let mut out = Vec::new();
+    for token in usage.split_whitespace() {
+        let opening = token.matches('[').count() as i32;
+        let flag = token.trim_matches(|c| matches!(c, '[' | ']' | '.' | '|'));
+        if flag.starts_with('-') {
+            out.push((flag.to_string(), depth + opening > 0));
+        }
+        depth += opening - token.matches(']').count() as i32;
+    }
+    out
+}
+
+#[test]
+fn every_help_describes_every_argument_and_the_usage_shows_every_flag() {
+    for command in [&[][..], &["render"], &["schema"], &["can-i"], &["who-can"], &["report"]] {
+        let out = Command::new(BIN).args(command).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{command:?}");
+        let help = text(&out.stdout);
+        assert_eq!(undocumented(&help), Vec::<String>::new(), "{command:?} --help:\n{help}");
+        let shown = usage_flags(&help);
+        for (short, long) in options(&help) {
+            if ["--help", "--version"].contains(&long.as_str()) {
+                continue;
+            }
+            let uses: Vec<bool> = shown
+                .iter()
+                .filter(|(f, _)| *f == long || Some(f) == short.as_ref())
+                .map(|(_, optional)| *optional)
+                .collect();
+            assert!(!uses.is_empty(), "{command:?}: the usage does not show {long}:\n{help}");
+            // --as is required; --list is what the second form of can-i is about.
+            if !["--as", "--list"].contains(&long.as_str()) {
+                assert!(uses.iter().all(|o| *o), "{command:?}: {long} is optional but not shown so:\n{help}");
+            }
+        }
+    }
+    let can_i = text(&Command::new(BIN).args(["can-i", "--help"]).output().unwrap().stdout);
+    assert!(
+        can_i.contains(
+            "Usage: olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain]\n       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]...\n"
+        ),
+        "{can_i}"
+    );
 }
