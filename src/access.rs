@@ -558,8 +558,26 @@ pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> b
 /// Reads manifests (documents, ResourceLists, `kind: List`) into a policy.
 /// Problems name the file and object.
 pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
+    read(inputs).map(|loaded| loaded.policy)
+}
+
+/// What [`read`] made of the input: the policy, how many Kubernetes objects
+/// it held, and a warning for each item it skipped as not being one.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub policy: Policy,
+    /// Objects with an `apiVersion` and a `kind` (list items counted, lists not).
+    pub objects: usize,
+    pub warnings: Vec<String>,
+}
+
+/// [`load`], keeping what the commands tell the user about: the number of
+/// objects, and the items that were skipped because they lack `apiVersion`
+/// or `kind` (each named by file, document, list item and name).
+pub fn read(inputs: &[Source]) -> Result<Loaded, Vec<String>> {
     let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
     let mut errors = Vec::new();
+    let mut seen = Seen { objects: 0, warnings: Vec::new() };
     for input in inputs {
         let docs = match yaml::split_documents(&input.text) {
             Ok(d) => d,
@@ -568,11 +586,14 @@ pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
                 continue;
             }
         };
-        for doc in docs {
+        for (index, doc) in docs.iter().enumerate() {
+            let place = format!("document {}", index + 1);
             // ResourceList, List, and typed lists such as ClusterRoleBindingList.
             let is_list = doc.header.kind.as_deref().is_some_and(|k| k == "ResourceList" || k.ends_with("List"));
             if !is_list {
-                add(&mut policy, &doc, &input.name, &mut errors);
+                if seen.object(doc, &input.name, &place, Some(doc.line)) {
+                    add(&mut policy, doc, &input.name, &mut errors);
+                }
                 continue;
             }
             // JSON or flow-style lists are re-serialised first, as in function mode.
@@ -581,16 +602,59 @@ pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
                 _ => yaml::normalize(&doc.text).ok(),
             };
             match yaml::split_list(normalized.as_deref().unwrap_or(&doc.text)) {
-                Ok(Some(list)) => list.items.iter().for_each(|item| add(&mut policy, item, &input.name, &mut errors)),
+                Ok(Some(list)) => {
+                    for (i, item) in list.items.iter().enumerate() {
+                        let place = format!("document {}, item {}", index + 1, i + 1);
+                        // Lines of a re-serialised list are not the input's.
+                        let line = normalized.is_none().then(|| doc.line + item.line.saturating_sub(1));
+                        if seen.object(item, &input.name, &place, line) {
+                            add(&mut policy, item, &input.name, &mut errors);
+                        }
+                    }
+                }
                 Ok(None) => errors.push(format!("{}: could not read the list at line {}", input.name, doc.line)),
                 Err(e) => errors.push(format!("{}: {e}", input.name)),
             }
         }
     }
     if errors.is_empty() {
-        Ok(policy.with_builtins())
+        Ok(Loaded { policy: policy.with_builtins(), objects: seen.objects, warnings: seen.warnings })
     } else {
         Err(errors)
+    }
+}
+
+/// Counts the input's objects and warns about the items that are not ones.
+struct Seen {
+    objects: usize,
+    warnings: Vec<String>,
+}
+
+impl Seen {
+    /// Whether the item is a Kubernetes object (it has `apiVersion` and `kind`);
+    /// if not, a warning naming where it is.
+    fn object(&mut self, chunk: &Chunk<'_>, file: &str, place: &str, line: Option<usize>) -> bool {
+        let h = &chunk.header;
+        let missing: Vec<&str> = [("apiVersion", &h.api_version), ("kind", &h.kind)]
+            .into_iter()
+            .filter(|(_, v)| v.as_deref().is_none_or(str::is_empty))
+            .map(|(field, _)| field)
+            .collect();
+        if missing.is_empty() {
+            self.objects += 1;
+            return true;
+        }
+        let details: Vec<String> = line
+            .map(|l| format!("line {l}"))
+            .into_iter()
+            .chain(h.name.as_ref().map(|n| format!("name {n:?}")))
+            .collect();
+        let details = if details.is_empty() { String::new() } else { format!(" ({})", details.join(", ")) };
+        self.warnings.push(format!(
+            "{file}: {place}{details} is not a Kubernetes object: it has no {}; ignored",
+            missing.join(" and no ")
+        ));
+        false
     }
 }
 
@@ -677,6 +741,7 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<Stri
     }
 }
 
+pub mod allowed;
 pub mod commands;
 pub mod cover;
 pub mod matrix;

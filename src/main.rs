@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use olm_rbac::access::commands::{self, CanI, Format};
+use olm_rbac::access::commands::{self, CanI, CanIList, Format};
 use olm_rbac::input::{read_path, read_stdin, Source};
 use olm_rbac::run::{self, Outcome};
 
@@ -21,6 +21,7 @@ Examples:
   # Before anything reaches a cluster: who may do what with the rendered RBAC
   olm-rbac render examples/bind/ examples/guestbook/manifests > rendered.yaml
   olm-rbac can-i create guestbooks -n team-a --as alice --as-group team-a-devs -f rendered.yaml
+  olm-rbac can-i --list -A --as alice --as-group team-a-devs -f rendered.yaml
   olm-rbac who-can delete guestbooks.webapp.example.com -f rendered.yaml
   olm-rbac report --format markdown -f rendered.yaml
 ";
@@ -41,7 +42,7 @@ struct Cli {
 enum Command {
     /// Read manifests (files, directories, or - for stdin), print them with the
     /// generated RBAC appended; results go to stderr.
-    #[command(after_help = EXAMPLES)]
+    #[command(after_help = EXAMPLES, override_usage = "olm-rbac render [-c <FILE>] [PATH]...")]
     Render {
         /// An RBACConfig file. Without it, the config is taken from the inputs.
         #[arg(long, short = 'c', value_name = "FILE")]
@@ -55,18 +56,32 @@ enum Command {
     /// `# yaml-language-server: $schema=rbacconfig.schema.json` in the config.
     Schema,
     /// Answer `kubectl auth can-i` from rendered manifests, without a cluster:
-    /// prints yes (exit 0) or no (exit 1); exit 2 on unreadable input.
-    #[command(name = "can-i")]
+    /// prints yes (exit 0) or no (exit 1), or with --list what the user may do;
+    /// exit 2 on unreadable input or a usage error.
+    #[command(name = "can-i", override_usage = CAN_I_USAGE, after_help = CAN_I_EXAMPLES)]
     CanI {
         /// get, list, watch, create, update, patch, delete, deletecollection, or *
-        verb: String,
-        /// plural, plural.group, or either with /subresource (pods/log)
-        resource: String,
-        /// An object name, for rules with resourceNames.
+        /// (not with --list).
+        #[arg(value_name = "VERB", required_unless_present = "list", conflicts_with = "list")]
+        verb: Option<String>,
+        /// plural, plural.group, or either with /subresource (pods/log); * for any
+        /// (not with --list).
+        #[arg(value_name = "RESOURCE", required_unless_present = "list", conflicts_with = "list")]
+        resource: Option<String>,
+        /// An object name, for rules with resourceNames (not with --list).
+        #[arg(value_name = "NAME", conflicts_with = "list")]
         name: Option<String>,
-        /// The namespace to ask about; without it, cluster-wide.
-        #[arg(short = 'n', long)]
+        /// The namespace to ask about; without it (and without -A), cluster-wide.
+        #[arg(short = 'n', long, value_name = "NAMESPACE")]
         namespace: Option<String>,
+        /// In every namespace at once, as kubectl asks it (only cluster-wide
+        /// grants answer); with --list, what the user may do in each namespace.
+        #[arg(short = 'A', long, conflicts_with = "namespace")]
+        all_namespaces: bool,
+        /// List what the user may do (Resources, Non-Resource URLs, Resource
+        /// Names, Verbs) instead of asking about one VERB and RESOURCE.
+        #[arg(long)]
+        list: bool,
         /// The user, e.g. alice or system:serviceaccount:ci:deployer.
         #[arg(long = "as", value_name = "USER")]
         user: String,
@@ -76,30 +91,56 @@ enum Command {
         /// Manifests: files, directories, - for stdin (repeatable; default stdin).
         #[arg(short = 'f', long = "filename", value_name = "PATH")]
         files: Vec<PathBuf>,
-        /// Print the chain that grants it: binding, role, aggregated roles, rule.
-        #[arg(long)]
+        /// Print the chain that grants it: binding, role, aggregated roles, rule
+        /// (not with --list).
+        #[arg(long, conflicts_with = "list")]
         explain: bool,
     },
     /// List every subject that may make a request, where, and through what.
-    #[command(name = "who-can")]
+    #[command(name = "who-can", override_usage = "olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE>] [-f <PATH>]...")]
     WhoCan {
+        /// get, list, watch, create, update, patch, delete, deletecollection, or *
+        #[arg(value_name = "VERB")]
         verb: String,
+        /// plural, plural.group, or either with /subresource (pods/log); * for any
+        #[arg(value_name = "RESOURCE")]
         resource: String,
         /// Only grants that apply in this namespace; without it, everywhere.
-        #[arg(short = 'n', long)]
+        #[arg(short = 'n', long, value_name = "NAMESPACE")]
         namespace: Option<String>,
+        /// Manifests: files, directories, - for stdin (repeatable; default stdin).
         #[arg(short = 'f', long = "filename", value_name = "PATH")]
         files: Vec<PathBuf>,
     },
     /// Per extension, who holds admin, edit and view on each API, and where;
     /// and which APIs only cluster-admins can use.
+    #[command(override_usage = "olm-rbac report [--format <FORMAT>] [-f <PATH>]...")]
     Report {
+        /// Manifests: files, directories, - for stdin (repeatable; default stdin).
         #[arg(short = 'f', long = "filename", value_name = "PATH")]
         files: Vec<PathBuf>,
+        /// table for a terminal, markdown for a pull-request comment, json for scripts.
         #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
         format: ReportFormat,
     },
 }
+
+const CAN_I_EXAMPLES: &str = "\
+Examples:
+  # May bob, in the group team-a-devs, create guestbooks in team-a? (yes: exit 0, no: exit 1)
+  olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -f rendered.yaml
+
+  # ... anywhere at all, and through which binding?
+  olm-rbac can-i create guestbooks -A --as bob --as-group team-a-devs -f rendered.yaml --explain
+
+  # Everything bob may do, per namespace
+  olm-rbac can-i --list -A --as bob --as-group team-a-devs -f rendered.yaml
+";
+
+/// Both forms of can-i, every optional flag in brackets.
+const CAN_I_USAGE: &str = "\
+olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain]
+       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]...";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ReportFormat {
@@ -108,12 +149,16 @@ enum ReportFormat {
     Json,
 }
 
-/// Reads `-f` arguments (stdin when there are none).
-fn read_all(files: &[PathBuf]) -> Result<Vec<Source>, String> {
+/// Reads `-f` arguments (stdin when there are none, unless stdin is a
+/// terminal: then nothing would come, and the command fails at once).
+fn read_all(command: &str, files: &[PathBuf]) -> Result<Vec<Source>, ExitCode> {
+    if let Some(refusal) = commands::refuse_terminal(command, !files.is_empty(), std::io::stdin().is_terminal()) {
+        return Err(emit(&refusal));
+    }
     let files = if files.is_empty() { vec![PathBuf::from("-")] } else { files.to_vec() };
     let mut sources = Vec::new();
     for f in &files {
-        sources.extend(read_path(f)?);
+        sources.extend(read_path(f).map_err(|e| fail_with(&e, commands::INPUT_ERROR))?);
     }
     Ok(sources)
 }
@@ -153,27 +198,38 @@ fn main() -> ExitCode {
             run::render(&inputs, &configs)
         }
         Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
-        Some(Command::CanI { verb, resource, name, namespace, user, groups, files, explain }) => match read_all(&files)
-        {
-            Ok(inputs) => commands::can_i(
-                &inputs,
-                &CanI {
-                    verb: &verb,
-                    resource: &resource,
-                    name: name.as_deref(),
-                    namespace: namespace.as_deref(),
-                    user: &user,
-                    groups: &groups,
-                    explain,
-                },
-            ),
-            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
-        },
-        Some(Command::WhoCan { verb, resource, namespace, files }) => match read_all(&files) {
+        Some(Command::CanI { verb, resource, name, namespace, all_namespaces, list, user, groups, files, explain }) => {
+            let inputs = match read_all("can-i", &files) {
+                Ok(inputs) => inputs,
+                Err(code) => return code,
+            };
+            if list {
+                let query = CanIList { namespace: namespace.as_deref(), all_namespaces, user: &user, groups: &groups };
+                commands::can_i_list(&inputs, &query)
+            } else if let (Some(verb), Some(resource)) = (verb, resource) {
+                commands::can_i(
+                    &inputs,
+                    &CanI {
+                        verb: &verb,
+                        resource: &resource,
+                        name: name.as_deref(),
+                        namespace: namespace.as_deref(),
+                        all_namespaces,
+                        user: &user,
+                        groups: &groups,
+                        explain,
+                    },
+                )
+            } else {
+                // clap requires both without --list; say so anyway rather than guess.
+                return fail_with("can-i needs <VERB> and <RESOURCE>, or --list", commands::INPUT_ERROR);
+            }
+        }
+        Some(Command::WhoCan { verb, resource, namespace, files }) => match read_all("who-can", &files) {
             Ok(inputs) => commands::who_can(&inputs, &verb, &resource, namespace.as_deref()),
-            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
+            Err(code) => return code,
         },
-        Some(Command::Report { files, format }) => match read_all(&files) {
+        Some(Command::Report { files, format }) => match read_all("report", &files) {
             Ok(inputs) => commands::report(
                 &inputs,
                 match format {
@@ -182,7 +238,7 @@ fn main() -> ExitCode {
                     ReportFormat::Json => Format::Json,
                 },
             ),
-            Err(e) => return fail_with(&e, commands::INPUT_ERROR),
+            Err(code) => return code,
         },
     };
     emit(&outcome)

@@ -375,3 +375,151 @@ fn the_report_counts_partial_access_and_collapses_cluster_wide_scope() {
     let admin = &report.extensions[0].apis[0].admin;
     assert_eq!(admin.iter().find(|h| h.holder == "User alice").map(|h| h.scope.clone()), Some(vec!["*".to_string()]));
 }
+
+// ---------------------------------------------------------------------------
+// can-i -A and --list.
+
+use super::allowed::{Permission, Place, Target};
+
+/// jane reads pods in default (Role), dave reads secrets in development
+/// (RoleBinding to a ClusterRole), the group manager reads secrets everywhere.
+fn three_bindings() -> Policy {
+    load_str(&format!(
+        "{POD_READER}---\n{SECRET_READER}{}{}",
+        bind_user("RoleBinding", "ClusterRole", "secret-reader", Some("development"), "{kind: User, name: dave}"),
+        bind_user("ClusterRoleBinding", "ClusterRole", "secret-reader", None, "{kind: Group, name: manager}")
+    ))
+}
+
+/// `can-i -A` asks what `kubectl auth can-i -A` asks: the request in every
+/// namespace at once, which only cluster-wide grants answer (a RoleBinding
+/// answers for its own namespace only).
+#[test]
+fn all_namespaces_is_answered_by_cluster_wide_grants_only() {
+    let p = three_bindings();
+    assert!(p.can(&user("jane"), &req("get", "", "pods", Some("default"))).is_some(), "jane may in default");
+    assert!(p.can(&user("jane"), &req("get", "", "pods", None)).is_none(), "but not in every namespace");
+    let managers = Identity::new("mia", &["manager".into()]);
+    assert!(p.can(&managers, &req("get", "", "secrets", None)).is_some(), "a ClusterRoleBinding answers");
+}
+
+fn resource(group: &str, resource: &str, name: Option<&str>) -> Target {
+    Target::Resource { group: group.into(), resource: resource.into(), name: name.map(String::from) }
+}
+
+fn permission(namespace: Option<&str>, target: Target, verbs: &[&str]) -> Permission {
+    Permission { namespace: namespace.map(String::from), target, verbs: verbs.iter().map(|v| v.to_string()).collect() }
+}
+
+#[test]
+fn permissions_follow_the_place_asked_about() {
+    let p = three_bindings();
+    let secrets = |ns: Option<&str>| permission(ns, resource("", "secrets", None), &["get", "list", "watch"]);
+    let pods = |ns: Option<&str>| permission(ns, resource("", "pods", None), &["get", "list", "watch"]);
+    assert!(p.permissions(&user("jane"), Place::ClusterWide).is_empty(), "a Role grants nothing cluster-wide");
+    assert_eq!(p.permissions(&user("jane"), Place::Namespace("default")), [pods(Some("default"))]);
+    assert!(p.permissions(&user("jane"), Place::Namespace("development")).is_empty());
+    assert_eq!(p.permissions(&user("jane"), Place::Each), [pods(Some("default"))]);
+    let both = Identity::new("dave", &["manager".into()]);
+    assert_eq!(p.permissions(&both, Place::ClusterWide), [secrets(None)]);
+    assert_eq!(
+        p.permissions(&both, Place::Namespace("development")),
+        [secrets(Some("development"))],
+        "the cluster-wide and the namespace grant merge into one line"
+    );
+    assert_eq!(p.permissions(&both, Place::Each), [secrets(None), secrets(Some("development"))], "cluster-wide first");
+}
+
+#[test]
+fn permissions_merge_verbs_break_down_rules_and_follow_aggregation() {
+    let p = load_str(&format!(
+        "{WIDGET_VIEW}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: widgets-edit\n  labels: {{rbac.authorization.k8s.io/aggregate-to-edit: \"true\"}}\nrules:\n- {{apiGroups: [example.com], resources: [widgets, widgets/status], verbs: [patch, create, custom]}}\n- {{apiGroups: [\"\"], resources: [configmaps], resourceNames: [b, a], verbs: [get]}}\n- {{apiGroups: [\"\"], resources: [configmaps], resourceNames: [a], verbs: [\"*\", update]}}\n{}",
+        bind_user("RoleBinding", "ClusterRole", "edit", Some("team-a"), "{kind: User, name: u}")
+    ));
+    assert_eq!(
+        p.permissions(&user("u"), Place::Namespace("team-a")),
+        [
+            permission(Some("team-a"), resource("", "configmaps", Some("a")), &["*"]),
+            permission(Some("team-a"), resource("", "configmaps", Some("b")), &["get"]),
+            permission(
+                Some("team-a"),
+                resource("example.com", "widgets", None),
+                &["get", "list", "watch", "create", "patch", "custom"]
+            ),
+            permission(Some("team-a"), resource("example.com", "widgets/status", None), &["create", "patch", "custom"]),
+        ],
+        "edit aggregates widgets-edit and, through view, widgets-view"
+    );
+    assert_eq!(
+        resource("example.com", "widgets/status", None).resource_text().as_deref(),
+        Some("widgets.example.com/status")
+    );
+    assert_eq!(resource("", "configmaps", Some("a")).resource_text().as_deref(), Some("configmaps"));
+    assert_eq!(
+        p.builtin_roles_bound(&user("u"), Place::Namespace("team-a")).into_iter().collect::<Vec<_>>(),
+        ["edit"],
+        "edit's own rules for pods and the like are not modelled"
+    );
+    assert!(p.builtin_roles_bound(&user("u"), Place::ClusterWide).is_empty());
+}
+
+#[test]
+fn permissions_of_a_rolebinding_are_what_it_grants_in_its_namespace() {
+    let p = load_str(&format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: mixed}}\nrules:\n- {{apiGroups: [\"\"], resources: [nodes, namespaces, pods], verbs: [get]}}\n- {{nonResourceURLs: [/healthz], verbs: [get]}}\n{}{}",
+        bind_user("RoleBinding", "ClusterRole", "mixed", Some("team-a"), "{kind: User, name: u}"),
+        bind_user("ClusterRoleBinding", "ClusterRole", "mixed", None, "{kind: User, name: c}")
+    ));
+    assert_eq!(
+        p.permissions(&user("u"), Place::Each),
+        [
+            permission(Some("team-a"), resource("", "namespaces", Some("team-a")), &["get"]),
+            permission(Some("team-a"), resource("", "pods", None), &["get"]),
+        ],
+        "no nodes, no URL; only its own Namespace object"
+    );
+    assert_eq!(
+        p.permissions(&user("c"), Place::ClusterWide),
+        [
+            permission(None, resource("", "namespaces", None), &["get"]),
+            permission(None, resource("", "nodes", None), &["get"]),
+            permission(None, resource("", "pods", None), &["get"]),
+            permission(None, Target::Url("/healthz".into()), &["get"]),
+        ],
+        "a ClusterRoleBinding grants all of it, URLs last"
+    );
+    let masters = Identity::new("root", &["system:masters".into()]);
+    assert_eq!(
+        p.permissions(&masters, Place::ClusterWide),
+        [permission(None, resource("*", "*", None), &["*"]), permission(None, Target::Url("*".into()), &["*"])]
+    );
+}
+
+#[test]
+fn only_stdin_from_a_terminal_is_refused() {
+    let refused = commands::refuse_terminal("who-can", false, true).expect("no -f, a terminal");
+    assert_eq!(refused.code, commands::INPUT_ERROR);
+    assert!(refused.stderr.starts_with("error: who-can reads rendered manifests, and stdin is a terminal"));
+    assert!(commands::refuse_terminal("who-can", true, true).is_none(), "-f given");
+    assert!(commands::refuse_terminal("who-can", false, false).is_none(), "a pipe or a file on stdin");
+}
+
+#[test]
+fn read_counts_objects_and_warns_about_items_without_apiversion_or_kind() {
+    let text = format!(
+        "{SECRET_READER}---\nmetadata: {{name: orphan}}\nrules: []\n---\napiVersion: v1\nkind: List\nitems:\n- kind: ClusterRole\n  metadata: {{name: half}}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c}}\n---\n# only a comment\n"
+    );
+    let loaded = read(&[Source { name: "in.yaml".into(), text }]).unwrap();
+    assert_eq!(loaded.objects, 2, "the ClusterRole and the ConfigMap; not the List itself");
+    assert_eq!(
+        loaded.warnings,
+        [
+            "in.yaml: document 2 (line 10, name \"orphan\") is not a Kubernetes object: it has no apiVersion and no kind; ignored",
+            "in.yaml: document 3, item 1 (line 16, name \"half\") is not a Kubernetes object: it has no apiVersion; ignored",
+        ]
+    );
+    assert!(loaded.policy.cluster_roles.contains_key("secret-reader"));
+    assert!(!loaded.policy.cluster_roles.contains_key("half"), "an item without apiVersion is skipped");
+    let empty = read(&[Source { name: "-".into(), text: String::new() }]).unwrap();
+    assert_eq!((empty.objects, empty.warnings.len()), (0, 0));
+}

@@ -1,0 +1,366 @@
+//! The access commands as a user runs them: `can-i -A`, `can-i --list`, what
+//! they say about stdin, empty input and skipped items, and their `--help`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
+
+/// A namespaced API: bob edits it in team-a (RoleBinding); the group auditors
+/// views it everywhere through the built-in `view` role (ClusterRoleBinding).
+const WIDGETS: &str = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {plural: widgets, kind: Widget}
+  scope: Namespaced
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-edit
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [create, update, patch, delete]
+- apiGroups: [apiextensions.k8s.io]
+  resources: [customresourcedefinitions]
+  resourceNames: [widgets.example.com]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-view
+  labels:
+    rbac.authorization.k8s.io/aggregate-to-view: \"true\"
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: bob-edits-widgets
+  namespace: team-a
+subjects:
+- {kind: User, name: bob, apiGroup: rbac.authorization.k8s.io}
+roleRef: {kind: ClusterRole, name: widgets-edit, apiGroup: rbac.authorization.k8s.io}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: auditors-view
+subjects:
+- {kind: Group, name: auditors, apiGroup: rbac.authorization.k8s.io}
+roleRef: {kind: ClusterRole, name: view, apiGroup: rbac.authorization.k8s.io}
+";
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs the binary with `stdin` piped in.
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A usage error exits before reading stdin: a broken pipe is fine then.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+/// `(exit code, stdout, stderr)`.
+fn outcome(o: &Output) -> (Option<i32>, String, String) {
+    (o.status.code(), text(&o.stdout), text(&o.stderr))
+}
+
+fn widgets_file(dir: &Path) -> PathBuf {
+    let path = dir.join("widgets.yaml");
+    std::fs::write(&path, WIDGETS).unwrap();
+    path
+}
+
+/// `-A` asks what `kubectl auth can-i -A` asks: the request in every namespace
+/// at once, which a cluster answers from cluster-wide grants only.
+#[test]
+fn all_namespaces_asks_as_kubectl_does() {
+    let in_team_a = run(&["can-i", "create", "widgets", "-n", "team-a", "--as", "bob"], WIDGETS);
+    assert_eq!(outcome(&in_team_a), (Some(0), "yes\n".into(), String::new()), "bob's RoleBinding is in team-a");
+    let everywhere = run(&["can-i", "create", "widgets", "-A", "--as", "bob", "--explain"], WIDGETS);
+    assert_eq!(
+        outcome(&everywhere),
+        (
+            Some(1),
+            "no\n  no binding in the input grants create on widgets.example.com in all namespaces at once (only cluster-wide grants answer that) to user \"bob\" (groups: system:authenticated)\n".into(),
+            String::new()
+        )
+    );
+    let auditor = run(&["can-i", "watch", "widgets", "-A", "--as", "ann", "--as-group", "auditors"], WIDGETS);
+    assert_eq!(auditor.status.code(), Some(0), "a ClusterRoleBinding answers for every namespace");
+    let both = run(&["can-i", "get", "widgets", "-A", "-n", "team-a", "--as", "bob"], WIDGETS);
+    assert_eq!(both.status.code(), Some(2), "-A and -n together are a usage error");
+}
+
+#[test]
+fn list_prints_what_the_user_may_do_in_the_place_asked() {
+    let cluster = run(&["can-i", "--list", "--as", "bob"], WIDGETS);
+    assert_eq!(
+        outcome(&cluster),
+        (Some(0), "Resources   Non-Resource URLs   Resource Names   Verbs\n".into(), String::new()),
+        "bob's only binding is a RoleBinding; the CRD rule cannot act through it"
+    );
+    let team_a = run(&["can-i", "--list", "-n", "team-a", "--as", "bob", "--as-group", "auditors"], WIDGETS);
+    assert_eq!(
+        text(&team_a.stdout),
+        "\
+Resources             Non-Resource URLs   Resource Names   Verbs
+widgets.example.com   []                  []               [get list watch create update patch delete]
+",
+        "team-a's RoleBinding and the ClusterRoleBinding merge"
+    );
+    let each = run(&["can-i", "--list", "-A", "--as", "bob", "--as-group", "auditors"], WIDGETS);
+    assert_eq!(
+        outcome(&each),
+        (
+            Some(0),
+            "\
+Namespace   Resources             Non-Resource URLs   Resource Names   Verbs
+*           widgets.example.com   []                  []               [get list watch]
+team-a      widgets.example.com   []                  []               [create update patch delete]
+"
+            .into(),
+            "warning: the list may be incomplete: the built-in ClusterRole view is modelled through aggregation only, \
+             without its own rules for Kubernetes' resources (add the real role to the input: kubectl get clusterrole \
+             view -o yaml)\n"
+                .into()
+        )
+    );
+    let masters = run(&["can-i", "--list", "--as", "root", "--as-group", "system:masters"], WIDGETS);
+    assert_eq!(
+        text(&masters.stdout),
+        "\
+Resources   Non-Resource URLs   Resource Names   Verbs
+*.*         []                  []               [*]
+            [*]                 []               [*]
+"
+    );
+}
+
+#[test]
+fn list_and_a_question_do_not_mix() {
+    let missing = run(&["can-i", "--as", "bob"], WIDGETS);
+    let (code, _, stderr) = outcome(&missing);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: the following required arguments were not provided:\n  <VERB>\n  <RESOURCE>\n"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("olm-rbac can-i --list --as <USER>"), "the usage shows both forms: {stderr}");
+    let mixed = run(&["can-i", "--list", "get", "widgets", "--as", "bob"], WIDGETS);
+    let (code, _, stderr) = outcome(&mixed);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: the argument '--list' cannot be used with:\n  [VERB]\n  [RESOURCE]\n"),
+        "{stderr}"
+    );
+    let explain = run(&["can-i", "--list", "--explain", "--as", "bob"], WIDGETS);
+    assert_eq!(explain.status.code(), Some(2));
+}
+
+/// Runs `command` with a terminal as stdin, under util-linux `script`.
+fn on_a_terminal(command: &str) -> Output {
+    Command::new("script").args(["-qec", command, "/dev/null"]).stdin(Stdio::null()).output().unwrap_or_else(|e| {
+        panic!("util-linux `script` is needed to give the binary a terminal ({e}): install util-linux")
+    })
+}
+
+#[test]
+fn a_terminal_on_stdin_without_f_fails_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = widgets_file(dir.path());
+    for (command, args) in [("can-i", "get widgets --as bob"), ("who-can", "get widgets"), ("report", "")] {
+        let out = on_a_terminal(&format!("'{BIN}' {command} {args}"));
+        let said = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(2), "{command}: {said}");
+        assert!(
+            said.contains(&format!(
+                "error: {command} reads rendered manifests, and stdin is a terminal: pass them with -f FILE, or pipe them in (olm-rbac render ... | olm-rbac {command} ...)"
+            )),
+            "{command}: {said}"
+        );
+        // With -f, the terminal does not matter.
+        let out = on_a_terminal(&format!("'{BIN}' {command} {args} -f '{}'", file.display()));
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{command} -f: {}", text(&out.stdout));
+    }
+}
+
+#[test]
+fn empty_input_is_an_error_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "# nothing rendered\n---\n").unwrap();
+    let expected = "error: the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin\n";
+    for args in [
+        vec!["can-i", "get", "guestbooks", "--as", "bob"],
+        vec!["can-i", "--list", "--as", "bob"],
+        vec!["who-can", "get", "guestbooks"],
+        vec!["report"],
+    ] {
+        let from_stdin = run(&args, "");
+        assert_eq!(outcome(&from_stdin), (Some(2), String::new(), expected.into()), "{args:?} on stdin");
+        let mut with_file = args.clone();
+        with_file.extend(["-f", empty.to_str().unwrap()]);
+        let from_file = run(&with_file, "");
+        assert_eq!(outcome(&from_file), (Some(2), String::new(), expected.into()), "{args:?} -f");
+    }
+    let only_junk = run(&["report"], "metadata: {name: x}\n");
+    assert_eq!(
+        text(&only_junk.stderr),
+        format!("warning: -: document 1 (line 1, name \"x\") is not a Kubernetes object: it has no apiVersion and no kind; ignored\n{expected}")
+    );
+}
+
+#[test]
+fn items_without_apiversion_or_kind_are_named_and_skipped() {
+    let input = format!(
+        "{WIDGETS}---\nkind: RoleBinding\nmetadata: {{name: lost, namespace: team-b}}\nsubjects: [{{kind: User, name: bob}}]\nroleRef: {{kind: ClusterRole, name: widgets-edit}}\n---\napiVersion: v1\nkind: List\nitems:\n- name: not-an-object\n"
+    );
+    let warnings = "\
+warning: -: document 6 (line 51, name \"lost\") is not a Kubernetes object: it has no apiVersion; ignored
+warning: -: document 7, item 1 (line 59) is not a Kubernetes object: it has no apiVersion and no kind; ignored
+";
+    let no = run(&["can-i", "create", "widgets", "-n", "team-b", "--as", "bob"], &input);
+    assert_eq!(
+        outcome(&no),
+        (Some(1), "no\n".into(), warnings.into()),
+        "the binding without apiVersion grants nothing"
+    );
+    let who = run(&["who-can", "create", "widgets"], &input);
+    assert_eq!((who.status.code(), text(&who.stderr)), (Some(0), warnings.into()));
+    let report = run(&["report", "--format", "json"], &input);
+    assert_eq!((report.status.code(), text(&report.stderr)), (Some(0), warnings.into()));
+}
+
+/// A help line that starts an entry, without its indent; `None` for a
+/// description line of long help.
+fn entry_of(line: &str) -> Option<&str> {
+    let entry = line.trim_start();
+    (line.len() - entry.len() < 10 && !entry.is_empty()).then_some(entry)
+}
+
+/// The entries of a help section (`Arguments:`, `Options:`, `Commands:`)
+/// that have no description: none after the name, none on the next line.
+fn undocumented(help: &str) -> Vec<String> {
+    let lines: Vec<&str> = help.lines().collect();
+    let mut section = "";
+    let mut missing = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !line.starts_with(' ') {
+            section = line;
+            continue;
+        }
+        if !matches!(section, "Arguments:" | "Options:" | "Commands:") {
+            continue;
+        }
+        // An entry sits two spaces in (six for a flag without a short form);
+        // long help puts its description on the next line, ten spaces in.
+        let Some(entry) = entry_of(line) else { continue };
+        let after = entry.split_once("  ").map_or("", |(_, d)| d.trim());
+        let below = lines.get(i + 1).filter(|l| l.starts_with("          ")).map_or("", |l| l.trim());
+        let description = if after.is_empty() { below } else { after };
+        // `[default: …]` alone is not a description.
+        if description.is_empty() || description.starts_with('[') {
+            missing.push(entry.to_string());
+        }
+    }
+    missing
+}
+
+/// The flags of the `Options:` section, as `(short, long)`.
+fn options(help: &str) -> Vec<(Option<String>, String)> {
+    let mut in_options = false;
+    let mut out = Vec::new();
+    for line in help.lines() {
+        if !line.starts_with(' ') {
+            in_options = line == "Options:";
+            continue;
+        }
+        let Some(entry) = entry_of(line).filter(|_| in_options) else { continue };
+        let flags = entry.split("  ").next().unwrap_or_default();
+        let mut short = None;
+        let mut long = None;
+        for token in flags.split([',', ' ']).filter(|t| t.starts_with('-')) {
+            if token.starts_with("--") {
+                long = Some(token.to_string());
+            } else {
+                short = Some(token.to_string());
+            }
+        }
+        out.extend(long.map(|l| (short, l)));
+    }
+    out
+}
+
+/// Each flag the usage shows, with whether it sits inside `[...]`.
+fn usage_flags(help: &str) -> Vec<(String, bool)> {
+    let usage: String = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Usage:"))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut depth = 0i32;
+    let mut out = Vec::new();
+    for token in usage.split_whitespace() {
+        let opening = token.matches('[').count() as i32;
+        let flag = token.trim_matches(|c| matches!(c, '[' | ']' | '.' | '|'));
+        if flag.starts_with('-') {
+            out.push((flag.to_string(), depth + opening > 0));
+        }
+        depth += opening - token.matches(']').count() as i32;
+    }
+    out
+}
+
+#[test]
+fn every_help_describes_every_argument_and_the_usage_shows_every_flag() {
+    for command in [&[][..], &["render"], &["schema"], &["can-i"], &["who-can"], &["report"]] {
+        let out = Command::new(BIN).args(command).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{command:?}");
+        let help = text(&out.stdout);
+        assert_eq!(undocumented(&help), Vec::<String>::new(), "{command:?} --help:\n{help}");
+        let shown = usage_flags(&help);
+        for (short, long) in options(&help) {
+            if ["--help", "--version"].contains(&long.as_str()) {
+                continue;
+            }
+            let uses: Vec<bool> = shown
+                .iter()
+                .filter(|(f, _)| *f == long || Some(f) == short.as_ref())
+                .map(|(_, optional)| *optional)
+                .collect();
+            assert!(!uses.is_empty(), "{command:?}: the usage does not show {long}:\n{help}");
+            // --as is required; --list is what the second form of can-i is about.
+            if !["--as", "--list"].contains(&long.as_str()) {
+                assert!(uses.iter().all(|o| *o), "{command:?}: {long} is optional but not shown so:\n{help}");
+            }
+        }
+    }
+    let can_i = text(&Command::new(BIN).args(["can-i", "--help"]).output().unwrap().stdout);
+    assert!(
+        can_i.contains(
+            "Usage: olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain]\n       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]...\n"
+        ),
+        "{can_i}"
+    );
+}
