@@ -366,6 +366,25 @@ pub fn label_patches(
         let mut target = original;
         target.retain(|k, _| !wanted.removed.contains_key(k));
         target.extend(wanted.added.clone());
+        let mut undone: Vec<String> = earlier
+            .added
+            .keys()
+            .filter(|k| o.header.labels.contains_key(*k) && !target.contains_key(*k))
+            .map(|k| format!("removed {k}"))
+            .collect();
+        undone.extend(
+            earlier
+                .removed
+                .iter()
+                .filter(|(k, v)| target.get(*k) == Some(v) && o.header.labels.get(*k) != Some(v))
+                .map(|(k, v)| format!("put back {k}={v}")),
+        );
+        if !undone.is_empty() {
+            results.push(note(Finding::info(format!(
+                "undid label changes olm-rbac recorded earlier in annotation {LABEL_CHANGES_ANNOTATION}: {}",
+                undone.join(", ")
+            ))));
+        }
         let mut patch = MetaPatch::default();
         for (k, v) in &o.header.labels {
             if target.get(k) != Some(v) {
