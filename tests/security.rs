@@ -760,7 +760,7 @@ fn render_never_takes_a_config_from_the_inputs_when_one_is_given() {
         "ext",
         "  mode: Bind\n  bindings:\n  - role: admin\n    subjects: [{kind: Group, name: system:authenticated}]\n",
     );
-    let docs = bundle(&[shipped.clone()]);
+    let docs = bundle(std::slice::from_ref(&shipped));
     let sources: Vec<Source> = docs.iter().map(|d| Source { name: d.path.clone(), text: d.text.clone() }).collect();
     let out = render(&sources, &[Source { name: "rbac.yaml".into(), text: config("ext", "  mode: Aggregate\n") }]);
     assert_eq!(out.code, 1);
