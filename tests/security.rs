@@ -846,7 +846,7 @@ fn objects_kubectl_would_unpack_as_lists_are_refused() {
     let disguised = hidden.replace("kind: List", "kind: Thing");
     for list in [hidden.to_string(), disguised] {
         for spec in MODES {
-            for run in run_both(&bundle(&[list.clone()]), spec) {
+            for run in run_both(&bundle(std::slice::from_ref(&list)), spec) {
                 assert_refused(&run, "has a top-level items key");
             }
         }
