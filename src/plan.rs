@@ -182,9 +182,11 @@ pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
     }
     check_conflicts(objects, &mut plan);
     if plan.has_errors() {
+        // Nothing is changed, so no result may say otherwise.
         plan.remove.clear();
         plan.patches.clear();
         plan.generated.clear();
+        plan.results.retain(|r| r.severity != Severity::Info);
     }
     plan
 }

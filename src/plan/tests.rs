@@ -285,6 +285,11 @@ fn a_crd_without_group_or_plural_is_an_error_and_nothing_is_generated() {
     assert_eq!(e[0].object.as_ref().unwrap().name, "widgets.example.com");
     assert_eq!(e[0].file.as_ref().unwrap().path, "example.com_widgets.yaml");
     assert!(plan.generated.is_empty() && plan.remove.is_empty(), "no partial output");
+    assert!(
+        plan.results.iter().all(|r| r.severity != Severity::Info),
+        "no result may claim something was generated: {:?}",
+        plan.results
+    );
 }
 
 #[test]
