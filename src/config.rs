@@ -82,6 +82,10 @@ pub struct Spec {
     /// operators, so each must be named here; every other platform group is always refused.
     #[serde(rename = "allowOLMGroups")]
     pub allow_olm_groups: Option<Vec<String>>,
+    /// API groups the bundle may serve through APIServices it owns (`spec.apiservicedefinitions`).
+    /// The CSV entry is such an API's only definition, so only the admin can vouch that the group
+    /// is really the bundle's; APIs of owned APIServices in other groups are an error.
+    pub api_service_groups: Option<Vec<String>>,
 }
 
 /// Whether the bundle's own objects stay in the output.
@@ -337,6 +341,8 @@ pub struct Config {
     pub bundle_objects: BundleObjects,
     /// OLM groups the config lets roles grant on (see [`crate::reserved`]).
     pub allow_olm_groups: Vec<String>,
+    /// Groups the bundle may serve through owned APIServices.
+    pub api_service_groups: Vec<String>,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -359,6 +365,7 @@ impl Config {
             strip_bundle_aggregation: false,
             bundle_objects: BundleObjects::Keep,
             allow_olm_groups: Vec::new(),
+            api_service_groups: Vec::new(),
             config_map: false,
         }
     }
@@ -470,6 +477,15 @@ impl Config {
                 );
             }
         }
+        let api_service_groups = spec.api_service_groups.unwrap_or_default();
+        for (i, g) in api_service_groups.iter().enumerate() {
+            if !is_dns1123_subdomain(g) {
+                err(
+                    &format!("spec.apiServiceGroups[{i}]"),
+                    format!("{g:?} is not a valid API group (a DNS subdomain)"),
+                );
+            }
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -488,6 +504,7 @@ impl Config {
             strip_bundle_aggregation: spec.strip_bundle_aggregation,
             bundle_objects: spec.bundle_objects,
             allow_olm_groups,
+            api_service_groups,
             config_map: false,
         })
     }
@@ -537,6 +554,7 @@ impl Config {
                     Err(e) => bad(e),
                 },
                 "allowOLMGroups" => spec.allow_olm_groups = Some(list(value)),
+                "apiServiceGroups" => spec.api_service_groups = Some(list(value)),
                 "stripBundleAggregation" => match value.as_str() {
                     "true" => spec.strip_bundle_aggregation = true,
                     "false" => spec.strip_bundle_aggregation = false,
@@ -583,7 +601,7 @@ impl Config {
 }
 
 /// The keys a ConfigMap config may hold.
-pub const CONFIG_MAP_KEYS: [&str; 12] = [
+pub const CONFIG_MAP_KEYS: [&str; 13] = [
     "mode",
     "extensionName",
     "clusterServiceVersion",
@@ -596,6 +614,7 @@ pub const CONFIG_MAP_KEYS: [&str; 12] = [
     "bundleObjects",
     "stripBundleAggregation",
     "allowOLMGroups",
+    "apiServiceGroups",
 ];
 
 /// Reads an enum from a string the way the typed config does, with the same

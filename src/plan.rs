@@ -164,7 +164,7 @@ pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
             );
         }
     }
-    let claims = provenance::generated_claims(objects, &mut plan.results);
+    let claims = provenance::generated_claims(objects, &bundle_folders(objects), &mut plan.results);
     trust::check_input(objects, &claims, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
@@ -197,7 +197,10 @@ fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>],
     plan.remove.extend(earlier.iter().copied());
     let (apis, csv) = discover_with_csv(config, objects, &mut plan.results);
     let apis = select(config, apis, &mut plan.results);
-    trust::require_definitions(config, &apis, &mut plan.results);
+    if config.mode != Mode::Unmanaged {
+        trust::require_definitions(config, &apis, &mut plan.results);
+    }
+    let claims = &trust::disown_claims_on(config, &apis, objects, claims, &mut plan.results);
     let cfg = config.object_ref();
 
     let dropped = match config.bundle_objects {
@@ -287,16 +290,8 @@ fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>],
                         .map(|v| (v.map(String::from), role_name(config.naming, &api.name, v, role)))
                         .collect()
                 };
-                // Files named one by one in the working directory cannot be told apart.
-                let bundle_folder = csv.and_then(|i| source_folder(&objects[i])).filter(|f| !f.is_empty());
-                generated.extend(bind::bindings(
-                    config,
-                    &apis,
-                    role_for,
-                    objects,
-                    bundle_folder.as_deref(),
-                    &mut plan.results,
-                ));
+                let bundle = bundle_folders(objects);
+                generated.extend(bind::bindings(config, &apis, role_for, objects, &bundle, &mut plan.results));
             }
             let roles = generated.iter().filter(|o| matches!(o, Object::ClusterRole(_))).count();
             let bindings = generated.len() - roles;
@@ -607,15 +602,35 @@ fn discover_with_csv(
     (apis, csv_index)
 }
 
-/// The bundle's own objects, for `bundleObjects: Drop`: the CSV, the CRDs, and
-/// whatever else came from the CSV's folder (when the runner says which file
-/// each item came from), except kinds that never belong to a bundle.
 /// The folder an object's file is in, when the runner says (stdin, `-`, says nothing).
 fn source_folder(o: &InputObject) -> Option<String> {
     let f = o.file.as_ref().filter(|f| f.path != "-")?;
     Some(f.path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
 }
 
+/// The folders that hold the input's ClusterServiceVersions: what is in them,
+/// or below them, is a bundle's. Files named one by one in the working
+/// directory (folder `""`) cannot be told apart, so that folder is none.
+fn bundle_folders(objects: &[InputObject]) -> Vec<String> {
+    let mut folders: Vec<String> = objects
+        .iter()
+        .filter(|o| matches!(o.body, Body::Csv(_)))
+        .filter_map(source_folder)
+        .filter(|f| !f.is_empty())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders
+}
+
+/// Is the object's file in one of `folders`, or below one?
+fn in_bundle(o: &InputObject, folders: &[String]) -> bool {
+    source_folder(o).is_some_and(|f| folders.iter().any(|b| f == *b || f.starts_with(&format!("{b}/"))))
+}
+
+/// The bundle's own objects, for `bundleObjects: Drop`: the CSV, the CRDs, and
+/// whatever else came from the CSV's folder (when the runner says which file
+/// each item came from), except kinds that never belong to a bundle.
 fn bundle_members(csv: Option<usize>, objects: &[InputObject], claims: &[Option<String>]) -> BTreeSet<usize> {
     let folder = source_folder;
     let csv_folder = csv.and_then(|i| folder(&objects[i]));
@@ -926,23 +941,19 @@ fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> Clust
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.
 fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
-    let mut taken: BTreeMap<(&str, Option<&str>, &str), &InputObject> = BTreeMap::new();
+    let scopes = trust::crd_scopes(objects);
+    let mut taken: BTreeMap<(String, String, Option<String>, String), &InputObject> = BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {
         if plan.remove.contains(&i) {
             continue;
         }
-        let group = o.header.api_version.as_deref().and_then(|v| v.split_once('/')).map(|(g, _)| g);
-        if group != Some("rbac.authorization.k8s.io") {
-            continue;
-        }
-        if let (Some(kind), Some(name)) = (o.header.kind.as_deref(), o.header.name.as_deref()) {
-            taken.insert((kind, o.header.namespace.as_deref(), name), o);
-        }
+        taken.insert(trust::identity(o, &scopes), o);
     }
     let mut conflicts = Vec::new();
     for g in &plan.generated {
         let r = g.object.object_ref();
-        if let Some(existing) = taken.get(&(r.kind.as_str(), r.namespace.as_deref(), r.name.as_str())) {
+        let key = ("rbac.authorization.k8s.io".to_string(), r.kind.clone(), r.namespace.clone(), r.name.clone());
+        if let Some(existing) = taken.get(&key) {
             let owner = match existing.header.labels.get(EXTENSION_LABEL) {
                 Some(ext) if existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) => {
                     format!("it was generated for extension {ext:?}")

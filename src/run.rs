@@ -74,7 +74,7 @@ pub fn function(input: &str) -> Outcome {
         ));
     }
     let code = exit_code(&plan.results);
-    match write_list(&list, &plan, yaml::line_ending(input)) {
+    match write_list(&list, &mut plan, yaml::line_ending(input)) {
         Ok(stdout) => Outcome { stdout, stderr: stderr_lines(&plan.results), code },
         Err(e) => fatal(Finding::error(format!("could not write the output: {e}"))),
     }
@@ -136,15 +136,15 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
         )));
     }
     let plan = if results.is_empty() { plan(&parsed, &objects) } else { Plan { results, ..Plan::default() } };
-    let stderr = stderr_lines(&plan.results);
     let code = exit_code(&plan.results);
     if code != 0 {
-        return Outcome { stdout: String::new(), stderr, code };
+        return Outcome { stdout: String::new(), stderr: stderr_lines(&plan.results), code };
     }
+    let mut notes = Vec::new();
     let mut docs: Vec<Cow<'_, str>> = Vec::new();
     for (i, (chunk, _)) in kept.iter().enumerate() {
         if !plan.remove.contains(&i) {
-            match item_text(chunk, &plan, i) {
+            match item_text(chunk, &plan, i, &mut notes) {
                 Ok(text) => docs.push(text),
                 Err(e) => return fatal_render(e),
             }
@@ -156,6 +156,7 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
             Err(e) => return fatal_render(format!("could not write {}: {e}", describe(&g.object.object_ref()))),
         }
     }
+    let stderr = stderr_lines(&[plan.results, notes].concat());
     // Separators and generated documents follow the first input's line endings.
     let eol = yaml::line_ending(inputs.first().map_or("", |s| s.text.as_str()));
     let mut stdout = String::new();
@@ -190,12 +191,15 @@ fn check_config_sources(
         .iter()
         .filter(|(c, _)| c.header.kind.as_deref() == Some("ClusterServiceVersion"))
         .filter_map(|(_, f)| folder(f))
+        .filter(|f| !f.is_empty())
         .collect();
     for (chunk, file) in from_inputs {
         let object = chunk.header.object_ref();
         let why = if config_given {
             "is among the inputs, but --config gives the configuration, and olm-rbac then never takes one from the inputs. Remove it from the inputs, or leave out --config"
-        } else if folder(file).is_some_and(|f| bundle_folders.contains(&f)) {
+        } else if folder(file)
+            .is_some_and(|f| bundle_folders.iter().any(|b| f == *b || f.starts_with(&format!("{b}/"))))
+        {
             "sits in the bundle's own folder, beside its ClusterServiceVersion, and olm-rbac takes its configuration only from you. Pass it with --config, or keep it outside the bundle's folder"
         } else {
             continue;
@@ -394,7 +398,7 @@ fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Co
 
 /// Writes the list back: every entry and kept item as its exact text, the
 /// generated items after the kept ones, and the results last.
-fn write_list(list: &ListText<'_>, plan: &Plan, eol: &str) -> Result<String, String> {
+fn write_list(list: &ListText<'_>, plan: &mut Plan, eol: &str) -> Result<String, String> {
     let mut generated = String::new();
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     for g in &plan.generated {
@@ -406,11 +410,13 @@ fn write_list(list: &ListText<'_>, plan: &Plan, eol: &str) -> Result<String, Str
     let generated = yaml::with_line_ending(&generated, eol);
     let push_line = |out: &mut String, text: &str| push_line(out, text, eol);
     let mut kept = String::new();
+    let mut notes = Vec::new();
     for (i, item) in list.items.iter().enumerate() {
         if !plan.remove.contains(&i) {
-            push_line(&mut kept, &item_text(item, plan, i)?);
+            push_line(&mut kept, &item_text(item, plan, i, &mut notes)?);
         }
     }
+    plan.results.extend(notes);
     let items_block = |out: &mut String, head: &str| {
         if kept.is_empty() && generated.is_empty() {
             out.push_str("items: []");
@@ -445,14 +451,27 @@ fn write_list(list: &ListText<'_>, plan: &Plan, eol: &str) -> Result<String, Str
     Ok(out)
 }
 
-/// An item's text as it goes out: unchanged unless the plan patches it.
-fn item_text<'a>(item: &'a Chunk<'_>, plan: &Plan, index: usize) -> Result<Cow<'a, str>, String> {
-    match plan.patches.get(&index) {
-        None => Ok(Cow::Borrowed(&item.text)),
-        Some(patch) => yaml::patched_text(item, patch)
-            .map(Cow::Owned)
-            .map_err(|e| format!("could not update {}: {e}", describe(&item.header.object_ref()))),
+/// An item's text as it goes out: unchanged unless the plan patches it. An
+/// item that had to be re-serialised whole is named in a warning.
+fn item_text<'a>(
+    item: &'a Chunk<'_>,
+    plan: &Plan,
+    index: usize,
+    notes: &mut Vec<Finding>,
+) -> Result<Cow<'a, str>, String> {
+    let Some(patch) = plan.patches.get(&index) else { return Ok(Cow::Borrowed(&item.text)) };
+    let object = item.header.object_ref();
+    let patched =
+        yaml::patched_text(item, patch).map_err(|e| format!("could not update {}: {e}", describe(&object)))?;
+    if patched.rewritten {
+        notes.push(
+            Finding::warning(
+                "its labels changed, and its metadata is not laid out so that olm-rbac can edit lines (flow style, anchors, aliases or tags), so the whole item was re-serialised: its comments and layout are gone, its values are the same",
+            )
+            .on(&object),
+        );
     }
+    Ok(Cow::Owned(patched.text))
 }
 
 /// Tells kpt which file a generated object belongs in.

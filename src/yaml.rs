@@ -62,10 +62,10 @@ pub struct Chunk<'a> {
     /// Byte ranges of `text` that no view reads (CRD schemas): [`parse_item`]
     /// blanks them out before parsing.
     pub elide: Vec<Range<usize>>,
-    /// The text does not say plainly what it holds: it uses anchors, aliases,
-    /// merge keys or tags, or repeats a key of its header. Its header is then
-    /// read with full YAML semantics, and edits re-serialise it instead of
-    /// editing lines (an edited anchor would change its aliases too).
+    /// The header does not say plainly what it holds: anchors, aliases or tags
+    /// among the top-level keys or under `metadata`, or a repeated header key.
+    /// Its header is then read with full YAML semantics, and edits re-serialise
+    /// it instead of editing lines (an edited anchor would change its aliases).
     pub indirect: bool,
 }
 
@@ -149,6 +149,8 @@ pub fn options() -> serde_saphyr::Options {
     budget.max_documents = usize::MAX / 2;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
+    // See `HeaderCollector::finish`: readers disagree on merge keys.
+    options.merge_keys = serde_saphyr::options::MergeKeyPolicy::Error;
     options.with_snippet = false;
     options
 }
@@ -257,6 +259,7 @@ fn join_path(segments: Vec<String>) -> Option<String> {
 /// `items` as a flow sequence); the caller then re-serialises it, see
 /// [`normalize`].
 pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
+    check_line_breaks(src)?;
     let mut walker = Walker::default();
     let mut list = ListText {
         preamble: "",
@@ -361,7 +364,7 @@ pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
     let first_key = key_starts.first().map_or(doc_end, |k| k.1);
     list.preamble = &src[..first_key];
     let ends: Vec<usize> = key_starts.iter().skip(1).map(|k| k.1).chain([doc_end]).collect();
-    let item_headers = headers.finish();
+    let item_headers = headers.finish(src)?;
     let mut entry_lines = LineCounter::default();
     for ((key, start), end) in key_starts.into_iter().zip(ends) {
         let line = entry_lines.line_at(src, start);
@@ -402,6 +405,7 @@ pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
 
 /// Cuts a multi-document stream into documents (empty ones are skipped).
 pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
+    check_line_breaks(src)?;
     struct Doc {
         start: usize,
         end: usize,
@@ -451,7 +455,7 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
         let step = walker.step(&event);
         headers.observe(&walker, &step);
     }
-    let mut item_headers = headers.finish().into_iter();
+    let mut item_headers = headers.finish(src)?.into_iter();
     let mut lines = LineCounter::default();
     docs.into_iter()
         .filter(|d| d.content)
@@ -528,9 +532,38 @@ fn resolve_header(chunk: &mut Chunk<'_>) -> Result<(), YamlError> {
     Ok(())
 }
 
+/// Refuses characters that YAML readers disagree about. Kubernetes' reader
+/// (go-yaml, YAML 1.1) ends a line at NEL (U+0085), LINE SEPARATOR (U+2028),
+/// PARAGRAPH SEPARATOR (U+2029) and a carriage return on its own; olm-rbac's
+/// (YAML 1.2) does not. Text after one in a comment would be a comment to
+/// olm-rbac and a rule or a label to the cluster.
+fn check_line_breaks(src: &str) -> Result<(), YamlError> {
+    let bytes = src.as_bytes();
+    let found = bytes.iter().enumerate().find_map(|(i, &b)| {
+        let next = |k: usize| bytes.get(i + k).copied();
+        match b {
+            b'\r' if next(1) != Some(b'\n') => Some((i, "a carriage return that is not followed by a line feed")),
+            0xC2 if next(1) == Some(0x85) => Some((i, "NEXT LINE (U+0085)")),
+            0xE2 if next(1) == Some(0x80) && next(2) == Some(0xA8) => Some((i, "LINE SEPARATOR (U+2028)")),
+            0xE2 if next(1) == Some(0x80) && next(2) == Some(0xA9) => Some((i, "PARAGRAPH SEPARATOR (U+2029)")),
+            _ => None,
+        }
+    });
+    let Some((at, what)) = found else { return Ok(()) };
+    let line = LineCounter::default().line_at(src, at);
+    let col = src[line_start(src, at)..at].chars().count() + 1;
+    Err(YamlError {
+        message: format!(
+            "the input holds {what}, which Kubernetes' YAML reader takes for a line break and olm-rbac's does not; olm-rbac refuses input the two would read differently"
+        ),
+        pos: Pos { line, col },
+    })
+}
+
 /// Re-serialises a `ResourceList` that is not in block style, so that it can be
 /// cut like any other. Comments in it are lost; that is the price of flow style.
 pub fn normalize(src: &str) -> Result<String, YamlError> {
+    check_line_breaks(src)?;
     let value: serde_json::Value = serde_saphyr::from_str_with_options(src, options_for(src.len())).map_err(|e| {
         let v = ViewError::from_saphyr(&e, src, 1, Layout::Document);
         YamlError { message: v.message, pos: v.pos.unwrap_or(Pos { line: 1, col: 1 }) }
@@ -681,9 +714,17 @@ fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
 
 /// The item's text with `patch` applied: line edits where the layout allows,
 /// otherwise the item alone re-serialised (losing its comments).
-pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Result<String, String> {
+pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Result<Patched, String> {
     if let Some(text) = edit_metadata(chunk, patch).filter(|t| edited_as_planned(chunk, patch, t)) {
-        return Ok(text);
+        return Ok(Patched { text, rewritten: false });
+    }
+    // Re-serialising reads every scalar as YAML 1.2 and writes it so; where
+    // kubectl (YAML 1.1) would have read it otherwise, that changes the object.
+    if let Some((line, value)) = yaml11_differs(&chunk.text) {
+        return Err(format!(
+            "its labels must change, but its metadata is not laid out so that olm-rbac can edit lines (flow style, anchors, aliases or tags), and rewriting it would change `{value}` (line {}), which kubectl's YAML 1.1 reads differently: write metadata.labels as a plain block map, or quote that value",
+            chunk.line + line - 1
+        ));
     }
     let mut value: serde_json::Value = parse_item(chunk).map_err(|e| e.message)?;
     let metadata = value
@@ -701,14 +742,54 @@ pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Resul
         }
     }
     let text = to_yaml(&value)?;
-    Ok(match chunk.layout {
+    let text = match chunk.layout {
         Layout::Document => text,
         Layout::SeqEntry { indent } => {
             let mut out = String::new();
             as_seq_entry(&text, indent, &mut out);
             out
         }
-    })
+    };
+    Ok(Patched { text, rewritten: true })
+}
+
+/// An item's text after a patch, and whether it had to be re-serialised
+/// whole (losing comments and layout) rather than edited line by line.
+pub struct Patched {
+    pub text: String,
+    pub rewritten: bool,
+}
+
+/// The first plain scalar (1-based line within `text`, and the scalar) that a
+/// YAML 1.1 reader such as kubectl's reads as something else than a YAML 1.2
+/// reader: `yes`/`no`/`on`/`off`/`y`/`n`, octal `0644`, binary `0b1`, digits
+/// with `_`, sexagesimal `1:30`, exponents without a dot `1e3`.
+pub fn yaml11_differs(text: &str) -> Option<(usize, String)> {
+    for next in Parser::new_from_str_with_options(text, parser_options()) {
+        let Ok((Event::Scalar(value, ScalarStyle::Plain, _, None), span)) = next else { continue };
+        if yaml11_scalar_differs(&value) {
+            return Some((span.start.line(), value.into_owned()));
+        }
+    }
+    None
+}
+
+fn yaml11_scalar_differs(v: &str) -> bool {
+    const BOOLS: [&str; 16] =
+        ["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"];
+    let unsigned = v.strip_prefix(['-', '+']).unwrap_or(v);
+    let digits = |s: &str, ok: fn(u8) -> bool| !s.is_empty() && s.bytes().all(ok);
+    let octal =
+        unsigned.len() > 1 && unsigned.starts_with('0') && digits(&unsigned[1..], |b| (b'0'..=b'7').contains(&b));
+    let binary = unsigned.strip_prefix("0b").is_some_and(|r| digits(r, |b| b == b'0' || b == b'1' || b == b'_'));
+    let underscored = unsigned.contains('_') && digits(unsigned, |b| b.is_ascii_digit() || b == b'_' || b == b'.');
+    let sexagesimal = unsigned.contains(':')
+        && unsigned.split(':').all(|part| digits(part, |b| b.is_ascii_digit() || b == b'.'))
+        && !unsigned.starts_with('0');
+    let exponent = unsigned.split_once(['e', 'E']).is_some_and(|(m, e)| {
+        digits(m, |b| b.is_ascii_digit()) && digits(e.strip_prefix(['-', '+']).unwrap_or(e), |b| b.is_ascii_digit())
+    });
+    BOOLS.contains(&v) || octal || binary || underscored || sexagesimal || exponent
 }
 
 /// Reads the edited text back and checks that its labels and annotations are
@@ -932,6 +1013,10 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// What the walk learns of one item: its header, the ranges no view reads
+/// (absolute), and whether it is [`Chunk::indirect`].
+type ItemHeader = (Header, Vec<Range<usize>>, bool);
+
 /// Subtrees that no view reads but that make up most of a CRD's bytes: the
 /// schema of each version (v1) and the validation schema (v1beta1).
 const ELIDED: [&[&str]; 2] = [&["spec", "versions", "*", "schema"], &["spec", "validation"]];
@@ -947,6 +1032,8 @@ struct HeaderCollector {
     /// Header keys seen in the current item, by map (0 root, 1 metadata,
     /// 2 labels, 3 annotations), to notice a repeated one.
     seen: BTreeSet<(u8, String)>,
+    /// Where the first merge key (`<<`) is, if any.
+    merge_key: Option<usize>,
     /// An elided collection being walked: its start and its frame depth.
     open: Option<(usize, usize)>,
 }
@@ -959,6 +1046,7 @@ impl HeaderCollector {
             elide: Vec::new(),
             indirect: Vec::new(),
             seen: BTreeSet::new(),
+            merge_key: None,
             open: None,
         }
     }
@@ -982,12 +1070,20 @@ impl HeaderCollector {
             Event::Alias(..) | Event::UnresolvedAlias(..) => true,
             Event::Scalar(value, style, anchor, tag) => {
                 let key = walker.frames.last().is_some_and(|f| f.is_map && f.expect_key);
-                *anchor != 0 || tag.is_some() || (key && *style == ScalarStyle::Plain && value == "<<")
+                if key && value == "<<" && (*style == ScalarStyle::Plain || tag.is_some()) {
+                    self.merge_key.get_or_insert(at);
+                }
+                *anchor != 0 || tag.is_some()
             }
             Event::MappingStart(_, anchor, tag) | Event::SequenceStart(_, anchor, tag) => *anchor != 0 || tag.is_some(),
             _ => false,
         };
-        if indirect {
+        // Only the header's own region matters: the item's top-level keys and
+        // values, and everything under `metadata`. Anchors deep in a spec
+        // change no header and no line olm-rbac edits.
+        let region = walker.frames.get(self.base..).unwrap_or_default();
+        let in_header = region.len() <= 1 || region.first().is_some_and(|f| f.key_is("metadata"));
+        if indirect && in_header {
             self.mark_indirect();
         }
         let depth = walker.frames.len();
@@ -1065,9 +1161,18 @@ impl HeaderCollector {
     }
 
     /// Each item's header, its elided ranges (absolute), and whether it is
-    /// indirect.
-    fn finish(self) -> Vec<(Header, Vec<Range<usize>>, bool)> {
-        self.headers.into_iter().zip(self.elide).zip(self.indirect).map(|((h, e), i)| (h, e, i)).collect()
+    /// indirect. A merge key anywhere is refused: YAML readers apply it
+    /// differently (Kubernetes' lets a `<<` override keys written before it,
+    /// the YAML spec does not), so no reading of the item can be trusted.
+    fn finish(self, src: &str) -> Result<Vec<ItemHeader>, YamlError> {
+        if let Some(at) = self.merge_key {
+            let line = LineCounter::default().line_at(src, at);
+            return Err(YamlError {
+                message: "the input uses a YAML merge key (<<), which YAML readers apply differently (Kubernetes' lets it override keys written before it); write the keys out".into(),
+                pos: Pos { line, col: src[line_start(src, at)..at].chars().count() + 1 },
+            });
+        }
+        Ok(self.headers.into_iter().zip(self.elide).zip(self.indirect).map(|((h, e), i)| (h, e, i)).collect())
     }
 }
 
@@ -1327,11 +1432,57 @@ mod tests {
             "- kind: A\n  metadata:\n    labels:\n      k: \"no\"\n    name: a\n"
         );
         assert_eq!(edit_metadata(&list.items[1], &p), None, "flow metadata is not edited by lines");
-        let reserialised = patched_text(&list.items[1], &p).unwrap();
+        let patched = patched_text(&list.items[1], &p).unwrap();
+        assert!(patched.rewritten);
+        let reserialised = patched.text;
         assert!(
             reserialised.starts_with("- kind: B\n") && reserialised.contains("      k: \"no\"\n"),
             "{reserialised}"
         );
+    }
+
+    #[test]
+    fn line_breaks_only_some_readers_see_are_refused() {
+        for (text, what) in [
+            ("kind: A # x\u{2028}- y\n", "LINE SEPARATOR (U+2028)"),
+            ("kind: A\u{2029}\n", "PARAGRAPH SEPARATOR (U+2029)"),
+            ("kind: A # \u{85}b\n", "NEXT LINE (U+0085)"),
+            ("kind: A\rmetadata: {}\n", "a carriage return that is not followed by a line feed"),
+        ] {
+            let err = split_documents(text).unwrap_err();
+            assert!(err.message.contains(what), "{}", err.message);
+            assert_eq!(err.pos.line, 1);
+            assert!(split_list(text).is_err() && normalize(text).is_err());
+        }
+        assert!(
+            split_documents("kind: A\r\nmetadata: {name: \"\u{2027}\"}\r\n").is_ok(),
+            "CRLF and other characters are fine"
+        );
+    }
+
+    #[test]
+    fn merge_keys_are_refused_wherever_they_are() {
+        for text in [
+            "kind: A\nmetadata:\n  <<: {name: a}\n",
+            "kind: A\nrules:\n- apiGroups: [x]\n  <<: {apiGroups: [\"*\"]}\n",
+            "kind: A\nspec: {!!merge <<: {a: 1}}\n",
+        ] {
+            let err = split_documents(text).unwrap_err();
+            assert!(err.message.contains("merge key"), "{text}: {}", err.message);
+        }
+        // A key that only looks like one is fine.
+        assert!(split_documents("kind: A\ndata: {\"<<\": x}\n").is_ok());
+    }
+
+    #[test]
+    fn scalars_yaml_1_1_reads_otherwise_are_found() {
+        for v in ["yes", "No", "on", "OFF", "y", "0644", "-0755", "0b101", "1_000", "1:30", "1e3", "2E-5"] {
+            assert!(yaml11_scalar_differs(v), "{v}");
+        }
+        for v in ["true", "false", "0", "10", "0x1F", "1.5", "v1", "a:b", "", "null", "~", "08:00:00Z", "app"] {
+            assert!(!yaml11_scalar_differs(v), "{v}");
+        }
+        assert_eq!(yaml11_differs("a: \"0644\"\nb: 'yes'\nc: |\n  on\nd: 0400\n"), Some((5, "0400".into())));
     }
 
     #[test]

@@ -77,7 +77,10 @@ fn aggregate_mode_on_every_bundle() {
     check(
         bundle_names()
             .into_iter()
-            .map(|b| (golden_dir().join(format!("{b}.yaml")), golden_text(&b, "  mode: Aggregate\n", "")))
+            .map(|b| {
+                let spec = admin_spec(&b, "  mode: Aggregate\n");
+                (golden_dir().join(format!("{b}.yaml")), golden_text(&b, &spec, ""))
+            })
             .collect(),
     );
 }
@@ -114,7 +117,8 @@ fn render_is_idempotent_on_every_bundle() {
             let docs = docs_of(&bundle);
             let inputs: Vec<Source> =
                 docs.iter().map(|d| Source { name: "doc.yaml".into(), text: d.clone() }).collect();
-            let cfg = || Source { name: "rbac.yaml".into(), text: config(extension(&bundle), &spec) };
+            let cfg =
+                || Source { name: "rbac.yaml".into(), text: config(extension(&bundle), &admin_spec(&bundle, &spec)) };
             let first = render(&inputs, &[cfg()]);
             assert_eq!(first.code, 0, "{bundle}: {}", first.stderr);
             let again = render(&[Source { name: "-".into(), text: first.stdout.clone() }], &[cfg()]);

@@ -8,7 +8,7 @@ use olm_rbac::run::function;
 const AGGREGATE: &str = "  mode: Aggregate\n";
 
 fn list_for(bundle: &str, spec: &str) -> String {
-    resource_list(&docs_of(bundle), &config("ext", spec))
+    resource_list(&docs_of(bundle), &config("ext", &admin_spec(bundle, spec)))
 }
 
 /// Splits a ResourceList built by [`resource_list`] at its `functionConfig:`.

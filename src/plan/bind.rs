@@ -39,7 +39,7 @@ pub fn bindings(
     apis: &[Api],
     role_for: impl Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>,
     objects: &[InputObject],
-    bundle_folder: Option<&str>,
+    bundle_folders: &[String],
     results: &mut Vec<Finding>,
 ) -> Vec<Object> {
     let cfg = config.object_ref();
@@ -51,7 +51,7 @@ pub fn bindings(
         );
         return Vec::new();
     }
-    let namespaces = selectable_namespaces(objects, bundle_folder);
+    let namespaces = selectable_namespaces(objects, bundle_folders);
 
     // (namespace or None for cluster-wide, binding name) -> planned binding
     let mut planned: BTreeMap<(Option<String>, String), Planned> = BTreeMap::new();
@@ -76,6 +76,22 @@ pub fn bindings(
                             && !namespaces.iter().any(|n| std::ptr::eq(*n, *o))
                             && sel.matches(&o.header.labels)
                     });
+                    let unknown: Vec<&str> = namespaces
+                        .iter()
+                        .filter(|o| o.file.is_none() || o.file.as_ref().is_some_and(|f| f.path == "-"))
+                        .filter(|o| sel.matches(&o.header.labels))
+                        .filter_map(|o| o.header.name.as_deref())
+                        .collect();
+                    if !unknown.is_empty() && objects.iter().any(|o| matches!(o.body, Body::Csv(_))) {
+                        results.push(
+                            Finding::warning(format!(
+                                "namespaceSelector selects Namespace object(s) whose files are not known ({}), so olm-rbac cannot tell yours from ones a bundle ships; name your Namespace files as inputs, or list the namespaces",
+                                unknown.join(", ")
+                            ))
+                            .on(&cfg)
+                            .at(format!("{field}.namespaceSelector")),
+                        );
+                    }
                     for o in from_bundle {
                         results.push(
                             Finding::warning(format!(
@@ -176,12 +192,8 @@ pub fn bindings(
 /// the runner says which file each object came from, Namespaces in the
 /// bundle's folder (beside its CSV) are the bundle's, and a bundle does not get
 /// to choose where its users are granted access.
-fn selectable_namespaces<'a>(objects: &'a [InputObject], bundle_folder: Option<&str>) -> Vec<&'a InputObject> {
-    objects
-        .iter()
-        .filter(|o| o.is("", "Namespace"))
-        .filter(|o| bundle_folder.is_none() || super::source_folder(o).as_deref() != bundle_folder)
-        .collect()
+fn selectable_namespaces<'a>(objects: &'a [InputObject], bundle_folders: &[String]) -> Vec<&'a InputObject> {
+    objects.iter().filter(|o| o.is("", "Namespace") && !super::in_bundle(o, bundle_folders)).collect()
 }
 
 /// The names of the Namespaces a selector picked, each a valid namespace name

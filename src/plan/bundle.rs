@@ -157,7 +157,8 @@ pub fn adopt(
     }
     let mut candidates: Vec<(usize, &InputObject, usize, RoleKind)> = Vec::new();
     for (i, o) in objects.iter().enumerate() {
-        if claims[i].is_some() {
+        // Anything wearing olm-rbac's labels, believed or not, is not a bundle role to use.
+        if claims[i].is_some() || o.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) {
             continue;
         }
         let Some(view) = adoptable(o) else { continue };

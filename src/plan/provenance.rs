@@ -16,7 +16,11 @@ use crate::reserved;
 use super::rule_for_parts;
 
 /// For each input item, the extension it was generated for, if the claim holds.
-pub fn generated_claims(objects: &[InputObject], results: &mut Vec<Finding>) -> Vec<Option<String>> {
+pub fn generated_claims(
+    objects: &[InputObject],
+    bundle_folders: &[String],
+    results: &mut Vec<Finding>,
+) -> Vec<Option<String>> {
     let defined = defined_apis(objects);
     objects
         .iter()
@@ -24,7 +28,13 @@ pub fn generated_claims(objects: &[InputObject], results: &mut Vec<Finding>) -> 
             if o.header.labels.get(MANAGED_BY).map(String::as_str) != Some(MANAGER) {
                 return None;
             }
-            match check_claim(o, &defined) {
+            // olm-rbac writes to its output path, never into a bundle.
+            let claim = if super::in_bundle(o, bundle_folders) {
+                Err("it comes from a bundle's own folder, where olm-rbac never writes".to_string())
+            } else {
+                check_claim(o, &defined)
+            };
+            match claim {
                 Ok(extension) => Some(extension),
                 Err(why) => {
                     results.push(

@@ -179,9 +179,15 @@ fn an_owned_crd_missing_from_the_input_is_an_error_unless_excluded() {
 }
 
 #[test]
-fn owned_apiservices_get_three_roles_on_their_resource() {
+fn owned_apiservices_get_three_roles_on_their_resource_in_groups_the_admin_vouches_for() {
     let objects = [csv("enmasse.v1", &[], &[("addressspaces", "enmasse.io")])];
-    let plan = plan(&[Config::new("enmasse", Mode::Aggregate)], &objects);
+    let refused = plan(&[Config::new("enmasse", Mode::Aggregate)], &objects);
+    assert!(refused.generated.is_empty());
+    assert_eq!(errors(&refused)[0].field.as_deref(), Some("spec.apiservicedefinitions.owned[0].group"));
+    assert!(errors(&refused)[0].message.contains("list \"enmasse.io\" in spec.apiServiceGroups"));
+    let mut config = Config::new("enmasse", Mode::Aggregate);
+    config.api_service_groups = vec!["enmasse.io".into()];
+    let plan = plan_of(config, &objects);
     assert_eq!(
         names(&plan),
         ["addressspaces.enmasse.io-admin", "addressspaces.enmasse.io-edit", "addressspaces.enmasse.io-view"]
@@ -702,7 +708,10 @@ fn bundle_objects_drop_leaves_out_the_bundle_folder_only() {
             },
             "bundle/manifests/ext.yaml",
         ),
-        in_file(service, "installer/service.yaml"),
+        in_file(
+            InputObject { header: header("v1", "Service", "installer-metrics"), ..Default::default() },
+            "installer/service.yaml",
+        ),
     ];
     let p = plan_of(config.clone(), &objects);
     assert!(errors(&p).is_empty(), "{:?}", p.results);

@@ -3,6 +3,8 @@
 //! here refuses with an error naming the object and field, or warns where the
 //! bundle only endangers itself. See `docs/security.md`.
 
+use std::collections::BTreeMap;
+
 use crate::config::Config;
 use crate::model::*;
 use crate::report::{FileRef, Finding, ObjRef};
@@ -45,22 +47,92 @@ pub fn check_group(
 }
 
 /// Roles are generated only for APIs whose definition the input carries: a CSV
-/// entry alone says nothing about what the API is or who serves it.
+/// entry alone says nothing about what the API is or who serves it. An owned
+/// APIService is defined by its CSV entry alone, and could name any group (say,
+/// another operator's), so its group must be one the admin vouches for.
 pub fn require_definitions(config: &Config, apis: &[Api], results: &mut Vec<Finding>) {
-    for api in apis.iter().filter(|a| a.source == ApiSource::CsvEntry) {
-        results.push(
-            Finding::error(format!(
+    for api in apis {
+        let message = match api.source {
+            ApiSource::Crd => continue,
+            ApiSource::ApiService if config.api_service_groups.contains(&api.group) => continue,
+            ApiSource::CsvEntry => format!(
                 "owned CRD {:?} is not in the input: olm-rbac grants access only to APIs whose definition the bundle carries. Add the CRD to the inputs, or leave the API out with spec.apis.exclude in RBACConfig {:?}",
                 api.name, config.name
-            ))
-            .on(&api.origin)
-            .at(&api.field),
-        );
+            ),
+            ApiSource::ApiService => format!(
+                "the bundle says it serves API group {:?} through an APIService; that entry is the API's only definition, so olm-rbac cannot tell the group is the bundle's own. If it is, list {:?} in spec.apiServiceGroups of RBACConfig {:?}; otherwise leave {} out with spec.apis.exclude",
+                api.group, api.group, config.name, api.name
+            ),
+        };
+        let field = match api.source {
+            ApiSource::ApiService => format!("{}.group", api.field),
+            _ => api.field.clone(),
+        };
+        results.push(Finding::error(message).on(&api.origin).at(field));
     }
+}
+
+/// Kinds whose objects have no namespace, whatever their manifest says: the
+/// API server drops a namespace written on them.
+fn cluster_scoped(o: &InputObject, crd_scopes: &BTreeMap<(String, String), bool>) -> bool {
+    let group = o.header.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+    let kind = o.header.kind.as_deref().unwrap_or_default();
+    matches!(
+        (group, kind),
+        ("rbac.authorization.k8s.io", "ClusterRole" | "ClusterRoleBinding")
+            | ("apiextensions.k8s.io", "CustomResourceDefinition")
+            | ("apiregistration.k8s.io", "APIService")
+            | ("", "Namespace" | "Node" | "PersistentVolume")
+            | ("admissionregistration.k8s.io", _)
+            | ("storage.k8s.io", "StorageClass" | "CSIDriver")
+            | ("scheduling.k8s.io", "PriorityClass")
+            | ("olm.operatorframework.io", _)
+    ) || crd_scopes.get(&(group.to_string(), kind.to_string())).copied().unwrap_or(false)
+}
+
+/// The identity an object has on the cluster: group, kind, namespace (none
+/// for cluster-scoped kinds) and name.
+pub fn identity(
+    o: &InputObject,
+    crd_scopes: &BTreeMap<(String, String), bool>,
+) -> (String, String, Option<String>, String) {
+    let group = o.header.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+    let namespace = if cluster_scoped(o, crd_scopes) { None } else { o.header.namespace.clone() };
+    (group.to_string(), o.header.kind.clone().unwrap_or_default(), namespace, o.header.name.clone().unwrap_or_default())
+}
+
+/// `(group, kind)` of the input's CRDs, with whether each is cluster-scoped.
+pub fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), bool> {
+    objects
+        .iter()
+        .filter_map(|o| match &o.body {
+            Body::Crd(v) => Some((
+                (v.spec.group.clone().unwrap_or_default(), v.spec.names.kind.clone().unwrap_or_default()),
+                v.spec.scope.as_deref() == Some("Cluster"),
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks on the input as a whole, whatever the config says.
 pub fn check_input(objects: &[InputObject], claims: &[Option<String>], results: &mut Vec<Finding>) {
+    // Two items with one identity are one object on the cluster: the last one
+    // applied wins, and olm-rbac might judge the other.
+    let scopes = crd_scopes(objects);
+    let mut seen: BTreeMap<_, &InputObject> = BTreeMap::new();
+    for o in objects.iter().filter(|o| o.header.name.is_some() && o.header.kind.is_some()) {
+        if let Some(first) = seen.insert(identity(o, &scopes), o) {
+            let where_first = first.file.as_ref().map(|f| format!(" (first in {})", f.path)).unwrap_or_default();
+            results.push(
+                Finding::error(format!(
+                    "the input holds this object twice{where_first}: applying both leaves only the last, and olm-rbac cannot tell which one you meant; remove one"
+                ))
+                .on(&o.object_ref())
+                .in_file(o.file.as_ref()),
+            );
+        }
+    }
     for (o, claim) in objects.iter().zip(claims) {
         let kind = o.header.kind.as_deref().unwrap_or_default();
         // Kubernetes clients apply an object with a top-level `items` key as
@@ -92,4 +164,40 @@ pub fn check_input(objects: &[InputObject], claims: &[Option<String>], results: 
             );
         }
     }
+}
+
+/// Another extension's output is about that extension's APIs. An item that
+/// claims to be another extension's output for an API this config manages is
+/// not believed: for this config it is an ordinary item (so, for one,
+/// `stripBundleAggregation` applies to it).
+pub fn disown_claims_on(
+    config: &Config,
+    apis: &[Api],
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Vec<Option<String>> {
+    objects
+        .iter()
+        .zip(claims)
+        .map(|(o, claim)| match claim {
+            Some(ext) if *ext != config.extension => {
+                let api = o.header.annotations.get(API_ANNOTATION).map(String::as_str).unwrap_or_default();
+                if apis.iter().any(|a| a.name == api) {
+                    results.push(
+                        Finding::warning(format!(
+                            "claims to be olm-rbac's output for extension {ext:?}, but its API {api} is extension {:?}'s; treated as an ordinary item",
+                            config.extension
+                        ))
+                        .on(&o.object_ref())
+                        .in_file(o.file.as_ref()),
+                    );
+                    None
+                } else {
+                    claim.clone()
+                }
+            }
+            _ => claim.clone(),
+        })
+        .collect()
 }

@@ -3,6 +3,8 @@
 //! runner would send them.
 #![allow(dead_code)]
 
+pub mod invariant;
+
 use std::path::PathBuf;
 
 pub fn bundles_dir() -> PathBuf {
@@ -62,6 +64,16 @@ pub fn entry(doc: &str) -> String {
         }
     }
     out
+}
+
+/// `spec` as the admin of `bundle` would write it: for enmasse, vouching for
+/// the API groups its owned APIServices serve.
+pub fn admin_spec(bundle: &str, spec: &str) -> String {
+    if bundle.starts_with("enmasse-") && !spec.contains("Unmanaged") {
+        format!("{spec}  apiServiceGroups: [enmasse.io, user.enmasse.io]\n")
+    } else {
+        spec.to_string()
+    }
 }
 
 pub fn config(name: &str, spec: &str) -> String {
