@@ -80,7 +80,8 @@ pub fn view_for(header: &Header) -> Option<ViewKind> {
     let group = header.api_version.as_deref().and_then(|v| v.split_once('/')).map(|(g, _)| g);
     match (group, header.kind.as_deref()) {
         (Some("apiextensions.k8s.io"), Some("CustomResourceDefinition")) => Some(ViewKind::Crd),
-        (Some("operators.coreos.com"), Some("ClusterServiceVersion")) => Some(ViewKind::Csv),
+        // Recognised by kind: published bundles carry odd apiVersions (see `plan`).
+        (_, Some("ClusterServiceVersion")) => Some(ViewKind::Csv),
         (Some("rbac.authorization.k8s.io"), Some("ClusterRole" | "Role")) => Some(ViewKind::Role),
         (Some("rbac.authorization.k8s.io"), Some("ClusterRoleBinding" | "RoleBinding")) => Some(ViewKind::Binding),
         _ => None,

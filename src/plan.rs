@@ -19,6 +19,9 @@ mod trust;
 
 pub use bundle::{classify, Grants, Record};
 
+/// The apiVersion of a ClusterServiceVersion as OLM defines it.
+const CSV_API_VERSION: &str = "operators.coreos.com/v1alpha1";
+
 /// An API the operator serves, learned from a CRD, a CSV entry or both.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Api {
@@ -287,7 +290,7 @@ fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>],
                     }
                     versions_for(config, api)
                         .into_iter()
-                        .map(|v| (v.map(String::from), role_name(config.naming, &api.name, v, role)))
+                        .map(|v| (v.map(String::from), role_name(config.naming, api, v, role)))
                         .collect()
                 };
                 let bundle = bundle_folders(objects);
@@ -443,6 +446,19 @@ fn discover_with_csv(
             _ => None,
         })
         .collect();
+    for (o, _) in &csvs {
+        let version = o.header.api_version.as_deref().unwrap_or_default();
+        if version != CSV_API_VERSION {
+            results.push(
+                Finding::warning(format!(
+                    "apiVersion {version:?} is not {CSV_API_VERSION}; olm-rbac reads it as a ClusterServiceVersion by its kind, but OLM may not"
+                ))
+                .on(&o.object_ref())
+                .at("apiVersion")
+                .in_file(o.file.as_ref()),
+            );
+        }
+    }
     let index_of = |chosen: &InputObject| objects.iter().position(|o| std::ptr::eq(o, chosen));
     let csv_names =
         || csvs.iter().map(|(o, _)| o.header.name.clone().unwrap_or_default()).collect::<Vec<_>>().join(", ");
@@ -822,7 +838,7 @@ pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKin
             if role == RoleKind::CrdView && api.source != ApiSource::Crd {
                 continue;
             }
-            let name = role_name(config.naming, &api.name, version, role);
+            let name = role_name(config.naming, api, version, role);
             out.push((version.map(String::from), role, build_role(config, api, role, name)));
         }
     }
@@ -830,19 +846,23 @@ pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKin
 }
 
 /// A role's name in two parts, so that bindings can prefix the first:
-/// `(<api>, -admin)` or, under OLMv0, `(<api>-<version>, -admin)`.
-pub fn name_parts(naming: Naming, api: &str, version: Option<&str>, role: RoleKind) -> (String, String) {
+/// `(<api>, -admin)` or, under OLMv0, `(<name>-<version>, -admin)`, where
+/// `<name>` is the owned entry's name as OLM v0 used it: `<plural>.<group>`
+/// for a CRD, the bare plural for an APIService.
+pub fn name_parts(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> (String, String) {
     match (naming, version) {
         (Naming::OlmV0, Some(v)) => {
             let suffix = if role == RoleKind::CrdView { "crdview" } else { role.as_str() };
-            (format!("{api}-{v}"), format!("-{suffix}"))
+            let name = if api.source == ApiSource::ApiService { &api.plural } else { &api.name };
+            (format!("{name}-{v}"), format!("-{suffix}"))
         }
-        _ => (api.to_string(), format!("-{}", role.as_str())),
+        _ => (api.name.clone(), format!("-{}", role.as_str())),
     }
 }
 
-/// `<plural>.<group>-admin` (Default) or `<plural>.<group>-<version>-admin` (OLMv0).
-pub fn role_name(naming: Naming, api: &str, version: Option<&str>, role: RoleKind) -> String {
+/// `<plural>.<group>-admin` (Default) or, as OLM v0 named them,
+/// `<plural>.<group>-<version>-admin` (an APIService: `<plural>-<version>-admin`).
+pub fn role_name(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> String {
     let (base, suffix) = name_parts(naming, api, version, role);
     bounded_name(&base, &suffix)
 }

@@ -247,7 +247,7 @@ fn add(
 /// `<extension>-<api>-<role>` (with the version under `naming: OLMv0`),
 /// shortened with a stable hash past 253 characters.
 pub fn binding_name(config: &Config, api: &Api, version: Option<&str>, role: RoleKind) -> String {
-    let (base, suffix) = name_parts(config.naming, &api.name, version, role);
+    let (base, suffix) = name_parts(config.naming, api, version, role);
     bounded_name(&format!("{}-{base}", config.extension), &suffix)
 }
 

@@ -171,8 +171,8 @@ pub fn adopt(
     let name_of = |o: &InputObject| o.header.name.clone().unwrap_or_default();
     let same_name = |o: &InputObject, a: usize, role: RoleKind| {
         let api = &apis[a];
-        let mut names = vec![role_name(config.naming, &api.name, None, role)];
-        names.extend(api.versions.iter().map(|v| role_name(config.naming, &api.name, Some(v), role)));
+        let mut names = vec![role_name(config.naming, api, None, role)];
+        names.extend(api.versions.iter().map(|v| role_name(config.naming, api, Some(v), role)));
         names.contains(&name_of(o))
     };
     candidates.sort_by_key(|&(_, o, a, role)| (!same_name(o, a, role), name_of(o)));
@@ -195,7 +195,7 @@ pub fn adopt(
                         "provides the {} role for {}: olm-rbac uses it instead of generating {}",
                         role.as_str(),
                         api.name,
-                        role_name(config.naming, &api.name, None, role)
+                        role_name(config.naming, api, None, role)
                     ))
                     .on(&o.object_ref())
                     .in_file(o.file.as_ref()),

@@ -197,6 +197,55 @@ fn owned_apiservices_get_three_roles_on_their_resource_in_groups_the_admin_vouch
     assert_eq!(rule.api_groups.as_deref(), Some(&["enmasse.io".to_string()][..]));
 }
 
+/// OLM v0's names for an owned entry's roles: the entry's `name` and
+/// `version`, then the suffix (`crd` + `view` for the CRD reader).
+fn olm_v0_names(owned_name: &str, version: &str, crd: bool) -> Vec<String> {
+    let prefix = format!("{owned_name}-{version}-");
+    let mut suffixes = vec!["admin", "edit", "view"];
+    if crd {
+        suffixes.push("crdview");
+    }
+    suffixes.into_iter().map(|s| format!("{prefix}{s}")).collect()
+}
+
+#[test]
+fn olmv0_naming_follows_olm_v0_for_crds_and_apiservices() {
+    let objects = [
+        crd("widgets", "example.com", "v1"),
+        csv("op.v1", &[("widgets.example.com", "v1")], &[("addressspaces", "enmasse.io")]),
+    ];
+    let mut config = Config::new("op", Mode::Aggregate);
+    config.naming = Naming::OlmV0;
+    config.api_service_groups = vec!["enmasse.io".into()];
+    let plan = plan_of(config, &objects);
+    assert!(errors(&plan).is_empty(), "{:?}", plan.results);
+    let got: BTreeSet<String> = names(&plan).into_iter().collect();
+    // An APIService entry's `name` is the bare plural: OLM v0 put no group in these names.
+    let want: BTreeSet<String> = olm_v0_names("widgets.example.com", "v1", true)
+        .into_iter()
+        .chain(olm_v0_names("addressspaces", "v1beta1", false))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_csv_is_known_by_its_kind_whatever_its_api_version() {
+    for version in ["binding.operators.coreos.com/v1alpha1", "v1alpha1"] {
+        let mut c = csv("op.v1", &[("widgets.example.com", "v1")], &[]);
+        c.header.api_version = Some(version.into());
+        let objects = [crd("widgets", "example.com", "v1"), crd("other", "example.com", "v1"), c];
+        let mut config = Config::new("op", Mode::Aggregate);
+        config.cluster_service_version = Some("op.v1".into());
+        let plan = plan_of(config, &objects);
+        assert!(errors(&plan).is_empty(), "{:?}", plan.results);
+        assert_eq!(names(&plan).len(), 4, "the CSV decides: only widgets");
+        let w = warnings(&plan);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].field.as_deref(), Some("apiVersion"));
+        assert!(w[0].message.contains(&format!("apiVersion {version:?} is not operators.coreos.com/v1alpha1")));
+    }
+}
+
 #[test]
 fn several_csvs_need_a_name() {
     let objects = [csv("a.v1", &[], &[]), csv("b.v1", &[], &[])];
