@@ -86,6 +86,10 @@ pub struct Spec {
     /// The CSV entry is such an API's only definition, so only the admin can vouch that the group
     /// is really the bundle's; APIs of owned APIServices in other groups are an error.
     pub api_service_groups: Option<Vec<String>>,
+    /// Aggregate and Bind mode: an input with no API to manage is an error, so that a pipeline
+    /// that renders nothing does not look like success. `true` makes it an `info` result.
+    #[serde(default, rename = "allowNoAPIs")]
+    pub allow_no_apis: bool,
 }
 
 /// Whether the bundle's own objects stay in the output.
@@ -343,6 +347,8 @@ pub struct Config {
     pub allow_olm_groups: Vec<String>,
     /// Groups the bundle may serve through owned APIServices.
     pub api_service_groups: Vec<String>,
+    /// An input without APIs is expected (see [`Spec::allow_no_apis`]).
+    pub allow_no_apis: bool,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -366,6 +372,7 @@ impl Config {
             bundle_objects: BundleObjects::Keep,
             allow_olm_groups: Vec::new(),
             api_service_groups: Vec::new(),
+            allow_no_apis: false,
             config_map: false,
         }
     }
@@ -505,6 +512,7 @@ impl Config {
             bundle_objects: spec.bundle_objects,
             allow_olm_groups,
             api_service_groups,
+            allow_no_apis: spec.allow_no_apis,
             config_map: false,
         })
     }
@@ -555,6 +563,11 @@ impl Config {
                 },
                 "allowOLMGroups" => spec.allow_olm_groups = Some(list(value)),
                 "apiServiceGroups" => spec.api_service_groups = Some(list(value)),
+                "allowNoAPIs" => match value.as_str() {
+                    "true" => spec.allow_no_apis = true,
+                    "false" => spec.allow_no_apis = false,
+                    _ => bad(format!("{value:?} is not true or false")),
+                },
                 "stripBundleAggregation" => match value.as_str() {
                     "true" => spec.strip_bundle_aggregation = true,
                     "false" => spec.strip_bundle_aggregation = false,
@@ -601,7 +614,7 @@ impl Config {
 }
 
 /// The keys a ConfigMap config may hold.
-pub const CONFIG_MAP_KEYS: [&str; 13] = [
+pub const CONFIG_MAP_KEYS: [&str; 14] = [
     "mode",
     "extensionName",
     "clusterServiceVersion",
@@ -615,6 +628,7 @@ pub const CONFIG_MAP_KEYS: [&str; 13] = [
     "stripBundleAggregation",
     "allowOLMGroups",
     "apiServiceGroups",
+    "allowNoAPIs",
 ];
 
 /// Reads an enum from a string the way the typed config does, with the same

@@ -608,14 +608,34 @@ fn discover_with_csv(
         }
     }
     if apis.is_empty() && !results.iter().any(|r| r.severity == Severity::Error) {
-        results.push(
-            Finding::warning(
-                "the input holds no APIs to grant access to: no ClusterServiceVersion with owned APIs and no CustomResourceDefinition",
-            )
-            .on(&cfg),
-        );
+        results.push(no_apis(config, objects));
     }
     (apis, csv_index)
+}
+
+/// An input with no API to manage: a pipeline that syncs nothing should not
+/// look like success. An error in Aggregate and Bind mode (unless the config
+/// expects it), a warning in Unmanaged mode; either way it says what was found.
+fn no_apis(config: &Config, objects: &[InputObject]) -> Finding {
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in objects {
+        *kinds.entry(o.header.kind.as_deref().unwrap_or("(no kind)")).or_default() += 1;
+    }
+    let found = if kinds.is_empty() {
+        "the input is empty".to_string()
+    } else {
+        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        format!("found {}", list.join(", "))
+    };
+    let message = format!(
+        "the input holds no API to grant access to ({found}): no ClusterServiceVersion with owned APIs and no CustomResourceDefinition. Check that the bundle's manifests/ folder is among the inputs, that helm template renders the CRDs (Helm passes crds/ to no post-renderer), and spec.apis"
+    );
+    let cfg = config.object_ref();
+    match config.mode {
+        Mode::Unmanaged => Finding::warning(message).on(&cfg),
+        _ if config.allow_no_apis => Finding::info(message).on(&cfg),
+        _ => Finding::error(format!("{message}; set spec.allowNoAPIs: true if nothing to do is expected")).on(&cfg),
+    }
 }
 
 /// The folder an object's file is in, when the runner says (stdin, `-`, says nothing).
@@ -824,7 +844,10 @@ pub fn select(config: &Config, apis: Vec<Api>, results: &mut Vec<Finding>) -> Ve
         if !used[i] {
             let field =
                 if i < n_inc { format!("spec.apis.include[{i}]") } else { format!("spec.apis.exclude[{}]", i - n_inc) };
-            results.push(Finding::warning(format!("pattern {p:?} matches no API in the input")).on(&cfg).at(field));
+            // An include that matches nothing leaves out what the admin asked for: a typo.
+            let message = format!("pattern {p:?} matches no API in the input");
+            let finding = if i < n_inc { Finding::error(message) } else { Finding::warning(message) };
+            results.push(finding.on(&cfg).at(field));
         }
     }
     selected

@@ -120,14 +120,24 @@ fn flow_style_and_json_lists_are_read_and_written_in_block_style() {
 }
 
 #[test]
-fn an_empty_list_is_fine() {
-    let out = function(&format!(
-        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n{}",
-        config("ext", AGGREGATE).lines().map(|l| format!("  {l}\n")).collect::<String>()
-    ));
-    assert_eq!(out.code, 0);
+fn an_empty_list_is_an_error_unless_expected() {
+    let list = |spec: &str| {
+        format!(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n{}",
+            config("ext", spec).lines().map(|l| format!("  {l}\n")).collect::<String>()
+        )
+    };
+    let out = function(&list(AGGREGATE));
+    assert_eq!(out.code, 1, "a pipeline that syncs nothing must not look like success");
     assert!(out.stdout.contains("items: []\n"));
-    assert!(out.stderr.contains("warning"), "no APIs is worth a warning: {}", out.stderr);
+    assert!(
+        out.stderr.contains("error: RBACConfig ext: the input holds no API to grant access to (the input is empty)"),
+        "{}",
+        out.stderr
+    );
+    let out = function(&list(&format!("{AGGREGATE}  allowNoAPIs: true\n")));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("items: []\n"));
 }
 
 #[test]

@@ -262,21 +262,51 @@ fn several_csvs_need_a_name() {
 }
 
 #[test]
-fn filters_apply_include_then_exclude_and_warn_on_unused_patterns() {
+fn filters_apply_include_then_exclude_and_unused_patterns_are_named() {
     let mut config = Config::new("argocd", Mode::Aggregate);
-    config.include = vec!["*.argoproj.io".into(), "*.nothing.io".into()];
-    config.exclude = vec!["argocdexports.argoproj.io".into()];
+    config.include = vec!["*.argoproj.io".into()];
+    config.exclude = vec!["argocdexports.argoproj.io".into(), "*.nothing.io".into()];
     config.roles = vec![RoleKind::View];
     let objects = [
         crd("argocds", "argoproj.io", "v1"),
         crd("argocdexports", "argoproj.io", "v1"),
         crd("other", "example.com", "v1"),
     ];
-    let plan = plan(&[config], &objects);
+    let plan = plan_of(config.clone(), &objects);
     assert_eq!(names(&plan), ["argocds.argoproj.io-view"]);
     let w = warnings(&plan);
-    assert_eq!(w.len(), 1);
-    assert_eq!(w[0].field.as_deref(), Some("spec.apis.include[1]"));
+    assert_eq!(w.len(), 1, "an exclude that matches nothing excludes nothing: a warning");
+    assert_eq!(w[0].field.as_deref(), Some("spec.apis.exclude[1]"));
+
+    // An include that matches nothing leaves out what was asked for: an error.
+    config.include.push("*.argoproj.i".into());
+    let plan = plan_of(config, &objects);
+    assert!(plan.generated.is_empty());
+    let e = errors(&plan);
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].field.as_deref(), Some("spec.apis.include[1]"));
+    assert_eq!(e[0].message, "pattern \"*.argoproj.i\" matches no API in the input");
+}
+
+#[test]
+fn no_api_to_manage_is_an_error_unless_expected() {
+    let objects = [InputObject { header: header("v1", "ConfigMap", "c"), ..Default::default() }];
+    for mode in [Mode::Aggregate, Mode::Bind] {
+        let plan = plan_of(Config::new("op", mode), &objects);
+        let e = errors(&plan);
+        assert_eq!(e.len(), 1, "{mode:?}");
+        assert!(
+            e[0].message.starts_with("the input holds no API to grant access to (found 1 ConfigMap)"),
+            "{}",
+            e[0].message
+        );
+        assert!(e[0].message.ends_with("set spec.allowNoAPIs: true if nothing to do is expected"));
+        let mut config = Config::new("op", mode);
+        config.allow_no_apis = true;
+        assert!(errors(&plan_of(config, &objects)).is_empty());
+    }
+    let plan = plan_of(Config::new("op", Mode::Unmanaged), &objects);
+    assert!(errors(&plan).is_empty() && warnings(&plan).len() == 1);
 }
 
 /// An admin role as olm-rbac writes it for `<plural>.<group>`.

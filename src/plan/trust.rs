@@ -134,6 +134,21 @@ pub fn check_input(objects: &[InputObject], claims: &[Option<String>], results: 
         }
     }
     for (o, claim) in objects.iter().zip(claims) {
+        if o.header.api_version.is_none() || o.header.kind.is_none() {
+            let missing = match (&o.header.api_version, &o.header.kind) {
+                (None, None) => "no apiVersion and no kind",
+                (None, Some(_)) => "no apiVersion",
+                _ => "no kind",
+            };
+            results.push(
+                Finding::warning(format!(
+                    "this document is not a Kubernetes object ({missing}); it passes through unchanged, but kubectl will refuse it. Leave files such as Chart.yaml and metadata/annotations.yaml out of the inputs"
+                ))
+                .on(&o.object_ref())
+                .in_file(o.file.as_ref()),
+            );
+            continue;
+        }
         let kind = o.header.kind.as_deref().unwrap_or_default();
         // Kubernetes clients apply an object with a top-level `items` key as
         // the list of objects inside it, where a ClusterRole could travel
