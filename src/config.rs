@@ -520,7 +520,15 @@ impl Config {
     /// The settings of a ConfigMap, as `kpt fn eval --exec olm-rbac -- key=value`
     /// sends them: the scalar fields of `spec` as strings, lists comma-separated.
     /// Bindings need structure, so Bind mode needs an RBACConfig.
-    pub fn from_config_map(name: &str, data: &BTreeMap<String, String>) -> Result<Config, Vec<Finding>> {
+    ///
+    /// kpt names the ConfigMap `function-input`, which names no extension: then
+    /// `package` (the bundle's package, and the object it was read from) names
+    /// it, with an `info` result saying so, unless `extensionName` is given.
+    pub fn from_config_map(
+        name: &str,
+        data: &BTreeMap<String, String>,
+        package: Option<(String, ObjRef)>,
+    ) -> Result<(Config, Option<Finding>), Vec<Finding>> {
         let obj =
             ObjRef { api_version: "v1".into(), kind: "ConfigMap".into(), name: name.to_string(), namespace: None };
         let mut errors = Vec::new();
@@ -576,14 +584,35 @@ impl Config {
                 _ => bad(format!("unknown key `{key}`, expected one of {}", CONFIG_MAP_KEYS.join(", "))),
             }
         }
-        if spec.extension_name.is_none() && (name.is_empty() || name == "function-input") {
+        let mut note = None;
+        if data.is_empty() {
             errors.push(
                 Finding::error(
-                    "name the extension: add extensionName=<name> (kpt names this ConfigMap function-input)",
+                    "the function got no configuration: pass an RBACConfig with --fn-config FILE, or settings after --, such as -- mode=Aggregate",
                 )
                 .on(&obj)
-                .at("data.extensionName"),
+                .at("data"),
             );
+        } else if spec.extension_name.is_none() && (name.is_empty() || name == "function-input") {
+            match package {
+                Some((package, from)) => {
+                    note = Some(
+                        Finding::info(format!(
+                            "extension name {package:?} taken from the bundle's package ({from}); add extensionName=<name> to choose another"
+                        ))
+                        .on(&obj)
+                        .at("data.extensionName"),
+                    );
+                    spec.extension_name = Some(package);
+                }
+                None => errors.push(
+                    Finding::error(
+                        "name the extension: add extensionName=<name> (kpt names this ConfigMap function-input, and the input has no single ClusterServiceVersion to take the bundle's package name from)",
+                    )
+                    .on(&obj)
+                    .at("data.extensionName"),
+                ),
+            }
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -599,7 +628,7 @@ impl Config {
             .map(|mut c| {
                 c.name = name.to_string();
                 c.config_map = true;
-                c
+                (c, note)
             })
             .map_err(|errs| {
                 errs.into_iter()
@@ -835,6 +864,19 @@ mod tests {
         let fields: Vec<&str> = errs.iter().filter_map(|e| e.field.as_deref()).collect();
         assert_eq!(fields, ["spec.extensionName", "spec.roles", "spec.outputPath", "spec.bindings"]);
         assert!(errs[3].message.contains("only used in Bind mode"));
+    }
+
+    #[test]
+    fn a_config_map_without_an_extension_name_takes_the_bundles_package() {
+        let data = BTreeMap::from([("mode".to_string(), "Aggregate".to_string())]);
+        let from = ObjRef { kind: "ClusterServiceVersion".into(), name: "op.v1".into(), ..Default::default() };
+        let (c, note) = Config::from_config_map("function-input", &data, Some(("op".into(), from))).unwrap();
+        assert_eq!(c.extension, "op");
+        assert!(note.unwrap().message.starts_with("extension name \"op\" taken from the bundle's package"));
+        let errs = Config::from_config_map("function-input", &data, None).unwrap_err();
+        assert_eq!(errs[0].field.as_deref(), Some("data.extensionName"));
+        let errs = Config::from_config_map("function-input", &BTreeMap::new(), None).unwrap_err();
+        assert!(errs[0].message.contains("pass an RBACConfig with --fn-config FILE"), "{}", errs[0].message);
     }
 
     #[test]

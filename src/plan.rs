@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::config::{BundleObjects, Config, Mode, Naming, RoleKind};
 use crate::model::*;
-use crate::names::{bounded_name, glob_match, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain};
+use crate::names::{
+    bounded_name, glob_match, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value,
+};
 use crate::report::{FileRef, Finding, ObjRef, Severity};
 
 mod bind;
@@ -611,6 +613,25 @@ fn discover_with_csv(
         results.push(no_apis(config, objects));
     }
     (apis, csv_index)
+}
+
+/// The bundle's package name, from the input's only ClusterServiceVersion:
+/// its `operators.operatorframework.io.bundle.package.v1` annotation, or its
+/// name without the version (`argocd-operator.v0.6.0` is `argocd-operator`,
+/// `enmasse.0.30.2` is `enmasse`). With the object it was read from.
+pub fn bundle_package(objects: &[InputObject]) -> Option<(String, ObjRef)> {
+    let mut csvs = objects.iter().filter(|o| matches!(o.body, Body::Csv(_)));
+    let (csv, None) = (csvs.next()?, csvs.next()) else { return None };
+    let name = csv.header.name.as_deref()?;
+    let package =
+        csv.header.annotations.get("operators.operatorframework.io.bundle.package.v1").cloned().or_else(|| {
+            let cut = name.match_indices('.').map(|(i, _)| i).find(|&i| {
+                let rest = name[i + 1..].strip_prefix('v').unwrap_or(&name[i + 1..]);
+                rest.starts_with(|c: char| c.is_ascii_digit())
+            });
+            cut.map(|i| name[..i].to_string())
+        })?;
+    is_label_value(&package).then(|| (package, csv.object_ref()))
 }
 
 /// An input with no API to manage: a pipeline that syncs nothing should not

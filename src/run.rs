@@ -63,9 +63,14 @@ pub fn function(input: &str) -> Outcome {
 
     let mut results = Vec::new();
     let objects = read_objects(&list.items, |c, _| c.header.file_ref(), &mut results);
-    let config = function_config(&list, &mut results);
+    let config = function_config(&list, &objects, &mut results);
     let mut plan = match config {
-        Some(config) if results.is_empty() => plan(&[config], &objects),
+        Some(config) if exit_code(&results) == 0 => {
+            let mut plan = plan(&[config], &objects);
+            results.append(&mut plan.results);
+            plan.results = results;
+            plan
+        }
         _ => Plan { results, ..Plan::default() },
     };
     if reserialised {
@@ -75,7 +80,11 @@ pub fn function(input: &str) -> Outcome {
     }
     let code = exit_code(&plan.results);
     match write_list(&list, &mut plan, yaml::line_ending(input)) {
-        Ok(stdout) => Outcome { stdout, stderr: stderr_lines(&plan.results), code },
+        Ok(stdout) => {
+            // kpt shows the results and stderr both; other runners (kustomize) only stderr.
+            let stderr = if shows_results(&list) { String::new() } else { stderr_lines(&plan.results) };
+            Outcome { stdout, stderr, code }
+        }
         Err(e) => fatal(Finding::error(format!("could not write the output: {e}"))),
     }
 }
@@ -321,7 +330,7 @@ struct HeadMeta {
 }
 
 /// Reads `functionConfig`: it must be an RBACConfig.
-fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Config> {
+fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut Vec<Finding>) -> Option<Config> {
     let missing = || {
         Finding::error(format!(
             "functionConfig is missing: the function needs an {} ({}) to know what to generate",
@@ -361,8 +370,15 @@ fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Co
     };
     if head.kind.as_deref() == Some("ConfigMap") && head.api_version.as_deref() == Some("v1") {
         return match yaml::parse_item::<ConfigMapEntry>(&chunk) {
-            Ok(entry) => match Config::from_config_map(&object.name, &entry.function_config.data.unwrap_or_default()) {
-                Ok(config) => Some(config),
+            Ok(entry) => match Config::from_config_map(
+                &object.name,
+                &entry.function_config.data.unwrap_or_default(),
+                crate::plan::bundle_package(objects),
+            ) {
+                Ok((config, note)) => {
+                    results.extend(note);
+                    Some(config)
+                }
                 Err(errors) => {
                     results.extend(errors);
                     None
@@ -394,6 +410,14 @@ fn function_config(list: &ListText<'_>, results: &mut Vec<Finding>) -> Option<Co
         ..Default::default()
     };
     read_config(&Chunk { header, ..chunk }, None, "functionConfig.", results)
+}
+
+/// Does the runner that sent this list show the function's results itself?
+/// kpt does, and marks the items it sends with its own annotation; kustomize
+/// shows only stderr and marks them with `kustomize.config.k8s.io/id`.
+fn shows_results(list: &ListText<'_>) -> bool {
+    let has = |key: &str| list.items.iter().any(|i| i.header.annotations.contains_key(key));
+    has("internal.config.kubernetes.io/seqindent") && !has("kustomize.config.k8s.io/id")
 }
 
 /// Writes the list back: every entry and kept item as its exact text, the

@@ -328,8 +328,24 @@ fn kpt_fn_eval_with_key_value_config() {
     let out = eval(&["mode=Agregate"]);
     assert!(!out.status.success(), "a bad value fails the run");
     let log = text(&out.stderr);
-    assert!(log.contains("data.mode: unknown variant `Agregate`"), "{log}");
-    assert!(log.contains("data.extensionName: name the extension"), "{log}");
+    assert_eq!(log.matches("data.mode: unknown variant `Agregate`").count(), 1, "each result once: {log}");
+
+    // The form kpt users type first: the extension is named after the bundle's package.
+    std::fs::remove_dir_all(pkg.join("rbac")).unwrap();
+    let out = eval(&["mode=Aggregate"]);
+    let log = text(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("data.extensionName: extension name \"guestbook-operator\" taken from the bundle's package (ClusterServiceVersion guestbook-operator.v0.1.0)"),
+        "{log}"
+    );
+    assert_eq!(log.matches("generated 8 ClusterRole(s)").count(), 1, "kpt shows each result once: {log}");
+    assert!(pkg.join("rbac/guestbook-operator.yaml").is_file());
+
+    // No configuration at all.
+    let out = eval(&[]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("pass an RBACConfig with --fn-config FILE"), "{}", text(&out.stderr));
 }
 
 /// `kubectl kustomize --enable-alpha-plugins` on an example, with a stand-in

@@ -804,3 +804,21 @@ fn bundle_objects_drop_leaves_out_the_bundle_folder_only() {
     let edit = bindings_of(&p).into_iter().find(|b| b.2 == "op-widgets.example.com-edit").unwrap();
     assert_eq!(edit.3, "widget-editor-role", "Bind binds the bundle's role, which OLM installs");
 }
+
+#[test]
+fn the_bundle_package_comes_from_the_csv_annotation_or_its_name() {
+    for (name, package) in [
+        ("argocd-operator.v0.6.0", "argocd-operator"),
+        ("enmasse.0.30.2", "enmasse"),
+        ("prometheusoperator.0.56.3", "prometheusoperator"),
+        ("cert-manager.v1.16.5", "cert-manager"),
+    ] {
+        let objects = [csv(name, &[], &[])];
+        assert_eq!(bundle_package(&objects).map(|(p, _)| p).as_deref(), Some(package), "{name}");
+    }
+    let mut annotated = csv("op.v1.0.0", &[], &[]);
+    annotated.header.annotations.insert("operators.operatorframework.io.bundle.package.v1".into(), "my-op".into());
+    assert_eq!(bundle_package(&[annotated]).map(|(p, _)| p).as_deref(), Some("my-op"));
+    assert_eq!(bundle_package(&[csv("no-version", &[], &[])]), None);
+    assert_eq!(bundle_package(&[csv("a.v1", &[], &[]), csv("b.v1", &[], &[])]), None, "which one?");
+}
