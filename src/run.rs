@@ -108,14 +108,21 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
                         if is_config(&chunk) {
                             config_chunks.push((chunk, file));
                         } else if from_config {
+                            let r = chunk.header.object_ref();
+                            // The kind is right and the apiVersion is not: show what is written.
+                            let (field, found) = if r.kind == config::KIND {
+                                ("apiVersion", format!("apiVersion {:?}", r.api_version))
+                            } else {
+                                ("kind", describe(&r))
+                            };
                             results.push(
                                 Finding::error(format!(
-                                    "expected an {} ({}), found {}",
+                                    "expected an {} ({}), found {found}",
                                     config::KIND,
-                                    config::API_VERSION,
-                                    describe(&chunk.header.object_ref())
+                                    config::API_VERSION
                                 ))
-                                .at("kind")
+                                .on(&r)
+                                .at(field)
                                 .in_file(Some(&file)),
                             );
                         } else {
@@ -396,10 +403,14 @@ fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut V
                 "functionConfig must be an {} ({}) or a ConfigMap, got {}",
                 config::KIND,
                 config::API_VERSION,
-                describe(&object)
+                if object.kind == config::KIND {
+                    format!("apiVersion {:?}", object.api_version)
+                } else {
+                    describe(&object)
+                }
             ))
             .on(&object)
-            .at("kind"),
+            .at(if object.kind == config::KIND { "apiVersion" } else { "kind" }),
         );
         return None;
     }

@@ -208,13 +208,61 @@ impl ViewError {
                     message = message.replacen(&relative, "", 1);
                 }
                 let skip = usize::from(matches!(layout, Layout::SeqEntry { .. }));
-                let path = path_at(text, line, col, skip);
+                // A value of the wrong type is reported where it starts, which for a
+                // map is its first key: the field is the collection, not that key.
+                let wrong_type = message.contains("expected sequence")
+                    || message.contains("invalid type")
+                    || message.contains("missing field");
+                let path = if wrong_type { collection_path_at(text, line, col, skip) } else { None }
+                    .or_else(|| path_at(text, line, col, skip));
                 (Some(Pos { line: line + first_line - 1, col }), path)
             }
             _ => (None, None),
         };
+        let message = explain_type(&message, path.as_deref());
         ViewError { message, path, pos }
     }
+}
+
+/// Says a type mismatch in the terms of the field that has it, where the
+/// field is one whose shape is worth spelling out.
+fn explain_type(message: &str, path: Option<&str>) -> String {
+    if message.ends_with("expected one of apiVersion, kind, metadata, spec") {
+        return format!("{message}; the settings (mode, bindings, ...) go under spec:");
+    }
+    let list = message.contains("expected sequence") || message.contains("expected a sequence");
+    if !list {
+        return message.to_string();
+    }
+    let field = path.and_then(|p| p.rsplit('.').next()).map(|f| f.split('[').next().unwrap_or(f));
+    let shape = match field {
+        Some("subjects") => "a list of subjects, each {kind, name} (and namespace for a ServiceAccount)",
+        Some("bindings") => "a list of bindings, each {role, subjects, and optionally namespaces or namespaceSelector}",
+        Some("namespaces") => "a list of namespace names",
+        Some("roles") => "a list of admin, edit, view, view-crdview",
+        Some("include" | "exclude") => "a list of API name patterns (<plural>.<group>, with * and ?)",
+        Some("matchExpressions") => "a list of {key, operator, values}",
+        _ => "a list",
+    };
+    format!("must be {shape}")
+}
+
+/// The path of the collection that starts at `line`/`col`, if one does.
+fn collection_path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<String> {
+    let mut walker = Walker::default();
+    for next in Parser::new_from_str_with_options(text, parser_options()) {
+        let Ok((event, span)) = next else { break };
+        let at = span.start.line() == line && span.start.col() + 1 == col;
+        let opens = matches!(event, Event::MappingStart(..) | Event::SequenceStart(..));
+        // A map's position may be that of its first key.
+        let first_key = matches!(event, Event::Scalar(..))
+            && walker.frames.last().is_some_and(|f| f.is_map && f.expect_key && f.key.is_none());
+        if at && (opens || first_key) {
+            return join_path(walker.frames.iter().skip(skip).filter_map(Frame::segment).collect());
+        }
+        walker.step(&event);
+    }
+    None
 }
 
 /// The dotted key path of the node at `line`/`col` (1-based) in `text`,
@@ -234,7 +282,7 @@ pub fn path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<Strin
         let before = segments(&walker);
         match (walker.step(&event), at) {
             (Step::Key(_), true) => return join_path(segments(&walker)),
-            (Step::Value(_) | Step::Close, true) => return join_path(before),
+            (Step::Value(_), true) => return join_path(before),
             (Step::Open, true) if collection.is_none() => collection = Some(before),
             _ => {}
         }

@@ -242,3 +242,39 @@ fn binding_everyone_is_a_warning_not_an_error() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("warning: RBACConfig ext: spec.bindings[0].subjects: group \"system:authenticated\" means every authenticated user"), "{}", out.stderr);
 }
+
+/// Messages point at the field as the admin wrote it, and say what it should be.
+#[test]
+fn config_mistakes_are_explained_in_the_configs_terms() {
+    let bundle = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: foos.example.com}\nspec: {group: example.com, names: {plural: foos, kind: Foo}, scope: Namespaced}\n";
+    let cases = [
+        (
+            "apiVersion: wrong.io/v1alpha1\nkind: RBACConfig\nmetadata: {name: g}\nspec: {mode: Aggregate}\n",
+            "error: RBACConfig g: apiVersion: expected an RBACConfig (olm-rbac.io/v1alpha1), found apiVersion \"wrong.io/v1alpha1\" [rbac.yaml#0]",
+        ),
+        (
+            "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: g\nmode: Aggregate\n",
+            "error: RBACConfig g: mode: unknown field `mode`, expected one of apiVersion, kind, metadata, spec; the settings (mode, bindings, ...) go under spec: (line 5, column 1) [rbac.yaml#0]",
+        ),
+        (
+            "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: g\nspec:\n  mode: Bind\n  bindings:\n  - role: view\n    subjects:\n      kind: Group\n      name: g\n",
+            "error: RBACConfig g: spec.bindings[0].subjects: must be a list of subjects, each {kind, name} (and namespace for a ServiceAccount) (line 10, column 7) [rbac.yaml#0]",
+        ),
+        (
+            "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: g\nspec:\n  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group}]\n",
+            "error: RBACConfig g: spec.bindings[0].subjects[0]: missing field `name` (line 9, column 17) [rbac.yaml#0]",
+        ),
+        (
+            "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata: {name: g}\nspec:\n  mode: Aggregate\n  apis: {include: \"*.example.com\"}\n",
+            "error: RBACConfig g: spec.apis.include: must be a list of API name patterns (<plural>.<group>, with * and ?) (line 6, column 19) [rbac.yaml#0]",
+        ),
+    ];
+    for (config, expected) in cases {
+        let out = render(
+            &[Source { name: "bundle.yaml".into(), text: bundle.into() }],
+            &[Source { name: "rbac.yaml".into(), text: config.into() }],
+        );
+        assert_eq!(out.code, 1);
+        assert_eq!(out.stderr.trim_end(), expected);
+    }
+}
