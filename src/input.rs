@@ -1,6 +1,9 @@
-//! Reading the inputs named on the command line: files, directories and
-//! stdin, with the same care as kustomize's load restrictor. A directory is
-//! read only inside itself: a symbolic link that leads out of it is refused, a
+//! What a command gets and gives: its inputs ([`Source`]), and what it
+//! prints and how it exits ([`Outcome`]).
+//!
+//! The inputs named on the command line (files, directories and stdin) are
+//! read with the same care as kustomize's load restrictor: a directory is
+//! read only inside itself, a symbolic link that leads out of it is refused, a
 //! link cycle is followed once, and anything that is not a regular file (a
 //! FIFO, a device such as /dev/zero) is refused instead of read until memory
 //! runs out.
@@ -8,6 +11,15 @@
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// What a run prints and how it exits. Errors never leave partial output:
+/// KRM mode returns the items unchanged, render mode prints nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
 
 /// A named input: a file's path (or `-`) and its text.
 #[derive(Debug, Clone)]

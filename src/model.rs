@@ -5,8 +5,53 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::report::{FileRef, ObjRef};
-pub use crate::yaml::Header;
+use serde::Serialize;
+use std::fmt;
+
+/// The identity and labels of a Kubernetes object, read from its text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Header {
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    /// A top-level `items` key: Kubernetes clients read such an object as a
+    /// list of the objects inside it, whatever its kind.
+    pub list: bool,
+}
+
+/// The object a result is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjRef {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+impl fmt::Display for ObjRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = if self.name.is_empty() { "(unnamed)" } else { &self.name };
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {}/{}", self.kind, ns, name),
+            None => write!(f, "{} {}", self.kind, name),
+        }
+    }
+}
+
+/// Which file (and which document or item in it) a result is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FileRef {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+}
 
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 pub const MANAGER: &str = "olm-rbac";

@@ -3,43 +3,14 @@
 use serde::Serialize;
 use std::fmt;
 
+pub use crate::model::{FileRef, ObjRef};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
     Warning,
     Info,
-}
-
-/// The object a result is about.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ObjRef {
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
-    pub kind: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-}
-
-impl fmt::Display for ObjRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = if self.name.is_empty() { "(unnamed)" } else { &self.name };
-        match &self.namespace {
-            Some(ns) => write!(f, "{} {}/{}", self.kind, ns, name),
-            None => write!(f, "{} {}", self.kind, name),
-        }
-    }
-}
-
-/// Which file (and which document or item in it) a result is about.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct FileRef {
-    pub path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +79,7 @@ impl fmt::Display for Finding {
 /// A result as the KRM functions spec writes it.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct KrmResult<'a> {
+pub struct KrmResult<'a> {
     message: &'a str,
     severity: Severity,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -120,16 +91,14 @@ struct KrmResult<'a> {
 }
 
 #[derive(Serialize)]
-struct KrmField<'a> {
+pub struct KrmField<'a> {
     path: &'a str,
 }
 
-/// The `results:` entry of a ResourceList, or nothing when there are none.
-pub fn results_yaml(findings: &[Finding]) -> Result<String, String> {
-    if findings.is_empty() {
-        return Ok(String::new());
-    }
-    let results: Vec<KrmResult<'_>> = findings
+/// The findings as the KRM functions spec writes them, for the writer to
+/// serialise under `results:`.
+pub fn krm_results(findings: &[Finding]) -> Vec<KrmResult<'_>> {
+    findings
         .iter()
         .map(|f| KrmResult {
             message: &f.message,
@@ -138,8 +107,5 @@ pub fn results_yaml(findings: &[Finding]) -> Result<String, String> {
             field: f.field.as_deref().map(|path| KrmField { path }),
             file: f.file.as_ref(),
         })
-        .collect();
-    let mut out = String::from("results:\n");
-    out.push_str(&crate::yaml::to_yaml(&results)?);
-    Ok(out)
+        .collect()
 }

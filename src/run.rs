@@ -11,19 +11,10 @@ use serde::Deserialize;
 use crate::config::{self, Config, RbacConfigDoc};
 use crate::model::{view_for, Body, InputObject, ViewKind};
 use crate::plan::{plan, Generated, Plan};
-use crate::report::{results_yaml, FileRef, Finding, ObjRef, Severity};
+use crate::report::{krm_results, FileRef, Finding, ObjRef, Severity};
 use crate::yaml::{self, Chunk, Layout, ListText};
 
-/// What a run prints and how it exits. Errors never leave partial output:
-/// KRM mode returns the items unchanged, render mode prints nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub stdout: String,
-    pub stderr: String,
-    pub code: i32,
-}
-
-pub use crate::input::Source;
+pub use crate::input::{Outcome, Source};
 
 const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
 
@@ -545,6 +536,14 @@ fn yaml_finding(e: &yaml::YamlError, file: Option<&str>) -> Finding {
         Some(path) => f.in_file(Some(&FileRef { path: path.to_string(), index: None })),
         None => f,
     }
+}
+
+/// The `results:` entry of a ResourceList, or nothing when there are none.
+fn results_yaml(findings: &[Finding]) -> Result<String, String> {
+    if findings.is_empty() {
+        return Ok(String::new());
+    }
+    Ok(format!("results:\n{}", yaml::to_yaml(&krm_results(findings))?))
 }
 
 /// A failure before any item could be read: an empty list carrying the error.

@@ -11,6 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
+
+pub use crate::model::Header;
 use serde::de::DeserializeOwned;
 
 /// Where a problem sits in the bytes we were given: 1-based line and column.
@@ -26,20 +28,6 @@ pub struct Pos {
 pub struct YamlError {
     pub message: String,
     pub pos: Pos,
-}
-
-/// The identity and labels of a Kubernetes object, read from its text.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Header {
-    pub api_version: Option<String>,
-    pub kind: Option<String>,
-    pub name: Option<String>,
-    pub namespace: Option<String>,
-    pub labels: BTreeMap<String, String>,
-    pub annotations: BTreeMap<String, String>,
-    /// A top-level `items` key: Kubernetes clients read such an object as a
-    /// list of the objects inside it, whatever its kind.
-    pub list: bool,
 }
 
 /// How an item's text is laid out, which decides how to read it back.

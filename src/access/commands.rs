@@ -3,8 +3,7 @@
 
 use super::allowed::{Place, Target};
 use super::{matrix, read, Identity, Policy, Request};
-use crate::input::Source;
-use crate::run::Outcome;
+use crate::input::{Outcome, Source};
 
 /// Exit code for a broken input or a usage error, apart from can-i's "no" (1).
 pub const INPUT_ERROR: i32 = 2;
