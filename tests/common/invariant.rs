@@ -50,7 +50,10 @@ pub fn own_apis(input: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let Ok(docs) = split_documents(input) else { return out };
     for d in docs {
-        let value: serde_json::Value = match serde_saphyr::from_str(&d.text) {
+        // A repeated key deep in a schema does not change which API a CRD defines.
+        let mut options = serde_saphyr::Options::default();
+        options.duplicate_keys = serde_saphyr::options::DuplicateKeyPolicy::LastWins;
+        let value: serde_json::Value = match serde_saphyr::from_str_with_options(&d.text, options) {
             Ok(v) => v,
             Err(_) => continue,
         };
