@@ -1,4 +1,4 @@
-//! Golden tests over every real bundle in `../shared/fixtures/bundles/`.
+//! Golden tests over every real bundle in `tests/fixtures/bundles/`.
 //!
 //! A golden file holds what olm-rbac changes for a bundle: each bundle document
 //! it patched (adopted roles gain a label, recorded in an annotation) and each

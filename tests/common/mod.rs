@@ -1,17 +1,13 @@
 //! Helpers shared by the integration tests: the real bundles in
-//! `../shared/fixtures/bundles/`, and ResourceLists built from them the way a
+//! `tests/fixtures/bundles/`, and ResourceLists built from them the way a
 //! runner would send them.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
 pub fn bundles_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/bundles");
-    assert!(
-        dir.is_dir(),
-        "the bundle fixtures are missing: expected {} (the shared/ folder beside the repo)",
-        dir.display()
-    );
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles");
+    assert!(dir.is_dir(), "the bundle fixtures are missing: expected {}", dir.display());
     dir
 }
 
