@@ -1,16 +1,10 @@
 //! The JSON Schema of RBACConfig (`olm-rbac schema`): current, and in
 //! agreement with the examples and with the function's own reader.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::config;
+use crate::common::{config, repo};
 use serde_json::Value;
-
-fn repo(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
-}
 
 fn validator() -> jsonschema::Validator {
     let schema: Value = serde_json::from_str(&olm_rbac::config::json_schema()).unwrap();

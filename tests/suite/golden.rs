@@ -4,13 +4,11 @@
 //! it patched (adopted roles gain a label, recorded in an annotation) and each
 //! object it generated, plus its results as comments. Every other document must
 //! come out byte for byte. Regenerate after a reviewed change:
-//! `UPDATE_GOLDEN=1 cargo test --test golden`.
-
-mod common;
+//! `UPDATE_GOLDEN=1 cargo test --test suite golden::`.
 
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 use olm_rbac::run::{render, Source};
 use olm_rbac::yaml::split_documents;
 
@@ -69,7 +67,7 @@ fn check(cases: Vec<(PathBuf, String)>) {
 }
 
 fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+    repo("tests/golden")
 }
 
 #[test]

@@ -1,8 +1,6 @@
 //! Problems a review found, each pinned with the input that showed it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use olm_rbac::run::{function, render, Source};
 use olm_rbac::yaml::split_documents;
 

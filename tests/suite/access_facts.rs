@@ -7,11 +7,7 @@
 //! interacts with them. Facts live in tests/golden/facts/ (review the diff;
 //! UPDATE_GOLDEN=1 rewrites them).
 
-mod common;
-
-use std::path::PathBuf;
-
-use common::*;
+use crate::common::*;
 use olm_rbac::access::{load, Identity, Policy, Request};
 use olm_rbac::run::{render, Source};
 
@@ -112,7 +108,7 @@ fn facts(policy: &Policy) -> Vec<String> {
 fn check_golden(name: &str, policy: &Policy) -> Vec<String> {
     let facts = facts(policy);
     let text = facts.join("\n") + "\n";
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/facts").join(format!("{name}.txt"));
+    let path = repo("tests/golden/facts").join(format!("{name}.txt"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &text).unwrap();
     } else {

@@ -1,9 +1,7 @@
 //! Switching modes, each run on the previous run's output: no stale objects,
 //! no leftover labels, and the bundle back byte for byte when management ends.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use olm_rbac::run::function;
 
 fn with_config(list: &str, spec: &str, extension: &str) -> String {

@@ -1,12 +1,24 @@
 //! Helpers shared by the integration tests: the real bundles in
 //! `tests/fixtures/bundles/`, and ResourceLists built from them the way a
 //! runner would send them.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 
+/// The olm-rbac binary cargo built for these tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
+
+/// A path in the repository.
+pub fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// A program's output as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
 pub fn bundles_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles");
+    let dir = repo("tests/fixtures/bundles");
     assert!(dir.is_dir(), "the bundle fixtures are missing: expected {}", dir.display());
     dir
 }

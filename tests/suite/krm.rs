@@ -1,8 +1,6 @@
 //! KRM function mode: the guarantees that make it safe in a pipeline.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use olm_rbac::run::function;
 
 const AGGREGATE: &str = "  mode: Aggregate\n";

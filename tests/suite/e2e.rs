@@ -1,15 +1,11 @@
 //! End to end: the built binary, on its own and run by the real kpt.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::*;
-
-const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
+use crate::common::*;
 
 fn run(cmd: &mut Command, stdin: &str) -> Output {
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -17,19 +13,11 @@ fn run(cmd: &mut Command, stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// A runner the test needs: missing means failing, with how to get it.
 fn require(tool: &str, install: &str) -> PathBuf {
     let found = std::env::var_os("PATH")
         .and_then(|paths| std::env::split_paths(&paths).map(|p| p.join(tool)).find(|p| p.is_file()));
     found.unwrap_or_else(|| panic!("{tool} is needed for this end-to-end test and is not on PATH: {install}"))
-}
-
-fn repo(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 #[test]

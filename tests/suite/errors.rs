@@ -1,9 +1,7 @@
 //! Bad input: a clear error naming the object and field, exit 1, and no
 //! partial output (KRM mode returns the items unchanged; render prints nothing).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use olm_rbac::run::{function, render, Outcome, Source};
 
 const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names:\n    plural: widgets\n    kind: Widget\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n";
