@@ -1,8 +1,10 @@
 //! Helpers shared by the integration tests: the real bundles in
-//! `tests/fixtures/bundles/`, and ResourceLists built from them the way a
-//! runner would send them.
+//! `tests/fixtures/bundles/`, ResourceLists built from them the way a runner
+//! would send them, and the external tools some tests run.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// The olm-rbac binary cargo built for these tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
@@ -15,6 +17,115 @@ pub fn repo(path: &str) -> PathBuf {
 /// A program's output as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+/// A program a test runs, found on PATH.
+pub struct Tool {
+    pub name: &'static str,
+    /// How to get it, for the failure message.
+    pub install: &'static str,
+}
+
+pub const KPT: Tool =
+    Tool { name: "kpt", install: "install kpt v1 (https://kpt.dev/installation/) so that `kpt version` works" };
+pub const KUBECTL: Tool = Tool {
+    name: "kubectl",
+    install: "install kubectl (https://kubernetes.io/docs/tasks/tools/), which embeds kustomize",
+};
+pub const BASH: Tool = Tool { name: "bash", install: "install bash with the system's package manager" };
+
+/// The environment variable that turns a missing tool from a skip into a
+/// failure; `.ci/run` sets it.
+pub const REQUIRE_TOOLS: &str = "OLM_RBAC_REQUIRE_TOOLS";
+
+impl Tool {
+    /// The tool's path. When it is missing, the calling test prints that it
+    /// skips and should return, or, with OLM_RBAC_REQUIRE_TOOLS=1, fails with
+    /// how to install the tool.
+    pub fn find(&self) -> Option<PathBuf> {
+        if let Some(path) = on_path(self.name) {
+            return Some(path);
+        }
+        if std::env::var_os(REQUIRE_TOOLS).is_some_and(|v| v == "1") {
+            panic!("{} is needed for this test and is not on PATH ({REQUIRE_TOOLS}=1): {}", self.name, self.install);
+        }
+        skip(&format!("{} not found on PATH (set {REQUIRE_TOOLS}=1 to make this a failure)", self.name));
+        None
+    }
+}
+
+/// An executable file called `name` in a PATH directory.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths).map(|dir| dir.join(name)).find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// Prints `<test>: skipped: <reason>` where `cargo test` shows it: straight
+/// to stderr, which the test harness does not capture.
+pub fn skip(reason: &str) {
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").map(|n| format!("{n}: ")).unwrap_or_default();
+    let _ = writeln!(std::io::stderr(), "{test}skipped: {reason}");
+}
+
+/// Copies a folder and everything in it.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// Makes `file` executable (a script written by a test).
+pub fn make_executable(file: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+}
+
+/// PATH with `dirs` first, then the test's own PATH.
+pub fn path_with(dirs: &[PathBuf]) -> OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(dirs.iter().cloned().chain(std::env::split_paths(&rest))).unwrap()
+}
+
+/// Writes an executable `docker` into `dir` that runs the built binary, for
+/// kustomize's container functions: `docker run --rm -i ... IMAGE` becomes
+/// olm-rbac reading the ResourceList on stdin. No container engine is needed,
+/// and kustomize's own code path up to `docker run` is the real one.
+pub fn stand_in_docker(dir: &Path) {
+    let docker = dir.join("docker");
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(&docker, format!("#!/bin/sh\n# kustomize runs: docker run --rm -i ... IMAGE\nexec '{BIN}'\n"))
+        .unwrap();
+    make_executable(&docker);
+}
+
+/// PATH with the built binary first, as a user who installed olm-rbac has it.
+pub fn path_with_binary() -> OsString {
+    path_with(&[Path::new(BIN).parent().unwrap().to_path_buf()])
 }
 
 pub fn bundles_dir() -> PathBuf {
