@@ -11,6 +11,7 @@ mod access_facts;
 mod e2e;
 mod errors;
 mod golden;
+mod json_schema;
 mod krm;
 mod modes;
 mod review_regressions;

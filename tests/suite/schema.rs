@@ -1,14 +1,17 @@
 //! The JSON Schema of RBACConfig (`olm-rbac schema`): current, and in
-//! agreement with the examples and with the function's own reader.
+//! agreement with the examples and with the function's own reader. Configs
+//! are checked with the validator in `json_schema.rs`, which refuses the
+//! schema if it uses a keyword that validator does not implement.
 
 use std::path::{Path, PathBuf};
 
 use crate::common::{config, repo};
+use crate::json_schema::Validator;
 use serde_json::Value;
 
-fn validator() -> jsonschema::Validator {
+fn validator() -> Validator {
     let schema: Value = serde_json::from_str(&olm_rbac::config::json_schema()).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
+    Validator::new(&schema).unwrap()
 }
 
 fn yaml(text: &str) -> Value {
