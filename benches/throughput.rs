@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 use granit_parser::Parser;
 
 fn resource_list() -> String {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/bundles/argocd-operator-0.19.0/manifests");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/argocd-operator-0.19.0/manifests");
     let mut files: Vec<PathBuf> =
         std::fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
     files.sort();

@@ -1,0 +1,277 @@
+//! Helpers shared by the integration tests: the real bundles in
+//! `tests/fixtures/bundles/`, ResourceLists built from them the way a runner
+//! would send them, and the external tools some tests run.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The olm-rbac binary cargo built for these tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
+
+/// A path in the repository.
+pub fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// A program's output as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A program a test runs, found on PATH.
+pub struct Tool {
+    pub name: &'static str,
+    /// How to get it, for the failure message.
+    pub install: &'static str,
+}
+
+pub const KPT: Tool =
+    Tool { name: "kpt", install: "install kpt v1 (https://kpt.dev/installation/) so that `kpt version` works" };
+pub const KUBECTL: Tool = Tool {
+    name: "kubectl",
+    install: "install kubectl (https://kubernetes.io/docs/tasks/tools/), which embeds kustomize",
+};
+pub const BASH: Tool = Tool { name: "bash", install: "install bash with the system's package manager" };
+
+/// The environment variable that turns a missing tool from a skip into a
+/// failure; `.ci/run` sets it.
+pub const REQUIRE_TOOLS: &str = "OLM_RBAC_REQUIRE_TOOLS";
+
+impl Tool {
+    /// The tool's path. When it is missing, the calling test prints that it
+    /// skips and should return, or, with OLM_RBAC_REQUIRE_TOOLS=1, fails with
+    /// how to install the tool.
+    pub fn find(&self) -> Option<PathBuf> {
+        if let Some(path) = on_path(self.name) {
+            return Some(path);
+        }
+        if std::env::var_os(REQUIRE_TOOLS).is_some_and(|v| v == "1") {
+            panic!("{} is needed for this test and is not on PATH ({REQUIRE_TOOLS}=1): {}", self.name, self.install);
+        }
+        skip(&format!("{} not found on PATH (set {REQUIRE_TOOLS}=1 to make this a failure)", self.name));
+        None
+    }
+}
+
+/// An executable file called `name` in a PATH directory.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths).map(|dir| dir.join(name)).find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// Prints `<test>: skipped: <reason>` where `cargo test` shows it: straight
+/// to stderr, which the test harness does not capture.
+pub fn skip(reason: &str) {
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").map(|n| format!("{n}: ")).unwrap_or_default();
+    let _ = writeln!(std::io::stderr(), "{test}skipped: {reason}");
+}
+
+/// Copies a folder and everything in it.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// Makes `file` executable (a script written by a test).
+pub fn make_executable(file: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+}
+
+/// PATH with `dirs` first, then the test's own PATH.
+pub fn path_with(dirs: &[PathBuf]) -> OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(dirs.iter().cloned().chain(std::env::split_paths(&rest))).unwrap()
+}
+
+/// Writes an executable `docker` into `dir` that runs the built binary, for
+/// kustomize's container functions: `docker run --rm -i ... IMAGE` becomes
+/// olm-rbac reading the ResourceList on stdin. No container engine is needed,
+/// and kustomize's own code path up to `docker run` is the real one.
+pub fn stand_in_docker(dir: &Path) {
+    let docker = dir.join("docker");
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(&docker, format!("#!/bin/sh\n# kustomize runs: docker run --rm -i ... IMAGE\nexec '{BIN}'\n"))
+        .unwrap();
+    make_executable(&docker);
+}
+
+/// PATH with the built binary first, as a user who installed olm-rbac has it.
+pub fn path_with_binary() -> OsString {
+    path_with(&[Path::new(BIN).parent().unwrap().to_path_buf()])
+}
+
+pub fn bundles_dir() -> PathBuf {
+    let dir = repo("tests/fixtures/bundles");
+    assert!(dir.is_dir(), "the bundle fixtures are missing: expected {}", dir.display());
+    dir
+}
+
+pub fn bundle_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(bundles_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The documents of a bundle's `manifests/`, in file-name order, each as its
+/// exact text (a leading `---` line dropped).
+pub fn bundle_docs(bundle: &str) -> Vec<(String, String)> {
+    let dir = bundles_dir().join(bundle).join("manifests");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut docs = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let text = text.strip_prefix("---\n").unwrap_or(&text).to_string();
+        for (i, doc) in text.split("\n---\n").enumerate() {
+            let mut doc = doc.to_string();
+            if !doc.ends_with('\n') {
+                doc.push('\n');
+            }
+            if !doc.trim().is_empty() {
+                docs.push((format!("{}#{i}", f.file_name().unwrap().to_string_lossy()), doc));
+            }
+        }
+    }
+    docs
+}
+
+/// A block-sequence entry holding `doc` exactly, as kpt indents items.
+pub fn entry(doc: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in doc.lines().enumerate() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str(if i == 0 { "- " } else { "  " });
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `spec` as the admin of `bundle` would write it: for enmasse, vouching for
+/// the API groups its owned APIServices serve.
+pub fn admin_spec(bundle: &str, spec: &str) -> String {
+    if bundle.starts_with("enmasse-") && !spec.contains("Unmanaged") {
+        format!("{spec}  apiServiceGroups: [enmasse.io, user.enmasse.io]\n")
+    } else {
+        spec.to_string()
+    }
+}
+
+pub fn config(name: &str, spec: &str) -> String {
+    format!("apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: {name}\nspec:\n{spec}")
+}
+
+/// The items part of a ResourceList: `items:` and the entries.
+pub fn items(docs: &[String]) -> String {
+    let mut out = String::from("items:\n");
+    for d in docs {
+        out.push_str(&entry(d));
+    }
+    out
+}
+
+/// A ResourceList with `docs` as items and `config` as functionConfig.
+pub fn resource_list(docs: &[String], config: &str) -> String {
+    let mut out = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n");
+    out.push_str(&items(docs));
+    out.push_str("functionConfig:\n");
+    for line in config.lines() {
+        out.push_str("  ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+pub fn docs_of(bundle: &str) -> Vec<String> {
+    bundle_docs(bundle).into_iter().map(|(_, d)| d).collect()
+}
+
+/// Label value of `key` on each generated item in a KRM output, by item.
+pub fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+/// Compares two texts and, when they differ, reports the first differing line
+/// instead of both texts (which can be megabytes).
+#[track_caller]
+pub fn assert_same_text(actual: &str, expected: &str, what: &str) {
+    if actual == expected {
+        return;
+    }
+    let line = actual.lines().zip(expected.lines()).position(|(a, e)| a != e);
+    match line {
+        Some(i) => panic!(
+            "{what}: first difference at line {}:\n  actual:   {:?}\n  expected: {:?}",
+            i + 1,
+            actual.lines().nth(i).unwrap_or(""),
+            expected.lines().nth(i).unwrap_or("")
+        ),
+        None => panic!("{what}: one text is a prefix of the other ({} vs {} bytes)", actual.len(), expected.len()),
+    }
+}
+
+/// Namespaces for the selector cases, including one named `no`, which YAML 1.1
+/// reads as a boolean.
+pub const NAMESPACES: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n  labels:\n    tenant: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a-staging\n  labels:\n    tenant: a\n    stage: staging\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-b\n  labels:\n    tenant: b\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"no\"\n";
+
+/// A Bind config with cluster-wide, namespaced (including the namespace `no`)
+/// and selector bindings, a duplicate subject, and a group called `on`.
+pub fn bind_spec(strip_bundle_aggregation: bool) -> String {
+    let strip = if strip_bundle_aggregation { "  stripBundleAggregation: true\n" } else { "" };
+    format!("  mode: Bind\n{strip}{}", BIND_BINDINGS)
+}
+
+const BIND_BINDINGS: &str = "  bindings:
+  - role: edit
+    subjects:
+    - {kind: Group, name: team-a-devs}
+    - {kind: User, name: alice@example.com}
+    - {kind: ServiceAccount, name: ci, namespace: ci}
+    - {kind: Group, name: team-a-devs}
+    namespaces: [team-a, \"no\"]
+  - role: view
+    subjects: [{kind: Group, name: auditors}]
+    namespaceSelector:
+      matchLabels: {tenant: a}
+      matchExpressions:
+      - {key: stage, operator: DoesNotExist}
+  - role: view
+    subjects: [{kind: Group, name: \"on\"}]
+";

@@ -1,0 +1,36 @@
+//! The integration tests, as one test binary: one link after a change to the
+//! library instead of one per file. Each file is a module, so a test is named
+//! `module::test`, e.g. `cargo test golden::` runs the golden tests.
+//!
+//! Helpers the modules share live in `common`; the bundle fixtures in
+//! `tests/fixtures/`, the golden files in `tests/golden/`.
+
+mod common;
+
+mod access_cli;
+mod access_facts;
+mod docs;
+mod e2e;
+mod errors;
+mod golden;
+mod invariant;
+mod json_schema;
+mod krm;
+mod modes;
+mod property;
+mod review_regressions;
+mod schema;
+mod security;
+
+/// A new file directly in `tests/` would be a test binary of its own, linked
+/// again after every library change: add a module here instead.
+#[test]
+fn integration_tests_are_modules_of_this_binary() {
+    let stray: Vec<String> = std::fs::read_dir(common::repo("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(stray.is_empty(), "move these into tests/suite/ as modules: {stray:?}");
+}
