@@ -12,7 +12,9 @@ use crate::model::*;
 use crate::names::{bounded_name, is_dns1123_label};
 use crate::report::{Finding, ObjRef};
 
-use super::{metadata, name_parts, Api, ApiSource, Object};
+use super::provenance::in_bundle;
+use super::roles::{metadata, name_parts};
+use super::{Api, ApiSource, Object};
 
 /// The roles a binding of `role` grants: editors also read, and everyone bound
 /// can read the API's CRD object (versions, schema, printer columns).
@@ -193,7 +195,7 @@ pub fn bindings(
 /// bundle's folder (beside its CSV) are the bundle's, and a bundle does not get
 /// to choose where its users are granted access.
 fn selectable_namespaces<'a>(objects: &'a [InputObject], bundle_folders: &[String]) -> Vec<&'a InputObject> {
-    objects.iter().filter(|o| o.is("", "Namespace") && !super::in_bundle(o, bundle_folders)).collect()
+    objects.iter().filter(|o| o.is("", "Namespace") && !in_bundle(o, bundle_folders)).collect()
 }
 
 /// The names of the Namespaces a selector picked, each a valid namespace name

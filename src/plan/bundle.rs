@@ -13,7 +13,8 @@ use crate::model::*;
 use crate::report::Finding;
 use crate::reserved;
 
-use super::{ceiling, role_name, Api, ApiSource, READ, WRITE};
+use super::roles::{ceiling, role_name, READ, WRITE};
+use super::{Api, ApiSource};
 
 /// What a role's rules grant over the selected APIs.
 #[derive(Debug, Clone, PartialEq, Eq)]
