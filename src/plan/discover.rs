@@ -26,8 +26,37 @@ pub(super) fn discover_with_csv(
     objects: &[InputObject],
     results: &mut Vec<Finding>,
 ) -> (Vec<Api>, Option<usize>) {
-    let cfg = config.object_ref();
     // Every CRD is checked, used or not: a broken CRD fails on the cluster too.
+    let crds = crd_apis(config, objects, results);
+    let csvs = csvs(objects, results);
+    let Ok(chosen) = choose_csv(config, &csvs, results) else { return (Vec::new(), None) };
+    let csv_index = chosen.and_then(|(chosen, _)| objects.iter().position(|o| std::ptr::eq(o, chosen)));
+    let apis: Vec<Api> = match chosen {
+        None => crds.into_values().collect(),
+        Some((csv_obj, csv)) => owned_apis(config, csv_obj, csv, &crds, results),
+    };
+    if config.naming == Naming::OlmV0 {
+        for api in &apis {
+            if api.versions.is_empty() {
+                results.push(
+                    Finding::error(format!(
+                        "API {} has no version to name its roles by (naming: OLMv0); give the CSV entry a version or the CRD a storage version",
+                        api.name
+                    ))
+                    .on(&config.object_ref())
+                    .at("spec.naming"),
+                );
+            }
+        }
+    }
+    if apis.is_empty() && !results.iter().any(|r| r.severity == Severity::Error) {
+        results.push(no_apis(config, objects));
+    }
+    (apis, csv_index)
+}
+
+/// The API of every valid CRD in the input, by the CRD's name.
+fn crd_apis(config: &Config, objects: &[InputObject], results: &mut Vec<Finding>) -> BTreeMap<String, Api> {
     let mut crds: BTreeMap<String, Api> = BTreeMap::new();
     for obj in objects {
         if let Body::Crd(view) = &obj.body {
@@ -36,6 +65,12 @@ pub(super) fn discover_with_csv(
             }
         }
     }
+    crds
+}
+
+/// The input's ClusterServiceVersions, recognised by kind; a warning for each
+/// whose apiVersion OLM would not read.
+fn csvs<'a>(objects: &'a [InputObject], results: &mut Vec<Finding>) -> Vec<(&'a InputObject, &'a CsvView)> {
     let csvs: Vec<(&InputObject, &CsvView)> = objects
         .iter()
         .filter_map(|o| match &o.body {
@@ -56,12 +91,23 @@ pub(super) fn discover_with_csv(
             );
         }
     }
-    let index_of = |chosen: &InputObject| objects.iter().position(|o| std::ptr::eq(o, chosen));
+    csvs
+}
+
+/// The CSV whose owned APIs get roles: the one `spec.clusterServiceVersion`
+/// names, or the only one; `Ok(None)` without any. `Err` (reported) when the
+/// named one is missing or several leave the choice open.
+fn choose_csv<'a>(
+    config: &Config,
+    csvs: &[(&'a InputObject, &'a CsvView)],
+    results: &mut Vec<Finding>,
+) -> Result<Option<(&'a InputObject, &'a CsvView)>, ()> {
+    let cfg = config.object_ref();
     let csv_names =
         || csvs.iter().map(|(o, _)| o.header.name.clone().unwrap_or_default()).collect::<Vec<_>>().join(", ");
-    let chosen = match &config.cluster_service_version {
+    match &config.cluster_service_version {
         Some(want) => match csvs.iter().find(|(o, _)| o.header.name.as_deref() == Some(want)) {
-            Some(c) => Some(*c),
+            Some(c) => Ok(Some(*c)),
             None => {
                 let have = if csvs.is_empty() { "none".to_string() } else { csv_names() };
                 results.push(
@@ -69,7 +115,7 @@ pub(super) fn discover_with_csv(
                         .on(&cfg)
                         .at("spec.clusterServiceVersion"),
                 );
-                return (Vec::new(), None);
+                Err(())
             }
         },
         None if csvs.len() > 1 => {
@@ -82,132 +128,130 @@ pub(super) fn discover_with_csv(
                 .on(&cfg)
                 .at("spec.clusterServiceVersion"),
             );
-            return (Vec::new(), None);
+            Err(())
         }
-        None => csvs.first().copied(),
-    };
+        None => Ok(csvs.first().copied()),
+    }
+}
 
-    let csv_index = chosen.and_then(|(o, _)| index_of(o));
-    let mut apis: Vec<Api> = Vec::new();
-    match chosen {
-        None => apis.extend(crds.into_values()),
-        Some((csv_obj, csv)) => {
-            let csv_ref = csv_obj.object_ref();
-            let file = csv_obj.file.as_ref();
-            let mut by_name: BTreeMap<String, Api> = BTreeMap::new();
-            for (i, entry) in csv.spec.customresourcedefinitions.owned.iter().enumerate() {
-                let field = format!("spec.customresourcedefinitions.owned[{i}]");
-                let Some(name) = entry.name.as_deref().filter(|n| !n.is_empty()) else {
-                    results.push(Finding::error("is missing").on(&csv_ref).at(format!("{field}.name")).in_file(file));
-                    continue;
-                };
-                let api = match crds.get(name) {
-                    Some(api) => {
-                        let mut api = api.clone();
-                        if let Some(v) = &entry.version {
-                            api.versions = vec![v.clone()];
-                        }
-                        api
-                    }
-                    None => {
-                        let Some((plural, group)) =
-                            name.split_once('.').filter(|(p, g)| is_dns1123_label(p) && is_dns1123_subdomain(g))
-                        else {
-                            results.push(
-                                Finding::error(format!("{name:?} is not a CRD name of the form <plural>.<group>"))
-                                    .on(&csv_ref)
-                                    .at(format!("{field}.name"))
-                                    .in_file(file),
-                            );
-                            continue;
-                        };
-                        if !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.name"), file, results)
-                        {
-                            continue;
-                        }
-                        Api {
-                            name: name.to_string(),
-                            group: group.to_string(),
-                            plural: plural.to_string(),
-                            kind: entry.kind.clone(),
-                            source: ApiSource::CsvEntry,
-                            versions: entry.version.iter().cloned().collect(),
-                            cluster_scoped: false,
-                            origin: csv_ref.clone(),
-                            field: format!("{field}.name"),
-                        }
-                    }
-                };
-                if !versions_ok(config, entry.version.as_deref(), &csv_ref, &format!("{field}.version"), file, results)
-                {
-                    continue;
-                }
-                merge_api(&mut by_name, api);
-            }
-            for (i, entry) in csv.spec.apiservicedefinitions.owned.iter().enumerate() {
-                let field = format!("spec.apiservicedefinitions.owned[{i}]");
-                let plural = entry.name.as_deref().unwrap_or_default();
-                let group = entry.group.as_deref().unwrap_or_default();
-                let mut bad = false;
-                for (sub, value, ok) in
-                    [("name", plural, is_dns1123_label(plural)), ("group", group, is_dns1123_subdomain(group))]
-                {
-                    if !ok {
-                        bad = true;
-                        let message =
-                            if value.is_empty() { "is missing".to_string() } else { format!("{value:?} is not valid") };
-                        results.push(Finding::error(message).on(&csv_ref).at(format!("{field}.{sub}")).in_file(file));
-                    }
-                }
-                if bad
-                    || !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.group"), file, results)
-                    || !versions_ok(
-                        config,
-                        entry.version.as_deref(),
-                        &csv_ref,
-                        &format!("{field}.version"),
-                        file,
-                        results,
-                    )
-                {
-                    continue;
-                }
-                merge_api(
-                    &mut by_name,
-                    Api {
-                        name: format!("{plural}.{group}"),
-                        group: group.to_string(),
-                        plural: plural.to_string(),
-                        kind: entry.kind.clone(),
-                        source: ApiSource::ApiService,
-                        versions: entry.version.iter().cloned().collect(),
-                        cluster_scoped: false,
-                        origin: csv_ref.clone(),
-                        field: field.clone(),
-                    },
-                );
-            }
-            apis.extend(by_name.into_values());
+/// The APIs a CSV owns: its CRD entries, then its APIServices, each entry
+/// checked; the entries of one API (one per served version) make one API.
+fn owned_apis(
+    config: &Config,
+    csv_obj: &InputObject,
+    csv: &CsvView,
+    crds: &BTreeMap<String, Api>,
+    results: &mut Vec<Finding>,
+) -> Vec<Api> {
+    let mut by_name: BTreeMap<String, Api> = BTreeMap::new();
+    for (i, entry) in csv.spec.customresourcedefinitions.owned.iter().enumerate() {
+        if let Some(api) = owned_crd(config, csv_obj, i, entry, crds, results) {
+            merge_api(&mut by_name, api);
         }
     }
-    if config.naming == Naming::OlmV0 {
-        for api in &apis {
-            if api.versions.is_empty() {
+    for (i, entry) in csv.spec.apiservicedefinitions.owned.iter().enumerate() {
+        if let Some(api) = owned_api_service(config, csv_obj, i, entry, results) {
+            merge_api(&mut by_name, api);
+        }
+    }
+    by_name.into_values().collect()
+}
+
+/// The API of owned CRD entry `i`: the CRD's, at the entry's version, when
+/// the input has the CRD; otherwise what the entry's name says.
+fn owned_crd(
+    config: &Config,
+    csv_obj: &InputObject,
+    i: usize,
+    entry: &OwnedCrd,
+    crds: &BTreeMap<String, Api>,
+    results: &mut Vec<Finding>,
+) -> Option<Api> {
+    let csv_ref = csv_obj.object_ref();
+    let file = csv_obj.file.as_ref();
+    let field = format!("spec.customresourcedefinitions.owned[{i}]");
+    let Some(name) = entry.name.as_deref().filter(|n| !n.is_empty()) else {
+        results.push(Finding::error("is missing").on(&csv_ref).at(format!("{field}.name")).in_file(file));
+        return None;
+    };
+    let api = match crds.get(name) {
+        Some(api) => {
+            let mut api = api.clone();
+            if let Some(v) = &entry.version {
+                api.versions = vec![v.clone()];
+            }
+            api
+        }
+        None => {
+            let Some((plural, group)) =
+                name.split_once('.').filter(|(p, g)| is_dns1123_label(p) && is_dns1123_subdomain(g))
+            else {
                 results.push(
-                    Finding::error(format!(
-                        "API {} has no version to name its roles by (naming: OLMv0); give the CSV entry a version or the CRD a storage version",
-                        api.name
-                    ))
-                    .on(&cfg)
-                    .at("spec.naming"),
+                    Finding::error(format!("{name:?} is not a CRD name of the form <plural>.<group>"))
+                        .on(&csv_ref)
+                        .at(format!("{field}.name"))
+                        .in_file(file),
                 );
+                return None;
+            };
+            if !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.name"), file, results) {
+                return None;
+            }
+            Api {
+                name: name.to_string(),
+                group: group.to_string(),
+                plural: plural.to_string(),
+                kind: entry.kind.clone(),
+                source: ApiSource::CsvEntry,
+                versions: entry.version.iter().cloned().collect(),
+                cluster_scoped: false,
+                origin: csv_ref.clone(),
+                field: format!("{field}.name"),
             }
         }
+    };
+    versions_ok(config, entry.version.as_deref(), &csv_ref, &format!("{field}.version"), file, results).then_some(api)
+}
+
+/// The API of owned APIService entry `i`, every field checked.
+fn owned_api_service(
+    config: &Config,
+    csv_obj: &InputObject,
+    i: usize,
+    entry: &OwnedApiService,
+    results: &mut Vec<Finding>,
+) -> Option<Api> {
+    let csv_ref = csv_obj.object_ref();
+    let file = csv_obj.file.as_ref();
+    let field = format!("spec.apiservicedefinitions.owned[{i}]");
+    let plural = entry.name.as_deref().unwrap_or_default();
+    let group = entry.group.as_deref().unwrap_or_default();
+    let mut bad = false;
+    for (sub, value, ok) in [("name", plural, is_dns1123_label(plural)), ("group", group, is_dns1123_subdomain(group))]
+    {
+        if !ok {
+            bad = true;
+            let message = if value.is_empty() { "is missing".to_string() } else { format!("{value:?} is not valid") };
+            results.push(Finding::error(message).on(&csv_ref).at(format!("{field}.{sub}")).in_file(file));
+        }
     }
-    if apis.is_empty() && !results.iter().any(|r| r.severity == Severity::Error) {
-        results.push(no_apis(config, objects));
+    if bad
+        || !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.group"), file, results)
+        || !versions_ok(config, entry.version.as_deref(), &csv_ref, &format!("{field}.version"), file, results)
+    {
+        return None;
     }
-    (apis, csv_index)
+    Some(Api {
+        name: format!("{plural}.{group}"),
+        group: group.to_string(),
+        plural: plural.to_string(),
+        kind: entry.kind.clone(),
+        source: ApiSource::ApiService,
+        versions: entry.version.iter().cloned().collect(),
+        cluster_scoped: false,
+        origin: csv_ref,
+        field,
+    })
 }
 
 /// The bundle's package name, from the input's only ClusterServiceVersion:
