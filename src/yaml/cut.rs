@@ -3,10 +3,11 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::ops::Range;
 
-use granit_parser::{Event, Parser, ScalarStyle, StructureStyle};
+use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
-use super::header::{resolve_header, HeaderCollector};
+use super::header::{resolve_header, HeaderCollector, ItemHeader};
 use super::text::{
     after_marker_line, dash_line, line_start, line_start_at_or_after, marker_line_start, offset, pos_of, relative,
     scan_error, LineCounter,
@@ -21,147 +22,220 @@ use super::{options_for, to_yaml, Chunk, Layout, ListText, Pos, TopEntry, ViewEr
 /// [`normalize`].
 pub fn split_list(src: &str) -> Result<Option<ListText<'_>>, YamlError> {
     check_line_breaks(src)?;
-    let mut walker = Walker::default();
-    let mut list = ListText {
-        preamble: "",
-        entries: Vec::new(),
-        items: Vec::new(),
-        items_tail: "",
-        item_indent: 0,
-        api_version: None,
-        kind: None,
-    };
-    let mut key_starts: Vec<(String, usize)> = Vec::new();
-    let mut item_starts: Vec<(usize, usize)> = Vec::new();
-    let mut items_end: Option<usize> = None;
-    let mut headers = HeaderCollector::new(2);
-    let mut documents = 0usize;
-    let mut doc_end = src.len();
-    let mut seen_root = false;
+    let Some(scan) = ListScan::walk(src)? else { return Ok(None) };
+    scan.cut(src)
+}
 
-    for next in Parser::new_from_str_with_options(src, parser_options()) {
-        let (event, span) = next.map_err(|e| scan_error(&e))?;
-        let depth = walker.frames.len();
-        match &event {
+/// What one walk over a `ResourceList` finds: where each top-level key's
+/// line starts, where each item's node starts and where the sequence of items
+/// ends, the items' headers, and where the document ends.
+struct ListScan {
+    key_starts: Vec<(String, usize)>,
+    item_starts: Vec<usize>,
+    items_end: Option<usize>,
+    headers: HeaderCollector,
+    documents: usize,
+    doc_end: usize,
+    seen_root: bool,
+    api_version: Option<String>,
+    kind: Option<String>,
+}
+
+impl ListScan {
+    /// Walks the list once; `Ok(None)` when it is not in block style.
+    fn walk(src: &str) -> Result<Option<ListScan>, YamlError> {
+        let mut scan = ListScan {
+            key_starts: Vec::new(),
+            item_starts: Vec::new(),
+            items_end: None,
+            headers: HeaderCollector::new(2),
+            documents: 0,
+            doc_end: src.len(),
+            seen_root: false,
+            api_version: None,
+            kind: None,
+        };
+        let mut walker = Walker::default();
+        for next in Parser::new_from_str_with_options(src, parser_options()) {
+            let (event, span) = next.map_err(|e| scan_error(&e))?;
+            let depth = walker.frames.len();
+            if !scan.document(&event, &span, depth, src)? {
+                return Ok(None);
+            }
+            let in_items = depth >= 1 && walker.frames[0].key_is("items");
+            if depth == 1
+                && in_items
+                && !walker.frames[0].expect_key
+                && event.is_node()
+                && !items_in_block(&event, &span)?
+            {
+                return Ok(None);
+            }
+            if depth == 2 && in_items && event.is_node() {
+                scan.item_starts.push(offset(&span.start, src));
+                scan.headers.begin();
+            }
+            if depth == 2 && in_items && matches!(event, Event::SequenceEnd) {
+                scan.items_end = Some(offset(&span.start, src));
+            }
+            if in_items && depth >= 2 {
+                scan.headers.track(&walker, &event, offset(&span.start, src));
+            }
+            let step = walker.step(&event);
+            if in_items && depth >= 2 {
+                scan.headers.observe(&walker, &step);
+            }
+            match step {
+                Step::Key(key) if depth == 1 => {
+                    scan.key_starts.push((key.into_owned(), line_start(src, offset(&span.start, src))));
+                }
+                Step::Value(value) if depth == 1 => {
+                    let value = value.map(Cow::into_owned);
+                    if walker.frames[0].key_is("apiVersion") {
+                        scan.api_version = value;
+                    } else if walker.frames[0].key_is("kind") {
+                        scan.kind = value;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(Some(scan))
+    }
+
+    /// Checks an event against the shape of the whole: one document, a
+    /// mapping at its root. `Ok(false)` when the root is in flow style.
+    fn document(&mut self, event: &Event<'_>, span: &Span, depth: usize, src: &str) -> Result<bool, YamlError> {
+        match event {
             Event::DocumentStart(..) => {
-                documents += 1;
-                if documents > 1 {
+                self.documents += 1;
+                if self.documents > 1 {
                     return Err(YamlError {
                         message: "expected one ResourceList document, found another document".into(),
-                        pos: pos_of(&span),
+                        pos: pos_of(span),
                     });
                 }
             }
-            Event::DocumentEnd if seen_root && doc_end == src.len() => {
-                doc_end = offset(&span.start, src);
+            Event::DocumentEnd if self.seen_root && self.doc_end == src.len() => {
+                self.doc_end = offset(&span.start, src);
             }
             Event::MappingStart(style, ..) if depth == 0 => {
-                seen_root = true;
+                self.seen_root = true;
                 if *style == StructureStyle::Flow {
-                    return Ok(None);
+                    return Ok(false);
                 }
             }
             Event::SequenceStart(..) | Event::Scalar(..) | Event::Alias(..) if depth == 0 => {
                 return Err(YamlError {
                     message: "the input is not a ResourceList: expected a mapping at the top level".into(),
-                    pos: pos_of(&span),
+                    pos: pos_of(span),
                 });
             }
             _ => {}
         }
-        let in_items = depth >= 1 && walker.frames[0].key_is("items");
-        if depth == 1 && in_items && !walker.frames[0].expect_key && event.is_node() {
-            match &event {
-                Event::SequenceStart(StructureStyle::Flow, ..) => return Ok(None),
-                Event::SequenceStart(StructureStyle::Block, ..) | Event::Scalar(..) => {}
-                _ => {
-                    return Err(YamlError {
-                        message: "ResourceList field items must be a list".into(),
-                        pos: pos_of(&span),
-                    })
-                }
-            }
-        }
-        if depth == 2 && in_items && event.is_node() {
-            let start = offset(&span.start, src);
-            item_starts.push((start, span.start.line()));
-            headers.begin();
-        }
-        if depth == 2 && in_items && matches!(event, Event::SequenceEnd) {
-            items_end = Some(offset(&span.start, src));
-        }
-        if in_items && depth >= 2 {
-            headers.track(&walker, &event, offset(&span.start, src));
-        }
-        let step = walker.step(&event);
-        if in_items && depth >= 2 {
-            headers.observe(&walker, &step);
-        }
-        match step {
-            Step::Key(key) if depth == 1 => {
-                key_starts.push((key.into_owned(), line_start(src, offset(&span.start, src))));
-            }
-            Step::Value(value) if depth == 1 => {
-                let value = value.map(Cow::into_owned);
-                if walker.frames[0].key_is("apiVersion") {
-                    list.api_version = value;
-                } else if walker.frames[0].key_is("kind") {
-                    list.kind = value;
-                }
-            }
-            _ => {}
-        }
+        Ok(true)
     }
 
-    let mut seen_keys = BTreeSet::new();
-    for (key, at) in &key_starts {
-        if !seen_keys.insert(key.as_str()) {
-            return Err(YamlError {
-                message: format!("the ResourceList has the key {key:?} twice"),
-                pos: Pos { line: LineCounter::default().line_at(src, *at), col: 1 },
-            });
-        }
-    }
-    let first_key = key_starts.first().map_or(doc_end, |k| k.1);
-    list.preamble = &src[..first_key];
-    let ends: Vec<usize> = key_starts.iter().skip(1).map(|k| k.1).chain([doc_end]).collect();
-    let item_headers = headers.finish(src)?;
-    let mut entry_lines = LineCounter::default();
-    for ((key, start), end) in key_starts.into_iter().zip(ends) {
-        let line = entry_lines.line_at(src, start);
-        if key == "items" && !item_starts.is_empty() {
-            let mut chunk_starts = Vec::with_capacity(item_starts.len());
-            for &(node_start, _) in &item_starts {
-                match dash_line(src, node_start) {
-                    Some(s) if s >= chunk_starts.last().copied().unwrap_or(start) => chunk_starts.push(s),
-                    _ => return Ok(None),
-                }
+    /// Cuts the text at what the walk found: the preamble, each top-level
+    /// entry, each item. `Ok(None)` when the items are not laid out so that
+    /// they can be cut exactly.
+    fn cut(self, src: &str) -> Result<Option<ListText<'_>>, YamlError> {
+        let mut seen_keys = BTreeSet::new();
+        for (key, at) in &self.key_starts {
+            if !seen_keys.insert(key.as_str()) {
+                return Err(YamlError {
+                    message: format!("the ResourceList has the key {key:?} twice"),
+                    pos: Pos { line: LineCounter::default().line_at(src, *at), col: 1 },
+                });
             }
-            let last_end = items_end.map_or(end, |e| line_start_at_or_after(src, e).min(end));
-            list.item_indent =
-                chunk_starts.first().map_or(0, |&s| src[s..].len() - src[s..].trim_start_matches(' ').len());
-            let bounds: Vec<usize> = chunk_starts.iter().skip(1).copied().chain([last_end]).collect();
-            let mut lines = LineCounter::default();
-            for (i, (&s, e)) in chunk_starts.iter().zip(bounds).enumerate() {
-                let (header, elide, indirect) = item_headers.get(i).cloned().unwrap_or_default();
-                let mut chunk = Chunk {
-                    text: Cow::Borrowed(&src[s..e]),
-                    layout: Layout::SeqEntry { indent: list.item_indent },
-                    line: lines.line_at(src, s),
-                    header,
-                    elide: relative(elide, s..e),
-                    indirect,
+        }
+        let first_key = self.key_starts.first().map_or(self.doc_end, |k| k.1);
+        let mut list = ListText {
+            preamble: &src[..first_key],
+            entries: Vec::new(),
+            items: Vec::new(),
+            items_tail: "",
+            item_indent: 0,
+            api_version: self.api_version,
+            kind: self.kind,
+        };
+        let ends: Vec<usize> = self.key_starts.iter().skip(1).map(|k| k.1).chain([self.doc_end]).collect();
+        let item_headers = self.headers.finish(src)?;
+        let mut entry_lines = LineCounter::default();
+        for ((key, start), end) in self.key_starts.into_iter().zip(ends) {
+            let line = entry_lines.line_at(src, start);
+            if key == "items" && !self.item_starts.is_empty() {
+                let Some(items) = cut_items(src, start..end, &self.item_starts, self.items_end, &item_headers)? else {
+                    return Ok(None);
                 };
-                resolve_header(&mut chunk)?;
-                list.items.push(chunk);
+                list.item_indent = items.indent;
+                list.items = items.chunks;
+                list.entries.push(TopEntry { key, text: &src[start..items.first], line });
+                list.items_tail = &src[items.last_end..end];
+            } else {
+                list.entries.push(TopEntry { key, text: &src[start..end], line });
             }
-            list.entries.push(TopEntry { key, text: &src[start..chunk_starts[0]], line });
-            list.items_tail = &src[last_end..end];
-        } else {
-            list.entries.push(TopEntry { key, text: &src[start..end], line });
+        }
+        Ok(Some(list))
+    }
+}
+
+/// The `items` value must be a block sequence (or empty); a flow sequence is
+/// `Ok(false)`, anything else an error.
+fn items_in_block(event: &Event<'_>, span: &Span) -> Result<bool, YamlError> {
+    match event {
+        Event::SequenceStart(StructureStyle::Flow, ..) => Ok(false),
+        Event::SequenceStart(StructureStyle::Block, ..) | Event::Scalar(..) => Ok(true),
+        _ => Err(YamlError { message: "ResourceList field items must be a list".into(), pos: pos_of(span) }),
+    }
+}
+
+/// The items of a list, cut at the lines of their dashes.
+struct Items<'a> {
+    chunks: Vec<Chunk<'a>>,
+    /// Column of the dashes.
+    indent: usize,
+    /// Where the first item's text starts, and where the last one's ends.
+    first: usize,
+    last_end: usize,
+}
+
+/// Cuts the items of the `items` entry at `entry`; `Ok(None)` when an item's
+/// dash is not where a line cut can separate it from the one before.
+fn cut_items<'a>(
+    src: &'a str,
+    entry: Range<usize>,
+    item_starts: &[usize],
+    items_end: Option<usize>,
+    item_headers: &[ItemHeader],
+) -> Result<Option<Items<'a>>, YamlError> {
+    let mut chunk_starts = Vec::with_capacity(item_starts.len());
+    for &node_start in item_starts {
+        match dash_line(src, node_start) {
+            Some(s) if s >= chunk_starts.last().copied().unwrap_or(entry.start) => chunk_starts.push(s),
+            _ => return Ok(None),
         }
     }
-    Ok(Some(list))
+    let last_end = items_end.map_or(entry.end, |e| line_start_at_or_after(src, e).min(entry.end));
+    let indent = chunk_starts.first().map_or(0, |&s| src[s..].len() - src[s..].trim_start_matches(' ').len());
+    let bounds: Vec<usize> = chunk_starts.iter().skip(1).copied().chain([last_end]).collect();
+    let mut lines = LineCounter::default();
+    let mut chunks = Vec::with_capacity(chunk_starts.len());
+    for (i, (&s, e)) in chunk_starts.iter().zip(bounds).enumerate() {
+        let (header, elide, indirect) = item_headers.get(i).cloned().unwrap_or_default();
+        let mut chunk = Chunk {
+            text: Cow::Borrowed(&src[s..e]),
+            layout: Layout::SeqEntry { indent },
+            line: lines.line_at(src, s),
+            header,
+            elide: relative(elide, s..e),
+            indirect,
+        };
+        resolve_header(&mut chunk)?;
+        chunks.push(chunk);
+    }
+    let first = chunk_starts.first().copied().unwrap_or(entry.start);
+    Ok(Some(Items { chunks, indent, first, last_end }))
 }
 
 /// Cuts a multi-document stream into documents (empty ones are skipped).

@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use granit_parser::{Event, Parser, ScalarStyle, StructureStyle};
 
+use crate::model::{Edit, MetaPatch};
+
 use super::text::{line_end_after, line_start, line_start_at_or_after, offset};
 use super::walk::{parser_options, Step, Walker};
 use super::{as_seq_entry, line_ending, parse_item, split_documents, split_list, to_yaml, Chunk, Layout};
@@ -109,7 +111,7 @@ fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
 
 /// The item's text with `patch` applied: line edits where the layout allows,
 /// otherwise the item alone re-serialised (losing its comments).
-pub fn patched_text(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Result<Patched, String> {
+pub fn patched_text(chunk: &Chunk<'_>, patch: &MetaPatch) -> Result<Patched, String> {
     if let Some(text) = edit_metadata(chunk, patch).filter(|t| edited_as_planned(chunk, patch, t)) {
         return Ok(Patched { text, rewritten: false });
     }
@@ -190,7 +192,7 @@ fn yaml11_scalar_differs(v: &str) -> bool {
 /// Reads the edited text back and checks that its labels and annotations are
 /// exactly the planned ones: line edits are placed by position, and a layout
 /// they misjudge must not reach the output.
-fn edited_as_planned(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch, edited: &str) -> bool {
+fn edited_as_planned(chunk: &Chunk<'_>, patch: &MetaPatch, edited: &str) -> bool {
     let header = match chunk.layout {
         Layout::Document => split_documents(edited).ok().and_then(|d| (d.len() == 1).then(|| d[0].header.clone())),
         Layout::SeqEntry { .. } => {
@@ -212,8 +214,7 @@ fn edited_as_planned(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch, edited:
 /// so that everything else (comments, order, quoting) stays as it was, and an
 /// edit undone later restores the original bytes. `None` when the metadata is
 /// not laid out in block style; the caller then re-serialises the item.
-pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Option<String> {
-    use crate::model::Edit;
+pub fn edit_metadata(chunk: &Chunk<'_>, patch: &MetaPatch) -> Option<String> {
     if chunk.indirect {
         return None;
     }
@@ -226,74 +227,95 @@ pub fn edit_metadata(chunk: &Chunk<'_>, patch: &crate::model::MetaPatch) -> Opti
     if layout.keys.iter().any(|(_, at)| !text[line_start(text, *at)..*at].trim().is_empty()) {
         return None;
     }
-    // (start, end, replacement), applied from the end backwards.
-    let mut splices: Vec<(usize, usize, String)> = Vec::new();
+    let mut splices: Vec<Splice> = Vec::new();
     // In metadata's sorted order, so that insertions at one place come out sorted.
     for (map_key, edits) in [("annotations", &patch.annotations), ("labels", &patch.labels)] {
-        if edits.is_empty() {
-            continue;
-        }
-        let removes: BTreeSet<&str> = edits
-            .iter()
-            .map(|e| match e {
-                Edit::Remove(k) | Edit::Set(k, _) => k.as_str(),
-            })
-            .collect();
-        let sets: BTreeMap<&str, &str> = edits
-            .iter()
-            .filter_map(|e| match e {
-                Edit::Set(k, v) => Some((k.as_str(), v.as_str())),
-                Edit::Remove(_) => None,
-            })
-            .collect();
-        let line = |indent: usize, k: &str, v: &str| -> Option<String> {
-            let entry = to_yaml(&BTreeMap::from([(k, v)])).ok()?;
-            Some(format!("{}{}{eol}", " ".repeat(indent), entry.trim_end_matches('\n')))
-        };
-        match layout.maps.get(map_key) {
-            Some(map) => {
-                if !map.block || map.entries.is_empty() || map.value_ends.len() != map.entries.len() {
-                    return None; // flow style, or a value that is not a scalar
-                }
-                // An entry is its lines up to the end of its value's line; comments on
-                // the lines after it belong to what follows.
-                let ends: Vec<usize> = map.value_ends.iter().map(|&e| line_end_after(text, e)).collect();
-                let remaining = map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).count();
-                if remaining == 0 && sets.is_empty() {
-                    splices.push((map.key_line, *ends.last()?, String::new()));
-                    continue;
-                }
-                for ((key, at), end) in map.entries.iter().zip(ends.iter().copied()) {
-                    let start = line_start(text, *at);
-                    if !text[start..*at].trim().is_empty() {
-                        return None;
-                    }
-                    if removes.contains(key.as_str()) {
-                        splices.push((start, end, String::new()));
-                    }
-                }
-                let col = map.entries.first().map(|(_, at)| *at - line_start(text, *at))?;
-                let kept: Vec<(String, usize)> =
-                    map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).cloned().collect();
-                let last_end = *ends.last()?;
-                for (k, v) in &sets {
-                    let at = sorted_position(text, &kept, k, last_end);
-                    splices.push((at, at, line(col, k, v)?));
-                }
-            }
-            None if sets.is_empty() => {}
-            None => {
-                let at = sorted_position(text, &layout.keys, map_key, line_start_at_or_after(text, layout.end));
-                let mut block = format!("{}{map_key}:{eol}", " ".repeat(meta_col));
-                for (k, v) in &sets {
-                    block.push_str(&line(meta_col + 2, k, v)?);
-                }
-                splices.push((at, at, block));
-            }
+        if !edits.is_empty() {
+            splices.extend(map_splices(text, &layout, map_key, edits, meta_col, eol)?);
         }
     }
-    // From the end backwards; insertions at one position go in reverse so that
-    // they come out in the order they were planned (sorted by key).
+    apply_splices(text, &splices, eol)
+}
+
+/// A replacement of `text[start..end]`: (start, end, replacement).
+type Splice = (usize, usize, String);
+
+/// The splices that apply `edits` to the map `map_key` (`labels` or
+/// `annotations`) of metadata at column `meta_col`: whole entries removed,
+/// new ones inserted in sorted position, the map added or removed whole.
+/// `None` when the map is not a block map of scalars.
+fn map_splices(
+    text: &str,
+    layout: &MetaLayout,
+    map_key: &str,
+    edits: &[Edit],
+    meta_col: usize,
+    eol: &str,
+) -> Option<Vec<Splice>> {
+    let removes: BTreeSet<&str> = edits
+        .iter()
+        .map(|e| match e {
+            Edit::Remove(k) | Edit::Set(k, _) => k.as_str(),
+        })
+        .collect();
+    let sets: BTreeMap<&str, &str> = edits
+        .iter()
+        .filter_map(|e| match e {
+            Edit::Set(k, v) => Some((k.as_str(), v.as_str())),
+            Edit::Remove(_) => None,
+        })
+        .collect();
+    let line = |indent: usize, k: &str, v: &str| -> Option<String> {
+        let entry = to_yaml(&BTreeMap::from([(k, v)])).ok()?;
+        Some(format!("{}{}{eol}", " ".repeat(indent), entry.trim_end_matches('\n')))
+    };
+    let mut splices = Vec::new();
+    let Some(map) = layout.maps.get(map_key) else {
+        if !sets.is_empty() {
+            let at = sorted_position(text, &layout.keys, map_key, line_start_at_or_after(text, layout.end));
+            let mut block = format!("{}{map_key}:{eol}", " ".repeat(meta_col));
+            for (k, v) in &sets {
+                block.push_str(&line(meta_col + 2, k, v)?);
+            }
+            splices.push((at, at, block));
+        }
+        return Some(splices);
+    };
+    if !map.block || map.entries.is_empty() || map.value_ends.len() != map.entries.len() {
+        return None; // flow style, or a value that is not a scalar
+    }
+    // An entry is its lines up to the end of its value's line; comments on
+    // the lines after it belong to what follows.
+    let ends: Vec<usize> = map.value_ends.iter().map(|&e| line_end_after(text, e)).collect();
+    let remaining = map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).count();
+    if remaining == 0 && sets.is_empty() {
+        splices.push((map.key_line, *ends.last()?, String::new()));
+        return Some(splices);
+    }
+    for ((key, at), end) in map.entries.iter().zip(ends.iter().copied()) {
+        let start = line_start(text, *at);
+        if !text[start..*at].trim().is_empty() {
+            return None;
+        }
+        if removes.contains(key.as_str()) {
+            splices.push((start, end, String::new()));
+        }
+    }
+    let col = map.entries.first().map(|(_, at)| *at - line_start(text, *at))?;
+    let kept: Vec<(String, usize)> =
+        map.entries.iter().filter(|(k, _)| !removes.contains(k.as_str())).cloned().collect();
+    let last_end = *ends.last()?;
+    for (k, v) in &sets {
+        let at = sorted_position(text, &kept, k, last_end);
+        splices.push((at, at, line(col, k, v)?));
+    }
+    Some(splices)
+}
+
+/// Applies the splices from the end backwards; insertions at one position go
+/// in reverse so that they come out in the order they were planned (sorted by
+/// key). `None` when two overlap.
+fn apply_splices(text: &str, splices: &[Splice], eol: &str) -> Option<String> {
     let mut order: Vec<usize> = (0..splices.len()).collect();
     order.sort_by(|&a, &b| (splices[b].0, splices[b].1, b).cmp(&(splices[a].0, splices[a].1, a)));
     let mut out = text.to_string();
@@ -319,8 +341,8 @@ mod tests {
     use super::*;
     use crate::yaml::split_list;
 
-    fn patch(labels: Vec<crate::model::Edit>, annotations: Vec<crate::model::Edit>) -> crate::model::MetaPatch {
-        crate::model::MetaPatch { labels, annotations }
+    fn patch(labels: Vec<crate::model::Edit>, annotations: Vec<crate::model::Edit>) -> MetaPatch {
+        MetaPatch { labels, annotations }
     }
 
     #[test]
