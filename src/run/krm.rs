@@ -151,26 +151,7 @@ fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut V
         namespace: None,
     };
     if head.kind.as_deref() == Some("ConfigMap") && head.api_version.as_deref() == Some("v1") {
-        return match yaml::parse_item::<ConfigMapEntry>(&chunk) {
-            Ok(entry) => match Config::from_config_map(
-                &object.name,
-                &entry.function_config.data.unwrap_or_default(),
-                crate::plan::bundle_package(objects),
-            ) {
-                Ok((config, note)) => {
-                    results.extend(note);
-                    Some(config)
-                }
-                Err(errors) => {
-                    results.extend(errors);
-                    None
-                }
-            },
-            Err(e) => {
-                results.push(view_finding(e, &object, None, "functionConfig."));
-                None
-            }
-        };
+        return config_map_config(&chunk, &object, objects, results);
     }
     if head.kind.as_deref() != Some(config::KIND) || head.api_version.as_deref() != Some(config::API_VERSION) {
         results.push(
@@ -196,6 +177,35 @@ fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut V
         ..Default::default()
     };
     read_config(&Chunk { header, ..chunk }, None, "functionConfig.", results)
+}
+
+/// Reads a ConfigMap `functionConfig` (kpt's `key=value` settings).
+fn config_map_config(
+    chunk: &Chunk<'_>,
+    object: &ObjRef,
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> Option<Config> {
+    match yaml::parse_item::<ConfigMapEntry>(chunk) {
+        Ok(entry) => match Config::from_config_map(
+            &object.name,
+            &entry.function_config.data.unwrap_or_default(),
+            crate::plan::bundle_package(objects),
+        ) {
+            Ok((config, note)) => {
+                results.extend(note);
+                Some(config)
+            }
+            Err(errors) => {
+                results.extend(errors);
+                None
+            }
+        },
+        Err(e) => {
+            results.push(view_finding(e, object, None, "functionConfig."));
+            None
+        }
+    }
 }
 
 /// Does the runner that sent this list show the function's results itself?

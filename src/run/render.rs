@@ -16,59 +16,17 @@ use crate::yaml::{self, Chunk};
 /// configs come from `configs` and from among the inputs (and are not echoed).
 pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
     let mut results = Vec::new();
-    let mut config_chunks: Vec<(Chunk<'_>, FileRef)> = Vec::new();
-    let mut input_configs = 0..0;
-    let mut kept: Vec<(Chunk<'_>, FileRef)> = Vec::new();
-    for (sources, from_config) in [(configs, true), (inputs, false)] {
-        if !from_config {
-            input_configs = config_chunks.len()..config_chunks.len();
-        }
-        for source in sources {
-            match yaml::split_documents(&source.text) {
-                Ok(chunks) => {
-                    for (i, chunk) in chunks.into_iter().enumerate() {
-                        let file = FileRef { path: source.name.clone(), index: Some(i) };
-                        if is_config(&chunk) {
-                            config_chunks.push((chunk, file));
-                        } else if from_config {
-                            let r = chunk.header.object_ref();
-                            // The kind is right and the apiVersion is not: show what is written.
-                            let (field, found) = if r.kind == config::KIND {
-                                ("apiVersion", format!("apiVersion {:?}", r.api_version))
-                            } else {
-                                ("kind", describe(&r))
-                            };
-                            results.push(
-                                Finding::error(format!(
-                                    "expected an {} ({}), found {found}",
-                                    config::KIND,
-                                    config::API_VERSION
-                                ))
-                                .on(&r)
-                                .at(field)
-                                .in_file(Some(&file)),
-                            );
-                        } else {
-                            kept.push((chunk, file));
-                        }
-                    }
-                }
-                Err(e) => results.push(yaml_finding(&e, Some(&source.name))),
-            }
-        }
-    }
-    input_configs.end = config_chunks.len();
-    let from_inputs: Vec<&(Chunk<'_>, FileRef)> = config_chunks[input_configs].iter().collect();
-    check_config_sources(&from_inputs, &kept, !configs.is_empty(), &mut results);
-    let chunks: Vec<Chunk<'_>> = kept.iter().map(|(c, _)| c.clone()).collect();
-    let objects = read_objects(&chunks, |_, i| Some(kept[i].1.clone()), &mut results);
+    let split = Split::read(inputs, configs, &mut results);
+    check_config_sources(&split.configs[split.from_inputs..], &split.kept, !configs.is_empty(), &mut results);
+    let chunks: Vec<Chunk<'_>> = split.kept.iter().map(|(c, _)| c.clone()).collect();
+    let objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
     let mut parsed = Vec::new();
-    for (chunk, file) in &config_chunks {
+    for (chunk, file) in &split.configs {
         if let Some(c) = read_config(chunk, Some(file), "", &mut results) {
             parsed.push(c);
         }
     }
-    if config_chunks.is_empty() && results.is_empty() {
+    if split.configs.is_empty() && results.is_empty() {
         results.push(Finding::error(format!(
             "no {} found: pass one with --config FILE or include it among the inputs",
             config::KIND
@@ -79,6 +37,67 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
     if code != 0 {
         return Outcome { stdout: String::new(), stderr: stderr_lines(&plan.results), code };
     }
+    write_documents(inputs, &split.kept, plan)
+}
+
+/// The documents of the inputs and the config files, each with the file it
+/// came from: the configs, then the rest.
+struct Split<'a> {
+    configs: Vec<(Chunk<'a>, FileRef)>,
+    /// Where the configs found among the inputs (not in `--config`) start.
+    from_inputs: usize,
+    kept: Vec<(Chunk<'a>, FileRef)>,
+}
+
+impl<'a> Split<'a> {
+    /// Cuts every source into documents; a document in a config file that is
+    /// not an RBACConfig is an error.
+    fn read(inputs: &'a [Source], configs: &'a [Source], results: &mut Vec<Finding>) -> Split<'a> {
+        let mut split = Split { configs: Vec::new(), from_inputs: 0, kept: Vec::new() };
+        for (sources, from_config) in [(configs, true), (inputs, false)] {
+            if !from_config {
+                split.from_inputs = split.configs.len();
+            }
+            for source in sources {
+                match yaml::split_documents(&source.text) {
+                    Ok(chunks) => {
+                        for (i, chunk) in chunks.into_iter().enumerate() {
+                            let file = FileRef { path: source.name.clone(), index: Some(i) };
+                            if is_config(&chunk) {
+                                split.configs.push((chunk, file));
+                            } else if from_config {
+                                results.push(not_a_config(&chunk, &file));
+                            } else {
+                                split.kept.push((chunk, file));
+                            }
+                        }
+                    }
+                    Err(e) => results.push(yaml_finding(&e, Some(&source.name))),
+                }
+            }
+        }
+        split
+    }
+}
+
+/// A document in a config file that is not an RBACConfig.
+fn not_a_config(chunk: &Chunk<'_>, file: &FileRef) -> Finding {
+    let r = chunk.header.object_ref();
+    // The kind is right and the apiVersion is not: show what is written.
+    let (field, found) = if r.kind == config::KIND {
+        ("apiVersion", format!("apiVersion {:?}", r.api_version))
+    } else {
+        ("kind", describe(&r))
+    };
+    Finding::error(format!("expected an {} ({}), found {found}", config::KIND, config::API_VERSION))
+        .on(&r)
+        .at(field)
+        .in_file(Some(file))
+}
+
+/// The output: the kept documents (patched where the plan says) and the
+/// generated ones, separated by `---`, in the first input's line endings.
+fn write_documents(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan) -> Outcome {
     let mut notes = Vec::new();
     let mut docs: Vec<Cow<'_, str>> = Vec::new();
     for (i, (chunk, _)) in kept.iter().enumerate() {
@@ -95,6 +114,8 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
             Err(e) => return fatal_render(format!("could not write {}: {e}", describe(&g.object.object_ref()))),
         }
     }
+    let generated = plan.generated.len();
+    let code = exit_code(&plan.results);
     let stderr = stderr_lines(&[plan.results, notes].concat());
     // Separators and generated documents follow the first input's line endings.
     let eol = yaml::line_ending(inputs.first().map_or("", |s| s.text.as_str()));
@@ -104,7 +125,7 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
             stdout.push_str("---");
             stdout.push_str(eol);
         }
-        if i >= docs.len() - plan.generated.len() {
+        if i >= docs.len() - generated {
             stdout.push_str(&yaml::with_line_ending(doc, eol));
         } else {
             stdout.push_str(doc);
@@ -120,7 +141,7 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
 /// an RBACConfig among the inputs is an error; without it, so is one in a
 /// bundle's own folder (beside its ClusterServiceVersion).
 fn check_config_sources(
-    from_inputs: &[&(Chunk<'_>, FileRef)],
+    from_inputs: &[(Chunk<'_>, FileRef)],
     kept: &[(Chunk<'_>, FileRef)],
     config_given: bool,
     results: &mut Vec<Finding>,
