@@ -666,79 +666,80 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<Stri
         }
     }
     let group = h.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
-    let mut fail = |what: String| {
-        errors.push(format!(
-            "{file}: {} {}: {what}",
-            h.kind.as_deref().unwrap_or("object"),
-            h.name.as_deref().unwrap_or("(unnamed)")
-        ));
+    let added = match (group, h.kind.as_deref()) {
+        ("rbac.authorization.k8s.io", Some(kind)) => add_rbac(policy, chunk, kind),
+        ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => yaml::parse_item::<CrdView>(chunk).map(|crd| {
+            if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), crd.spec.names.plural.as_deref()) {
+                policy.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
+                policy.apis.entry(format!("{p}.{g}")).or_insert(None);
+            }
+        }),
+        _ => Ok(()),
     };
-    match (group, h.kind.as_deref()) {
-        ("rbac.authorization.k8s.io", Some("ClusterRole")) => match yaml::parse_item::<ClusterRole>(chunk) {
-            Ok(r) => {
-                let name = r.metadata.name.clone().unwrap_or_default();
-                let def = RoleDef {
-                    name: name.clone(),
-                    namespace: None,
-                    labels: r.metadata.labels.unwrap_or_default(),
-                    rules: r.rules.unwrap_or_default(),
-                    aggregation: r.aggregation_rule.and_then(|a| a.cluster_role_selectors).unwrap_or_default(),
-                    builtin: false,
-                };
-                policy.cluster_roles.insert(name, def);
-            }
-            Err(e) => fail(e.message),
-        },
-        ("rbac.authorization.k8s.io", Some("Role")) => match yaml::parse_item::<Role>(chunk) {
-            Ok(r) => {
-                let name = r.metadata.name.clone().unwrap_or_default();
-                let ns = r.metadata.namespace.clone().unwrap_or_else(|| "default".into());
-                let def = RoleDef {
-                    name: name.clone(),
-                    namespace: Some(ns.clone()),
-                    labels: r.metadata.labels.unwrap_or_default(),
-                    rules: r.rules.unwrap_or_default(),
-                    ..Default::default()
-                };
-                policy.roles.insert((ns, name), def);
-            }
-            Err(e) => fail(e.message),
-        },
-        ("rbac.authorization.k8s.io", Some("ClusterRoleBinding")) => {
-            match yaml::parse_item::<ClusterRoleBinding>(chunk) {
-                Ok(b) => policy.bindings.push(BindingDef {
-                    name: b.metadata.name.unwrap_or_default(),
-                    namespace: None,
-                    role_kind: b.role_ref.kind,
-                    role_name: b.role_ref.name,
-                    subjects: b.subjects.unwrap_or_default(),
-                    builtin: false,
-                }),
-                Err(e) => fail(e.message),
-            }
+    if let Err(e) = added {
+        errors.push(format!(
+            "{file}: {} {}: {}",
+            h.kind.as_deref().unwrap_or("object"),
+            h.name.as_deref().unwrap_or("(unnamed)"),
+            e.message
+        ));
+    }
+}
+
+/// Adds a role or a binding of the RBAC API group to the policy.
+fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>, kind: &str) -> Result<(), yaml::ViewError> {
+    match kind {
+        "ClusterRole" => {
+            let r = yaml::parse_item::<ClusterRole>(chunk)?;
+            let name = r.metadata.name.clone().unwrap_or_default();
+            let def = RoleDef {
+                name: name.clone(),
+                namespace: None,
+                labels: r.metadata.labels.unwrap_or_default(),
+                rules: r.rules.unwrap_or_default(),
+                aggregation: r.aggregation_rule.and_then(|a| a.cluster_role_selectors).unwrap_or_default(),
+                builtin: false,
+            };
+            policy.cluster_roles.insert(name, def);
         }
-        ("rbac.authorization.k8s.io", Some("RoleBinding")) => match yaml::parse_item::<RoleBinding>(chunk) {
-            Ok(b) => policy.bindings.push(BindingDef {
+        "Role" => {
+            let r = yaml::parse_item::<Role>(chunk)?;
+            let name = r.metadata.name.clone().unwrap_or_default();
+            let ns = r.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+            let def = RoleDef {
+                name: name.clone(),
+                namespace: Some(ns.clone()),
+                labels: r.metadata.labels.unwrap_or_default(),
+                rules: r.rules.unwrap_or_default(),
+                ..Default::default()
+            };
+            policy.roles.insert((ns, name), def);
+        }
+        "ClusterRoleBinding" => {
+            let b = yaml::parse_item::<ClusterRoleBinding>(chunk)?;
+            policy.bindings.push(BindingDef {
+                name: b.metadata.name.unwrap_or_default(),
+                namespace: None,
+                role_kind: b.role_ref.kind,
+                role_name: b.role_ref.name,
+                subjects: b.subjects.unwrap_or_default(),
+                builtin: false,
+            });
+        }
+        "RoleBinding" => {
+            let b = yaml::parse_item::<RoleBinding>(chunk)?;
+            policy.bindings.push(BindingDef {
                 name: b.metadata.name.unwrap_or_default(),
                 namespace: Some(b.metadata.namespace.unwrap_or_else(|| "default".into())),
                 role_kind: b.role_ref.kind,
                 role_name: b.role_ref.name,
                 subjects: b.subjects.unwrap_or_default(),
                 builtin: false,
-            }),
-            Err(e) => fail(e.message),
-        },
-        ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => match yaml::parse_item::<CrdView>(chunk) {
-            Ok(crd) => {
-                if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), crd.spec.names.plural.as_deref()) {
-                    policy.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
-                    policy.apis.entry(format!("{p}.{g}")).or_insert(None);
-                }
-            }
-            Err(e) => fail(e.message),
-        },
+            });
+        }
         _ => {}
     }
+    Ok(())
 }
 
 pub mod allowed;

@@ -408,20 +408,7 @@ impl Config {
             );
         }
         let spec = doc.spec;
-        let (extension, ext_field) = match spec.extension_name {
-            Some(e) => (e, "spec.extensionName"),
-            None => (name.clone(), "metadata.name"),
-        };
-        if extension.is_empty() {
-            err("metadata.name", "is required: it names the extension unless spec.extensionName is set".into());
-        } else if !is_label_value(&extension) {
-            err(
-                ext_field,
-                format!(
-                    "{extension:?} is not a valid extension name: it must be a label value (at most 63 characters, letters, digits, '-', '_' or '.', starting and ending with a letter or digit)"
-                ),
-            );
-        }
+        let extension = check_extension(spec.extension_name, &name, &mut err);
         if let Some(csv) = &spec.cluster_service_version {
             if csv.is_empty() {
                 err(
@@ -438,61 +425,15 @@ impl Config {
                 }
             }
         }
-        let roles = match spec.roles {
-            None => RoleKind::ALL.to_vec(),
-            Some(list) if list.is_empty() => {
-                err(
-                    "spec.roles",
-                    "must name at least one of admin, edit, view, view-crdview (leave it out for all four)".into(),
-                );
-                Vec::new()
-            }
-            Some(mut list) => {
-                list.sort();
-                list.dedup();
-                list
-            }
-        };
+        let roles = check_roles(spec.roles, &mut err);
         let output_path = spec.output_path.unwrap_or_else(|| default_output_path(&extension));
         if let Err(why) = check_output_path(&output_path) {
             err("spec.outputPath", why);
         }
-        let bindings = match (&spec.bindings, spec.mode) {
-            (Some(_), Mode::Aggregate | Mode::Unmanaged) => {
-                err(
-                    "spec.bindings",
-                    format!("bindings are only used in Bind mode, and this config's mode is {}: remove them, or set spec.mode: Bind", spec.mode.as_str()),
-                );
-                Vec::new()
-            }
-            (Some(list), Mode::Bind) => list
-                .iter()
-                .enumerate()
-                .filter_map(|(i, b)| check_binding(b, &format!("spec.bindings[{i}]"), &roles, &mut err))
-                .collect(),
-            (None, _) => Vec::new(),
-        };
+        let bindings = check_bindings(spec.bindings.as_deref(), spec.mode, &roles, &mut err);
         let allow_olm_groups = spec.allow_olm_groups.unwrap_or_default();
-        for (i, g) in allow_olm_groups.iter().enumerate() {
-            if !crate::reserved::OLM_GROUPS.contains(&g.as_str()) {
-                err(
-                    &format!("spec.allowOLMGroups[{i}]"),
-                    format!(
-                        "{g:?} is not one of OLM's API groups ({}); other groups need no opt-in, and platform groups cannot be allowed",
-                        crate::reserved::OLM_GROUPS.join(", ")
-                    ),
-                );
-            }
-        }
         let api_service_groups = spec.api_service_groups.unwrap_or_default();
-        for (i, g) in api_service_groups.iter().enumerate() {
-            if !is_dns1123_subdomain(g) {
-                err(
-                    &format!("spec.apiServiceGroups[{i}]"),
-                    format!("{g:?} is not a valid API group (a DNS subdomain)"),
-                );
-            }
-        }
+        check_groups(&allow_olm_groups, &api_service_groups, &mut err);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -533,55 +474,9 @@ impl Config {
             ObjRef { api_version: "v1".into(), kind: "ConfigMap".into(), name: name.to_string(), namespace: None };
         let mut errors = Vec::new();
         let mut spec = Spec::default();
-        let list = |v: &str| -> Vec<String> {
-            v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
-        };
         for (key, value) in data {
-            let field = format!("data.{key}");
-            let mut bad = |message: String| errors.push(Finding::error(message).on(&obj).at(field.clone()));
-            match key.as_str() {
-                "mode" => match enum_value(value) {
-                    Ok(Mode::Bind) => bad(
-                        "Bind mode needs bindings, which a ConfigMap cannot express: use an RBACConfig (--fn-config)"
-                            .into(),
-                    ),
-                    Ok(m) => spec.mode = m,
-                    Err(e) => bad(e),
-                },
-                "extensionName" => spec.extension_name = Some(value.clone()),
-                "clusterServiceVersion" => spec.cluster_service_version = Some(value.clone()),
-                "include" => spec.apis.include = list(value),
-                "exclude" => spec.apis.exclude = list(value),
-                "roles" => match list(value).iter().map(|r| enum_value::<RoleKind>(r)).collect::<Result<Vec<_>, _>>() {
-                    Ok(roles) => spec.roles = Some(roles),
-                    Err(e) => bad(e),
-                },
-                "naming" => match enum_value(value) {
-                    Ok(n) => spec.naming = n,
-                    Err(e) => bad(e),
-                },
-                "outputPath" => spec.output_path = Some(value.clone()),
-                "bundleRoles" => match enum_value(value) {
-                    Ok(b) => spec.bundle_roles = b,
-                    Err(e) => bad(e),
-                },
-                "bundleObjects" => match enum_value(value) {
-                    Ok(b) => spec.bundle_objects = b,
-                    Err(e) => bad(e),
-                },
-                "allowOLMGroups" => spec.allow_olm_groups = Some(list(value)),
-                "apiServiceGroups" => spec.api_service_groups = Some(list(value)),
-                "allowNoAPIs" => match value.as_str() {
-                    "true" => spec.allow_no_apis = true,
-                    "false" => spec.allow_no_apis = false,
-                    _ => bad(format!("{value:?} is not true or false")),
-                },
-                "stripBundleAggregation" => match value.as_str() {
-                    "true" => spec.strip_bundle_aggregation = true,
-                    "false" => spec.strip_bundle_aggregation = false,
-                    _ => bad(format!("{value:?} is not true or false")),
-                },
-                _ => bad(format!("unknown key `{key}`, expected one of {}", CONFIG_MAP_KEYS.join(", "))),
+            if let Err(message) = set_from_data(&mut spec, key, value) {
+                errors.push(Finding::error(message).on(&obj).at(format!("data.{key}")));
             }
         }
         let mut note = None;
@@ -700,61 +595,9 @@ fn check_binding(
     if b.subjects.is_empty() {
         fail(format!("{field}.subjects"), "must name at least one subject".into());
     }
-    let mut subjects = Vec::new();
+    let mut subjects: Vec<Subject> = Vec::new();
     for (j, s) in b.subjects.iter().enumerate() {
-        let sf = format!("{field}.subjects[{j}]");
-        if s.name.is_empty() {
-            fail(format!("{sf}.name"), "must not be empty".into());
-            continue;
-        }
-        let expected_group = match s.kind {
-            SubjectKind::User | SubjectKind::Group => "rbac.authorization.k8s.io",
-            SubjectKind::ServiceAccount => "",
-        };
-        if let Some(g) = &s.api_group {
-            if g != expected_group {
-                fail(
-                    format!("{sf}.apiGroup"),
-                    format!(
-                        "a {} subject has apiGroup {expected_group:?}, not {g:?} (it may be left out)",
-                        s.kind.as_str()
-                    ),
-                );
-            }
-        }
-        match (s.kind, &s.namespace) {
-            (SubjectKind::ServiceAccount, None) => {
-                fail(format!("{sf}.namespace"), format!("ServiceAccount {:?} needs the namespace it lives in", s.name));
-            }
-            (SubjectKind::ServiceAccount, Some(ns)) if !is_dns1123_label(ns) => {
-                fail(format!("{sf}.namespace"), format!("{ns:?} is not a valid namespace name (a DNS-1123 label)"));
-            }
-            (SubjectKind::ServiceAccount, Some(_)) if !is_dns1123_subdomain(&s.name) => {
-                fail(format!("{sf}.name"), format!("{:?} is not a valid ServiceAccount name", s.name));
-            }
-            (SubjectKind::User | SubjectKind::Group, Some(_)) => {
-                fail(
-                    format!("{sf}.namespace"),
-                    format!("a {} is not namespaced; remove the namespace", s.kind.as_str()),
-                );
-            }
-            _ => {}
-        }
-        let anonymous = matches!(
-            (s.kind, s.name.as_str()),
-            (SubjectKind::Group, "system:unauthenticated") | (SubjectKind::User, "system:anonymous")
-        );
-        if anonymous {
-            fail(
-                format!("{sf}.name"),
-                format!(
-                    "binding {} {:?} would grant access to unauthenticated requests; olm-rbac refuses to",
-                    s.kind.as_str(),
-                    s.name
-                ),
-            );
-        }
-        subjects.push(Subject { kind: s.kind, namespace: s.namespace.clone(), name: s.name.clone() });
+        subjects.extend(check_subject(s, &format!("{field}.subjects[{j}]"), &mut fail));
     }
     subjects.sort();
     subjects.dedup();
@@ -773,23 +616,7 @@ fn check_binding(
     }
     names.sort();
     names.dedup();
-    let selector = b.namespace_selector.as_ref().map(|sel| {
-        let mut match_expressions = Vec::new();
-        for (j, r) in sel.match_expressions.iter().enumerate() {
-            let rf = format!("{field}.namespaceSelector.matchExpressions[{j}]");
-            match (r.operator, r.values.is_empty()) {
-                (Operator::In | Operator::NotIn, true) => {
-                    fail(format!("{rf}.values"), format!("operator {:?} needs at least one value", r.operator))
-                }
-                (Operator::Exists | Operator::DoesNotExist, false) => {
-                    fail(format!("{rf}.values"), format!("operator {:?} takes no values", r.operator))
-                }
-                _ => {}
-            }
-            match_expressions.push((r.key.clone(), r.operator, r.values.clone()));
-        }
-        Selector { match_labels: sel.match_labels.clone(), match_expressions }
-    });
+    let selector = b.namespace_selector.as_ref().map(|sel| check_selector(sel, field, &mut fail));
     if failures > 0 {
         return None;
     }
@@ -799,6 +626,209 @@ fn check_binding(
         Scope::Namespaces { names, selector }
     };
     Some(Binding { role, subjects, scope })
+}
+
+/// Checks one subject at `sf`; `None` when it has no name.
+fn check_subject(s: &SubjectDoc, sf: &str, fail: &mut impl FnMut(String, String)) -> Option<Subject> {
+    if s.name.is_empty() {
+        fail(format!("{sf}.name"), "must not be empty".into());
+        return None;
+    }
+    let expected_group = match s.kind {
+        SubjectKind::User | SubjectKind::Group => "rbac.authorization.k8s.io",
+        SubjectKind::ServiceAccount => "",
+    };
+    if let Some(g) = &s.api_group {
+        if g != expected_group {
+            fail(
+                format!("{sf}.apiGroup"),
+                format!(
+                    "a {} subject has apiGroup {expected_group:?}, not {g:?} (it may be left out)",
+                    s.kind.as_str()
+                ),
+            );
+        }
+    }
+    match (s.kind, &s.namespace) {
+        (SubjectKind::ServiceAccount, None) => {
+            fail(format!("{sf}.namespace"), format!("ServiceAccount {:?} needs the namespace it lives in", s.name));
+        }
+        (SubjectKind::ServiceAccount, Some(ns)) if !is_dns1123_label(ns) => {
+            fail(format!("{sf}.namespace"), format!("{ns:?} is not a valid namespace name (a DNS-1123 label)"));
+        }
+        (SubjectKind::ServiceAccount, Some(_)) if !is_dns1123_subdomain(&s.name) => {
+            fail(format!("{sf}.name"), format!("{:?} is not a valid ServiceAccount name", s.name));
+        }
+        (SubjectKind::User | SubjectKind::Group, Some(_)) => {
+            fail(format!("{sf}.namespace"), format!("a {} is not namespaced; remove the namespace", s.kind.as_str()));
+        }
+        _ => {}
+    }
+    let anonymous = matches!(
+        (s.kind, s.name.as_str()),
+        (SubjectKind::Group, "system:unauthenticated") | (SubjectKind::User, "system:anonymous")
+    );
+    if anonymous {
+        fail(
+            format!("{sf}.name"),
+            format!(
+                "binding {} {:?} would grant access to unauthenticated requests; olm-rbac refuses to",
+                s.kind.as_str(),
+                s.name
+            ),
+        );
+    }
+    Some(Subject { kind: s.kind, namespace: s.namespace.clone(), name: s.name.clone() })
+}
+
+/// Checks a `namespaceSelector`: `In` and `NotIn` need values, `Exists` and
+/// `DoesNotExist` take none.
+fn check_selector(sel: &SelectorDoc, field: &str, fail: &mut impl FnMut(String, String)) -> Selector {
+    let mut match_expressions = Vec::new();
+    for (j, r) in sel.match_expressions.iter().enumerate() {
+        let rf = format!("{field}.namespaceSelector.matchExpressions[{j}]");
+        match (r.operator, r.values.is_empty()) {
+            (Operator::In | Operator::NotIn, true) => {
+                fail(format!("{rf}.values"), format!("operator {:?} needs at least one value", r.operator))
+            }
+            (Operator::Exists | Operator::DoesNotExist, false) => {
+                fail(format!("{rf}.values"), format!("operator {:?} takes no values", r.operator))
+            }
+            _ => {}
+        }
+        match_expressions.push((r.key.clone(), r.operator, r.values.clone()));
+    }
+    Selector { match_labels: sel.match_labels.clone(), match_expressions }
+}
+
+/// The extension's name: `spec.extensionName`, else `metadata.name`; a label value.
+fn check_extension(extension_name: Option<String>, name: &str, err: &mut impl FnMut(&str, String)) -> String {
+    let (extension, ext_field) = match extension_name {
+        Some(e) => (e, "spec.extensionName"),
+        None => (name.to_string(), "metadata.name"),
+    };
+    if extension.is_empty() {
+        err("metadata.name", "is required: it names the extension unless spec.extensionName is set".into());
+    } else if !is_label_value(&extension) {
+        err(
+            ext_field,
+            format!(
+                "{extension:?} is not a valid extension name: it must be a label value (at most 63 characters, letters, digits, '-', '_' or '.', starting and ending with a letter or digit)"
+            ),
+        );
+    }
+    extension
+}
+
+/// `spec.roles`: all four when left out, otherwise at least one, sorted, once each.
+fn check_roles(roles: Option<Vec<RoleKind>>, err: &mut impl FnMut(&str, String)) -> Vec<RoleKind> {
+    match roles {
+        None => RoleKind::ALL.to_vec(),
+        Some(list) if list.is_empty() => {
+            err(
+                "spec.roles",
+                "must name at least one of admin, edit, view, view-crdview (leave it out for all four)".into(),
+            );
+            Vec::new()
+        }
+        Some(mut list) => {
+            list.sort();
+            list.dedup();
+            list
+        }
+    }
+}
+
+/// `spec.bindings`: only in Bind mode, each entry checked; the usable ones.
+fn check_bindings(
+    bindings: Option<&[BindingDoc]>,
+    mode: Mode,
+    roles: &[RoleKind],
+    err: &mut impl FnMut(&str, String),
+) -> Vec<Binding> {
+    match (bindings, mode) {
+        (Some(_), Mode::Aggregate | Mode::Unmanaged) => {
+            err(
+                "spec.bindings",
+                format!("bindings are only used in Bind mode, and this config's mode is {}: remove them, or set spec.mode: Bind", mode.as_str()),
+            );
+            Vec::new()
+        }
+        (Some(list), Mode::Bind) => list
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| check_binding(b, &format!("spec.bindings[{i}]"), roles, err))
+            .collect(),
+        (None, _) => Vec::new(),
+    }
+}
+
+/// `spec.allowOLMGroups` must name OLM's own groups; `spec.apiServiceGroups`
+/// must be API groups.
+fn check_groups(allow_olm_groups: &[String], api_service_groups: &[String], err: &mut impl FnMut(&str, String)) {
+    for (i, g) in allow_olm_groups.iter().enumerate() {
+        if !crate::reserved::OLM_GROUPS.contains(&g.as_str()) {
+            err(
+                &format!("spec.allowOLMGroups[{i}]"),
+                format!(
+                    "{g:?} is not one of OLM's API groups ({}); other groups need no opt-in, and platform groups cannot be allowed",
+                    crate::reserved::OLM_GROUPS.join(", ")
+                ),
+            );
+        }
+    }
+    for (i, g) in api_service_groups.iter().enumerate() {
+        if !is_dns1123_subdomain(g) {
+            err(&format!("spec.apiServiceGroups[{i}]"), format!("{g:?} is not a valid API group (a DNS subdomain)"));
+        }
+    }
+}
+
+/// Sets the `spec` field a ConfigMap key names, from its string value; the
+/// message when the key or the value is not one the typed config takes.
+fn set_from_data(spec: &mut Spec, key: &str, value: &str) -> Result<(), String> {
+    match key {
+        "mode" => match enum_value(value)? {
+            Mode::Bind => {
+                return Err(
+                    "Bind mode needs bindings, which a ConfigMap cannot express: use an RBACConfig (--fn-config)"
+                        .into(),
+                )
+            }
+            m => spec.mode = m,
+        },
+        "extensionName" => spec.extension_name = Some(value.to_string()),
+        "clusterServiceVersion" => spec.cluster_service_version = Some(value.to_string()),
+        "include" => spec.apis.include = comma_list(value),
+        "exclude" => spec.apis.exclude = comma_list(value),
+        "roles" => {
+            spec.roles =
+                Some(comma_list(value).iter().map(|r| enum_value::<RoleKind>(r)).collect::<Result<Vec<_>, _>>()?)
+        }
+        "naming" => spec.naming = enum_value(value)?,
+        "outputPath" => spec.output_path = Some(value.to_string()),
+        "bundleRoles" => spec.bundle_roles = enum_value(value)?,
+        "bundleObjects" => spec.bundle_objects = enum_value(value)?,
+        "allowOLMGroups" => spec.allow_olm_groups = Some(comma_list(value)),
+        "apiServiceGroups" => spec.api_service_groups = Some(comma_list(value)),
+        "allowNoAPIs" => spec.allow_no_apis = bool_value(value)?,
+        "stripBundleAggregation" => spec.strip_bundle_aggregation = bool_value(value)?,
+        _ => return Err(format!("unknown key `{key}`, expected one of {}", CONFIG_MAP_KEYS.join(", "))),
+    }
+    Ok(())
+}
+
+/// A comma-separated list, items trimmed, empty ones left out.
+fn comma_list(v: &str) -> Vec<String> {
+    v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
+}
+
+fn bool_value(value: &str) -> Result<bool, String> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{value:?} is not true or false")),
+    }
 }
 
 pub fn default_output_path(extension: &str) -> String {

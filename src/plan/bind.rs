@@ -7,12 +7,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding, RoleRef, Subject as K8sSubject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::config::{Binding, Config, RoleKind, Scope, Subject, SubjectKind};
+use crate::config::{Binding, Config, RoleKind, Scope, Selector, Subject, SubjectKind};
 use crate::model::*;
 use crate::names::{bounded_name, is_dns1123_label};
 use crate::report::{Finding, ObjRef};
 
-use super::{metadata, name_parts, Api, ApiSource, Object};
+use super::provenance::in_bundle;
+use super::roles::{metadata, name_parts};
+use super::{Api, ApiSource, Object};
 
 /// The roles a binding of `role` grants: editors also read, and everyone bound
 /// can read the API's CRD object (versions, schema, printer columns).
@@ -52,108 +54,16 @@ pub fn bindings(
         return Vec::new();
     }
     let namespaces = selectable_namespaces(objects, bundle_folders);
-
-    // (namespace or None for cluster-wide, binding name) -> planned binding
-    let mut planned: BTreeMap<(Option<String>, String), Planned> = BTreeMap::new();
-    let crdview_missing = !config.roles.contains(&RoleKind::CrdView);
+    let mut plans = Plans { config, role_for, planned: BTreeMap::new() };
     for (i, binding) in config.bindings.iter().enumerate() {
         let field = format!("spec.bindings[{i}]");
         warn_broad_subjects(binding, &field, &cfg, results);
-        let scope_field = match &binding.scope {
-            Scope::Namespaces { names, .. } if names.is_empty() => format!("{field}.namespaceSelector"),
-            _ => format!("{field}.namespaces"),
-        };
-        let scope: Option<Vec<String>> = match &binding.scope {
-            Scope::Cluster => None,
-            Scope::Namespaces { names, selector } => {
-                let mut all: BTreeSet<String> = names.iter().cloned().collect();
-                if let Some(sel) = selector {
-                    let matched: Vec<&InputObject> =
-                        namespaces.iter().copied().filter(|o| sel.matches(&o.header.labels)).collect();
-                    let matched = check_selected(matched, &format!("{field}.namespaceSelector"), &cfg, results);
-                    let from_bundle = objects.iter().filter(|o| {
-                        o.is("", "Namespace")
-                            && !namespaces.iter().any(|n| std::ptr::eq(*n, *o))
-                            && sel.matches(&o.header.labels)
-                    });
-                    let unknown: Vec<&str> = namespaces
-                        .iter()
-                        .filter(|o| o.file.is_none() || o.file.as_ref().is_some_and(|f| f.path == "-"))
-                        .filter(|o| sel.matches(&o.header.labels))
-                        .filter_map(|o| o.header.name.as_deref())
-                        .collect();
-                    if !unknown.is_empty() && objects.iter().any(|o| matches!(o.body, Body::Csv(_))) {
-                        results.push(
-                            Finding::warning(format!(
-                                "namespaceSelector selects Namespace object(s) whose files are not known ({}), so olm-rbac cannot tell yours from ones a bundle ships; name your Namespace files as inputs, or list the namespaces",
-                                unknown.join(", ")
-                            ))
-                            .on(&cfg)
-                            .at(format!("{field}.namespaceSelector")),
-                        );
-                    }
-                    for o in from_bundle {
-                        results.push(
-                            Finding::warning(format!(
-                                "{field}.namespaceSelector matches this Namespace, but it comes from the bundle's own folder, and the selector reads only your Namespace files: no binding is made in it"
-                            ))
-                            .on(&o.object_ref())
-                            .in_file(o.file.as_ref()),
-                        );
-                    }
-                    if matched.is_empty() {
-                        results.push(
-                            Finding::warning(format!(
-                                "namespaceSelector matches none of the {} Namespace object(s) in the input; only namespaces present in the input can be selected",
-                                namespaces.len()
-                            ))
-                            .on(&cfg)
-                            .at(format!("{field}.namespaceSelector")),
-                        );
-                    }
-                    all.extend(matched);
-                }
-                Some(all.into_iter().collect())
-            }
-        };
+        let scope = binding_scope(binding, &field, &namespaces, objects, &cfg, results);
         for api in apis {
-            if let Some(list) = &scope {
-                if api.cluster_scoped() {
-                    results.push(
-                        Finding::warning(format!(
-                            "skipped {} for this binding: it is cluster-scoped, and a RoleBinding cannot grant access to cluster-scoped resources; bind it cluster-wide instead (leave out namespaces and namespaceSelector)",
-                            api.name
-                        ))
-                        .on(&cfg)
-                        .at(scope_field.clone()),
-                    );
-                } else {
-                    for role in implied(binding.role) {
-                        for (version, role_name) in role_for(api, role) {
-                            for ns in list {
-                                let name = binding_name(config, api, version.as_deref(), role);
-                                add(&mut planned, (Some(ns.clone()), name), api, role, &role_name, &binding.subjects);
-                            }
-                        }
-                    }
-                }
-            } else {
-                for role in implied(binding.role) {
-                    for (version, role_name) in role_for(api, role) {
-                        let name = binding_name(config, api, version.as_deref(), role);
-                        add(&mut planned, (None, name), api, role, &role_name, &binding.subjects);
-                    }
-                }
-            }
-            if api.source == ApiSource::Crd {
-                for (version, role_name) in role_for(api, RoleKind::CrdView) {
-                    let name = binding_name(config, api, version.as_deref(), RoleKind::CrdView);
-                    add(&mut planned, (None, name), api, RoleKind::CrdView, &role_name, &binding.subjects);
-                }
-            }
+            plans.binding_on(binding, api, scope.as_deref(), &field, results);
         }
     }
-    if crdview_missing && apis.iter().any(|a| a.source == ApiSource::Crd) {
+    if !config.roles.contains(&RoleKind::CrdView) && apis.iter().any(|a| a.source == ApiSource::Crd) {
         results.push(
             Finding::warning(
                 "spec.roles leaves out view-crdview: bound subjects can use the APIs but cannot read their CustomResourceDefinition objects (kubectl get crd, and consoles that show an API's versions and schema from it)",
@@ -162,30 +72,172 @@ pub fn bindings(
             .at("spec.roles"),
         );
     }
-    planned
-        .into_iter()
-        .map(|((namespace, name), p)| {
-            let subjects: Vec<K8sSubject> = p.subjects.iter().map(k8s_subject).collect();
-            let role_ref = RoleRef {
-                api_group: "rbac.authorization.k8s.io".into(),
-                kind: "ClusterRole".into(),
-                name: p.role_name,
-            };
-            let mut meta: ObjectMeta = metadata(config, &p.api, p.role);
-            meta.name = Some(name);
-            match namespace {
-                None => Object::ClusterRoleBinding(ClusterRoleBinding {
-                    metadata: meta,
-                    role_ref,
-                    subjects: Some(subjects),
-                }),
-                Some(ns) => {
-                    meta.namespace = Some(ns);
-                    Object::RoleBinding(RoleBinding { metadata: meta, role_ref, subjects: Some(subjects) })
+    plans.planned.into_iter().map(|(key, p)| to_object(config, key, p)).collect()
+}
+
+/// The bindings being planned, by namespace (`None` for cluster-wide) and
+/// binding name; one binding collects the subjects of every entry that
+/// grants the same role there.
+struct Plans<'a, F> {
+    config: &'a Config,
+    role_for: F,
+    planned: BTreeMap<(Option<String>, String), Planned>,
+}
+
+impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
+    /// Plans `binding` on `api`: in each of `namespaces`, or cluster-wide
+    /// without them; and, for a CRD, cluster-wide reading of its definition.
+    fn binding_on(
+        &mut self,
+        binding: &Binding,
+        api: &Api,
+        namespaces: Option<&[String]>,
+        field: &str,
+        results: &mut Vec<Finding>,
+    ) {
+        match namespaces {
+            Some(_) if api.cluster_scoped() => {
+                let scope_field = match &binding.scope {
+                    Scope::Namespaces { names, .. } if names.is_empty() => format!("{field}.namespaceSelector"),
+                    _ => format!("{field}.namespaces"),
+                };
+                results.push(
+                    Finding::warning(format!(
+                        "skipped {} for this binding: it is cluster-scoped, and a RoleBinding cannot grant access to cluster-scoped resources; bind it cluster-wide instead (leave out namespaces and namespaceSelector)",
+                        api.name
+                    ))
+                    .on(&self.config.object_ref())
+                    .at(scope_field),
+                );
+            }
+            Some(list) => {
+                for role in implied(binding.role) {
+                    for (version, role_name) in (self.role_for)(api, role) {
+                        for ns in list {
+                            let name = binding_name(self.config, api, version.as_deref(), role);
+                            self.add((Some(ns.clone()), name), api, role, &role_name, &binding.subjects);
+                        }
+                    }
                 }
             }
-        })
-        .collect()
+            None => {
+                for role in implied(binding.role) {
+                    for (version, role_name) in (self.role_for)(api, role) {
+                        let name = binding_name(self.config, api, version.as_deref(), role);
+                        self.add((None, name), api, role, &role_name, &binding.subjects);
+                    }
+                }
+            }
+        }
+        if api.source == ApiSource::Crd {
+            for (version, role_name) in (self.role_for)(api, RoleKind::CrdView) {
+                let name = binding_name(self.config, api, version.as_deref(), RoleKind::CrdView);
+                self.add((None, name), api, RoleKind::CrdView, &role_name, &binding.subjects);
+            }
+        }
+    }
+
+    fn add(&mut self, key: (Option<String>, String), api: &Api, role: RoleKind, role_name: &str, subjects: &[Subject]) {
+        let entry = self.planned.entry(key).or_insert_with(|| Planned {
+            api: api.name.clone(),
+            role,
+            role_name: role_name.to_string(),
+            subjects: BTreeSet::new(),
+        });
+        entry.subjects.extend(subjects.iter().cloned());
+    }
+}
+
+/// Where a binding applies: `None` cluster-wide, or the namespaces it lists
+/// and those its selector picks among the admin's Namespace objects.
+fn binding_scope(
+    binding: &Binding,
+    field: &str,
+    namespaces: &[&InputObject],
+    objects: &[InputObject],
+    cfg: &ObjRef,
+    results: &mut Vec<Finding>,
+) -> Option<Vec<String>> {
+    match &binding.scope {
+        Scope::Cluster => None,
+        Scope::Namespaces { names, selector } => {
+            let mut all: BTreeSet<String> = names.iter().cloned().collect();
+            if let Some(sel) = selector {
+                all.extend(selected_namespaces(sel, field, namespaces, objects, cfg, results));
+            }
+            Some(all.into_iter().collect())
+        }
+    }
+}
+
+/// The namespaces a `namespaceSelector` picks, with a warning for what it
+/// cannot pick: Namespaces from the bundle's folder, or of unknown files.
+fn selected_namespaces(
+    sel: &Selector,
+    field: &str,
+    namespaces: &[&InputObject],
+    objects: &[InputObject],
+    cfg: &ObjRef,
+    results: &mut Vec<Finding>,
+) -> Vec<String> {
+    let matched: Vec<&InputObject> = namespaces.iter().copied().filter(|o| sel.matches(&o.header.labels)).collect();
+    let matched = check_selected(matched, &format!("{field}.namespaceSelector"), cfg, results);
+    let from_bundle = objects.iter().filter(|o| {
+        o.is("", "Namespace") && !namespaces.iter().any(|n| std::ptr::eq(*n, *o)) && sel.matches(&o.header.labels)
+    });
+    let unknown: Vec<&str> = namespaces
+        .iter()
+        .filter(|o| o.file.is_none() || o.file.as_ref().is_some_and(|f| f.path == "-"))
+        .filter(|o| sel.matches(&o.header.labels))
+        .filter_map(|o| o.header.name.as_deref())
+        .collect();
+    if !unknown.is_empty() && objects.iter().any(|o| matches!(o.body, Body::Csv(_))) {
+        results.push(
+            Finding::warning(format!(
+                "namespaceSelector selects Namespace object(s) whose files are not known ({}), so olm-rbac cannot tell yours from ones a bundle ships; name your Namespace files as inputs, or list the namespaces",
+                unknown.join(", ")
+            ))
+            .on(cfg)
+            .at(format!("{field}.namespaceSelector")),
+        );
+    }
+    for o in from_bundle {
+        results.push(
+            Finding::warning(format!(
+                "{field}.namespaceSelector matches this Namespace, but it comes from the bundle's own folder, and the selector reads only your Namespace files: no binding is made in it"
+            ))
+            .on(&o.object_ref())
+            .in_file(o.file.as_ref()),
+        );
+    }
+    if matched.is_empty() {
+        results.push(
+            Finding::warning(format!(
+                "namespaceSelector matches none of the {} Namespace object(s) in the input; only namespaces present in the input can be selected",
+                namespaces.len()
+            ))
+            .on(cfg)
+            .at(format!("{field}.namespaceSelector")),
+        );
+    }
+    matched
+}
+
+/// A planned binding as the object to write: a ClusterRoleBinding, or a
+/// RoleBinding in its namespace, of the ClusterRole that serves the role.
+fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Planned) -> Object {
+    let subjects: Vec<K8sSubject> = p.subjects.iter().map(k8s_subject).collect();
+    let role_ref =
+        RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: "ClusterRole".into(), name: p.role_name };
+    let mut meta: ObjectMeta = metadata(config, &p.api, p.role);
+    meta.name = Some(name);
+    match namespace {
+        None => Object::ClusterRoleBinding(ClusterRoleBinding { metadata: meta, role_ref, subjects: Some(subjects) }),
+        Some(ns) => {
+            meta.namespace = Some(ns);
+            Object::RoleBinding(RoleBinding { metadata: meta, role_ref, subjects: Some(subjects) })
+        }
+    }
 }
 
 /// The Namespace objects a `namespaceSelector` reads: the admin's own. When
@@ -193,7 +245,7 @@ pub fn bindings(
 /// bundle's folder (beside its CSV) are the bundle's, and a bundle does not get
 /// to choose where its users are granted access.
 fn selectable_namespaces<'a>(objects: &'a [InputObject], bundle_folders: &[String]) -> Vec<&'a InputObject> {
-    objects.iter().filter(|o| o.is("", "Namespace") && !super::in_bundle(o, bundle_folders)).collect()
+    objects.iter().filter(|o| o.is("", "Namespace") && !in_bundle(o, bundle_folders)).collect()
 }
 
 /// The names of the Namespaces a selector picked, each a valid namespace name
@@ -225,23 +277,6 @@ fn check_selected(matched: Vec<&InputObject>, field: &str, cfg: &ObjRef, results
         names.push(name.to_string());
     }
     names
-}
-
-fn add(
-    planned: &mut BTreeMap<(Option<String>, String), Planned>,
-    key: (Option<String>, String),
-    api: &Api,
-    role: RoleKind,
-    role_name: &str,
-    subjects: &[Subject],
-) {
-    let entry = planned.entry(key).or_insert_with(|| Planned {
-        api: api.name.clone(),
-        role,
-        role_name: role_name.to_string(),
-        subjects: BTreeSet::new(),
-    });
-    entry.subjects.extend(subjects.iter().cloned());
 }
 
 /// `<extension>-<api>-<role>` (with the version under `naming: OLMv0`),

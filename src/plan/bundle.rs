@@ -13,7 +13,8 @@ use crate::model::*;
 use crate::report::Finding;
 use crate::reserved;
 
-use super::{ceiling, role_name, Api, ApiSource, READ, WRITE};
+use super::roles::{ceiling, role_name, READ, WRITE};
+use super::{Api, ApiSource};
 
 /// What a role's rules grant over the selected APIs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -281,133 +282,184 @@ pub fn label_patches(
         if claims[i].is_some() {
             continue;
         }
-        let note = |f: Finding| f.on(&o.object_ref()).in_file(o.file.as_ref());
-        let is_role = o.is("rbac.authorization.k8s.io", "ClusterRole");
-        let has_aggregation = o.header.labels.keys().any(|k| k.starts_with(AGGREGATE_PREFIX));
-        let recorded = o.header.annotations.get(LABEL_CHANGES_ANNOTATION);
-        let earlier = match recorded.map(|text| Record::parse(text, &config.extension)) {
-            Some(Some((record, forged))) => {
-                if !forged.is_empty() {
-                    results.push(note(Finding::warning(format!(
-                        "annotation {LABEL_CHANGES_ANNOTATION} holds entries olm-rbac never writes ({}); they are ignored",
-                        forged.join(" ")
-                    ))));
-                }
-                record
-            }
-            // Another extension's record: its labels are that extension's to manage,
-            // unless this config strips every bundle aggregation label.
-            Some(None) if config.strip_bundle_aggregation && has_aggregation => {
-                results.push(note(
-                    Finding::error(format!(
-                        "spec.stripBundleAggregation would remove its aggregation labels, but annotation {LABEL_CHANGES_ANNOTATION} says another extension manages them; give the two extensions' configs the same setting"
-                    ))
-                    .at(format!("metadata.annotations.{LABEL_CHANGES_ANNOTATION}")),
-                ));
-                continue;
-            }
-            Some(None) => continue,
-            None => Record::default(),
-        };
-        let touched = match (&o.body, is_role) {
-            (Body::Role(view), true) => classify(&view.rules, apis).touched(),
-            _ => BTreeSet::new(),
-        };
-        if recorded.is_none()
-            && touched.is_empty()
-            && !(has_aggregation && (is_role || config.strip_bundle_aggregation))
-        {
-            continue;
+        if let Some(patch) = label_patch(config, apis, adopted.get(&i).copied(), o, results) {
+            patches.insert(i, patch);
         }
-        // The labels as the bundle wrote them, as far as the record may be believed.
-        let mut original = o.header.labels.clone();
-        original.retain(|k, _| !earlier.added.contains_key(k));
-        for (key, value) in &earlier.removed {
-            match restorable(o, key, apis) {
-                Ok(()) => {
-                    original.insert(key.clone(), value.clone());
-                }
-                Err(why) => results.push(note(Finding::warning(format!(
-                    "annotation {LABEL_CHANGES_ANNOTATION} says olm-rbac removed label {key}={value}; it is not put back, because {why}. If the bundle really had it, restore the file from the bundle"
-                )))),
-            }
-        }
-        let aggregation: BTreeMap<String, String> = original
-            .iter()
-            .filter(|(k, _)| k.starts_with(AGGREGATE_PREFIX))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-
-        let mut wanted = Record::default();
-        if config.strip_bundle_aggregation && !aggregation.is_empty() {
-            let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
-            results.push(note(Finding::info(format!(
-                "removed its aggregation labels ({keys}) because spec.stripBundleAggregation is true; the change is recorded in annotation {LABEL_CHANGES_ANNOTATION} and undone when that changes"
-            ))));
-            wanted.removed = aggregation.clone();
-        } else if let (Mode::Aggregate, Some(role)) = (config.mode, adopted.get(&i)) {
-            let key = format!("{AGGREGATE_PREFIX}{}", role.aggregates_to());
-            match original.get(&key).map(String::as_str) {
-                Some("true") => {}
-                // Another value is replaced, and recorded so that it comes back.
-                Some(other) => {
-                    wanted.removed.insert(key.clone(), other.to_string());
-                    wanted.added.insert(key, "true".into());
-                }
-                None => {
-                    wanted.added.insert(key, "true".into());
-                }
-            }
-        } else if is_role && !aggregation.is_empty() {
-            warn_bundle_aggregation(config, o, &aggregation, &touched, apis, results);
-        }
-        if wanted == earlier && original == o.header.labels {
-            continue;
-        }
-        let mut target = original;
-        target.retain(|k, _| !wanted.removed.contains_key(k));
-        target.extend(wanted.added.clone());
-        let mut undone: Vec<String> = earlier
-            .added
-            .keys()
-            .filter(|k| o.header.labels.contains_key(*k) && !target.contains_key(*k))
-            .map(|k| format!("removed {k}"))
-            .collect();
-        undone.extend(
-            earlier
-                .removed
-                .iter()
-                .filter(|(k, v)| target.get(*k) == Some(v) && o.header.labels.get(*k) != Some(v))
-                .map(|(k, v)| format!("put back {k}={v}")),
-        );
-        if !undone.is_empty() {
-            results.push(note(Finding::info(format!(
-                "undid label changes olm-rbac recorded earlier in annotation {LABEL_CHANGES_ANNOTATION}: {}",
-                undone.join(", ")
-            ))));
-        }
-        let mut patch = MetaPatch::default();
-        for (k, v) in &o.header.labels {
-            if target.get(k) != Some(v) {
-                patch.labels.push(Edit::Remove(k.clone()));
-            }
-        }
-        for (k, v) in &target {
-            if o.header.labels.get(k) != Some(v) {
-                patch.labels.push(Edit::Set(k.clone(), v.clone()));
-            }
-        }
-        patch.annotations.push(if wanted.is_empty() {
-            Edit::Remove(LABEL_CHANGES_ANNOTATION.into())
-        } else {
-            Edit::Set(LABEL_CHANGES_ANNOTATION.into(), wanted.format(&config.extension))
-        });
-        if patch.labels.is_empty() && recorded.map(String::as_str) == Some(&wanted.format(&config.extension)) {
-            continue;
-        }
-        patches.insert(i, patch);
     }
     patches
+}
+
+/// The patch one item needs, if any; `adopted` is the role it provides.
+fn label_patch(
+    config: &Config,
+    apis: &[Api],
+    adopted: Option<RoleKind>,
+    o: &InputObject,
+    results: &mut Vec<Finding>,
+) -> Option<MetaPatch> {
+    let is_role = o.is("rbac.authorization.k8s.io", "ClusterRole");
+    let has_aggregation = o.header.labels.keys().any(|k| k.starts_with(AGGREGATE_PREFIX));
+    let recorded = o.header.annotations.get(LABEL_CHANGES_ANNOTATION);
+    let earlier = earlier_record(config, o, has_aggregation, results)?;
+    let touched = match (&o.body, is_role) {
+        (Body::Role(view), true) => classify(&view.rules, apis).touched(),
+        _ => BTreeSet::new(),
+    };
+    if recorded.is_none() && touched.is_empty() && !(has_aggregation && (is_role || config.strip_bundle_aggregation)) {
+        return None;
+    }
+    let original = believed_original(o, &earlier, apis, results);
+    let aggregation: BTreeMap<String, String> =
+        original.iter().filter(|(k, _)| k.starts_with(AGGREGATE_PREFIX)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut wanted = Record::default();
+    if config.strip_bundle_aggregation && !aggregation.is_empty() {
+        let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
+        results.push(note(o, Finding::info(format!(
+            "removed its aggregation labels ({keys}) because spec.stripBundleAggregation is true; the change is recorded in annotation {LABEL_CHANGES_ANNOTATION} and undone when that changes"
+        ))));
+        wanted.removed = aggregation.clone();
+    } else if let (Mode::Aggregate, Some(role)) = (config.mode, adopted) {
+        let key = format!("{AGGREGATE_PREFIX}{}", role.aggregates_to());
+        match original.get(&key).map(String::as_str) {
+            Some("true") => {}
+            // Another value is replaced, and recorded so that it comes back.
+            Some(other) => {
+                wanted.removed.insert(key.clone(), other.to_string());
+                wanted.added.insert(key, "true".into());
+            }
+            None => {
+                wanted.added.insert(key, "true".into());
+            }
+        }
+    } else if is_role && !aggregation.is_empty() {
+        warn_bundle_aggregation(config, o, &aggregation, &touched, apis, results);
+    }
+    if wanted == earlier && original == o.header.labels {
+        return None;
+    }
+    let mut target = original;
+    target.retain(|k, _| !wanted.removed.contains_key(k));
+    target.extend(wanted.added.clone());
+    report_undone(o, &earlier, &target, results);
+    let patch = patch_to(o, &target, &wanted, &config.extension);
+    if patch.labels.is_empty() && recorded.map(String::as_str) == Some(&wanted.format(&config.extension)) {
+        return None;
+    }
+    Some(patch)
+}
+
+/// A result about `o`.
+fn note(o: &InputObject, f: Finding) -> Finding {
+    f.on(&o.object_ref()).in_file(o.file.as_ref())
+}
+
+/// What this extension recorded on `o` earlier (empty without a record).
+/// `None` when the record is another extension's: its labels are that
+/// extension's to manage, and stripping them too is an error.
+fn earlier_record(
+    config: &Config,
+    o: &InputObject,
+    has_aggregation: bool,
+    results: &mut Vec<Finding>,
+) -> Option<Record> {
+    let recorded = o.header.annotations.get(LABEL_CHANGES_ANNOTATION);
+    match recorded.map(|text| Record::parse(text, &config.extension)) {
+        Some(Some((record, forged))) => {
+            if !forged.is_empty() {
+                results.push(note(
+                    o,
+                    Finding::warning(format!(
+                        "annotation {LABEL_CHANGES_ANNOTATION} holds entries olm-rbac never writes ({}); they are ignored",
+                        forged.join(" ")
+                    )),
+                ));
+            }
+            Some(record)
+        }
+        // Another extension's record: its labels are that extension's to manage,
+        // unless this config strips every bundle aggregation label.
+        Some(None) if config.strip_bundle_aggregation && has_aggregation => {
+            results.push(note(
+                o,
+                Finding::error(format!(
+                    "spec.stripBundleAggregation would remove its aggregation labels, but annotation {LABEL_CHANGES_ANNOTATION} says another extension manages them; give the two extensions' configs the same setting"
+                ))
+                .at(format!("metadata.annotations.{LABEL_CHANGES_ANNOTATION}")),
+            ));
+            None
+        }
+        Some(None) => None,
+        None => Some(Record::default()),
+    }
+}
+
+/// The labels as the bundle wrote them, as far as the record may be believed.
+fn believed_original(
+    o: &InputObject,
+    earlier: &Record,
+    apis: &[Api],
+    results: &mut Vec<Finding>,
+) -> BTreeMap<String, String> {
+    let mut original = o.header.labels.clone();
+    original.retain(|k, _| !earlier.added.contains_key(k));
+    for (key, value) in &earlier.removed {
+        match restorable(o, key, apis) {
+            Ok(()) => {
+                original.insert(key.clone(), value.clone());
+            }
+            Err(why) => results.push(note(o, Finding::warning(format!(
+                "annotation {LABEL_CHANGES_ANNOTATION} says olm-rbac removed label {key}={value}; it is not put back, because {why}. If the bundle really had it, restore the file from the bundle"
+            )))),
+        }
+    }
+    original
+}
+
+/// Says which earlier changes this run takes back.
+fn report_undone(o: &InputObject, earlier: &Record, target: &BTreeMap<String, String>, results: &mut Vec<Finding>) {
+    let mut undone: Vec<String> = earlier
+        .added
+        .keys()
+        .filter(|k| o.header.labels.contains_key(*k) && !target.contains_key(*k))
+        .map(|k| format!("removed {k}"))
+        .collect();
+    undone.extend(
+        earlier
+            .removed
+            .iter()
+            .filter(|(k, v)| target.get(*k) == Some(v) && o.header.labels.get(*k) != Some(v))
+            .map(|(k, v)| format!("put back {k}={v}")),
+    );
+    if !undone.is_empty() {
+        results.push(note(
+            o,
+            Finding::info(format!(
+                "undid label changes olm-rbac recorded earlier in annotation {LABEL_CHANGES_ANNOTATION}: {}",
+                undone.join(", ")
+            )),
+        ));
+    }
+}
+
+/// The edits that take `o`'s labels to `target`, and its record to `wanted`.
+fn patch_to(o: &InputObject, target: &BTreeMap<String, String>, wanted: &Record, extension: &str) -> MetaPatch {
+    let mut patch = MetaPatch::default();
+    for (k, v) in &o.header.labels {
+        if target.get(k) != Some(v) {
+            patch.labels.push(Edit::Remove(k.clone()));
+        }
+    }
+    for (k, v) in target {
+        if o.header.labels.get(k) != Some(v) {
+            patch.labels.push(Edit::Set(k.clone(), v.clone()));
+        }
+    }
+    patch.annotations.push(if wanted.is_empty() {
+        Edit::Remove(LABEL_CHANGES_ANNOTATION.into())
+    } else {
+        Edit::Set(LABEL_CHANGES_ANNOTATION.into(), wanted.format(extension))
+    });
+    patch
 }
 
 /// May a recorded removal of `key` be undone on `o`? Labels on other kinds

@@ -1,7 +1,7 @@
 //! The core's decisions, checked on typed values: no YAML involved.
 
 use super::*;
-use crate::config::Config;
+use crate::config::{Config, Mode, Naming};
 use crate::report::FileRef;
 
 fn header(api_version: &str, kind: &str, name: &str) -> Header {

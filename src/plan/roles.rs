@@ -1,0 +1,148 @@
+//! The roles olm-rbac generates: their names, the one rule each grants, and
+//! the ceiling a bundle role is measured against.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::config::{Config, Mode, Naming, RoleKind};
+use crate::model::*;
+use crate::names::bounded_name;
+
+use super::{Api, ApiSource};
+
+/// The ClusterRoles for one API, each with the version it is named for.
+pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {
+    let mut out = Vec::new();
+    for version in versions_for(config, api) {
+        for &role in &config.roles {
+            if role == RoleKind::CrdView && api.source != ApiSource::Crd {
+                continue;
+            }
+            let name = role_name(config.naming, api, version, role);
+            out.push((version.map(String::from), role, build_role(config, api, role, name)));
+        }
+    }
+    out
+}
+
+pub(super) fn versions_for<'a>(config: &Config, api: &'a Api) -> Vec<Option<&'a str>> {
+    match config.naming {
+        Naming::Default => vec![None],
+        Naming::OlmV0 => api.versions.iter().map(|v| Some(v.as_str())).collect(),
+    }
+}
+
+/// A role's name in two parts, so that bindings can prefix the first:
+/// `(<api>, -admin)` or, under OLMv0, `(<name>-<version>, -admin)`, where
+/// `<name>` is the owned entry's name as OLM v0 used it: `<plural>.<group>`
+/// for a CRD, the bare plural for an APIService.
+pub fn name_parts(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> (String, String) {
+    match (naming, version) {
+        (Naming::OlmV0, Some(v)) => {
+            let suffix = if role == RoleKind::CrdView { "crdview" } else { role.as_str() };
+            let name = if api.source == ApiSource::ApiService { &api.plural } else { &api.name };
+            (format!("{name}-{v}"), format!("-{suffix}"))
+        }
+        _ => (api.name.clone(), format!("-{}", role.as_str())),
+    }
+}
+
+/// `<plural>.<group>-admin` (Default) or, as OLM v0 named them,
+/// `<plural>.<group>-<version>-admin` (an APIService: `<plural>-<version>-admin`).
+pub fn role_name(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> String {
+    let (base, suffix) = name_parts(naming, api, version, role);
+    bounded_name(&base, &suffix)
+}
+
+pub(super) fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// The rule a role grants, as OLM v0 wrote it: no subresources, no
+/// `deletecollection` outside `*`.
+pub fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
+    rule_for_parts(&api.name, &api.group, &api.plural, role)
+}
+
+/// [`rule_for`] from the API's parts: `name` is `<plural>.<group>`.
+pub fn rule_for_parts(name: &str, group: &str, plural: &str, role: RoleKind) -> PolicyRule {
+    let verbs: &[&str] = match role {
+        RoleKind::Admin => &["*"],
+        RoleKind::Edit => &["create", "update", "patch", "delete"],
+        RoleKind::View => &["get", "list", "watch"],
+        RoleKind::CrdView => {
+            return PolicyRule {
+                api_groups: Some(strings(&["apiextensions.k8s.io"])),
+                resources: Some(strings(&["customresourcedefinitions"])),
+                resource_names: Some(vec![name.to_string()]),
+                verbs: strings(&["get"]),
+                ..Default::default()
+            }
+        }
+    };
+    PolicyRule {
+        api_groups: Some(vec![group.to_string()]),
+        resources: Some(vec![plural.to_string()]),
+        verbs: strings(verbs),
+        ..Default::default()
+    }
+}
+
+/// Verbs that read, and verbs that write: a level's verbs are made of these.
+pub const READ: [&str; 3] = ["get", "list", "watch"];
+pub const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+
+/// Everything a role level may grant on an API: the yardstick a bundle role is
+/// measured against before olm-rbac adopts it or puts back its labels. `view`
+/// reads, `edit` also writes, `admin` may do anything, each on the resource and,
+/// for a CRD, on the only subresources a CRD can have (`status`, `scale`);
+/// `view-crdview` reads the API's CustomResourceDefinition object.
+pub fn ceiling(api: &Api, level: RoleKind) -> Vec<PolicyRule> {
+    let verbs: Vec<&str> = match level {
+        RoleKind::Admin => vec!["*"],
+        RoleKind::Edit => READ.iter().chain(&WRITE).copied().collect(),
+        RoleKind::View => READ.to_vec(),
+        RoleKind::CrdView => {
+            let mut rule = rule_for(api, level);
+            rule.verbs = strings(&READ);
+            return vec![rule];
+        }
+    };
+    let mut resources = vec![api.plural.clone()];
+    if api.source == ApiSource::Crd {
+        resources.extend(["status", "scale"].map(|sub| format!("{}/{sub}", api.plural)));
+    }
+    vec![PolicyRule {
+        api_groups: Some(vec![api.group.clone()]),
+        resources: Some(resources),
+        verbs: strings(&verbs),
+        ..Default::default()
+    }]
+}
+
+/// Labels and annotations every generated object carries.
+pub(super) fn metadata(config: &Config, api: &str, role: RoleKind) -> ObjectMeta {
+    let labels = BTreeMap::from([
+        (MANAGED_BY.to_string(), MANAGER.to_string()),
+        (EXTENSION_LABEL.to_string(), config.extension.clone()),
+        (ROLE_LABEL.to_string(), role.as_str().to_string()),
+    ]);
+    let annotations = BTreeMap::from([
+        (API_ANNOTATION.to_string(), api.to_string()),
+        (MODE_ANNOTATION.to_string(), config.mode.as_str().to_string()),
+    ]);
+    ObjectMeta { labels: Some(labels), annotations: Some(annotations), ..Default::default() }
+}
+
+pub(super) fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
+    let mut metadata = metadata(config, &api.name, role);
+    metadata.name = Some(name);
+    if config.mode == Mode::Aggregate {
+        if let Some(labels) = metadata.labels.as_mut() {
+            labels.insert(format!("{AGGREGATE_PREFIX}{}", role.aggregates_to()), "true".into());
+        }
+    }
+    ClusterRole { metadata, rules: Some(vec![rule_for(api, role)]), aggregation_rule: None }
+}

@@ -1,0 +1,296 @@
+//! The planner's steps for one config: remove its earlier output, find and
+//! select the APIs, drop or adopt the bundle's objects, generate the roles
+//! (and in Bind mode the bindings), and summarise.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::config::{BundleObjects, Config, Mode, RoleKind};
+use crate::model::*;
+use crate::report::{Finding, ObjRef};
+
+use super::bundle::Provided;
+use super::discover::{discover_with_csv, select};
+use super::provenance::{bundle_folders, bundle_members, source_folder};
+use super::roles::{cluster_roles, role_name, versions_for};
+use super::{bind, bundle, trust, Api, ApiSource, Generated, Object, Plan};
+
+/// Plans one config into `plan`. The steps run in this order, and their
+/// results come out in it.
+pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>], plan: &mut Plan) {
+    let earlier = earlier_output(config, claims);
+    plan.remove.extend(earlier.iter().copied());
+    let (apis, csv) = discover_with_csv(config, objects, &mut plan.results);
+    let apis = select(config, apis, &mut plan.results);
+    if config.mode != Mode::Unmanaged {
+        trust::require_definitions(config, &apis, &mut plan.results);
+    }
+    let claims = &trust::disown_claims_on(config, &apis, objects, claims, &mut plan.results);
+    let provided = bundle_objects(config, &apis, csv, objects, claims, plan);
+    bundle::note_namespaced_roles(&apis, objects, &mut plan.results);
+    let mut generated = match config.mode {
+        Mode::Unmanaged => Vec::new(),
+        Mode::Aggregate | Mode::Bind => generate(config, &apis, &provided, objects, &mut plan.results),
+    };
+    let summary = summarise(config, &apis, &provided, &generated, objects, &mut plan.results);
+    generated.sort_by_cached_key(Object::sort_key);
+    report_removed(config, &earlier, &generated, objects, &mut plan.results);
+    plan.generated
+        .extend(generated.into_iter().map(|object| Generated { object, output_path: config.output_path.clone() }));
+    annotate_extension(config, &summary, objects, plan);
+}
+
+/// Remove: the items this extension generated earlier (as far as their claim
+/// holds) are replaced on every run.
+fn earlier_output(config: &Config, claims: &[Option<String>]) -> BTreeSet<usize> {
+    (0..claims.len()).filter(|&i| claims[i].as_deref() == Some(config.extension.as_str())).collect()
+}
+
+/// Drop and adopt: the bundle objects left out of the output
+/// (`bundleObjects: Drop`), the bundle roles that serve an API's role instead
+/// of a generated one, and the label changes on the bundle's roles. Returns
+/// the adopted roles.
+fn bundle_objects(
+    config: &Config,
+    apis: &[Api],
+    csv: Option<usize>,
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    plan: &mut Plan,
+) -> Provided {
+    let dropped = match config.bundle_objects {
+        BundleObjects::Keep => BTreeSet::new(),
+        BundleObjects::Drop => bundle_members(csv, objects, claims),
+    };
+    // With the bundle dropped, its roles reach the cluster through OLM, unchanged:
+    // Bind can bind them, but Aggregate cannot label them, so it generates its own.
+    let adopt =
+        !matches!((config.mode, config.bundle_objects), (Mode::Unmanaged, _) | (Mode::Aggregate, BundleObjects::Drop));
+    let provided =
+        if adopt { bundle::adopt(config, apis, objects, claims, &mut plan.results) } else { Default::default() };
+    let mut patches = bundle::label_patches(config, apis, &provided, objects, claims, &mut plan.results);
+    patches.retain(|i, _| !dropped.contains(i));
+    plan.patches.extend(patches);
+    if !dropped.is_empty() {
+        report_dropped(config, &dropped, objects, claims, &mut plan.results);
+        plan.remove.extend(dropped);
+    }
+    provided
+}
+
+/// Says what `bundleObjects: Drop` left out, and what it could not tell apart.
+fn report_dropped(
+    config: &Config,
+    dropped: &BTreeSet<usize>,
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) {
+    let cfg = config.object_ref();
+    results.push(
+        Finding::info(format!(
+            "extension {:?}: {} bundle object(s) left out of the output (bundleObjects: Drop); OLM installs them from the catalog",
+            config.extension,
+            dropped.len()
+        ))
+        .on(&cfg),
+    );
+    if config.strip_bundle_aggregation {
+        results.push(
+            Finding::warning("stripBundleAggregation cannot change the bundle's roles when bundleObjects is Drop: OLM installs them as the bundle has them")
+                .on(&cfg)
+                .at("spec.stripBundleAggregation"),
+        );
+    }
+    let unknown = objects
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| !dropped.contains(i) && source_folder(o).is_none() && claims[*i].is_none())
+        .count();
+    if unknown > 0 {
+        results.push(
+            Finding::warning(format!(
+                "bundleObjects: Drop left out the CSV and the CRDs, but {unknown} other object(s) do not say which file they came from, so bundle manifests among them were kept; with kustomize, add `buildMetadata: [originAnnotations]` to the kustomization"
+            ))
+            .on(&cfg)
+            .at("spec.bundleObjects"),
+        );
+    }
+}
+
+/// Generate: the roles no bundle role provides and, in Bind mode, the
+/// bindings, in that order.
+fn generate(
+    config: &Config,
+    apis: &[Api],
+    provided: &Provided,
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> Vec<Object> {
+    let mut generated: Vec<Object> = Vec::new();
+    for api in apis {
+        generated.extend(
+            cluster_roles(config, api)
+                .into_iter()
+                .filter(|(_, role, _)| !provided.contains_key(&(api.name.clone(), *role)))
+                .map(|(_, _, r)| Object::ClusterRole(r)),
+        );
+    }
+    if config.mode == Mode::Bind {
+        let role_for = |api: &Api, role: RoleKind| serving_roles(config, provided, objects, api, role);
+        let bundle = bundle_folders(objects);
+        generated.extend(bind::bindings(config, apis, role_for, objects, &bundle, results));
+    }
+    generated
+}
+
+/// The ClusterRoles that serve `role` on `api`, each with the version it is
+/// named for: the adopted bundle role, or the generated ones (none when the
+/// config does not provide the role).
+fn serving_roles(
+    config: &Config,
+    provided: &Provided,
+    objects: &[InputObject],
+    api: &Api,
+    role: RoleKind,
+) -> Vec<(Option<String>, String)> {
+    if let Some(&i) = provided.get(&(api.name.clone(), role)) {
+        return objects[i].header.name.clone().map(|n| (None, n)).into_iter().collect();
+    }
+    if !config.roles.contains(&role) || (role == RoleKind::CrdView && api.source != ApiSource::Crd) {
+        return Vec::new();
+    }
+    versions_for(config, api)
+        .into_iter()
+        .map(|v| (v.map(String::from), role_name(config.naming, api, v, role)))
+        .collect()
+}
+
+/// Summarise: what the extension's APIs got, as results, and the one line
+/// its `ClusterExtension` is annotated with.
+fn summarise(
+    config: &Config,
+    apis: &[Api],
+    provided: &Provided,
+    generated: &[Object],
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> String {
+    let cfg = config.object_ref();
+    if config.mode == Mode::Unmanaged {
+        let names: Vec<&str> = apis.iter().map(|a| a.name.as_str()).collect();
+        let message = if names.is_empty() {
+            format!("extension {:?}: RBAC is unmanaged and no APIs were found; nothing to do", config.extension)
+        } else {
+            format!(
+                "extension {:?}: RBAC is unmanaged, so only cluster-admins can use its {} API(s): {}. To grant access, set spec.mode to Aggregate (into the built-in admin/edit/view roles) or Bind in RBACConfig {:?}",
+                config.extension,
+                names.len(),
+                names.join(", "),
+                config.name
+            )
+        };
+        results.push(Finding::info(message).on(&cfg));
+        return format!("Unmanaged: only cluster-admins can use its {} API(s)", apis.len());
+    }
+    let roles = generated.iter().filter(|o| matches!(o, Object::ClusterRole(_))).count();
+    let bindings = generated.len() - roles;
+    report_per_api(apis, provided, generated, objects, results);
+    let how = match config.mode {
+        Mode::Aggregate => "aggregated into the built-in admin, edit and view roles".to_string(),
+        _ => format!("bound by {bindings} binding(s)"),
+    };
+    results.push(
+        Finding::info(format!(
+            "extension {:?}: generated {roles} ClusterRole(s) for {} API(s), {how}{}",
+            config.extension,
+            apis.len(),
+            if provided.is_empty() { String::new() } else { format!("; {} bundle role(s) used", provided.len()) }
+        ))
+        .on(&cfg),
+    );
+    let mut summary = format!("{}: {roles} ClusterRole(s)", config.mode.as_str());
+    if config.mode == Mode::Bind {
+        summary.push_str(&format!(", {bindings} binding(s)"));
+    }
+    summary.push_str(&format!(" generated for {} API(s)", apis.len()));
+    if !provided.is_empty() {
+        summary.push_str(&format!(", {} bundle role(s) used", provided.len()));
+    }
+    summary
+}
+
+/// One result per API: the objects generated for it and the bundle roles used.
+fn report_per_api(
+    apis: &[Api],
+    provided: &Provided,
+    generated: &[Object],
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) {
+    let mut by_api: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for o in generated {
+        if let Some(api) = o.metadata().annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)) {
+            by_api.entry(api).or_default().push(o.describe());
+        }
+    }
+    let mut adopted_by_api: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for ((api, role), &i) in provided {
+        if let Some(n) = &objects[i].header.name {
+            adopted_by_api.entry(api).or_default().push(format!("{n} ({})", role.as_str()));
+        }
+    }
+    for api in apis {
+        let mine = by_api.remove(api.name.as_str()).unwrap_or_default();
+        let adopted = adopted_by_api.remove(api.name.as_str()).unwrap_or_default();
+        let mut message =
+            format!("API {}: generated {}", api.name, if mine.is_empty() { "nothing".into() } else { mine.join(", ") });
+        if !adopted.is_empty() {
+            message.push_str(&format!("; bundle roles used: {}", adopted.join(", ")));
+        }
+        results.push(Finding::info(message).on(&api.origin));
+    }
+}
+
+/// Names every earlier output of this config that this run does not write
+/// again: nothing olm-rbac removes disappears unsaid.
+fn report_removed(
+    config: &Config,
+    earlier: &BTreeSet<usize>,
+    generated: &[Object],
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) {
+    let rewritten: BTreeSet<ObjRef> = generated.iter().map(Object::object_ref).collect();
+    for &i in earlier {
+        let mut r = objects[i].object_ref();
+        r.api_version = "rbac.authorization.k8s.io/v1".into();
+        if !rewritten.contains(&r) {
+            results.push(
+                Finding::info(format!(
+                    "removed: olm-rbac generated it for extension {:?} earlier, and this run ({} mode) does not",
+                    config.extension,
+                    config.mode.as_str()
+                ))
+                .on(&objects[i].object_ref())
+                .in_file(objects[i].file.as_ref()),
+            );
+        }
+    }
+}
+
+/// Shows the outcome on the extension's `ClusterExtension`, if it is in the input.
+fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], plan: &mut Plan) {
+    for (i, o) in objects.iter().enumerate() {
+        if o.is("olm.operatorframework.io", "ClusterExtension") && o.header.name.as_deref() == Some(&config.extension) {
+            if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {
+                let patch = plan.patches.entry(i).or_default();
+                patch.annotations.push(Edit::Set(STATUS_ANNOTATION.into(), summary.into()));
+            }
+            plan.results.push(
+                Finding::info(format!("annotated with {STATUS_ANNOTATION}: {summary}"))
+                    .on(&o.object_ref())
+                    .in_file(o.file.as_ref()),
+            );
+        }
+    }
+}

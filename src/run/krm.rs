@@ -1,0 +1,312 @@
+//! The KRM runner: a `ResourceList` in (what kpt and kustomize send), the
+//! same list out, with the kept items as their exact text, the generated
+//! ones after them and the results last.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::output::{describe, exit_code, item_text, stderr_lines};
+use super::views::{read_config, read_objects, view_finding, yaml_finding};
+use super::Outcome;
+use crate::config::{self, Config};
+use crate::model::InputObject;
+use crate::plan::{plan, Generated, Plan};
+use crate::report::{krm_results, Finding, ObjRef};
+use crate::yaml::{self, Chunk, Layout, ListText};
+
+const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
+
+/// KRM function mode: a `ResourceList` in, a `ResourceList` out.
+pub fn function(input: &str) -> Outcome {
+    let normalized: String;
+    let mut reserialised = false;
+    let list = match yaml::split_list(input) {
+        Ok(Some(list)) => list,
+        Ok(None) => match yaml::normalize(input) {
+            Ok(text) => {
+                reserialised = true;
+                normalized = text;
+                match yaml::split_list(&normalized) {
+                    Ok(Some(list)) => list,
+                    Ok(None) => return fatal(Finding::error("the ResourceList could not be read in block style")),
+                    Err(e) => return fatal(yaml_finding(&e, None)),
+                }
+            }
+            Err(e) => return fatal(yaml_finding(&e, None)),
+        },
+        Err(e) => return fatal(yaml_finding(&e, None)),
+    };
+    if list.kind.as_deref() != Some("ResourceList")
+        || !LIST_VERSIONS.contains(&list.api_version.as_deref().unwrap_or_default())
+    {
+        return fatal(
+            Finding::error(format!(
+                "the input is not a ResourceList: expected apiVersion {} and kind ResourceList, got {} {}",
+                LIST_VERSIONS.join(" or "),
+                list.api_version.as_deref().unwrap_or("(none)"),
+                list.kind.as_deref().unwrap_or("(none)")
+            ))
+            .at("kind"),
+        );
+    }
+
+    let mut results = Vec::new();
+    let objects = read_objects(&list.items, |c, _| c.header.file_ref(), &mut results);
+    let config = function_config(&list, &objects, &mut results);
+    let mut plan = match config {
+        Some(config) if exit_code(&results) == 0 => {
+            let mut plan = plan(&[config], &objects);
+            results.append(&mut plan.results);
+            plan.results = results;
+            plan
+        }
+        _ => Plan { results, ..Plan::default() },
+    };
+    if reserialised {
+        plan.results.push(Finding::info(
+            "the ResourceList was not in block style (JSON, or items in flow style), so it was re-serialised as block YAML; comments in it are lost",
+        ));
+    }
+    let code = exit_code(&plan.results);
+    match write_list(&list, &mut plan, yaml::line_ending(input)) {
+        Ok(stdout) => {
+            // kpt shows the results and stderr both; other runners (kustomize) only stderr.
+            let stderr = if shows_results(&list) { String::new() } else { stderr_lines(&plan.results) };
+            Outcome { stdout, stderr, code }
+        }
+        Err(e) => fatal(Finding::error(format!("could not write the output: {e}"))),
+    }
+}
+
+#[derive(Deserialize)]
+struct ConfigMapEntry {
+    #[serde(rename = "functionConfig")]
+    function_config: ConfigMapView,
+}
+
+#[derive(Deserialize, Default)]
+struct ConfigMapView {
+    #[serde(default)]
+    data: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionConfigHead {
+    #[serde(rename = "functionConfig")]
+    function_config: Option<Head>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Head {
+    api_version: Option<String>,
+    kind: Option<String>,
+    metadata: Option<HeadMeta>,
+}
+
+#[derive(Deserialize, Default)]
+struct HeadMeta {
+    name: Option<String>,
+}
+
+/// Reads `functionConfig`: it must be an RBACConfig.
+fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut Vec<Finding>) -> Option<Config> {
+    let missing = || {
+        Finding::error(format!(
+            "functionConfig is missing: the function needs an {} ({}) to know what to generate",
+            config::KIND,
+            config::API_VERSION
+        ))
+        .at("functionConfig")
+    };
+    let Some(entry) = list.entries.iter().find(|e| e.key == "functionConfig") else {
+        results.push(missing());
+        return None;
+    };
+    let chunk = Chunk {
+        text: Cow::Borrowed(entry.text),
+        layout: Layout::Document,
+        line: entry.line,
+        header: Default::default(),
+        elide: Vec::new(),
+        indirect: false,
+    };
+    let head = match yaml::parse_item::<FunctionConfigHead>(&chunk) {
+        Ok(h) => h.function_config,
+        Err(e) => {
+            results.push(view_finding(e, &ObjRef::default(), None, ""));
+            return None;
+        }
+    };
+    let Some(head) = head else {
+        results.push(missing());
+        return None;
+    };
+    let object = ObjRef {
+        api_version: head.api_version.clone().unwrap_or_default(),
+        kind: head.kind.clone().unwrap_or_default(),
+        name: head.metadata.and_then(|m| m.name).unwrap_or_default(),
+        namespace: None,
+    };
+    if head.kind.as_deref() == Some("ConfigMap") && head.api_version.as_deref() == Some("v1") {
+        return config_map_config(&chunk, &object, objects, results);
+    }
+    if head.kind.as_deref() != Some(config::KIND) || head.api_version.as_deref() != Some(config::API_VERSION) {
+        results.push(
+            Finding::error(format!(
+                "functionConfig must be an {} ({}) or a ConfigMap, got {}",
+                config::KIND,
+                config::API_VERSION,
+                if object.kind == config::KIND {
+                    format!("apiVersion {:?}", object.api_version)
+                } else {
+                    describe(&object)
+                }
+            ))
+            .on(&object)
+            .at(if object.kind == config::KIND { "apiVersion" } else { "kind" }),
+        );
+        return None;
+    }
+    let header = crate::yaml::Header {
+        api_version: Some(object.api_version),
+        kind: Some(object.kind),
+        name: Some(object.name),
+        ..Default::default()
+    };
+    read_config(&Chunk { header, ..chunk }, None, "functionConfig.", results)
+}
+
+/// Reads a ConfigMap `functionConfig` (kpt's `key=value` settings).
+fn config_map_config(
+    chunk: &Chunk<'_>,
+    object: &ObjRef,
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> Option<Config> {
+    match yaml::parse_item::<ConfigMapEntry>(chunk) {
+        Ok(entry) => match Config::from_config_map(
+            &object.name,
+            &entry.function_config.data.unwrap_or_default(),
+            crate::plan::bundle_package(objects),
+        ) {
+            Ok((config, note)) => {
+                results.extend(note);
+                Some(config)
+            }
+            Err(errors) => {
+                results.extend(errors);
+                None
+            }
+        },
+        Err(e) => {
+            results.push(view_finding(e, object, None, "functionConfig."));
+            None
+        }
+    }
+}
+
+/// Does the runner that sent this list show the function's results itself?
+/// kpt does, and marks the items it sends with its own annotation; kustomize
+/// shows only stderr and marks them with `kustomize.config.k8s.io/id`.
+fn shows_results(list: &ListText<'_>) -> bool {
+    let has = |key: &str| list.items.iter().any(|i| i.header.annotations.contains_key(key));
+    has("internal.config.kubernetes.io/seqindent") && !has("kustomize.config.k8s.io/id")
+}
+
+/// Writes the list back: every entry and kept item as its exact text, the
+/// generated items after the kept ones, and the results last.
+fn write_list(list: &ListText<'_>, plan: &mut Plan, eol: &str) -> Result<String, String> {
+    let mut generated = String::new();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    for g in &plan.generated {
+        let i = index.entry(g.output_path.as_str()).or_insert(0);
+        let text = yaml::to_yaml(&with_path(g, *i).object)?;
+        *i += 1;
+        yaml::as_seq_entry(&text, list.item_indent, &mut generated);
+    }
+    let generated = yaml::with_line_ending(&generated, eol);
+    let push_line = |out: &mut String, text: &str| push_line(out, text, eol);
+    let mut kept = String::new();
+    let mut notes = Vec::new();
+    for (i, item) in list.items.iter().enumerate() {
+        if !plan.remove.contains(&i) {
+            push_line(&mut kept, &item_text(item, plan, i, &mut notes)?);
+        }
+    }
+    plan.results.extend(notes);
+    let items_block = |out: &mut String, head: &str| {
+        if kept.is_empty() && generated.is_empty() {
+            out.push_str("items: []");
+            out.push_str(eol);
+        } else {
+            push_line(out, head);
+            push_line(out, &kept);
+            push_line(out, &generated);
+        }
+    };
+    let mut out = String::with_capacity(list.preamble.len() + kept.len() + generated.len() + 4096);
+    out.push_str(list.preamble);
+    let mut wrote_items = false;
+    for entry in &list.entries {
+        match entry.key.as_str() {
+            "results" => {}
+            "items" => {
+                // With no items in the input, the entry may read `items: null`.
+                let head = if list.items.is_empty() { "items:\n" } else { entry.text };
+                items_block(&mut out, head);
+                push_line(&mut out, list.items_tail);
+                wrote_items = true;
+            }
+            _ => push_line(&mut out, entry.text),
+        }
+    }
+    if !wrote_items {
+        items_block(&mut out, "items:\n");
+    }
+    let results = yaml::with_line_ending(&results_yaml(&plan.results)?, eol);
+    push_line(&mut out, &results);
+    Ok(out)
+}
+
+/// Tells kpt which file a generated object belongs in.
+fn with_path(g: &Generated, index: usize) -> Generated {
+    let mut g = g.clone();
+    let annotations = g.object.metadata_mut().annotations.get_or_insert_with(BTreeMap::new);
+    for prefix in ["config.kubernetes.io", "internal.config.kubernetes.io"] {
+        annotations.insert(format!("{prefix}/path"), g.output_path.clone());
+        annotations.insert(format!("{prefix}/index"), index.to_string());
+    }
+    g
+}
+
+/// Appends `text`, first ending the previous line if it was left open.
+fn push_line(out: &mut String, text: &str, eol: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push_str(eol);
+    }
+    out.push_str(text);
+}
+
+/// The `results:` entry of a ResourceList, or nothing when there are none.
+fn results_yaml(findings: &[Finding]) -> Result<String, String> {
+    if findings.is_empty() {
+        return Ok(String::new());
+    }
+    Ok(format!("results:\n{}", yaml::to_yaml(&krm_results(findings))?))
+}
+
+/// A failure before any item could be read: an empty list carrying the error.
+fn fatal(finding: Finding) -> Outcome {
+    let results = results_yaml(std::slice::from_ref(&finding)).unwrap_or_default();
+    Outcome {
+        stdout: format!("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n{results}"),
+        stderr: format!("{finding}\n"),
+        code: 1,
+    }
+}

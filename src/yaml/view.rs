@@ -1,0 +1,195 @@
+//! Views: reading one item's text through a small serde type, with errors
+//! that say where (in the whole stream) and which field.
+
+use granit_parser::{Event, Parser};
+use serde::de::DeserializeOwned;
+
+use super::walk::{parser_options, Frame, Step, Walker};
+use super::{Chunk, Layout, Pos};
+
+/// [`options`] for reading `len` bytes: alias expansion may replay at most
+/// [`ALIAS_REPLAY_PER_BYTE`] events per byte read (plus a small floor), so a
+/// crafted alias tree costs time in proportion to its size, across however
+/// many items it is spread over.
+pub fn options_for(len: usize) -> serde_saphyr::Options {
+    let mut options = options();
+    let limit = ALIAS_REPLAY_FLOOR.saturating_add(len.saturating_mul(ALIAS_REPLAY_PER_BYTE));
+    options.alias_limits.max_total_replayed_events = options.alias_limits.max_total_replayed_events.min(limit);
+    options
+}
+
+/// See [`options_for`]. Real manifests that use anchors (Helm charts, hand
+/// written files) repeat small maps a few times; a byte of YAML is at most one
+/// event, so four replays per byte is generous.
+pub const ALIAS_REPLAY_PER_BYTE: usize = 4;
+const ALIAS_REPLAY_FLOOR: usize = 1_000;
+
+/// Deserialization options sized for operator bundles: a single CRD can hold
+/// millions of events and nest deeper than the library's defaults allow.
+pub fn options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = usize::MAX / 2;
+    budget.max_nodes = usize::MAX / 2;
+    budget.max_total_scalar_bytes = usize::MAX / 2;
+    budget.max_reader_input_bytes = None;
+    budget.max_depth = 1024;
+    budget.max_documents = usize::MAX / 2;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    // See `HeaderCollector::finish`: readers disagree on merge keys.
+    options.merge_keys = serde_saphyr::options::MergeKeyPolicy::Error;
+    options.with_snippet = false;
+    options
+}
+
+/// Reads one item through a serde view. Errors carry positions in the stream
+/// the chunk was cut from and, where the position falls on a key, its path.
+pub fn parse_item<T: DeserializeOwned>(chunk: &Chunk<'_>) -> Result<T, ViewError> {
+    if !chunk.elide.is_empty() {
+        if let Ok(value) = parse_text(&chunk.view_text(), chunk) {
+            return Ok(value);
+        }
+        // An anchor inside an elided region, say: read everything, and report
+        // whatever is wrong against the real text.
+    }
+    parse_text(&chunk.text, chunk)
+}
+
+fn parse_text<T: DeserializeOwned>(text: &str, chunk: &Chunk<'_>) -> Result<T, ViewError> {
+    let result = match chunk.layout {
+        Layout::Document => serde_saphyr::from_str_with_options::<T>(text, options_for(text.len())),
+        Layout::SeqEntry { .. } => serde_saphyr::from_str_with_options::<Vec<T>>(text, options_for(text.len()))
+            .and_then(|mut v| {
+                v.pop().ok_or_else(|| <serde_saphyr::Error as serde::de::Error>::custom("the item is empty"))
+            }),
+    };
+    result.map_err(|e| ViewError::from_saphyr(&e, text, chunk.line, chunk.layout))
+}
+
+/// A serde view failed: the message, the field path when known, the position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewError {
+    pub message: String,
+    pub path: Option<String>,
+    pub pos: Option<Pos>,
+}
+
+impl ViewError {
+    pub(super) fn from_saphyr(e: &serde_saphyr::Error, text: &str, first_line: usize, layout: Layout) -> Self {
+        let location = e.location();
+        let mut message = e.without_snippet().to_string();
+        if let Some(rest) = message.strip_prefix("error: ") {
+            message = rest.to_string();
+        }
+        let (pos, path) = match location {
+            Some(loc) if loc.line() > 0 => {
+                let (line, col) = (loc.line() as usize, loc.column() as usize);
+                // The position is reported once, in stream terms, by the caller.
+                for relative in [format!("line {line} column {col}: "), format!(" at line {line}, column {col}")] {
+                    message = message.replacen(&relative, "", 1);
+                }
+                let skip = usize::from(matches!(layout, Layout::SeqEntry { .. }));
+                // A value of the wrong type is reported where it starts, which for a
+                // map is its first key: the field is the collection, not that key.
+                let wrong_type = message.contains("expected sequence")
+                    || message.contains("invalid type")
+                    || message.contains("missing field");
+                let path = if wrong_type { collection_path_at(text, line, col, skip) } else { None }
+                    .or_else(|| path_at(text, line, col, skip));
+                (Some(Pos { line: line + first_line - 1, col }), path)
+            }
+            _ => (None, None),
+        };
+        let message = explain_type(&message, path.as_deref());
+        ViewError { message, path, pos }
+    }
+}
+
+/// Says a type mismatch in the terms of the field that has it, where the
+/// field is one whose shape is worth spelling out.
+fn explain_type(message: &str, path: Option<&str>) -> String {
+    if message.ends_with("expected one of apiVersion, kind, metadata, spec") {
+        return format!("{message}; the settings (mode, bindings, ...) go under spec:");
+    }
+    let list = message.contains("expected sequence") || message.contains("expected a sequence");
+    if !list {
+        return message.to_string();
+    }
+    let field = path.and_then(|p| p.rsplit('.').next()).map(|f| f.split('[').next().unwrap_or(f));
+    let shape = match field {
+        Some("subjects") => "a list of subjects, each {kind, name} (and namespace for a ServiceAccount)",
+        Some("bindings") => "a list of bindings, each {role, subjects, and optionally namespaces or namespaceSelector}",
+        Some("namespaces") => "a list of namespace names",
+        Some("roles") => "a list of admin, edit, view, view-crdview",
+        Some("include" | "exclude") => "a list of API name patterns (<plural>.<group>, with * and ?)",
+        Some("matchExpressions") => "a list of {key, operator, values}",
+        _ => "a list",
+    };
+    format!("must be {shape}")
+}
+
+/// The path of the collection that starts at `line`/`col`, if one does.
+fn collection_path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<String> {
+    let mut walker = Walker::default();
+    for next in Parser::new_from_str_with_options(text, parser_options()) {
+        let Ok((event, span)) = next else { break };
+        let at = span.start.line() == line && span.start.col() + 1 == col;
+        let opens = matches!(event, Event::MappingStart(..) | Event::SequenceStart(..));
+        // A map's position may be that of its first key.
+        let first_key = matches!(event, Event::Scalar(..))
+            && walker.frames.last().is_some_and(|f| f.is_map && f.expect_key && f.key.is_none());
+        if at && (opens || first_key) {
+            return join_path(walker.frames.iter().skip(skip).filter_map(Frame::segment).collect());
+        }
+        walker.step(&event);
+    }
+    None
+}
+
+/// The dotted key path of the node at `line`/`col` (1-based) in `text`,
+/// dropping the first `skip` levels (the wrapping sequence of an entry).
+pub fn path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<String> {
+    let mut walker = Walker::default();
+    let segments = |w: &Walker<'_>| -> Vec<String> { w.frames.iter().skip(skip).filter_map(Frame::segment).collect() };
+    // A collection starts where its first key does: prefer the key's path, and
+    // fall back to the collection's own when the next event is elsewhere.
+    let mut collection: Option<Vec<String>> = None;
+    for next in Parser::new_from_str_with_options(text, parser_options()) {
+        let Ok((event, span)) = next else { break };
+        let at = span.start.line() == line && span.start.col() + 1 == col;
+        if !at && collection.is_some() && event.is_node() {
+            break;
+        }
+        let before = segments(&walker);
+        match (walker.step(&event), at) {
+            (Step::Key(_), true) => return join_path(segments(&walker)),
+            (Step::Value(_), true) => return join_path(before),
+            (Step::Open, true) if collection.is_none() => collection = Some(before),
+            _ => {}
+        }
+    }
+    collection.and_then(join_path)
+}
+
+fn join_path(segments: Vec<String>) -> Option<String> {
+    let mut out = String::new();
+    for s in segments {
+        if !out.is_empty() && !s.starts_with('[') {
+            out.push('.');
+        }
+        out.push_str(&s);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_at_names_nested_keys() {
+        let text = "spec:\n  apis:\n    inclde: [a]\n";
+        assert_eq!(path_at(text, 3, 5, 0).as_deref(), Some("spec.apis.inclde"));
+        assert_eq!(path_at("- spec:\n    mode: x\n", 2, 11, 1).as_deref(), Some("spec.mode"));
+    }
+}
