@@ -80,6 +80,25 @@ pub enum Body {
     Other,
 }
 
+/// Verbs that read, and verbs that write: every level of access to an API is
+/// made of these.
+pub const READ: [&str; 3] = ["get", "list", "watch"];
+pub const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+/// Every verb of an API's resources, reading first: the order kubectl users
+/// read them in.
+pub const VERBS: [&str; 8] = {
+    let mut all = [""; 8];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < READ.len() { READ[i] } else { WRITE[i - READ.len()] };
+        i += 1;
+    }
+    all
+};
+/// The verbs an `edit` role's rule grants, as OLM v0 wrote it: writing,
+/// without `deletecollection` (which only `*`, the admin's, grants).
+pub const EDIT: [&str; 4] = ["create", "update", "patch", "delete"];
+
 pub const LABEL_CHANGES_ANNOTATION: &str = "olm-rbac.io/label-changes";
 pub const STATUS_ANNOTATION: &str = "olm-rbac.io/rbac";
 pub const AGGREGATE_PREFIX: &str = "rbac.authorization.k8s.io/aggregate-to-";
@@ -336,4 +355,15 @@ impl RuleView {
 /// An explicit `null` reads as the default, as the API server treats it.
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_verb_reading_first() {
+        assert_eq!(VERBS, ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]);
+        assert!(EDIT.iter().all(|v| WRITE.contains(v)) && !EDIT.contains(&"deletecollection"));
+    }
 }
