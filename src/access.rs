@@ -665,7 +665,7 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<Stri
             policy.apis.insert(api.clone(), Some(ext.clone()));
         }
     }
-    let group = h.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+    let group = h.group().unwrap_or_default();
     let added = match (group, h.kind.as_deref()) {
         ("rbac.authorization.k8s.io", Some(kind)) => add_rbac(policy, chunk, kind),
         ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => yaml::parse_item::<CrdView>(chunk).map(|crd| {

@@ -30,9 +30,10 @@ mod roles;
 mod steps;
 mod trust;
 
+pub use crate::model::{READ, WRITE};
 pub use bundle::{classify, Grants, Record};
 pub use discover::{bundle_package, discover, select};
-pub use roles::{ceiling, cluster_roles, name_parts, role_name, rule_for, rule_for_parts, READ, WRITE};
+pub use roles::{ceiling, cluster_roles, name_parts, role_name, rule_for, rule_for_parts};
 
 /// An API the operator serves, learned from a CRD, a CSV entry or both.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::{BindingDef, Identity, Policy};
+use crate::model::VERBS;
 
 /// Where to list an identity's permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,15 +59,14 @@ pub struct Permission {
     pub verbs: Vec<String>,
 }
 
-/// The verbs in the order kubectl users read them; others follow by name.
-const VERB_ORDER: [&str; 8] = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
-
+/// The verbs in the order kubectl users read them ([`VERBS`]); others follow
+/// by name.
 fn ordered_verbs(verbs: BTreeSet<String>) -> Vec<String> {
     if verbs.contains("*") {
         return vec!["*".to_string()];
     }
     let mut verbs: Vec<String> = verbs.into_iter().collect();
-    verbs.sort_by_key(|v| (VERB_ORDER.iter().position(|o| o == v).unwrap_or(VERB_ORDER.len()), v.clone()));
+    verbs.sort_by_key(|v| (VERBS.iter().position(|o| o == v).unwrap_or(VERBS.len()), v.clone()));
     verbs
 }
 

@@ -6,13 +6,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Holder, Policy, Request};
+use crate::model::{EDIT, READ, VERBS};
 
 /// The verbs that make up each level of access to an API.
-pub const LEVELS: [(&str, &[&str]); 3] = [
-    ("admin", &["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]),
-    ("edit", &["create", "update", "patch", "delete"]),
-    ("view", &["get", "list", "watch"]),
-];
+pub const LEVELS: [(&str, &[&str]); 3] = [("admin", &VERBS), ("edit", &EDIT), ("view", &READ)];
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Report {

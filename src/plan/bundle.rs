@@ -13,7 +13,7 @@ use crate::model::*;
 use crate::report::Finding;
 use crate::reserved;
 
-use super::roles::{ceiling, role_name, READ, WRITE};
+use super::roles::{ceiling, role_name};
 use super::{Api, ApiSource};
 
 /// What a role's rules grant over the selected APIs.
@@ -102,7 +102,7 @@ fn only(rule: &RuleView, api: &Api) -> bool {
 }
 
 fn level(verbs: &BTreeSet<&str>) -> Option<RoleKind> {
-    if verbs.contains("*") || READ.iter().chain(&WRITE).all(|v| verbs.contains(v)) {
+    if verbs.contains("*") || VERBS.iter().all(|v| verbs.contains(v)) {
         Some(RoleKind::Admin)
     } else if verbs.iter().any(|v| WRITE.contains(v)) {
         verbs.iter().all(|v| READ.contains(v) || WRITE.contains(v)).then_some(RoleKind::Edit)

@@ -156,7 +156,7 @@ pub(super) fn bundle_members(
     let folder = source_folder;
     let csv_folder = csv.and_then(|i| folder(&objects[i]));
     let never_bundled = |i: usize, o: &InputObject| {
-        let group = o.header.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+        let group = o.header.group().unwrap_or_default();
         matches!(
             group,
             "olm.operatorframework.io" | "olm-rbac.io" | "kpt.dev" | "kustomize.config.k8s.io" | "config.kubernetes.io"

@@ -70,8 +70,8 @@ pub fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
 pub fn rule_for_parts(name: &str, group: &str, plural: &str, role: RoleKind) -> PolicyRule {
     let verbs: &[&str] = match role {
         RoleKind::Admin => &["*"],
-        RoleKind::Edit => &["create", "update", "patch", "delete"],
-        RoleKind::View => &["get", "list", "watch"],
+        RoleKind::Edit => &EDIT,
+        RoleKind::View => &READ,
         RoleKind::CrdView => {
             return PolicyRule {
                 api_groups: Some(strings(&["apiextensions.k8s.io"])),
@@ -90,10 +90,6 @@ pub fn rule_for_parts(name: &str, group: &str, plural: &str, role: RoleKind) -> 
     }
 }
 
-/// Verbs that read, and verbs that write: a level's verbs are made of these.
-pub const READ: [&str; 3] = ["get", "list", "watch"];
-pub const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
-
 /// Everything a role level may grant on an API: the yardstick a bundle role is
 /// measured against before olm-rbac adopts it or puts back its labels. `view`
 /// reads, `edit` also writes, `admin` may do anything, each on the resource and,
@@ -102,7 +98,7 @@ pub const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecoll
 pub fn ceiling(api: &Api, level: RoleKind) -> Vec<PolicyRule> {
     let verbs: Vec<&str> = match level {
         RoleKind::Admin => vec!["*"],
-        RoleKind::Edit => READ.iter().chain(&WRITE).copied().collect(),
+        RoleKind::Edit => VERBS.to_vec(),
         RoleKind::View => READ.to_vec(),
         RoleKind::CrdView => {
             let mut rule = rule_for(api, level);

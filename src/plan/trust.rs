@@ -75,7 +75,7 @@ pub fn require_definitions(config: &Config, apis: &[Api], results: &mut Vec<Find
 /// Kinds whose objects have no namespace, whatever their manifest says: the
 /// API server drops a namespace written on them.
 fn cluster_scoped(o: &InputObject, crd_scopes: &BTreeMap<(String, String), bool>) -> bool {
-    let group = o.header.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+    let group = o.header.group().unwrap_or_default();
     let kind = o.header.kind.as_deref().unwrap_or_default();
     matches!(
         (group, kind),
@@ -96,7 +96,7 @@ pub fn identity(
     o: &InputObject,
     crd_scopes: &BTreeMap<(String, String), bool>,
 ) -> (String, String, Option<String>, String) {
-    let group = o.header.api_version.as_deref().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+    let group = o.header.group().unwrap_or_default();
     let namespace = if cluster_scoped(o, crd_scopes) { None } else { o.header.namespace.clone() };
     (group.to_string(), o.header.kind.clone().unwrap_or_default(), namespace, o.header.name.clone().unwrap_or_default())
 }
