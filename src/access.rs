@@ -12,7 +12,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Ro
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::input::Source;
-use crate::model::{CrdView, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
+use crate::model::{selector_matches, CrdView, Operator, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
 use crate::yaml::{self, Chunk};
 
 /// A role: its own rules, and for ClusterRoles the selectors it aggregates.
@@ -534,22 +534,15 @@ pub fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
     }
 }
 
-/// Label-selector semantics for aggregation rules.
+/// Label-selector semantics for aggregation rules ([`selector_matches`]). An
+/// empty selector selects every ClusterRole, as Kubernetes reads it.
 pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let labels_ok = selector.match_labels.iter().flatten().all(|(k, v)| labels.get(k) == Some(v));
-    let exprs_ok = selector.match_expressions.iter().flatten().all(|e| {
-        let value = labels.get(&e.key);
-        let values = e.values.as_deref().unwrap_or_default();
-        match e.operator.as_str() {
-            "In" => value.is_some_and(|v| values.contains(v)),
-            "NotIn" => value.is_none_or(|v| !values.contains(v)),
-            "Exists" => value.is_some(),
-            "DoesNotExist" => value.is_none(),
-            _ => false,
-        }
-    });
-    // An empty selector selects every ClusterRole, as Kubernetes reads it.
-    labels_ok && exprs_ok
+    let requirements = selector
+        .match_expressions
+        .iter()
+        .flatten()
+        .map(|e| (e.key.as_str(), Operator::parse(&e.operator), e.values.as_deref().unwrap_or_default()));
+    selector_matches(selector.match_labels.iter().flatten(), requirements, labels)
 }
 
 // ---------------------------------------------------------------------------

@@ -4,6 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use crate::model::selector_matches;
+pub use crate::model::Operator;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_label_value};
 use crate::report::{Finding, ObjRef};
 
@@ -188,14 +190,6 @@ pub struct RequirementDoc {
     pub values: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum Operator {
-    In,
-    NotIn,
-    Exists,
-    DoesNotExist,
-}
-
 /// A subject, checked: `User` and `Group` carry the RBAC API group, a
 /// `ServiceAccount` a namespace.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -224,18 +218,12 @@ pub struct Selector {
 }
 
 impl Selector {
-    /// Label-selector semantics: every label and every expression must hold.
+    /// Label-selector semantics ([`selector_matches`]): every label and every
+    /// expression must hold.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
-            && self.match_expressions.iter().all(|(key, op, values)| {
-                let value = labels.get(key);
-                match op {
-                    Operator::In => value.is_some_and(|v| values.contains(v)),
-                    Operator::NotIn => value.is_none_or(|v| !values.contains(v)),
-                    Operator::Exists => value.is_some(),
-                    Operator::DoesNotExist => value.is_none(),
-                }
-            })
+        let requirements =
+            self.match_expressions.iter().map(|(key, op, values)| (key.as_str(), Some(*op), &values[..]));
+        selector_matches(&self.match_labels, requirements, labels)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 use serde::Serialize;
@@ -143,6 +144,51 @@ fn apply_edits(map: &BTreeMap<String, String>, edits: &[Edit]) -> BTreeMap<Strin
 /// core group `""` for a bare version such as `v1`.
 pub fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+// The operator of a label-selector requirement. (Part of RBACConfig's JSON
+// Schema, where a doc comment would become a description.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum Operator {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+}
+
+impl Operator {
+    /// The operator Kubernetes spells `text`, if it is one.
+    pub fn parse(text: &str) -> Option<Operator> {
+        match text {
+            "In" => Some(Operator::In),
+            "NotIn" => Some(Operator::NotIn),
+            "Exists" => Some(Operator::Exists),
+            "DoesNotExist" => Some(Operator::DoesNotExist),
+            _ => None,
+        }
+    }
+}
+
+/// Label-selector semantics, as Kubernetes reads them: every label in
+/// `match_labels` and every requirement (key, operator, values) must hold; a
+/// requirement whose operator Kubernetes does not know (`None`) holds for
+/// nothing. An empty selector selects everything.
+pub fn selector_matches<'a>(
+    match_labels: impl IntoIterator<Item = (&'a String, &'a String)>,
+    requirements: impl IntoIterator<Item = (&'a str, Option<Operator>, &'a [String])>,
+    labels: &BTreeMap<String, String>,
+) -> bool {
+    match_labels.into_iter().all(|(k, v)| labels.get(k) == Some(v))
+        && requirements.into_iter().all(|(key, op, values)| {
+            let value = labels.get(key);
+            match op {
+                Some(Operator::In) => value.is_some_and(|v| values.contains(v)),
+                Some(Operator::NotIn) => value.is_none_or(|v| !values.contains(v)),
+                Some(Operator::Exists) => value.is_some(),
+                Some(Operator::DoesNotExist) => value.is_none(),
+                None => false,
+            }
+        })
 }
 
 /// Which typed view an item needs, decided from its header alone.
@@ -376,6 +422,19 @@ mod tests {
     fn every_verb_reading_first() {
         assert_eq!(VERBS, ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]);
         assert!(EDIT.iter().all(|v| WRITE.contains(v)) && !EDIT.contains(&"deletecollection"));
+    }
+
+    #[test]
+    fn selectors_need_every_label_and_requirement() {
+        let labels = BTreeMap::from([("tier".to_string(), "web".to_string())]);
+        let web = ["web".to_string()];
+        let matches = |op: Option<Operator>, key: &str| selector_matches([], [(key, op, &web[..])], &labels);
+        assert!(matches(Some(Operator::In), "tier") && !matches(Some(Operator::NotIn), "tier"));
+        assert!(matches(Some(Operator::Exists), "tier") && matches(Some(Operator::DoesNotExist), "zone"));
+        assert!(!matches(None, "tier"), "an unknown operator holds for nothing");
+        assert!(selector_matches([], [], &labels), "an empty selector selects everything");
+        assert_eq!(Operator::parse("NotIn"), Some(Operator::NotIn));
+        assert_eq!(Operator::parse("in"), None);
     }
 
     #[test]
