@@ -12,7 +12,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Ro
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::input::Source;
-use crate::model::{CrdView, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
+use crate::model::{selector_matches, CrdView, Operator, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
 use crate::yaml::{self, Chunk};
 
 /// A role: its own rules, and for ClusterRoles the selectors it aggregates.
@@ -125,7 +125,7 @@ impl fmt::Display for Grant {
     }
 }
 
-pub fn describe_rule(rule: &PolicyRule) -> String {
+pub(crate) fn describe_rule(rule: &PolicyRule) -> String {
     let list = |v: &Option<Vec<String>>| v.as_deref().map(|v| v.join(",")).unwrap_or_default();
     // The core group is the empty string: show it as "".
     let groups: Vec<&str> =
@@ -180,7 +180,7 @@ const BUILTIN: &[(&str, &str, bool)] = &[
 ];
 
 impl Resources {
-    pub fn builtin() -> Resources {
+    pub(crate) fn builtin() -> Resources {
         let mut r = Resources::default();
         for (g, p, cluster) in BUILTIN {
             r.scope.insert((g.to_string(), p.to_string()), *cluster);
@@ -188,7 +188,7 @@ impl Resources {
         r
     }
 
-    pub fn add(&mut self, group: &str, plural: &str, cluster_scoped: bool) {
+    pub(crate) fn add(&mut self, group: &str, plural: &str, cluster_scoped: bool) {
         self.scope.insert((group.to_string(), plural.to_string()), cluster_scoped);
     }
 
@@ -198,7 +198,7 @@ impl Resources {
 
     /// Resolves `plural`, `plural.group`, `plural/sub` and `plural.group/sub`
     /// as kubectl does: a bare plural must name exactly one known resource.
-    pub fn resolve(&self, text: &str) -> Result<(String, String, Option<String>), String> {
+    pub(crate) fn resolve(&self, text: &str) -> Result<(String, String, Option<String>), String> {
         let (head, sub) = match text.split_once('/') {
             Some((h, s)) => (h, Some(s.to_string())),
             None => (text, None),
@@ -261,7 +261,7 @@ impl Policy {
     /// (everything, bound to `system:masters`) and the aggregated `admin`, `edit`
     /// and `view` (with `view` aggregated into `edit` and `edit` into `admin`).
     /// Their own rules for Kubernetes' built-in resources are not modelled.
-    pub fn with_builtins(mut self) -> Policy {
+    pub(crate) fn with_builtins(mut self) -> Policy {
         let all = |v: &str| Some(vec![v.to_string()]);
         let label =
             |k: &str| BTreeMap::from([(format!("rbac.authorization.k8s.io/aggregate-to-{k}"), "true".to_string())]);
@@ -412,7 +412,7 @@ impl Policy {
     /// Every subject that may make the request: with a namespace, there; without,
     /// anywhere (each answer says where). Holders of the built-in aggregated
     /// roles appear as [`Holder::RoleHolders`] when no binding to them is known.
-    pub fn who_can(&self, req: &Request) -> Vec<Access> {
+    pub(crate) fn who_can(&self, req: &Request) -> Vec<Access> {
         let mut out: Vec<Access> = Vec::new();
         for b in &self.bindings {
             // Without a namespace, a RoleBinding answers for its own namespace.
@@ -461,7 +461,7 @@ impl Policy {
 /// Who holds access: a subject of a binding, or whoever is bound to a
 /// built-in aggregated role somewhere the input does not show.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Holder {
+pub(crate) enum Holder {
     Subject(Subject),
     /// Whoever is bound to this built-in role; for a cluster-scoped request,
     /// only through a ClusterRoleBinding.
@@ -497,7 +497,7 @@ impl fmt::Display for Holder {
 
 /// One answer of [`Policy::who_can`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Access {
+pub(crate) struct Access {
     pub holder: Holder,
     /// `None`: cluster-wide.
     pub namespace: Option<String>,
@@ -507,7 +507,7 @@ pub struct Access {
 /// Does the rule allow the request? Verbs, API groups and resources match
 /// exactly or by `*`; `*/sub` matches a subresource of any resource;
 /// `resourceNames`, when set, needs the request to name one of them.
-pub fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
+pub(crate) fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
     let has = |list: &Option<Vec<String>>, want: &str| {
         list.as_deref().unwrap_or_default().iter().any(|v| v == "*" || v == want)
     };
@@ -534,22 +534,15 @@ pub fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
     }
 }
 
-/// Label-selector semantics for aggregation rules.
-pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let labels_ok = selector.match_labels.iter().flatten().all(|(k, v)| labels.get(k) == Some(v));
-    let exprs_ok = selector.match_expressions.iter().flatten().all(|e| {
-        let value = labels.get(&e.key);
-        let values = e.values.as_deref().unwrap_or_default();
-        match e.operator.as_str() {
-            "In" => value.is_some_and(|v| values.contains(v)),
-            "NotIn" => value.is_none_or(|v| !values.contains(v)),
-            "Exists" => value.is_some(),
-            "DoesNotExist" => value.is_none(),
-            _ => false,
-        }
-    });
-    // An empty selector selects every ClusterRole, as Kubernetes reads it.
-    labels_ok && exprs_ok
+/// Label-selector semantics for aggregation rules ([`selector_matches`]). An
+/// empty selector selects every ClusterRole, as Kubernetes reads it.
+pub(crate) fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+    let requirements = selector
+        .match_expressions
+        .iter()
+        .flatten()
+        .map(|e| (e.key.as_str(), Operator::parse(&e.operator), e.values.as_deref().unwrap_or_default()));
+    selector_matches(selector.match_labels.iter().flatten(), requirements, labels)
 }
 
 // ---------------------------------------------------------------------------
@@ -564,7 +557,7 @@ pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
 /// What [`read`] made of the input: the policy, how many Kubernetes objects
 /// it held, and a warning for each item it skipped as not being one.
 #[derive(Debug, Clone)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub policy: Policy,
     /// Objects with an `apiVersion` and a `kind` (list items counted, lists not).
     pub objects: usize,
@@ -574,7 +567,7 @@ pub struct Loaded {
 /// [`load`], keeping what the commands tell the user about: the number of
 /// objects, and the items that were skipped because they lack `apiVersion`
 /// or `kind` (each named by file, document, list item and name).
-pub fn read(inputs: &[Source]) -> Result<Loaded, Vec<String>> {
+pub(crate) fn read(inputs: &[Source]) -> Result<Loaded, Vec<String>> {
     let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
     let mut errors = Vec::new();
     let mut seen = Seen { objects: 0, warnings: Vec::new() };
@@ -742,10 +735,10 @@ fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>, kind: &str) -> Result<(), ya
     Ok(())
 }
 
-pub mod allowed;
+pub(crate) mod allowed;
 pub mod commands;
 pub mod cover;
-pub mod matrix;
+pub(crate) mod matrix;
 
 #[cfg(test)]
 mod tests;

@@ -4,11 +4,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use crate::model::selector_matches;
+pub(crate) use crate::model::Operator;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_label_value};
 use crate::report::{Finding, ObjRef};
 
-pub const API_VERSION: &str = "olm-rbac.io/v1alpha1";
-pub const KIND: &str = "RBACConfig";
+pub(crate) const API_VERSION: &str = "olm-rbac.io/v1alpha1";
+pub(crate) const KIND: &str = "RBACConfig";
 
 /// The configuration of olm-rbac, which renders RBAC for the APIs an OLM operator installs.
 ///
@@ -17,7 +19,7 @@ pub const KIND: &str = "RBACConfig";
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(rename = "RBACConfig")]
-pub struct RbacConfigDoc {
+pub(crate) struct RbacConfigDoc {
     /// Always `olm-rbac.io/v1alpha1`.
     #[schemars(extend("const" = "olm-rbac.io/v1alpha1"))]
     pub api_version: String,
@@ -31,19 +33,24 @@ pub struct RbacConfigDoc {
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-pub struct ConfigMeta {
+pub(crate) struct ConfigMeta {
     /// The config's name, and the extension name unless `spec.extensionName` is set.
     pub name: Option<String>,
+    // Runners (kpt, kustomize) write these; the schema names them so that
+    // editors accept them, and nothing else reads them.
+    #[expect(dead_code, reason = "in RBACConfig's schema, read by no check")]
     pub namespace: Option<String>,
     #[serde(default)]
+    #[expect(dead_code, reason = "in RBACConfig's schema, read by no check")]
     pub labels: BTreeMap<String, String>,
     #[serde(default)]
+    #[expect(dead_code, reason = "in RBACConfig's schema, read by no check")]
     pub annotations: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Spec {
+pub(crate) struct Spec {
     /// What to generate: `Aggregate` (roles aggregated into the built-in admin/edit/view),
     /// `Bind` (roles bound to `bindings`), or `Unmanaged` (nothing; the default).
     #[serde(default)]
@@ -94,7 +101,7 @@ pub struct Spec {
 
 /// Whether the bundle's own objects stay in the output.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum BundleObjects {
+pub(crate) enum BundleObjects {
     #[default]
     Keep,
     Drop,
@@ -103,7 +110,7 @@ pub enum BundleObjects {
 /// Whether ClusterRoles in the input that already grant an API's access are
 /// used instead of generating that role.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum BundleRoles {
+pub(crate) enum BundleRoles {
     #[default]
     Use,
     Ignore,
@@ -112,7 +119,7 @@ pub enum BundleRoles {
 /// One entry of `spec.bindings`, as written.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct BindingDoc {
+pub(crate) struct BindingDoc {
     /// The per-API role to grant; `edit` also grants `view`.
     pub role: BindRole,
     /// Users, groups and service accounts.
@@ -125,7 +132,7 @@ pub struct BindingDoc {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum BindRole {
+pub(crate) enum BindRole {
     #[serde(rename = "admin")]
     Admin,
     #[serde(rename = "edit")]
@@ -146,7 +153,7 @@ impl From<BindRole> for RoleKind {
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SubjectDoc {
+pub(crate) struct SubjectDoc {
     pub kind: SubjectKind,
     pub name: String,
     pub namespace: Option<String>,
@@ -154,14 +161,14 @@ pub struct SubjectDoc {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
-pub enum SubjectKind {
+pub(crate) enum SubjectKind {
     User,
     Group,
     ServiceAccount,
 }
 
 impl SubjectKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SubjectKind::User => "User",
             SubjectKind::Group => "Group",
@@ -172,7 +179,7 @@ impl SubjectKind {
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SelectorDoc {
+pub(crate) struct SelectorDoc {
     #[serde(default)]
     pub match_labels: BTreeMap<String, String>,
     #[serde(default)]
@@ -181,25 +188,17 @@ pub struct SelectorDoc {
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RequirementDoc {
+pub(crate) struct RequirementDoc {
     pub key: String,
     pub operator: Operator,
     #[serde(default)]
     pub values: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum Operator {
-    In,
-    NotIn,
-    Exists,
-    DoesNotExist,
-}
-
 /// A subject, checked: `User` and `Group` carry the RBAC API group, a
 /// `ServiceAccount` a namespace.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Subject {
+pub(crate) struct Subject {
     pub kind: SubjectKind,
     pub namespace: Option<String>,
     pub name: String,
@@ -207,7 +206,7 @@ pub struct Subject {
 
 /// Where a binding applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     Cluster,
     /// Listed namespaces and those the selector matches among the input's
     /// Namespace objects.
@@ -218,30 +217,24 @@ pub enum Scope {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selector {
+pub(crate) struct Selector {
     pub match_labels: BTreeMap<String, String>,
     pub match_expressions: Vec<(String, Operator, Vec<String>)>,
 }
 
 impl Selector {
-    /// Label-selector semantics: every label and every expression must hold.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
-            && self.match_expressions.iter().all(|(key, op, values)| {
-                let value = labels.get(key);
-                match op {
-                    Operator::In => value.is_some_and(|v| values.contains(v)),
-                    Operator::NotIn => value.is_none_or(|v| !values.contains(v)),
-                    Operator::Exists => value.is_some(),
-                    Operator::DoesNotExist => value.is_none(),
-                }
-            })
+    /// Label-selector semantics ([`selector_matches`]): every label and every
+    /// expression must hold.
+    pub(crate) fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        let requirements =
+            self.match_expressions.iter().map(|(key, op, values)| (key.as_str(), Some(*op), &values[..]));
+        selector_matches(&self.match_labels, requirements, labels)
     }
 }
 
 /// One validated entry of `spec.bindings`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Binding {
+pub(crate) struct Binding {
     pub role: RoleKind,
     /// Sorted, without duplicates.
     pub subjects: Vec<Subject>,
@@ -249,7 +242,7 @@ pub struct Binding {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-pub enum Mode {
+pub(crate) enum Mode {
     Aggregate,
     Bind,
     #[default]
@@ -257,7 +250,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mode::Aggregate => "Aggregate",
             Mode::Bind => "Bind",
@@ -267,7 +260,7 @@ impl Mode {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-pub enum Naming {
+pub(crate) enum Naming {
     #[default]
     Default,
     #[serde(rename = "OLMv0")]
@@ -276,7 +269,7 @@ pub enum Naming {
 
 /// The per-API roles, in the order they are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
-pub enum RoleKind {
+pub(crate) enum RoleKind {
     #[serde(rename = "admin")]
     Admin,
     #[serde(rename = "edit")]
@@ -288,9 +281,9 @@ pub enum RoleKind {
 }
 
 impl RoleKind {
-    pub const ALL: [RoleKind; 4] = [RoleKind::Admin, RoleKind::Edit, RoleKind::View, RoleKind::CrdView];
+    pub(crate) const ALL: [RoleKind; 4] = [RoleKind::Admin, RoleKind::Edit, RoleKind::View, RoleKind::CrdView];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RoleKind::Admin => "admin",
             RoleKind::Edit => "edit",
@@ -300,12 +293,12 @@ impl RoleKind {
     }
 
     /// The role named by its label value (`admin`, `edit`, `view`, `view-crdview`).
-    pub fn parse(s: &str) -> Option<RoleKind> {
+    pub(crate) fn parse(s: &str) -> Option<RoleKind> {
         RoleKind::ALL.into_iter().find(|r| r.as_str() == s)
     }
 
     /// The built-in ClusterRole this role aggregates into.
-    pub fn aggregates_to(self) -> &'static str {
+    pub(crate) fn aggregates_to(self) -> &'static str {
         match self {
             RoleKind::Admin => "admin",
             RoleKind::Edit => "edit",
@@ -316,7 +309,7 @@ impl RoleKind {
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ApiFilter {
+pub(crate) struct ApiFilter {
     /// API names to keep (all when empty); `*` and `?` globs.
     #[serde(default)]
     pub include: Vec<String>,
@@ -327,7 +320,7 @@ pub struct ApiFilter {
 
 /// A validated configuration: what the pure core works from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
+pub(crate) struct Config {
     /// `metadata.name` of the config object, for results that point at it.
     pub name: String,
     pub extension: String,
@@ -355,7 +348,8 @@ pub struct Config {
 
 impl Config {
     /// A config for `extension` with every default, as a starting point.
-    pub fn new(extension: &str, mode: Mode) -> Self {
+    #[cfg(test)]
+    pub(crate) fn new(extension: &str, mode: Mode) -> Self {
         Config {
             name: extension.to_string(),
             extension: extension.to_string(),
@@ -377,7 +371,7 @@ impl Config {
         }
     }
 
-    pub fn object_ref(&self) -> ObjRef {
+    pub(crate) fn object_ref(&self) -> ObjRef {
         if self.config_map {
             return ObjRef {
                 api_version: "v1".into(),
@@ -390,7 +384,7 @@ impl Config {
     }
 
     /// Checks a written config; every problem is reported, each naming its field.
-    pub fn from_doc(doc: RbacConfigDoc) -> Result<Config, Vec<Finding>> {
+    pub(crate) fn from_doc(doc: RbacConfigDoc) -> Result<Config, Vec<Finding>> {
         let name = doc.metadata.name.clone().unwrap_or_default();
         let obj = ObjRef {
             api_version: doc.api_version.clone(),
@@ -465,7 +459,7 @@ impl Config {
     /// kpt names the ConfigMap `function-input`, which names no extension: then
     /// `package` (the bundle's package, and the object it was read from) names
     /// it, with an `info` result saying so, unless `extensionName` is given.
-    pub fn from_config_map(
+    pub(crate) fn from_config_map(
         name: &str,
         data: &BTreeMap<String, String>,
         package: Option<(String, ObjRef)>,
@@ -538,7 +532,7 @@ impl Config {
 }
 
 /// The keys a ConfigMap config may hold.
-pub const CONFIG_MAP_KEYS: [&str; 14] = [
+pub(crate) const CONFIG_MAP_KEYS: [&str; 14] = [
     "mode",
     "extensionName",
     "clusterServiceVersion",
@@ -831,7 +825,7 @@ fn bool_value(value: &str) -> Result<bool, String> {
     }
 }
 
-pub fn default_output_path(extension: &str) -> String {
+pub(crate) fn default_output_path(extension: &str) -> String {
     format!("rbac/{extension}.yaml")
 }
 

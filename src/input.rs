@@ -21,6 +21,20 @@ pub struct Outcome {
     pub code: i32,
 }
 
+impl Outcome {
+    /// The process's exit status once the outcome is written (`written` is
+    /// how writing stdout went): the outcome's code, or 1 for a code outside
+    /// 0 to 255. A reader that closed the pipe early (`olm-rbac render ... |
+    /// head -1`) took what it wanted, so that is no failure, as with ripgrep;
+    /// any other error writing stdout fails with 1.
+    pub fn exit_status(&self, written: std::io::Result<()>) -> u8 {
+        match written {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 1,
+            _ => u8::try_from(self.code).unwrap_or(1),
+        }
+    }
+}
+
 /// A named input: a file's path (or `-`) and its text.
 #[derive(Debug, Clone)]
 pub struct Source {
@@ -156,6 +170,20 @@ mod tests {
 
     fn names(sources: &[Source], root: &Path) -> Vec<String> {
         sources.iter().map(|s| Path::new(&s.name).strip_prefix(root).unwrap().display().to_string()).collect()
+    }
+
+    #[test]
+    fn the_exit_status_is_the_outcome_code_unless_stdout_failed() {
+        use std::io::{Error, ErrorKind};
+        let outcome = |code: i32| Outcome { stdout: String::new(), stderr: String::new(), code };
+        assert_eq!(outcome(0).exit_status(Ok(())), 0);
+        assert_eq!(outcome(2).exit_status(Ok(())), 2);
+        assert_eq!(outcome(300).exit_status(Ok(())), 1, "a code the process cannot return is a failure");
+        assert_eq!(outcome(-1).exit_status(Ok(())), 1);
+        // `| head -1`: the reader has what it wanted.
+        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 0);
+        assert_eq!(outcome(1).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 1, "an error stays one");
+        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::StorageFull))), 1, "a full disk is not");
     }
 
     #[test]

@@ -151,57 +151,42 @@ enum ReportFormat {
 
 /// Reads `-f` arguments (stdin when there are none, unless stdin is a
 /// terminal: then nothing would come, and the command fails at once).
-fn read_all(command: &str, files: &[PathBuf]) -> Result<Vec<Source>, ExitCode> {
+fn read_all(command: &str, files: &[PathBuf]) -> Result<Vec<Source>, Outcome> {
     if let Some(refusal) = commands::refuse_terminal(command, !files.is_empty(), std::io::stdin().is_terminal()) {
-        return Err(emit(&refusal));
+        return Err(refusal);
     }
     let files = if files.is_empty() { vec![PathBuf::from("-")] } else { files.to_vec() };
     let mut sources = Vec::new();
     for f in &files {
-        sources.extend(read_path(f).map_err(|e| fail_with(&e, commands::INPUT_ERROR))?);
+        sources.extend(read_path(f).map_err(|e| failure(&e, commands::INPUT_ERROR))?);
     }
     Ok(sources)
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let outcome = match cli.command {
+    let outcome = run(Cli::parse());
+    ExitCode::from(outcome.exit_status(emit(&outcome)))
+}
+
+/// What the command prints and its exit code; every failure is an outcome too.
+fn run(cli: Cli) -> Outcome {
+    match cli.command {
         None => {
             if std::io::stdin().is_terminal() {
-                eprintln!("olm-rbac: expecting a ResourceList on stdin (see olm-rbac --help)");
-                return ExitCode::from(2);
+                let message = "olm-rbac: expecting a ResourceList on stdin (see olm-rbac --help)\n";
+                return Outcome { stdout: String::new(), stderr: message.into(), code: 2 };
             }
             match read_stdin() {
                 Ok(text) => run::function(&text),
-                Err(e) => return fail(&format!("reading stdin: {e}")),
+                Err(e) => failure(&format!("reading stdin: {e}"), 1),
             }
         }
-        Some(Command::Render { config, paths }) => {
-            let configs = match config.as_deref().map(read_path).transpose() {
-                Ok(c) => c.unwrap_or_default(),
-                Err(e) => return fail(&e),
-            };
-            // The config file may sit among the inputs (`render --config rbac.yaml .`): read it once.
-            let config_file = config.as_deref().and_then(|c| std::fs::canonicalize(c).ok());
-            let mut inputs = Vec::new();
-            let paths = if paths.is_empty() { vec![PathBuf::from("-")] } else { paths };
-            for p in &paths {
-                match read_path(p) {
-                    Ok(sources) => inputs.extend(
-                        sources
-                            .into_iter()
-                            .filter(|s| config_file.is_none() || std::fs::canonicalize(&s.name).ok() != config_file),
-                    ),
-                    Err(e) => return fail(&e),
-                }
-            }
-            run::render(&inputs, &configs)
-        }
+        Some(Command::Render { config, paths }) => render(config, paths),
         Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
         Some(Command::CanI { verb, resource, name, namespace, all_namespaces, list, user, groups, files, explain }) => {
             let inputs = match read_all("can-i", &files) {
                 Ok(inputs) => inputs,
-                Err(code) => return code,
+                Err(outcome) => return outcome,
             };
             if list {
                 let query = CanIList { namespace: namespace.as_deref(), all_namespaces, user: &user, groups: &groups };
@@ -222,12 +207,12 @@ fn main() -> ExitCode {
                 )
             } else {
                 // clap requires both without --list; say so anyway rather than guess.
-                return fail_with("can-i needs <VERB> and <RESOURCE>, or --list", commands::INPUT_ERROR);
+                failure("can-i needs <VERB> and <RESOURCE>, or --list", commands::INPUT_ERROR)
             }
         }
         Some(Command::WhoCan { verb, resource, namespace, files }) => match read_all("who-can", &files) {
             Ok(inputs) => commands::who_can(&inputs, &verb, &resource, namespace.as_deref()),
-            Err(code) => return code,
+            Err(outcome) => outcome,
         },
         Some(Command::Report { files, format }) => match read_all("report", &files) {
             Ok(inputs) => commands::report(
@@ -238,27 +223,43 @@ fn main() -> ExitCode {
                     ReportFormat::Json => Format::Json,
                 },
             ),
-            Err(code) => return code,
+            Err(outcome) => outcome,
         },
-    };
-    emit(&outcome)
+    }
 }
 
-fn emit(outcome: &Outcome) -> ExitCode {
+/// `render`: reads the config file and the inputs, then renders.
+fn render(config: Option<PathBuf>, paths: Vec<PathBuf>) -> Outcome {
+    let configs = match config.as_deref().map(read_path).transpose() {
+        Ok(c) => c.unwrap_or_default(),
+        Err(e) => return failure(&e, 1),
+    };
+    // The config file may sit among the inputs (`render --config rbac.yaml .`): read it once.
+    let config_file = config.as_deref().and_then(|c| std::fs::canonicalize(c).ok());
+    let mut inputs = Vec::new();
+    let paths = if paths.is_empty() { vec![PathBuf::from("-")] } else { paths };
+    for p in &paths {
+        match read_path(p) {
+            Ok(sources) => inputs.extend(
+                sources
+                    .into_iter()
+                    .filter(|s| config_file.is_none() || std::fs::canonicalize(&s.name).ok() != config_file),
+            ),
+            Err(e) => return failure(&e, 1),
+        }
+    }
+    run::render(&inputs, &configs)
+}
+
+/// Writes the outcome, stderr first; the result of writing stdout, which
+/// [`Outcome::exit_status`] turns into the exit status.
+fn emit(outcome: &Outcome) -> std::io::Result<()> {
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(outcome.stderr.as_bytes());
     let mut out = std::io::stdout().lock();
-    if out.write_all(outcome.stdout.as_bytes()).and_then(|()| out.flush()).is_err() {
-        return ExitCode::from(1);
-    }
-    ExitCode::from(u8::try_from(outcome.code).unwrap_or(1))
+    out.write_all(outcome.stdout.as_bytes()).and_then(|()| out.flush())
 }
 
-fn fail(message: &str) -> ExitCode {
-    fail_with(message, 1)
-}
-
-fn fail_with(message: &str, code: i32) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+fn failure(message: &str, code: i32) -> Outcome {
+    Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
 use serde::Serialize;
@@ -47,29 +48,29 @@ impl fmt::Display for ObjRef {
 
 /// Which file (and which document or item in it) a result is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct FileRef {
+pub(crate) struct FileRef {
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
 }
 
-pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-pub const MANAGER: &str = "olm-rbac";
-pub const EXTENSION_LABEL: &str = "olm-rbac.io/extension";
-pub const ROLE_LABEL: &str = "olm-rbac.io/role";
-pub const API_ANNOTATION: &str = "olm-rbac.io/api";
-pub const MODE_ANNOTATION: &str = "olm-rbac.io/mode";
+pub(crate) const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+pub(crate) const MANAGER: &str = "olm-rbac";
+pub(crate) const EXTENSION_LABEL: &str = "olm-rbac.io/extension";
+pub(crate) const ROLE_LABEL: &str = "olm-rbac.io/role";
+pub(crate) const API_ANNOTATION: &str = "olm-rbac.io/api";
+pub(crate) const MODE_ANNOTATION: &str = "olm-rbac.io/mode";
 
 /// One input item, as the core sees it.
 #[derive(Debug, Clone, Default)]
-pub struct InputObject {
+pub(crate) struct InputObject {
     pub header: Header,
     pub body: Body,
     pub file: Option<FileRef>,
 }
 
 #[derive(Debug, Clone, Default)]
-pub enum Body {
+pub(crate) enum Body {
     Crd(CrdView),
     Csv(CsvView),
     /// A ClusterRole or a Role.
@@ -82,11 +83,11 @@ pub enum Body {
 
 /// Verbs that read, and verbs that write: every level of access to an API is
 /// made of these.
-pub const READ: [&str; 3] = ["get", "list", "watch"];
-pub const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+pub(crate) const READ: [&str; 3] = ["get", "list", "watch"];
+pub(crate) const WRITE: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
 /// Every verb of an API's resources, reading first: the order kubectl users
 /// read them in.
-pub const VERBS: [&str; 8] = {
+pub(crate) const VERBS: [&str; 8] = {
     let mut all = [""; 8];
     let mut i = 0;
     while i < all.len() {
@@ -97,29 +98,29 @@ pub const VERBS: [&str; 8] = {
 };
 /// The verbs an `edit` role's rule grants, as OLM v0 wrote it: writing,
 /// without `deletecollection` (which only `*`, the admin's, grants).
-pub const EDIT: [&str; 4] = ["create", "update", "patch", "delete"];
+pub(crate) const EDIT: [&str; 4] = ["create", "update", "patch", "delete"];
 
-pub const LABEL_CHANGES_ANNOTATION: &str = "olm-rbac.io/label-changes";
-pub const STATUS_ANNOTATION: &str = "olm-rbac.io/rbac";
-pub const AGGREGATE_PREFIX: &str = "rbac.authorization.k8s.io/aggregate-to-";
+pub(crate) const LABEL_CHANGES_ANNOTATION: &str = "olm-rbac.io/label-changes";
+pub(crate) const STATUS_ANNOTATION: &str = "olm-rbac.io/rbac";
+pub(crate) const AGGREGATE_PREFIX: &str = "rbac.authorization.k8s.io/aggregate-to-";
 
 /// A change to an item's `metadata.labels` or `metadata.annotations`: the only
 /// changes olm-rbac makes to items it did not generate.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MetaPatch {
+pub(crate) struct MetaPatch {
     pub labels: Vec<Edit>,
     pub annotations: Vec<Edit>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Edit {
+pub(crate) enum Edit {
     Remove(String),
     Set(String, String),
 }
 
 impl MetaPatch {
     /// The labels and annotations of `header` after this patch.
-    pub fn apply(&self, header: &Header) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+    pub(crate) fn apply(&self, header: &Header) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
         (apply_edits(&header.labels, &self.labels), apply_edits(&header.annotations, &self.annotations))
     }
 }
@@ -141,12 +142,57 @@ fn apply_edits(map: &BTreeMap<String, String>, edits: &[Edit]) -> BTreeMap<Strin
 
 /// The API group of an apiVersion: what comes before its last `/`, and the
 /// core group `""` for a bare version such as `v1`.
-pub fn group_of(api_version: &str) -> &str {
+pub(crate) fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
+// The operator of a label-selector requirement. (Part of RBACConfig's JSON
+// Schema, where a doc comment would become a description.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub(crate) enum Operator {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+}
+
+impl Operator {
+    /// The operator Kubernetes spells `text`, if it is one.
+    pub(crate) fn parse(text: &str) -> Option<Operator> {
+        match text {
+            "In" => Some(Operator::In),
+            "NotIn" => Some(Operator::NotIn),
+            "Exists" => Some(Operator::Exists),
+            "DoesNotExist" => Some(Operator::DoesNotExist),
+            _ => None,
+        }
+    }
+}
+
+/// Label-selector semantics, as Kubernetes reads them: every label in
+/// `match_labels` and every requirement (key, operator, values) must hold; a
+/// requirement whose operator Kubernetes does not know (`None`) holds for
+/// nothing. An empty selector selects everything.
+pub(crate) fn selector_matches<'a>(
+    match_labels: impl IntoIterator<Item = (&'a String, &'a String)>,
+    requirements: impl IntoIterator<Item = (&'a str, Option<Operator>, &'a [String])>,
+    labels: &BTreeMap<String, String>,
+) -> bool {
+    match_labels.into_iter().all(|(k, v)| labels.get(k) == Some(v))
+        && requirements.into_iter().all(|(key, op, values)| {
+            let value = labels.get(key);
+            match op {
+                Some(Operator::In) => value.is_some_and(|v| values.contains(v)),
+                Some(Operator::NotIn) => value.is_none_or(|v| !values.contains(v)),
+                Some(Operator::Exists) => value.is_some(),
+                Some(Operator::DoesNotExist) => value.is_none(),
+                None => false,
+            }
+        })
+}
+
 /// Which typed view an item needs, decided from its header alone.
-pub fn view_for(header: &Header) -> Option<ViewKind> {
+pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
     let group = header.api_version.as_deref().and_then(|v| v.split_once('/')).map(|(g, _)| g);
     match (group, header.kind.as_deref()) {
         (Some("apiextensions.k8s.io"), Some("CustomResourceDefinition")) => Some(ViewKind::Crd),
@@ -159,7 +205,7 @@ pub fn view_for(header: &Header) -> Option<ViewKind> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ViewKind {
+pub(crate) enum ViewKind {
     Crd,
     Csv,
     Role,
@@ -167,30 +213,19 @@ pub enum ViewKind {
 }
 
 impl InputObject {
-    pub fn object_ref(&self) -> ObjRef {
+    pub(crate) fn object_ref(&self) -> ObjRef {
         self.header.object_ref()
     }
 
-    /// Generated by olm-rbac for any extension.
-    pub fn generated(&self) -> bool {
-        self.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER)
-    }
-
-    pub fn is(&self, group: &str, kind: &str) -> bool {
+    pub(crate) fn is(&self, group: &str, kind: &str) -> bool {
         self.header.kind.as_deref() == Some(kind) && self.header.group() == Some(group)
-    }
-
-    /// Generated by olm-rbac for `extension` (and so replaced on every run).
-    pub fn generated_for(&self, extension: &str) -> bool {
-        self.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER)
-            && self.header.labels.get(EXTENSION_LABEL).map(String::as_str) == Some(extension)
     }
 }
 
 impl Header {
     /// The API group of the object's apiVersion (see [`group_of`]); `None`
     /// without an apiVersion.
-    pub fn group(&self) -> Option<&str> {
+    pub(crate) fn group(&self) -> Option<&str> {
         self.api_version.as_deref().map(group_of)
     }
 
@@ -206,7 +241,7 @@ impl Header {
     /// The file and index the runner says this item came from, if any: kpt's
     /// path annotations, or kustomize's `config.kubernetes.io/origin` (with
     /// `buildMetadata: [originAnnotations]`).
-    pub fn file_ref(&self) -> Option<FileRef> {
+    pub(crate) fn file_ref(&self) -> Option<FileRef> {
         let a = &self.annotations;
         let Some(path) = a.get("internal.config.kubernetes.io/path").or_else(|| a.get("config.kubernetes.io/path"))
         else {
@@ -224,13 +259,13 @@ impl Header {
 
 /// The parts of a CustomResourceDefinition (v1 or v1beta1) the core reads.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct CrdView {
+pub(crate) struct CrdView {
     #[serde(default, deserialize_with = "nullable")]
     pub spec: CrdSpec,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct CrdSpec {
+pub(crate) struct CrdSpec {
     pub group: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub names: CrdNames,
@@ -242,13 +277,13 @@ pub struct CrdSpec {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct CrdNames {
+pub(crate) struct CrdNames {
     pub plural: Option<String>,
     pub kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct CrdVersion {
+pub(crate) struct CrdVersion {
     pub name: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub storage: bool,
@@ -256,13 +291,13 @@ pub struct CrdVersion {
 
 /// The parts of a ClusterServiceVersion the core reads.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct CsvView {
+pub(crate) struct CsvView {
     #[serde(default, deserialize_with = "nullable")]
     pub spec: CsvSpec,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct CsvSpec {
+pub(crate) struct CsvSpec {
     #[serde(default, deserialize_with = "nullable")]
     pub customresourcedefinitions: Owned<OwnedCrd>,
     #[serde(default, deserialize_with = "nullable")]
@@ -271,7 +306,7 @@ pub struct CsvSpec {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(bound(deserialize = "T: Deserialize<'de>"))]
-pub struct Owned<T> {
+pub(crate) struct Owned<T> {
     #[serde(default = "Vec::new", deserialize_with = "nullable")]
     pub owned: Vec<T>,
 }
@@ -283,14 +318,14 @@ impl<T> Default for Owned<T> {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct OwnedCrd {
+pub(crate) struct OwnedCrd {
     pub name: Option<String>,
     pub version: Option<String>,
     pub kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct OwnedApiService {
+pub(crate) struct OwnedApiService {
     pub name: Option<String>,
     pub group: Option<String>,
     pub version: Option<String>,
@@ -300,7 +335,7 @@ pub struct OwnedApiService {
 /// The rules of a ClusterRole or Role.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RoleView {
+pub(crate) struct RoleView {
     #[serde(default, deserialize_with = "nullable")]
     pub rules: Vec<RuleView>,
     /// Present (whatever it selects): the role's rules are whatever the
@@ -310,34 +345,29 @@ pub struct RoleView {
 }
 
 impl RoleView {
-    pub fn aggregates(&self) -> bool {
+    pub(crate) fn aggregates(&self) -> bool {
         self.aggregation_rule.is_some()
-    }
-
-    /// The rules as the RBAC API types, for the evaluator.
-    pub fn policy_rules(&self) -> Vec<k8s_openapi::api::rbac::v1::PolicyRule> {
-        self.rules.iter().map(RuleView::to_policy_rule).collect()
     }
 }
 
 /// The role a ClusterRoleBinding or RoleBinding refers to.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BindingView {
+pub(crate) struct BindingView {
     #[serde(default, deserialize_with = "nullable")]
     pub role_ref: RoleRefView,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RoleRefView {
+pub(crate) struct RoleRefView {
     pub kind: Option<String>,
     pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RuleView {
+pub(crate) struct RuleView {
     #[serde(default, deserialize_with = "nullable")]
     pub api_groups: Vec<String>,
     #[serde(default, deserialize_with = "nullable")]
@@ -351,7 +381,7 @@ pub struct RuleView {
 }
 
 impl RuleView {
-    pub fn to_policy_rule(&self) -> k8s_openapi::api::rbac::v1::PolicyRule {
+    pub(crate) fn to_policy_rule(&self) -> k8s_openapi::api::rbac::v1::PolicyRule {
         let some = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
         k8s_openapi::api::rbac::v1::PolicyRule {
             api_groups: some(&self.api_groups),
@@ -376,6 +406,19 @@ mod tests {
     fn every_verb_reading_first() {
         assert_eq!(VERBS, ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]);
         assert!(EDIT.iter().all(|v| WRITE.contains(v)) && !EDIT.contains(&"deletecollection"));
+    }
+
+    #[test]
+    fn selectors_need_every_label_and_requirement() {
+        let labels = BTreeMap::from([("tier".to_string(), "web".to_string())]);
+        let web = ["web".to_string()];
+        let matches = |op: Option<Operator>, key: &str| selector_matches([], [(key, op, &web[..])], &labels);
+        assert!(matches(Some(Operator::In), "tier") && !matches(Some(Operator::NotIn), "tier"));
+        assert!(matches(Some(Operator::Exists), "tier") && matches(Some(Operator::DoesNotExist), "zone"));
+        assert!(!matches(None, "tier"), "an unknown operator holds for nothing");
+        assert!(selector_matches([], [], &labels), "an empty selector selects everything");
+        assert_eq!(Operator::parse("NotIn"), Some(Operator::NotIn));
+        assert_eq!(Operator::parse("in"), None);
     }
 
     #[test]

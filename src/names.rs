@@ -1,12 +1,12 @@
 //! Kubernetes name rules, and names that fit them.
 
 /// The longest object name the API server accepts for most kinds.
-pub const MAX_NAME: usize = 253;
+pub(crate) const MAX_NAME: usize = 253;
 
 /// A label value: at most 63 characters, alphanumeric at both ends, and
 /// `-`, `_`, `.` or alphanumerics between. Empty is allowed by Kubernetes but
 /// not here: an extension needs a name.
-pub fn is_label_value(s: &str) -> bool {
+pub(crate) fn is_label_value(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 63
@@ -17,7 +17,7 @@ pub fn is_label_value(s: &str) -> bool {
 
 /// A DNS-1123 label (namespace names): lowercase alphanumerics and `-`,
 /// alphanumeric at both ends, at most 63 characters.
-pub fn is_dns1123_label(s: &str) -> bool {
+pub(crate) fn is_dns1123_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 63
@@ -28,19 +28,19 @@ pub fn is_dns1123_label(s: &str) -> bool {
 
 /// A DNS-1035 label (API version names): a DNS-1123 label that starts with a
 /// letter.
-pub fn is_dns1035_label(s: &str) -> bool {
+pub(crate) fn is_dns1035_label(s: &str) -> bool {
     is_dns1123_label(s) && s.as_bytes()[0].is_ascii_lowercase()
 }
 
 /// A DNS-1123 subdomain (API groups, CRD names): dot-separated labels, at most
 /// 253 characters.
-pub fn is_dns1123_subdomain(s: &str) -> bool {
+pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
     s.len() <= MAX_NAME && s.split('.').all(is_dns1123_label)
 }
 
 /// `base` + `suffix`, shortened to [`MAX_NAME`] with a stable hash of the full
 /// name when it would not fit. Readable when it fits, unique when it does not.
-pub fn bounded_name(base: &str, suffix: &str) -> String {
+pub(crate) fn bounded_name(base: &str, suffix: &str) -> String {
     let full = format!("{base}{suffix}");
     if full.len() <= MAX_NAME {
         return full;
@@ -57,12 +57,12 @@ pub fn bounded_name(base: &str, suffix: &str) -> String {
 
 /// FNV-1a: tiny, stable across platforms and releases, good enough to tell
 /// long names apart (no security rests on it).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Shell-style glob with `*` (any run) and `?` (one character).
-pub fn glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;

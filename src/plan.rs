@@ -30,14 +30,11 @@ mod roles;
 mod steps;
 mod trust;
 
-pub use crate::model::{READ, WRITE};
-pub use bundle::{classify, Grants, Record};
-pub use discover::{bundle_package, discover, select};
-pub use roles::{ceiling, cluster_roles, name_parts, role_name, rule_for, rule_for_parts};
+pub(crate) use discover::bundle_package;
 
 /// An API the operator serves, learned from a CRD, a CSV entry or both.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Api {
+pub(crate) struct Api {
     /// `<plural>.<group>`, also the CRD's name.
     pub name: String,
     pub group: String,
@@ -57,13 +54,13 @@ pub struct Api {
 }
 
 impl Api {
-    pub fn cluster_scoped(&self) -> bool {
+    pub(crate) fn cluster_scoped(&self) -> bool {
         self.cluster_scoped
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ApiSource {
+pub(crate) enum ApiSource {
     Crd,
     ApiService,
     /// A CSV's owned CRD entry whose CRD is not in the input: the bundle
@@ -74,14 +71,14 @@ pub enum ApiSource {
 /// A Kubernetes object the function writes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum Object {
+pub(crate) enum Object {
     ClusterRole(ClusterRole),
     ClusterRoleBinding(ClusterRoleBinding),
     RoleBinding(RoleBinding),
 }
 
 impl Object {
-    pub fn metadata(&self) -> &ObjectMeta {
+    pub(crate) fn metadata(&self) -> &ObjectMeta {
         match self {
             Object::ClusterRole(o) => &o.metadata,
             Object::ClusterRoleBinding(o) => &o.metadata,
@@ -89,7 +86,7 @@ impl Object {
         }
     }
 
-    pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
+    pub(crate) fn metadata_mut(&mut self) -> &mut ObjectMeta {
         match self {
             Object::ClusterRole(o) => &mut o.metadata,
             Object::ClusterRoleBinding(o) => &mut o.metadata,
@@ -97,7 +94,7 @@ impl Object {
         }
     }
 
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Object::ClusterRole(_) => "ClusterRole",
             Object::ClusterRoleBinding(_) => "ClusterRoleBinding",
@@ -136,7 +133,7 @@ impl Object {
         }
     }
 
-    pub fn object_ref(&self) -> ObjRef {
+    pub(crate) fn object_ref(&self) -> ObjRef {
         let m = self.metadata();
         ObjRef {
             api_version: "rbac.authorization.k8s.io/v1".into(),
@@ -148,7 +145,7 @@ impl Object {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Generated {
+pub(crate) struct Generated {
     pub object: Object,
     /// Where a runner that writes files (kpt) should put it.
     pub output_path: String,
@@ -156,7 +153,7 @@ pub struct Generated {
 
 /// What to do with a list.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Indices of input objects to drop (earlier output of these configs).
     pub remove: BTreeSet<usize>,
     /// Changes to the metadata of input objects olm-rbac did not generate:
@@ -167,14 +164,14 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub fn has_errors(&self) -> bool {
+    pub(crate) fn has_errors(&self) -> bool {
         self.results.iter().any(|r| r.severity == Severity::Error)
     }
 }
 
 /// Decides the output for `configs` over `objects`. If anything is an error,
 /// the plan removes and generates nothing: the input comes back unchanged.
-pub fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
+pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
     let mut plan = Plan::default();
     let mut seen: BTreeMap<&str, &Config> = BTreeMap::new();
     for config in configs {

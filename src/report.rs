@@ -3,18 +3,18 @@
 use serde::Serialize;
 use std::fmt;
 
-pub use crate::model::{FileRef, ObjRef};
+pub(crate) use crate::model::{FileRef, ObjRef};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(crate) enum Severity {
     Error,
     Warning,
     Info,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub severity: Severity,
     pub message: String,
     pub object: Option<ObjRef>,
@@ -24,27 +24,27 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(severity: Severity, message: impl Into<String>) -> Self {
+    pub(crate) fn new(severity: Severity, message: impl Into<String>) -> Self {
         Finding { severity, message: message.into(), object: None, field: None, file: None }
     }
-    pub fn error(message: impl Into<String>) -> Self {
+    pub(crate) fn error(message: impl Into<String>) -> Self {
         Self::new(Severity::Error, message)
     }
-    pub fn warning(message: impl Into<String>) -> Self {
+    pub(crate) fn warning(message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, message)
     }
-    pub fn info(message: impl Into<String>) -> Self {
+    pub(crate) fn info(message: impl Into<String>) -> Self {
         Self::new(Severity::Info, message)
     }
-    pub fn on(mut self, object: &ObjRef) -> Self {
+    pub(crate) fn on(mut self, object: &ObjRef) -> Self {
         self.object = Some(object.clone());
         self
     }
-    pub fn at(mut self, field: impl Into<String>) -> Self {
+    pub(crate) fn at(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
     }
-    pub fn in_file(mut self, file: Option<&FileRef>) -> Self {
+    pub(crate) fn in_file(mut self, file: Option<&FileRef>) -> Self {
         self.file = file.cloned();
         self
     }
@@ -79,7 +79,7 @@ impl fmt::Display for Finding {
 /// A result as the KRM functions spec writes it.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct KrmResult<'a> {
+pub(crate) struct KrmResult<'a> {
     message: &'a str,
     severity: Severity,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,13 +91,13 @@ pub struct KrmResult<'a> {
 }
 
 #[derive(Serialize)]
-pub struct KrmField<'a> {
+pub(crate) struct KrmField<'a> {
     path: &'a str,
 }
 
 /// The findings as the KRM functions spec writes them, for the writer to
 /// serialise under `results:`.
-pub fn krm_results(findings: &[Finding]) -> Vec<KrmResult<'_>> {
+pub(crate) fn krm_results(findings: &[Finding]) -> Vec<KrmResult<'_>> {
     findings
         .iter()
         .map(|f| KrmResult {

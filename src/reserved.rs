@@ -17,7 +17,7 @@ pub enum Owner {
 }
 
 impl Owner {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Owner::Kubernetes => "an API group built into Kubernetes",
             Owner::OpenShift => "an OpenShift platform API group",
@@ -35,7 +35,7 @@ fn group<T: Resource>() -> &'static str {
 /// that Kubernetes served in earlier releases or that its own projects define
 /// for aggregated servers. A test checks that every group of those
 /// definitions is here, so a dependency update cannot leave one out.
-pub fn kubernetes_groups() -> Vec<&'static str> {
+pub(crate) fn kubernetes_groups() -> Vec<&'static str> {
     let mut groups = vec![
         group::<k8s::core::v1::Pod>(),
         group::<k8s::admissionregistration::v1::ValidatingWebhookConfiguration>(),
@@ -88,7 +88,7 @@ const KUBERNETES_EXTRA: [&str; 7] = [
 /// `local.storage.openshift.io`, ...): those are not reserved.
 /// `operator.openshift.io` is reserved resource by resource instead, see
 /// [`OPENSHIFT_OPERATOR_RESOURCES`].
-pub const OPENSHIFT_GROUPS: [&str; 43] = [
+pub(crate) const OPENSHIFT_GROUPS: [&str; 43] = [
     // Served by openshift-apiserver and oauth-apiserver.
     "apps.openshift.io",
     "authorization.openshift.io",
@@ -142,7 +142,7 @@ pub const OPENSHIFT_GROUPS: [&str; 43] = [
 /// through OLM own other resources in that group (the cert-manager, descheduler
 /// and secondary-scheduler operators), so the group is reserved resource by
 /// resource.
-pub const OPENSHIFT_OPERATOR_RESOURCES: [&str; 26] = [
+pub(crate) const OPENSHIFT_OPERATOR_RESOURCES: [&str; 26] = [
     "authentications",
     "cloudcredentials",
     "clusterapis",
@@ -173,7 +173,7 @@ pub const OPENSHIFT_OPERATOR_RESOURCES: [&str; 26] = [
 
 /// OLM's own API groups, v0 and v1, including the groups earlier releases
 /// served.
-pub const OLM_GROUPS: [&str; 8] = [
+pub(crate) const OLM_GROUPS: [&str; 8] = [
     "operators.coreos.com",
     "packages.operators.coreos.com",
     "olm.operatorframework.io",
@@ -193,7 +193,7 @@ pub fn owner_of(group: &str, plural: &str) -> Option<Owner> {
 }
 
 /// Who owns all of `group`, if the platform does.
-pub fn owner(group: &str) -> Option<Owner> {
+pub(crate) fn owner(group: &str) -> Option<Owner> {
     if kubernetes_groups().contains(&group) {
         Some(Owner::Kubernetes)
     } else if OPENSHIFT_GROUPS.contains(&group) {
@@ -208,7 +208,7 @@ pub fn owner(group: &str) -> Option<Owner> {
 /// Role names Kubernetes reserves for its bootstrap roles: a bundle role with
 /// one of these names replaces a built-in role when applied, so olm-rbac never
 /// adopts, binds or relabels it.
-pub fn is_reserved_role_name(name: &str) -> bool {
+pub(crate) fn is_reserved_role_name(name: &str) -> bool {
     matches!(name, "cluster-admin" | "admin" | "edit" | "view") || name.starts_with("system:")
 }
 

@@ -25,10 +25,11 @@ mod view;
 mod walk;
 mod write;
 
-pub use cut::{normalize, split_documents, split_list};
-pub use edit::{edit_metadata, patched_text, yaml11_differs, Patched};
-pub use view::{options, options_for, parse_item, path_at, ViewError, ALIAS_REPLAY_PER_BYTE};
-pub use write::{as_seq_entry, line_ending, to_yaml, with_line_ending};
+pub(crate) use cut::normalize;
+pub use cut::{split_documents, split_list};
+pub(crate) use edit::patched_text;
+pub(crate) use view::{options_for, parse_item, ViewError};
+pub(crate) use write::{as_seq_entry, line_ending, to_yaml, with_line_ending};
 
 /// Where a problem sits in the bytes we were given: 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +76,7 @@ pub struct Chunk<'a> {
 impl Chunk<'_> {
     /// The text a view reads: `text` with the elided ranges turned into spaces,
     /// newlines kept, so every position outside them is unchanged.
-    pub fn view_text(&self) -> Cow<'_, str> {
+    pub(crate) fn view_text(&self) -> Cow<'_, str> {
         if self.elide.is_empty() {
             return Cow::Borrowed(&self.text);
         }
@@ -117,8 +118,9 @@ pub struct ListText<'a> {
 }
 
 impl ListText<'_> {
-    /// The exact text of a top-level entry, for reading it through a view.
-    pub fn entry(&self, key: &str) -> Option<&str> {
+    /// The exact text of a top-level entry.
+    #[cfg(test)]
+    pub(crate) fn entry(&self, key: &str) -> Option<&str> {
         self.entries.iter().find(|e| e.key == key).map(|e| e.text)
     }
 }

@@ -10,7 +10,7 @@ use crate::model::VERBS;
 
 /// Where to list an identity's permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place<'a> {
+pub(crate) enum Place<'a> {
     /// What ClusterRoleBindings grant: cluster-wide, and so in every namespace.
     ClusterWide,
     /// What applies in one namespace: ClusterRoleBindings and the RoleBindings there.
@@ -21,7 +21,7 @@ pub enum Place<'a> {
 
 /// What a permission is about.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Target {
+pub(crate) enum Target {
     /// A resource (`*` for any, `plural/subresource`, `*/subresource`) in an
     /// API group (`""` for the core group, `*` for any), or one object of it.
     Resource { group: String, resource: String, name: Option<String> },
@@ -32,7 +32,7 @@ pub enum Target {
 impl Target {
     /// The resource as `can-i` takes it: `plural.group[/subresource]`, core
     /// resources without a group; `None` for a URL.
-    pub fn resource_text(&self) -> Option<String> {
+    pub(crate) fn resource_text(&self) -> Option<String> {
         let Target::Resource { group, resource, .. } = self else { return None };
         let (head, sub) = match resource.split_once('/') {
             Some((h, s)) => (h, Some(s)),
@@ -49,7 +49,7 @@ impl Target {
 
 /// One permission: the verbs allowed on a target, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Permission {
+pub(crate) struct Permission {
     /// [`Place::ClusterWide`]: `None`. [`Place::Namespace`]: that namespace.
     /// [`Place::Each`]: `None` for a ClusterRoleBinding's, else the RoleBinding's namespace.
     pub namespace: Option<String>,
@@ -91,7 +91,7 @@ impl Policy {
     ///
     /// Sorted by place (cluster-wide first), then non-resource URLs after
     /// resources, each by the text a user sees.
-    pub fn permissions(&self, who: &Identity, place: Place<'_>) -> Vec<Permission> {
+    pub(crate) fn permissions(&self, who: &Identity, place: Place<'_>) -> Vec<Permission> {
         let mut merged: BTreeMap<(Option<String>, Target), BTreeSet<String>> = BTreeMap::new();
         for b in self.bindings_for(who, place) {
             let Some(role) = self.bound_role(b) else { continue };
@@ -126,7 +126,7 @@ impl Policy {
     /// The built-in `admin`, `edit` and `view` roles (modelled through
     /// aggregation only) that the identity is bound to in the place: their
     /// rules for Kubernetes' own resources are missing from [`Policy::permissions`].
-    pub fn builtin_roles_bound(&self, who: &Identity, place: Place<'_>) -> BTreeSet<String> {
+    pub(crate) fn builtin_roles_bound(&self, who: &Identity, place: Place<'_>) -> BTreeSet<String> {
         self.bindings_for(who, place)
             .filter_map(|b| self.bound_role(b))
             .filter(|r| r.builtin && ["admin", "edit", "view"].contains(&r.name.as_str()))

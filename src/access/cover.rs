@@ -25,7 +25,7 @@ pub enum Atom {
 
 impl Atom {
     /// The atom as a rule, for messages.
-    pub fn to_rule(&self) -> PolicyRule {
+    pub(crate) fn to_rule(&self) -> PolicyRule {
         let one = |s: &str| Some(vec![s.to_string()]);
         match self {
             Atom::Resource { group, resource, verb, name } => PolicyRule {
@@ -77,7 +77,7 @@ pub fn atoms(rule: &PolicyRule) -> Vec<Atom> {
 }
 
 /// Does `owner` grant the permission `atom`?
-pub fn rule_covers(owner: &PolicyRule, atom: &Atom) -> bool {
+pub(crate) fn rule_covers(owner: &PolicyRule, atom: &Atom) -> bool {
     let has = |set: &[String], value: &str| set.iter().any(|s| s == value);
     let verb_ok = |verb: &str| has(&owner.verbs, ALL) || has(&owner.verbs, verb);
     match atom {
@@ -104,7 +104,7 @@ pub fn rule_covers(owner: &PolicyRule, atom: &Atom) -> bool {
 
 /// The permissions `servant` grants that no rule of `owner` covers, each once,
 /// in a stable order. Empty means `owner` covers `servant` entirely.
-pub fn uncovered(owner: &[PolicyRule], servant: &[PolicyRule]) -> Vec<Atom> {
+pub(crate) fn uncovered(owner: &[PolicyRule], servant: &[PolicyRule]) -> Vec<Atom> {
     let mut missing: Vec<Atom> =
         servant.iter().flat_map(atoms).filter(|atom| !owner.iter().any(|o| rule_covers(o, atom))).collect();
     missing.sort();
@@ -113,7 +113,7 @@ pub fn uncovered(owner: &[PolicyRule], servant: &[PolicyRule]) -> Vec<Atom> {
 }
 
 /// Does `owner` cover everything `servant` grants?
-pub fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> bool {
+pub(crate) fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> bool {
     servant.iter().flat_map(atoms).all(|atom| owner.iter().any(|o| rule_covers(o, &atom)))
 }
 

@@ -9,10 +9,10 @@ use super::{Holder, Policy, Request};
 use crate::model::{EDIT, READ, VERBS};
 
 /// The verbs that make up each level of access to an API.
-pub const LEVELS: [(&str, &[&str]); 3] = [("admin", &VERBS), ("edit", &EDIT), ("view", &READ)];
+pub(crate) const LEVELS: [(&str, &[&str]); 3] = [("admin", &VERBS), ("edit", &EDIT), ("view", &READ)];
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Report {
+pub(crate) struct Report {
     pub extensions: Vec<ExtensionReport>,
     /// APIs nobody but cluster-admins can use.
     #[serde(rename = "clusterAdminsOnly")]
@@ -20,7 +20,7 @@ pub struct Report {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct ExtensionReport {
+pub(crate) struct ExtensionReport {
     /// The extension whose generated RBAC serves these APIs; `None` for APIs
     /// without generated RBAC.
     pub extension: Option<String>,
@@ -28,7 +28,7 @@ pub struct ExtensionReport {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct ApiRow {
+pub(crate) struct ApiRow {
     pub api: String,
     pub admin: Vec<Holding>,
     pub edit: Vec<Holding>,
@@ -37,7 +37,7 @@ pub struct ApiRow {
 
 /// A holder and where it holds the access: `["*"]` for cluster-wide, otherwise namespaces.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Holding {
+pub(crate) struct Holding {
     pub holder: String,
     #[serde(rename = "where")]
     pub scope: Vec<String>,
@@ -45,7 +45,7 @@ pub struct Holding {
 
 /// Builds the report from the policy's APIs. Cluster-admins (`system:masters`)
 /// can do everything and are left out of the cells.
-pub fn build(policy: &Policy) -> Report {
+pub(crate) fn build(policy: &Policy) -> Report {
     let mut by_ext: BTreeMap<Option<String>, Vec<ApiRow>> = BTreeMap::new();
     let mut admins_only = Vec::new();
     for (api, ext) in &policy.apis {
@@ -166,7 +166,7 @@ fn title(ext: &Option<String>) -> String {
 }
 
 /// Markdown, for a pull-request comment.
-pub fn markdown(r: &Report) -> String {
+pub(crate) fn markdown(r: &Report) -> String {
     let mut out = String::from("## Access to operator APIs\n\n");
     for e in &r.extensions {
         out.push_str(&format!("### {}\n\n| API | admin | edit | view |\n|---|---|---|---|\n", title(&e.extension)));
@@ -185,7 +185,7 @@ pub fn markdown(r: &Report) -> String {
 }
 
 /// A plain-text table for terminals.
-pub fn table(r: &Report) -> String {
+pub(crate) fn table(r: &Report) -> String {
     let mut out = String::new();
     for e in &r.extensions {
         out.push_str(&format!("{}\n", title(&e.extension)));

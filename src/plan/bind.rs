@@ -36,7 +36,7 @@ struct Planned {
 
 /// Writes the bindings of `config` for `apis`. `role_for` names the ClusterRole
 /// that serves an API's role (generated or provided), per version.
-pub fn bindings(
+pub(crate) fn bindings(
     config: &Config,
     apis: &[Api],
     role_for: impl Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>,
@@ -281,7 +281,7 @@ fn check_selected(matched: Vec<&InputObject>, field: &str, cfg: &ObjRef, results
 
 /// `<extension>-<api>-<role>` (with the version under `naming: OLMv0`),
 /// shortened with a stable hash past 253 characters.
-pub fn binding_name(config: &Config, api: &Api, version: Option<&str>, role: RoleKind) -> String {
+pub(crate) fn binding_name(config: &Config, api: &Api, version: Option<&str>, role: RoleKind) -> String {
     let (base, suffix) = name_parts(config.naming, api, version, role);
     bounded_name(&format!("{}-{base}", config.extension), &suffix)
 }

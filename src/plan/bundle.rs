@@ -18,7 +18,7 @@ use super::{Api, ApiSource};
 
 /// What a role's rules grant over the selected APIs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Grants {
+pub(crate) enum Grants {
     /// Only the API at this index (subresources allowed), at this level.
     One(usize, RoleKind),
     /// Something else, touching these APIs (possibly none).
@@ -27,7 +27,7 @@ pub enum Grants {
 
 /// Classifies a role: `*` or every verb is admin, any write verb edit, only
 /// read verbs view; `get` on exactly one API's CRD is its crdview role.
-pub fn classify(rules: &[RuleView], apis: &[Api]) -> Grants {
+pub(crate) fn classify(rules: &[RuleView], apis: &[Api]) -> Grants {
     let mut touched = BTreeSet::new();
     let mut crd_rules = BTreeSet::new();
     let mut api_rules = BTreeSet::new();
@@ -82,7 +82,7 @@ fn adoptable(o: &InputObject) -> Option<&RoleView> {
 
 impl Grants {
     /// The APIs the role grants anything on.
-    pub fn touched(&self) -> BTreeSet<usize> {
+    pub(crate) fn touched(&self) -> BTreeSet<usize> {
         match self {
             Grants::One(i, _) => BTreeSet::from([*i]),
             Grants::Other(t) => t.clone(),
@@ -138,11 +138,11 @@ fn crd_get_rule(rule: &RuleView, apis: &[Api]) -> Option<usize> {
 
 /// The roles the input provides, keyed by (API name, role), with the index of
 /// the providing object.
-pub type Provided = BTreeMap<(String, RoleKind), usize>;
+pub(crate) type Provided = BTreeMap<(String, RoleKind), usize>;
 
 /// Chooses the bundle roles to use. A ClusterRole named exactly like a role
 /// olm-rbac would generate, and granting that, comes first; then roles by name.
-pub fn adopt(
+pub(crate) fn adopt(
     config: &Config,
     apis: &[Api],
     objects: &[InputObject],
@@ -211,7 +211,7 @@ pub fn adopt(
 /// The record of what olm-rbac changed in an item's labels, kept in its
 /// `olm-rbac.io/label-changes` annotation: `<extension>: +added -removed=value`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Record {
+pub(crate) struct Record {
     pub added: BTreeMap<String, String>,
     pub removed: BTreeMap<String, String>,
 }
@@ -221,7 +221,7 @@ impl Record {
     /// extension's. Entries olm-rbac never writes (any key outside
     /// `rbac.authorization.k8s.io/aggregate-to-*`, or unreadable ones) are
     /// returned apart, so that they are reported and never acted on.
-    pub fn parse(text: &str, extension: &str) -> Option<(Record, Vec<String>)> {
+    pub(crate) fn parse(text: &str, extension: &str) -> Option<(Record, Vec<String>)> {
         let (ext, ops) = text.split_once(':')?;
         if ext.trim() != extension {
             return None;
@@ -243,7 +243,7 @@ impl Record {
         Some((record, forged))
     }
 
-    pub fn format(&self, extension: &str) -> String {
+    pub(crate) fn format(&self, extension: &str) -> String {
         let ops = self
             .added
             .keys()
@@ -268,7 +268,7 @@ impl Record {
 /// forged it: undoing a recorded addition only removes a label, and a recorded
 /// removal is restored only onto a role whose every permission stays within
 /// the bundle's own APIs at the level the label aggregates into.
-pub fn label_patches(
+pub(crate) fn label_patches(
     config: &Config,
     apis: &[Api],
     provided: &Provided,
@@ -528,7 +528,7 @@ fn warn_bundle_aggregation(
 }
 
 /// Namespaced Roles that grant on a selected API: worth knowing, never adopted.
-pub fn note_namespaced_roles(apis: &[Api], objects: &[InputObject], results: &mut Vec<Finding>) {
+pub(crate) fn note_namespaced_roles(apis: &[Api], objects: &[InputObject], results: &mut Vec<Finding>) {
     for o in objects {
         let Body::Role(view) = &o.body else { continue };
         if !o.is("rbac.authorization.k8s.io", "Role") {

@@ -15,13 +15,8 @@ use super::{trust, Api, ApiSource};
 const CSV_API_VERSION: &str = "operators.coreos.com/v1alpha1";
 
 /// Finds the APIs of the config's ClusterServiceVersion, or of every CRD when
-/// the input has no CSV.
-pub fn discover(config: &Config, objects: &[InputObject], results: &mut Vec<Finding>) -> Vec<Api> {
-    discover_with_csv(config, objects, results).0
-}
-
-/// [`discover`], also telling which input object is the chosen CSV.
-pub(super) fn discover_with_csv(
+/// the input has no CSV; with the index of the chosen CSV among the objects.
+pub(super) fn discover(
     config: &Config,
     objects: &[InputObject],
     results: &mut Vec<Finding>,
@@ -258,7 +253,7 @@ fn owned_api_service(
 /// its `operators.operatorframework.io.bundle.package.v1` annotation, or its
 /// name without the version (`argocd-operator.v0.6.0` is `argocd-operator`,
 /// `enmasse.0.30.2` is `enmasse`). With the object it was read from.
-pub fn bundle_package(objects: &[InputObject]) -> Option<(String, ObjRef)> {
+pub(crate) fn bundle_package(objects: &[InputObject]) -> Option<(String, ObjRef)> {
     let mut csvs = objects.iter().filter(|o| matches!(o.body, Body::Csv(_)));
     let (csv, None) = (csvs.next()?, csvs.next()) else { return None };
     let name = csv.header.name.as_deref()?;
@@ -424,7 +419,7 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
 
 /// Applies `spec.apis`: include (all when empty), then exclude. A pattern that
 /// matches nothing is a warning: it is probably a typo.
-pub fn select(config: &Config, apis: Vec<Api>, results: &mut Vec<Finding>) -> Vec<Api> {
+pub(crate) fn select(config: &Config, apis: Vec<Api>, results: &mut Vec<Finding>) -> Vec<Api> {
     let cfg = config.object_ref();
     let mut used = vec![false; config.include.len() + config.exclude.len()];
     let n_inc = config.include.len();

@@ -17,7 +17,7 @@ use crate::reserved;
 use super::roles::rule_for_parts;
 
 /// For each input item, the extension it was generated for, if the claim holds.
-pub fn generated_claims(
+pub(crate) fn generated_claims(
     objects: &[InputObject],
     bundle_folders: &[String],
     results: &mut Vec<Finding>,

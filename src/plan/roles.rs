@@ -13,7 +13,7 @@ use crate::names::bounded_name;
 use super::{Api, ApiSource};
 
 /// The ClusterRoles for one API, each with the version it is named for.
-pub fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {
+pub(crate) fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {
     let mut out = Vec::new();
     for version in versions_for(config, api) {
         for &role in &config.roles {
@@ -38,7 +38,7 @@ pub(super) fn versions_for<'a>(config: &Config, api: &'a Api) -> Vec<Option<&'a 
 /// `(<api>, -admin)` or, under OLMv0, `(<name>-<version>, -admin)`, where
 /// `<name>` is the owned entry's name as OLM v0 used it: `<plural>.<group>`
 /// for a CRD, the bare plural for an APIService.
-pub fn name_parts(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> (String, String) {
+pub(crate) fn name_parts(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> (String, String) {
     match (naming, version) {
         (Naming::OlmV0, Some(v)) => {
             let suffix = if role == RoleKind::CrdView { "crdview" } else { role.as_str() };
@@ -51,7 +51,7 @@ pub fn name_parts(naming: Naming, api: &Api, version: Option<&str>, role: RoleKi
 
 /// `<plural>.<group>-admin` (Default) or, as OLM v0 named them,
 /// `<plural>.<group>-<version>-admin` (an APIService: `<plural>-<version>-admin`).
-pub fn role_name(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> String {
+pub(crate) fn role_name(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> String {
     let (base, suffix) = name_parts(naming, api, version, role);
     bounded_name(&base, &suffix)
 }
@@ -62,12 +62,12 @@ pub(super) fn strings(items: &[&str]) -> Vec<String> {
 
 /// The rule a role grants, as OLM v0 wrote it: no subresources, no
 /// `deletecollection` outside `*`.
-pub fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
+pub(crate) fn rule_for(api: &Api, role: RoleKind) -> PolicyRule {
     rule_for_parts(&api.name, &api.group, &api.plural, role)
 }
 
 /// [`rule_for`] from the API's parts: `name` is `<plural>.<group>`.
-pub fn rule_for_parts(name: &str, group: &str, plural: &str, role: RoleKind) -> PolicyRule {
+pub(crate) fn rule_for_parts(name: &str, group: &str, plural: &str, role: RoleKind) -> PolicyRule {
     let verbs: &[&str] = match role {
         RoleKind::Admin => &["*"],
         RoleKind::Edit => &EDIT,
@@ -95,7 +95,7 @@ pub fn rule_for_parts(name: &str, group: &str, plural: &str, role: RoleKind) -> 
 /// reads, `edit` also writes, `admin` may do anything, each on the resource and,
 /// for a CRD, on the only subresources a CRD can have (`status`, `scale`);
 /// `view-crdview` reads the API's CustomResourceDefinition object.
-pub fn ceiling(api: &Api, level: RoleKind) -> Vec<PolicyRule> {
+pub(crate) fn ceiling(api: &Api, level: RoleKind) -> Vec<PolicyRule> {
     let verbs: Vec<&str> = match level {
         RoleKind::Admin => vec!["*"],
         RoleKind::Edit => VERBS.to_vec(),

@@ -9,7 +9,7 @@ use crate::model::*;
 use crate::report::{Finding, ObjRef};
 
 use super::bundle::Provided;
-use super::discover::{discover_with_csv, select};
+use super::discover::{discover, select};
 use super::provenance::{bundle_folders, bundle_members, source_folder};
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{bind, bundle, trust, Api, ApiSource, Generated, Object, Plan};
@@ -19,7 +19,7 @@ use super::{bind, bundle, trust, Api, ApiSource, Generated, Object, Plan};
 pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>], plan: &mut Plan) {
     let earlier = earlier_output(config, claims);
     plan.remove.extend(earlier.iter().copied());
-    let (apis, csv) = discover_with_csv(config, objects, &mut plan.results);
+    let (apis, csv) = discover(config, objects, &mut plan.results);
     let apis = select(config, apis, &mut plan.results);
     if config.mode != Mode::Unmanaged {
         trust::require_definitions(config, &apis, &mut plan.results);

@@ -1,5 +1,6 @@
 //! The core's decisions, checked on typed values: no YAML involved.
 
+use super::bundle::{classify, Grants};
 use super::*;
 use crate::config::{Config, Mode, Naming};
 use crate::report::FileRef;

@@ -14,7 +14,7 @@ use super::{Api, ApiSource};
 
 /// May the config's roles grant on `group`? Platform groups are refused; OLM's
 /// own groups only with the config's explicit opt-in.
-pub fn check_group(
+pub(crate) fn check_group(
     config: &Config,
     group: &str,
     plural: &str,
@@ -50,7 +50,7 @@ pub fn check_group(
 /// entry alone says nothing about what the API is or who serves it. An owned
 /// APIService is defined by its CSV entry alone, and could name any group (say,
 /// another operator's), so its group must be one the admin vouches for.
-pub fn require_definitions(config: &Config, apis: &[Api], results: &mut Vec<Finding>) {
+pub(crate) fn require_definitions(config: &Config, apis: &[Api], results: &mut Vec<Finding>) {
     for api in apis {
         let message = match api.source {
             ApiSource::Crd => continue,
@@ -92,7 +92,7 @@ fn cluster_scoped(o: &InputObject, crd_scopes: &BTreeMap<(String, String), bool>
 
 /// The identity an object has on the cluster: group, kind, namespace (none
 /// for cluster-scoped kinds) and name.
-pub fn identity(
+pub(crate) fn identity(
     o: &InputObject,
     crd_scopes: &BTreeMap<(String, String), bool>,
 ) -> (String, String, Option<String>, String) {
@@ -102,7 +102,7 @@ pub fn identity(
 }
 
 /// `(group, kind)` of the input's CRDs, with whether each is cluster-scoped.
-pub fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), bool> {
+pub(crate) fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), bool> {
     objects
         .iter()
         .filter_map(|o| match &o.body {
@@ -116,7 +116,7 @@ pub fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), bool> {
 }
 
 /// Checks on the input as a whole, whatever the config says.
-pub fn check_input(objects: &[InputObject], claims: &[Option<String>], results: &mut Vec<Finding>) {
+pub(crate) fn check_input(objects: &[InputObject], claims: &[Option<String>], results: &mut Vec<Finding>) {
     // Two items with one identity are one object on the cluster: the last one
     // applied wins, and olm-rbac might judge the other.
     let scopes = crd_scopes(objects);
@@ -185,7 +185,7 @@ pub fn check_input(objects: &[InputObject], claims: &[Option<String>], results: 
 /// claims to be another extension's output for an API this config manages is
 /// not believed: for this config it is an ordinary item (so, for one,
 /// `stripBundleAggregation` applies to it).
-pub fn disown_claims_on(
+pub(crate) fn disown_claims_on(
     config: &Config,
     apis: &[Api],
     objects: &[InputObject],

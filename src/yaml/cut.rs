@@ -341,7 +341,7 @@ fn check_line_breaks(src: &str) -> Result<(), YamlError> {
 
 /// Re-serialises a `ResourceList` that is not in block style, so that it can be
 /// cut like any other. Comments in it are lost; that is the price of flow style.
-pub fn normalize(src: &str) -> Result<String, YamlError> {
+pub(crate) fn normalize(src: &str) -> Result<String, YamlError> {
     check_line_breaks(src)?;
     let value: serde_json::Value = serde_saphyr::from_str_with_options(src, options_for(src.len())).map_err(|e| {
         let v = ViewError::from_saphyr(&e, src, 1, Layout::Document);

@@ -111,7 +111,7 @@ fn meta_layout(text: &str, base: usize) -> Option<MetaLayout> {
 
 /// The item's text with `patch` applied: line edits where the layout allows,
 /// otherwise the item alone re-serialised (losing its comments).
-pub fn patched_text(chunk: &Chunk<'_>, patch: &MetaPatch) -> Result<Patched, String> {
+pub(crate) fn patched_text(chunk: &Chunk<'_>, patch: &MetaPatch) -> Result<Patched, String> {
     if let Some(text) = edit_metadata(chunk, patch).filter(|t| edited_as_planned(chunk, patch, t)) {
         return Ok(Patched { text, rewritten: false });
     }
@@ -152,7 +152,7 @@ pub fn patched_text(chunk: &Chunk<'_>, patch: &MetaPatch) -> Result<Patched, Str
 
 /// An item's text after a patch, and whether it had to be re-serialised
 /// whole (losing comments and layout) rather than edited line by line.
-pub struct Patched {
+pub(crate) struct Patched {
     pub text: String,
     pub rewritten: bool,
 }
@@ -161,7 +161,7 @@ pub struct Patched {
 /// YAML 1.1 reader such as kubectl's reads as something else than a YAML 1.2
 /// reader: `yes`/`no`/`on`/`off`/`y`/`n`, octal `0644`, binary `0b1`, digits
 /// with `_`, sexagesimal `1:30`, exponents without a dot `1e3`.
-pub fn yaml11_differs(text: &str) -> Option<(usize, String)> {
+pub(crate) fn yaml11_differs(text: &str) -> Option<(usize, String)> {
     for next in Parser::new_from_str_with_options(text, parser_options()) {
         let Ok((Event::Scalar(value, ScalarStyle::Plain, _, None), span)) = next else { continue };
         if yaml11_scalar_differs(&value) {
@@ -214,7 +214,7 @@ fn edited_as_planned(chunk: &Chunk<'_>, patch: &MetaPatch, edited: &str) -> bool
 /// so that everything else (comments, order, quoting) stays as it was, and an
 /// edit undone later restores the original bytes. `None` when the metadata is
 /// not laid out in block style; the caller then re-serialises the item.
-pub fn edit_metadata(chunk: &Chunk<'_>, patch: &MetaPatch) -> Option<String> {
+pub(crate) fn edit_metadata(chunk: &Chunk<'_>, patch: &MetaPatch) -> Option<String> {
     if chunk.indirect {
         return None;
     }

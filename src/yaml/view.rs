@@ -11,7 +11,7 @@ use super::{Chunk, Layout, Pos};
 /// [`ALIAS_REPLAY_PER_BYTE`] events per byte read (plus a small floor), so a
 /// crafted alias tree costs time in proportion to its size, across however
 /// many items it is spread over.
-pub fn options_for(len: usize) -> serde_saphyr::Options {
+pub(crate) fn options_for(len: usize) -> serde_saphyr::Options {
     let mut options = options();
     let limit = ALIAS_REPLAY_FLOOR.saturating_add(len.saturating_mul(ALIAS_REPLAY_PER_BYTE));
     options.alias_limits.max_total_replayed_events = options.alias_limits.max_total_replayed_events.min(limit);
@@ -21,12 +21,12 @@ pub fn options_for(len: usize) -> serde_saphyr::Options {
 /// See [`options_for`]. Real manifests that use anchors (Helm charts, hand
 /// written files) repeat small maps a few times; a byte of YAML is at most one
 /// event, so four replays per byte is generous.
-pub const ALIAS_REPLAY_PER_BYTE: usize = 4;
+pub(crate) const ALIAS_REPLAY_PER_BYTE: usize = 4;
 const ALIAS_REPLAY_FLOOR: usize = 1_000;
 
 /// Deserialization options sized for operator bundles: a single CRD can hold
 /// millions of events and nest deeper than the library's defaults allow.
-pub fn options() -> serde_saphyr::Options {
+pub(crate) fn options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_events = usize::MAX / 2;
     budget.max_nodes = usize::MAX / 2;
@@ -44,7 +44,7 @@ pub fn options() -> serde_saphyr::Options {
 
 /// Reads one item through a serde view. Errors carry positions in the stream
 /// the chunk was cut from and, where the position falls on a key, its path.
-pub fn parse_item<T: DeserializeOwned>(chunk: &Chunk<'_>) -> Result<T, ViewError> {
+pub(crate) fn parse_item<T: DeserializeOwned>(chunk: &Chunk<'_>) -> Result<T, ViewError> {
     if !chunk.elide.is_empty() {
         if let Ok(value) = parse_text(&chunk.view_text(), chunk) {
             return Ok(value);
@@ -68,7 +68,7 @@ fn parse_text<T: DeserializeOwned>(text: &str, chunk: &Chunk<'_>) -> Result<T, V
 
 /// A serde view failed: the message, the field path when known, the position.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ViewError {
+pub(crate) struct ViewError {
     pub message: String,
     pub path: Option<String>,
     pub pos: Option<Pos>,
@@ -148,7 +148,7 @@ fn collection_path_at(text: &str, line: usize, col: usize, skip: usize) -> Optio
 
 /// The dotted key path of the node at `line`/`col` (1-based) in `text`,
 /// dropping the first `skip` levels (the wrapping sequence of an entry).
-pub fn path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<String> {
+pub(crate) fn path_at(text: &str, line: usize, col: usize, skip: usize) -> Option<String> {
     let mut walker = Walker::default();
     let segments = |w: &Walker<'_>| -> Vec<String> { w.frames.iter().skip(skip).filter_map(Frame::segment).collect() };
     // A collection starts where its first key does: prefer the key's path, and

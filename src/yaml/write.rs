@@ -3,14 +3,14 @@
 
 /// Serialises a value as block YAML that YAML 1.1 readers read back the same.
 /// Long strings stay on one line, as kubectl writes them: easier to diff.
-pub fn to_yaml<T: serde::Serialize>(value: &T) -> Result<String, String> {
+pub(crate) fn to_yaml<T: serde::Serialize>(value: &T) -> Result<String, String> {
     let mut options = serde_saphyr::SerializerOptions::default();
     options.prefer_block_scalars = false;
     serde_saphyr::to_string_with_options(value, options).map_err(|e| e.to_string())
 }
 
 /// Writes `text` (a serialised object) as a block-sequence entry at `indent`.
-pub fn as_seq_entry(text: &str, indent: usize, out: &mut String) {
+pub(crate) fn as_seq_entry(text: &str, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     for (i, line) in text.lines().enumerate() {
         if line.is_empty() {
@@ -26,7 +26,7 @@ pub fn as_seq_entry(text: &str, indent: usize, out: &mut String) {
 
 /// The line ending a text uses: `\r\n` if it has any, else `\n`. Lines olm-rbac
 /// writes into or after someone's text follow it.
-pub fn line_ending(text: &str) -> &'static str {
+pub(crate) fn line_ending(text: &str) -> &'static str {
     if text.contains("\r\n") {
         "\r\n"
     } else {
@@ -35,7 +35,7 @@ pub fn line_ending(text: &str) -> &'static str {
 }
 
 /// `text` (written with `\n`) with the given line ending.
-pub fn with_line_ending(text: &str, eol: &str) -> String {
+pub(crate) fn with_line_ending(text: &str, eol: &str) -> String {
     if eol == "\n" {
         text.to_string()
     } else {
