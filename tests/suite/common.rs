@@ -123,9 +123,14 @@ pub fn stand_in_docker(dir: &Path) {
     make_executable(&docker);
 }
 
+/// The folder holding the built binary.
+pub fn bin_dir() -> PathBuf {
+    Path::new(BIN).parent().unwrap().to_path_buf()
+}
+
 /// PATH with the built binary first, as a user who installed olm-rbac has it.
 pub fn path_with_binary() -> OsString {
-    path_with(&[Path::new(BIN).parent().unwrap().to_path_buf()])
+    path_with(&[bin_dir()])
 }
 
 pub fn bundles_dir() -> PathBuf {

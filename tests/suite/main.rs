@@ -18,6 +18,7 @@ mod json_schema;
 mod krm;
 mod modes;
 mod property;
+mod readme;
 mod review_regressions;
 mod schema;
 mod security;
