@@ -302,6 +302,55 @@ pub(crate) struct CsvSpec {
     pub customresourcedefinitions: Owned<OwnedCrd>,
     #[serde(default, deserialize_with = "nullable")]
     pub apiservicedefinitions: Owned<OwnedApiService>,
+    /// What the operator itself is granted, and how it runs.
+    #[serde(default, deserialize_with = "nullable")]
+    pub install: CsvInstall,
+    #[serde(default, rename = "installModes", deserialize_with = "nullable")]
+    pub install_modes: Vec<InstallModeView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CsvInstall {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: CsvInstallSpec,
+}
+
+/// `spec.install.spec`: the operator's Deployments and the rules its
+/// ServiceAccounts get, namespaced (`permissions`) and cluster-wide
+/// (`clusterPermissions`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CsvInstallSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub permissions: Vec<PermissionView>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub cluster_permissions: Vec<PermissionView>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub deployments: Vec<DeploymentView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionView {
+    /// Empty or missing: OLM uses the namespace's `default` ServiceAccount.
+    pub service_account_name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub rules: Vec<RuleView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct DeploymentView {
+    pub name: Option<String>,
+}
+
+/// One of the CSV's `installModes`: which sets of target namespaces the
+/// operator supports.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct InstallModeView {
+    #[serde(rename = "type")]
+    pub mode: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub supported: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

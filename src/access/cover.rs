@@ -117,6 +117,48 @@ pub(crate) fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> bool {
     servant.iter().flat_map(atoms).all(|atom| owner.iter().any(|o| rule_covers(o, &atom)))
 }
 
+/// Do `a` and `b` both grant some one permission? Used for rules that must
+/// never be granted: a grant is refused when it shares any permission with a
+/// denied rule, however either is written. Wildcards are read as the API
+/// server reads them: `*` is every verb, group, resource (subresources
+/// included) or name, `*/sub` that subresource of every resource, and a URL
+/// ending in `*` every URL it prefixes.
+pub(crate) fn overlaps(a: &PolicyRule, b: &PolicyRule) -> bool {
+    let verbs = a.verbs.iter().any(|v| v == ALL || b.verbs.iter().any(|w| w == ALL || w == v));
+    verbs && (resources_overlap(a, b) || urls_overlap(list(&a.non_resource_urls), list(&b.non_resource_urls)))
+}
+
+fn resources_overlap(a: &PolicyRule, b: &PolicyRule) -> bool {
+    let any_shared = |x: &[String], y: &[String]| x.iter().any(|p| p == ALL || y.iter().any(|q| q == ALL || q == p));
+    let (a_names, b_names) = (list(&a.resource_names), list(&b.resource_names));
+    any_shared(list(&a.api_groups), list(&b.api_groups))
+        && list(&a.resources).iter().any(|p| list(&b.resources).iter().any(|q| resource_patterns_meet(p, q)))
+        && (a_names.is_empty() || b_names.is_empty() || a_names.iter().any(|n| b_names.contains(n)))
+}
+
+/// Some resource matches both patterns: `*`, `*/sub`, or a name (with or
+/// without a subresource).
+fn resource_patterns_meet(p: &str, q: &str) -> bool {
+    let sub = |r: &str| r.split_once('/').map(|(_, s)| s.to_string());
+    match (p, q) {
+        (ALL, _) | (_, ALL) => true,
+        _ if p == q => true,
+        _ if p.starts_with("*/") => sub(q).as_deref() == p.strip_prefix("*/"),
+        _ if q.starts_with("*/") => sub(p).as_deref() == q.strip_prefix("*/"),
+        _ => false,
+    }
+}
+
+fn urls_overlap(a: &[String], b: &[String]) -> bool {
+    let meet = |p: &str, q: &str| match (p.strip_suffix('*'), q.strip_suffix('*')) {
+        (Some(x), Some(y)) => x.starts_with(y) || y.starts_with(x),
+        (Some(x), None) => q.starts_with(x),
+        (None, Some(y)) => p.starts_with(y),
+        (None, None) => p == q,
+    };
+    a.iter().any(|p| b.iter().any(|q| meet(p, q)))
+}
+
 #[cfg(test)]
 mod tests {
     //! Hand-written cases of the API server's escalation rules.
@@ -225,5 +267,33 @@ mod tests {
         let missing = uncovered(&owner, &servant);
         assert_eq!(missing.len(), 1);
         assert_eq!(missing[0].to_rule(), rule(&["g.io"], &["foos"], &["delete"], &[]));
+    }
+
+    #[test]
+    fn rules_overlap_when_they_share_one_permission() {
+        let secrets_get = rule(&[""], &["secrets"], &["get"], &[]);
+        assert!(overlaps(&rule(&["*"], &["*"], &["*"], &[]), &secrets_get), "everything meets everything");
+        assert!(overlaps(&secrets_get, &rule(&[""], &["secrets"], &["get", "list"], &["one"])), "a name of all");
+        assert!(!overlaps(&secrets_get, &rule(&[""], &["secrets"], &["list"], &[])), "other verb");
+        assert!(!overlaps(&secrets_get, &rule(&["apps"], &["secrets"], &["get"], &[])), "other group");
+        assert!(!overlaps(&secrets_get, &rule(&[""], &["configmaps"], &["get"], &[])), "other resource");
+        let named = |n: &str| rule(&[""], &["secrets"], &["get"], &[n]);
+        assert!(!overlaps(&named("a"), &named("b")) && overlaps(&named("a"), &named("a")));
+        // `*` is every resource, subresources included; `*/x` only that subresource.
+        let exec = rule(&[""], &["pods/exec"], &["create"], &[]);
+        assert!(overlaps(&rule(&[""], &["*"], &["create"], &[]), &exec));
+        assert!(overlaps(&rule(&[""], &["*/exec"], &["create"], &[]), &exec));
+        assert!(!overlaps(&rule(&[""], &["pods"], &["create"], &[]), &exec), "pods is not pods/exec");
+        assert!(!overlaps(&rule(&[""], &["*/log"], &["create"], &[]), &exec));
+        assert!(overlaps(&rule(&[""], &["*/exec"], &["*"], &[]), &rule(&[""], &["*/exec"], &["create"], &[])));
+    }
+
+    #[test]
+    fn urls_overlap_by_prefix_from_either_side() {
+        assert!(overlaps(&urls(&["/logs/*"], &["get"]), &urls(&["/logs/a"], &["get"])));
+        assert!(overlaps(&urls(&["/logs/a"], &["*"]), &urls(&["/logs*"], &["get"])));
+        assert!(overlaps(&urls(&["/lo*"], &["get"]), &urls(&["/logs/*"], &["get"])), "two prefixes meet");
+        assert!(!overlaps(&urls(&["/metrics"], &["get"]), &urls(&["/healthz"], &["get"])));
+        assert!(!overlaps(&urls(&["*"], &["get"]), &rule(&["*"], &["*"], &["get"], &[])), "URLs never meet resources");
     }
 }

@@ -52,6 +52,7 @@ fn csv(name: &str, owned: &[(&str, &str)], apiservices: &[(&str, &str)]) -> Inpu
                         })
                         .collect(),
                 },
+                ..Default::default()
             },
         }),
         file: None,
