@@ -130,12 +130,19 @@ pub(crate) fn describe_rule(rule: &PolicyRule) -> String {
     // The core group is the empty string: show it as "".
     let groups: Vec<&str> =
         rule.api_groups.iter().flatten().map(|g| if g.is_empty() { "\"\"" } else { g.as_str() }).collect();
+    let urls = list(&rule.non_resource_urls);
+    if !urls.is_empty() && rule.resources.as_ref().is_none_or(|r| r.is_empty()) {
+        return format!("verbs=[{}] nonResourceURLs=[{urls}]", rule.verbs.join(","));
+    }
     let mut out = format!(
         "verbs=[{}] apiGroups=[{}] resources=[{}]",
         rule.verbs.join(","),
         groups.join(","),
         list(&rule.resources)
     );
+    if !urls.is_empty() {
+        out.push_str(&format!(" nonResourceURLs=[{urls}]"));
+    }
     if rule.resource_names.as_ref().is_some_and(|n| !n.is_empty()) {
         out.push_str(&format!(" resourceNames=[{}]", list(&rule.resource_names)));
     }
@@ -738,6 +745,7 @@ fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>, kind: &str) -> Result<(), ya
 pub(crate) mod allowed;
 pub mod commands;
 pub mod cover;
+pub mod danger;
 pub(crate) mod matrix;
 
 #[cfg(test)]

@@ -9,6 +9,10 @@ pub(crate) use crate::model::Operator;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_label_value};
 use crate::report::{Finding, ObjRef};
 
+mod operator;
+
+pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec};
+
 pub(crate) const API_VERSION: &str = "olm-rbac.io/v1alpha1";
 pub(crate) const KIND: &str = "RBACConfig";
 
@@ -97,6 +101,9 @@ pub(crate) struct Spec {
     /// that renders nothing does not look like success. `true` makes it an `info` result.
     #[serde(default, rename = "allowNoAPIs")]
     pub allow_no_apis: bool,
+    /// The operator's own permissions (the CSV's `permissions` and `clusterPermissions`): how
+    /// to generate them, and the policy they must fit.
+    pub operator: Option<OperatorDoc>,
 }
 
 /// Whether the bundle's own objects stay in the output.
@@ -342,6 +349,8 @@ pub(crate) struct Config {
     pub api_service_groups: Vec<String>,
     /// An input without APIs is expected (see [`Spec::allow_no_apis`]).
     pub allow_no_apis: bool,
+    /// `spec.operator`: the operator's own permissions and their policy.
+    pub operator: OperatorSpec,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -367,6 +376,7 @@ impl Config {
             allow_olm_groups: Vec::new(),
             api_service_groups: Vec::new(),
             allow_no_apis: false,
+            operator: OperatorSpec::default(),
             config_map: false,
         }
     }
@@ -428,6 +438,7 @@ impl Config {
         let allow_olm_groups = spec.allow_olm_groups.unwrap_or_default();
         let api_service_groups = spec.api_service_groups.unwrap_or_default();
         check_groups(&allow_olm_groups, &api_service_groups, &mut err);
+        let operator = operator::check_operator(spec.operator, &mut err);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -448,6 +459,7 @@ impl Config {
             allow_olm_groups,
             api_service_groups,
             allow_no_apis: spec.allow_no_apis,
+            operator,
             config_map: false,
         })
     }
@@ -610,7 +622,8 @@ fn check_binding(
     }
     names.sort();
     names.dedup();
-    let selector = b.namespace_selector.as_ref().map(|sel| check_selector(sel, field, &mut fail));
+    let selector =
+        b.namespace_selector.as_ref().map(|sel| check_selector(sel, &format!("{field}.namespaceSelector"), &mut fail));
     if failures > 0 {
         return None;
     }
@@ -680,7 +693,7 @@ fn check_subject(s: &SubjectDoc, sf: &str, fail: &mut impl FnMut(String, String)
 fn check_selector(sel: &SelectorDoc, field: &str, fail: &mut impl FnMut(String, String)) -> Selector {
     let mut match_expressions = Vec::new();
     for (j, r) in sel.match_expressions.iter().enumerate() {
-        let rf = format!("{field}.namespaceSelector.matchExpressions[{j}]");
+        let rf = format!("{field}.matchExpressions[{j}]");
         match (r.operator, r.values.is_empty()) {
             (Operator::In | Operator::NotIn, true) => {
                 fail(format!("{rf}.values"), format!("operator {:?} needs at least one value", r.operator))

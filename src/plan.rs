@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 
@@ -25,6 +25,9 @@ mod bind;
 mod bundle;
 mod conflicts;
 mod discover;
+mod install_policy;
+mod namespaces;
+mod operator;
 mod provenance;
 mod roles;
 mod steps;
@@ -74,6 +77,7 @@ pub(crate) enum ApiSource {
 pub(crate) enum Object {
     ClusterRole(ClusterRole),
     ClusterRoleBinding(ClusterRoleBinding),
+    Role(Role),
     RoleBinding(RoleBinding),
 }
 
@@ -82,6 +86,7 @@ impl Object {
         match self {
             Object::ClusterRole(o) => &o.metadata,
             Object::ClusterRoleBinding(o) => &o.metadata,
+            Object::Role(o) => &o.metadata,
             Object::RoleBinding(o) => &o.metadata,
         }
     }
@@ -90,6 +95,7 @@ impl Object {
         match self {
             Object::ClusterRole(o) => &mut o.metadata,
             Object::ClusterRoleBinding(o) => &mut o.metadata,
+            Object::Role(o) => &mut o.metadata,
             Object::RoleBinding(o) => &mut o.metadata,
         }
     }
@@ -98,6 +104,7 @@ impl Object {
         match self {
             Object::ClusterRole(_) => "ClusterRole",
             Object::ClusterRoleBinding(_) => "ClusterRoleBinding",
+            Object::Role(_) => "Role",
             Object::RoleBinding(_) => "RoleBinding",
         }
     }
@@ -111,7 +118,8 @@ impl Object {
         let rank = match self {
             Object::ClusterRole(_) => 0,
             Object::ClusterRoleBinding(_) => 1,
-            Object::RoleBinding(_) => 2,
+            Object::Role(_) => 2,
+            Object::RoleBinding(_) => 3,
         };
         let role = RoleKind::ALL.iter().position(|r| r.as_str() == label(ROLE_LABEL)).unwrap_or(9) as u8;
         let name = m.name.clone().unwrap_or_default();

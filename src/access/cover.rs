@@ -25,7 +25,7 @@ pub enum Atom {
 
 impl Atom {
     /// The atom as a rule, for messages.
-    pub(crate) fn to_rule(&self) -> PolicyRule {
+    pub fn to_rule(&self) -> PolicyRule {
         let one = |s: &str| Some(vec![s.to_string()]);
         match self {
             Atom::Resource { group, resource, verb, name } => PolicyRule {
@@ -113,7 +113,7 @@ pub(crate) fn uncovered(owner: &[PolicyRule], servant: &[PolicyRule]) -> Vec<Ato
 }
 
 /// Does `owner` cover everything `servant` grants?
-pub(crate) fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> bool {
+pub fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> bool {
     servant.iter().flat_map(atoms).all(|atom| owner.iter().any(|o| rule_covers(o, &atom)))
 }
 

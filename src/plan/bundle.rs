@@ -528,10 +528,16 @@ fn warn_bundle_aggregation(
 }
 
 /// Namespaced Roles that grant on a selected API: worth knowing, never adopted.
-pub(crate) fn note_namespaced_roles(apis: &[Api], objects: &[InputObject], results: &mut Vec<Finding>) {
-    for o in objects {
+pub(crate) fn note_namespaced_roles(
+    apis: &[Api],
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) {
+    for (o, claim) in objects.iter().zip(claims) {
         let Body::Role(view) = &o.body else { continue };
-        if !o.is("rbac.authorization.k8s.io", "Role") {
+        // olm-rbac's own (the operator's Roles) are no bundle roles.
+        if !o.is("rbac.authorization.k8s.io", "Role") || claim.is_some() {
             continue;
         }
         let touched = classify(&view.rules, apis).touched();

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use crate::model::*;
 use crate::report::Finding;
 
+use super::operator::SERVICE_ACCOUNT_ANNOTATION;
 use super::{trust, Generated, Plan};
 
 /// Refuses to write an object whose kind and name another input item already
@@ -33,9 +34,10 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
             };
             conflicts.push(
                 Finding::error(format!(
-                    "conflict: olm-rbac would generate {} for API {}, but the input already has an object of that kind and name ({owner}); nothing was overwritten. Rename or remove it, or leave the API out with spec.apis.exclude",
+                    "conflict: olm-rbac would generate {} for {}, but the input already has an object of that kind and name ({owner}); nothing was overwritten. Rename or remove it, or {}",
                     g.object.describe(),
-                    g.object.metadata().annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)).map_or("?", String::as_str)
+                    purpose(g),
+                    if is_operator(g) { "leave the operator's permissions Unmanaged" } else { "leave the API out with spec.apis.exclude" }
                 ))
                 .on(&existing.object_ref())
                 .in_file(existing.file.as_ref()),
@@ -62,4 +64,22 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
         }
     }
     plan.results.extend(conflicts);
+}
+
+fn annotation<'a>(g: &'a Generated, key: &str) -> Option<&'a str> {
+    g.object.metadata().annotations.as_ref()?.get(key).map(String::as_str)
+}
+
+fn is_operator(g: &Generated) -> bool {
+    annotation(g, SERVICE_ACCOUNT_ANNOTATION).is_some()
+}
+
+/// What a generated object is for, in a message: `API <name>` or the
+/// operator's ServiceAccount.
+fn purpose(g: &Generated) -> String {
+    match (annotation(g, API_ANNOTATION), annotation(g, SERVICE_ACCOUNT_ANNOTATION)) {
+        (Some(api), _) => format!("API {api}"),
+        (None, Some(account)) => format!("the operator's ServiceAccount {account}"),
+        (None, None) => "this extension".to_string(),
+    }
 }

@@ -14,6 +14,7 @@ use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::report::Finding;
 use crate::reserved;
 
+use super::operator::{OPERATOR_ROLE, SERVICE_ACCOUNT_ANNOTATION};
 use super::roles::rule_for_parts;
 
 /// For each input item, the extension it was generated for, if the claim holds.
@@ -80,6 +81,9 @@ fn defined_apis(objects: &[InputObject]) -> BTreeSet<String> {
 fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, String> {
     let labels = &o.header.labels;
     let extension = labels.get(EXTENSION_LABEL).ok_or_else(|| format!("it has no {EXTENSION_LABEL} label"))?;
+    if labels.get(ROLE_LABEL).map(String::as_str) == Some(OPERATOR_ROLE) {
+        return check_operator_claim(o).map(|()| extension.clone());
+    }
     let role = labels
         .get(ROLE_LABEL)
         .and_then(|r| RoleKind::parse(r))
@@ -117,6 +121,37 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
         _ => return Err("olm-rbac writes only ClusterRoles and bindings".into()),
     }
     Ok(extension.clone())
+}
+
+/// The operator's objects: the RBAC kinds olm-rbac writes for a ServiceAccount
+/// it names. Their rules follow the CSV, which changes between versions, so
+/// only their shape is checked; removing one never grants anything, and every
+/// removal is reported.
+fn check_operator_claim(o: &InputObject) -> Result<(), String> {
+    let rbac = |kind: &str| o.is("rbac.authorization.k8s.io", kind);
+    if !o.header.annotations.contains_key(SERVICE_ACCOUNT_ANNOTATION) {
+        return Err(format!("it has no {SERVICE_ACCOUNT_ANNOTATION} annotation"));
+    }
+    match &o.body {
+        Body::Role(view) if rbac("ClusterRole") || rbac("Role") => {
+            if view.aggregates() || o.header.labels.keys().any(|k| k.starts_with(AGGREGATE_PREFIX)) {
+                return Err("olm-rbac writes the operator's roles without aggregation".into());
+            }
+        }
+        Body::Binding(view) if rbac("ClusterRoleBinding") || rbac("RoleBinding") => {
+            let name = view.role_ref.name.as_deref().unwrap_or_default();
+            let kind_ok = match view.role_ref.kind.as_deref() {
+                Some("ClusterRole") => true,
+                Some("Role") => rbac("RoleBinding"),
+                _ => false,
+            };
+            if !kind_ok || name.is_empty() || reserved::is_reserved_role_name(name) {
+                return Err("it does not bind a role olm-rbac writes for an operator".into());
+            }
+        }
+        _ => return Err("olm-rbac writes only Roles, ClusterRoles and bindings".into()),
+    }
+    Ok(())
 }
 
 /// The folder an object's file is in, when the runner says (stdin, `-`, says nothing).

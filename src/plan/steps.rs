@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::config::{BundleObjects, Config, Mode, RoleKind};
+use crate::config::{BundleObjects, Config, Mode, OperatorPermissions, RoleKind};
 use crate::model::*;
 use crate::report::{Finding, ObjRef};
 
@@ -12,7 +12,7 @@ use super::bundle::Provided;
 use super::discover::{discover, select};
 use super::provenance::{bundle_folders, bundle_members, source_folder};
 use super::roles::{cluster_roles, role_name, versions_for};
-use super::{bind, bundle, trust, Api, ApiSource, Generated, Object, Plan};
+use super::{bind, bundle, install_policy, operator, trust, Api, ApiSource, Generated, Object, Plan};
 
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
@@ -26,17 +26,39 @@ pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Optio
     }
     let claims = &trust::disown_claims_on(config, &apis, objects, claims, &mut plan.results);
     let provided = bundle_objects(config, &apis, csv, objects, claims, plan);
-    bundle::note_namespaced_roles(&apis, objects, &mut plan.results);
+    bundle::note_namespaced_roles(&apis, objects, claims, &mut plan.results);
     let mut generated = match config.mode {
         Mode::Unmanaged => Vec::new(),
         Mode::Aggregate | Mode::Bind => generate(config, &apis, &provided, objects, &mut plan.results),
     };
     let summary = summarise(config, &apis, &provided, &generated, objects, &mut plan.results);
     generated.sort_by_cached_key(Object::sort_key);
+    generated.extend(operator_step(config, csv, objects, claims, &mut plan.results));
     report_removed(config, &earlier, &generated, objects, &mut plan.results);
     plan.generated
         .extend(generated.into_iter().map(|object| Generated { object, output_path: config.output_path.clone() }));
     annotate_extension(config, &summary, objects, plan);
+}
+
+/// The operator's own permissions (`spec.operator`): its RBAC, when the config
+/// manages it, and the install policy. Without `spec.operator` nothing is read.
+fn operator_step(
+    config: &Config,
+    csv: Option<usize>,
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Vec<Object> {
+    let op = &config.operator;
+    if op.permissions == OperatorPermissions::Unmanaged && op.policy.is_none() {
+        return Vec::new();
+    }
+    let grants = match csv.map(|i| (&objects[i], &objects[i].body)) {
+        Some((o, Body::Csv(view))) => operator::csv_grants(o, view, results),
+        _ => Vec::new(),
+    };
+    install_policy::check_policy(config, csv, &grants, objects, claims, results);
+    operator::plan_operator(config, csv, &grants, objects, results)
 }
 
 /// Remove: the items this extension generated earlier (as far as their claim

@@ -185,7 +185,7 @@ fn every_quoted_message_is_one_the_program_writes() {
     literals(&repo("src"), &mut templates);
     let pieced: Vec<Vec<String>> = templates.iter().map(|t| pieces(t)).collect();
     let mut missing = Vec::new();
-    for doc in ["docs/user-guide.md", "docs/security.md"] {
+    for doc in ["docs/user-guide.md", "docs/security.md", "docs/operator-permissions.md"] {
         for quote in quotes(doc) {
             if quote.starts_with("olm-rbac ") {
                 continue; // a command line, not a message
@@ -224,4 +224,18 @@ fn the_check_itself_tells_real_messages_from_drifted_ones() {
         !covered_by("API group \"apps\" is an API group built into Kubernetes, not the bundle's own: olm-rbac declines to grant access to it", &templates),
         "a short template inside a drifted message does not vouch for it"
     );
+}
+
+/// docs/dangerous-permissions.md lists exactly the catalogue olm-rbac checks, in its order.
+#[test]
+fn the_dangerous_permission_table_is_the_catalogue() {
+    let doc = std::fs::read_to_string(repo("docs/dangerous-permissions.md")).unwrap();
+    let rows: Vec<&str> = doc
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| what ") && !l.starts_with("|---"))
+        .filter_map(|l| l.split(" | ").next())
+        .map(|cell| cell.trim_start_matches("| "))
+        .collect();
+    let catalogue: Vec<&str> = olm_rbac::access::danger::catalogue().iter().map(|d| d.what).collect();
+    assert_eq!(rows, catalogue);
 }

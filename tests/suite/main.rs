@@ -17,6 +17,7 @@ mod invariant;
 mod json_schema;
 mod krm;
 mod modes;
+mod operator;
 mod property;
 mod readme;
 mod review_regressions;

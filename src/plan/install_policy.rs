@@ -1,0 +1,327 @@
+//! The install policy (`spec.operator.policy`): a ceiling on what the bundle
+//! may grant its operator, and permissions it must never grant. It applies in
+//! every mode, since OLM grants the CSV's permissions whether or not olm-rbac
+//! writes them.
+//!
+//! What is measured: every rule of the CSV's `permissions` and
+//! `clusterPermissions` (and the rule olm-rbac adds when it promotes them),
+//! and every rule of the Roles and ClusterRoles the bundle ships, which OLM
+//! installs as they are. Coverage and overlap are decided by `access::cover`,
+//! the API server's own escalation semantics.
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+
+use crate::access::cover::{overlaps, uncovered, Atom};
+use crate::access::describe_rule;
+use crate::config::{Config, InstallPolicy, OperatorPermissions};
+use crate::model::*;
+use crate::report::{Finding, ObjRef};
+
+use super::operator::{read_namespaces, Grant};
+use super::provenance::{bundle_folders, in_bundle, source_folder};
+
+/// One rule the bundle would grant, with who gets it and where it is written.
+struct Granted<'a> {
+    who: String,
+    rule: PolicyRule,
+    cluster_wide: bool,
+    on: ObjRef,
+    file: Option<&'a FileRef>,
+    field: String,
+}
+
+/// Checks everything the bundle grants against the policy: each rule beyond
+/// `allow`, and each rule sharing a permission with `deny`, is an error naming
+/// who gets it and where the bundle asks for it. Without a ceiling, dangerous
+/// permissions are warned about instead.
+pub(super) fn check_policy(
+    config: &Config,
+    csv: Option<usize>,
+    grants: &[Grant],
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) {
+    let granted = granted(config, csv, grants, objects, claims, results);
+    let Some(policy) = &config.operator.policy else {
+        warn_dangerous(&granted, results);
+        return;
+    };
+    let Some(ceiling) = ceiling(config, policy, objects, claims, results) else { return };
+    match &ceiling {
+        Some(allow) => check_ceiling(allow, &granted, results),
+        None => warn_dangerous(&granted, results),
+    }
+    check_deny(&policy.deny, &granted, results);
+}
+
+/// The rules of `allow` and of `allowClusterRole`: `Some(None)` without a
+/// ceiling, `None` when the named ClusterRole cannot serve as one (an error).
+fn ceiling(
+    config: &Config,
+    policy: &InstallPolicy,
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Option<Option<Vec<PolicyRule>>> {
+    if !policy.has_ceiling() {
+        return Some(None);
+    }
+    let mut rules = policy.allow.clone().unwrap_or_default();
+    if let Some(name) = &policy.allow_cluster_role {
+        let cfg = config.object_ref();
+        let field = "spec.operator.policy.allowClusterRole";
+        let found = objects
+            .iter()
+            .enumerate()
+            .find(|(_, o)| o.is("rbac.authorization.k8s.io", "ClusterRole") && o.header.name.as_deref() == Some(name));
+        let folders = bundle_folders(objects);
+        let problem = match found {
+            None => Some(format!("ClusterRole {name:?} is not in the input")),
+            Some((i, _)) if claims[i].is_some() => Some(format!("ClusterRole {name:?} is one olm-rbac generated")),
+            Some((_, o)) if in_bundle(o, &folders) => Some(format!(
+                "ClusterRole {name:?} comes from a bundle's own folder: a bundle does not get to set its own ceiling"
+            )),
+            Some((_, o)) if matches!(&o.body, Body::Role(v) if v.aggregates()) => Some(format!(
+                "ClusterRole {name:?} has an aggregationRule: its rules are whatever the cluster aggregates into it, which olm-rbac cannot know"
+            )),
+            Some((_, o)) => {
+                if let Body::Role(v) = &o.body {
+                    rules.extend(v.rules.iter().map(RuleView::to_policy_rule));
+                }
+                None
+            }
+        };
+        if let Some(why) = problem {
+            results.push(Finding::error(format!("{why}; name a ClusterRole of yours in the input")).on(&cfg).at(field));
+            return None;
+        }
+    }
+    Some(Some(rules))
+}
+
+fn check_ceiling(allow: &[PolicyRule], granted: &[Granted], results: &mut Vec<Finding>) {
+    for g in granted {
+        let missing = uncovered(allow, std::slice::from_ref(&g.rule));
+        if missing.is_empty() {
+            continue;
+        }
+        let beyond: Vec<String> = merged(&missing).iter().map(describe_rule).collect();
+        results.push(
+            Finding::error(format!(
+                "install policy: {} would be granted {}{}, beyond spec.operator.policy.allow: {}",
+                g.who,
+                describe_rule(&g.rule),
+                scope(g.cluster_wide),
+                beyond.join("; ")
+            ))
+            .on(&g.on)
+            .at(g.field.clone())
+            .in_file(g.file),
+        );
+    }
+}
+
+/// Missing permissions as few rules as read well: one per group, resource and
+/// name, with its verbs.
+fn merged(atoms: &[Atom]) -> Vec<PolicyRule> {
+    let mut rules: Vec<PolicyRule> = Vec::new();
+    for atom in atoms {
+        let rule = atom.to_rule();
+        match rules.iter_mut().find(|r| PolicyRule { verbs: rule.verbs.clone(), ..(*r).clone() } == rule) {
+            Some(r) => r.verbs.extend(rule.verbs),
+            None => rules.push(rule),
+        }
+    }
+    rules
+}
+
+fn check_deny(deny: &[PolicyRule], granted: &[Granted], results: &mut Vec<Finding>) {
+    for g in granted {
+        for (k, d) in deny.iter().enumerate().filter(|(_, d)| overlaps(&g.rule, d)) {
+            results.push(
+                Finding::error(format!(
+                    "install policy: {} would be granted {}{}, which spec.operator.policy.deny[{k}] forbids ({})",
+                    g.who,
+                    describe_rule(&g.rule),
+                    scope(g.cluster_wide),
+                    describe_rule(d)
+                ))
+                .on(&g.on)
+                .at(g.field.clone())
+                .in_file(g.file),
+            );
+        }
+    }
+}
+
+fn warn_dangerous(granted: &[Granted], results: &mut Vec<Finding>) {
+    for g in granted {
+        let dangers = crate::access::danger::dangers(&g.rule, g.cluster_wide);
+        if dangers.is_empty() {
+            continue;
+        }
+        let what: Vec<&str> = dangers.iter().map(|d| d.what).collect();
+        results.push(
+            Finding::warning(format!(
+                "{} is granted {}{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
+                g.who,
+                describe_rule(&g.rule),
+                scope(g.cluster_wide),
+                what.join(", ")
+            ))
+            .on(&g.on)
+            .at(g.field.clone())
+            .in_file(g.file),
+        );
+    }
+}
+
+fn scope(cluster_wide: bool) -> &'static str {
+    if cluster_wide {
+        " cluster-wide"
+    } else {
+        " in its namespace(s)"
+    }
+}
+
+/// Everything the bundle would grant: the CSV's rules, for their
+/// ServiceAccounts, and the rules of the bundle's Roles and ClusterRoles.
+fn granted<'a>(
+    config: &Config,
+    csv: Option<usize>,
+    grants: &[Grant],
+    objects: &'a [InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Vec<Granted<'a>> {
+    let mut out = csv.map(|i| csv_granted(config, &objects[i], grants)).unwrap_or_default();
+    out.extend(bundle_granted(config, csv, objects, claims, results));
+    out
+}
+
+/// The CSV's rules, and the `namespaces` rule olm-rbac adds when it promotes
+/// `permissions` (`permissions: Cluster`).
+fn csv_granted<'a>(config: &Config, csv: &'a InputObject, grants: &[Grant]) -> Vec<Granted<'a>> {
+    let promoted = config.operator.permissions == OperatorPermissions::Cluster;
+    let account = |name: &str| match &config.operator.install_namespace {
+        Some(ns) => format!("ServiceAccount {ns}/{name}"),
+        None => format!("ServiceAccount {name}"),
+    };
+    let mut out: Vec<Granted> = grants
+        .iter()
+        .map(|g| Granted {
+            who: account(&g.account),
+            rule: g.rule.clone(),
+            cluster_wide: g.cluster || promoted,
+            on: csv.object_ref(),
+            file: csv.file.as_ref(),
+            field: g.field.clone(),
+        })
+        .collect();
+    if promoted {
+        let mut accounts: Vec<&str> = grants.iter().filter(|g| !g.cluster).map(|g| g.account.as_str()).collect();
+        accounts.sort();
+        accounts.dedup();
+        out.extend(accounts.into_iter().map(|a| Granted {
+            who: account(a),
+            rule: read_namespaces(),
+            cluster_wide: true,
+            on: config.object_ref(),
+            file: None,
+            field: "spec.operator.permissions".into(),
+        }));
+    }
+    out
+}
+
+/// The rules of the Roles and ClusterRoles the bundle ships. What cannot be
+/// measured (aggregated roles, bindings to roles the bundle does not ship) is
+/// reported instead: an error under a ceiling, a warning otherwise.
+fn bundle_granted<'a>(
+    config: &Config,
+    csv: Option<usize>,
+    objects: &'a [InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Vec<Granted<'a>> {
+    let mut out = Vec::new();
+    let bundle: Vec<&InputObject> = bundle_rbac(csv, objects, claims).collect();
+    for o in &bundle {
+        match &o.body {
+            Body::Role(v) if v.aggregates() => results.push(
+                Finding::warning(
+                    "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy",
+                )
+                .on(&o.object_ref())
+                .at("aggregationRule")
+                .in_file(o.file.as_ref()),
+            ),
+            Body::Role(v) => {
+                let cluster_wide = o.header.kind.as_deref() == Some("ClusterRole");
+                for (j, r) in v.rules.iter().enumerate() {
+                    out.push(Granted {
+                        who: format!("the bundle's {}", o.object_ref()),
+                        rule: r.to_policy_rule(),
+                        cluster_wide,
+                        on: o.object_ref(),
+                        file: o.file.as_ref(),
+                        field: format!("rules[{j}]"),
+                    });
+                }
+            }
+            Body::Binding(v) if !binds_own_role(o, &v.role_ref, &bundle) => {
+                let role = format!(
+                    "{} {:?}",
+                    v.role_ref.kind.as_deref().unwrap_or("role"),
+                    v.role_ref.name.as_deref().unwrap_or_default()
+                );
+                let ceiling = config.operator.policy.as_ref().is_some_and(InstallPolicy::has_ceiling);
+                let message = format!(
+                    "the bundle binds {role}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
+                );
+                let finding = if ceiling { Finding::error(message) } else { Finding::warning(message) };
+                results.push(finding.on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Does a binding of the bundle refer to one of the bundle's own roles (whose
+/// rules are measured themselves)?
+fn binds_own_role(binding: &InputObject, role_ref: &RoleRefView, bundle: &[&InputObject]) -> bool {
+    bundle.iter().any(|r| {
+        matches!(r.body, Body::Role(_))
+            && r.header.kind == role_ref.kind
+            && r.header.name == role_ref.name
+            && (role_ref.kind.as_deref() == Some("ClusterRole") || r.header.namespace == binding.header.namespace)
+    })
+}
+
+/// The Roles, ClusterRoles and bindings the bundle ships: those in its CSV's folder, and,
+/// when a CSV is in the input, those whose file is not known (they may be the
+/// bundle's). olm-rbac's own earlier output is not the bundle's.
+fn bundle_rbac<'a>(
+    csv: Option<usize>,
+    objects: &'a [InputObject],
+    claims: &[Option<String>],
+) -> impl Iterator<Item = &'a InputObject> + 'a {
+    let csv_folder = csv.and_then(|i| source_folder(&objects[i]));
+    let claimed: Vec<bool> = claims.iter().map(Option::is_some).collect();
+    objects
+        .iter()
+        .enumerate()
+        .filter(move |(i, o)| {
+            let rbac = matches!(o.body, Body::Role(_) | Body::Binding(_));
+            let folder = source_folder(o);
+            let bundle = match (&folder, &csv_folder) {
+                (None, _) => csv.is_some(),
+                (Some(f), Some(c)) => f == c || f.starts_with(&format!("{c}/")),
+                (Some(_), None) => false,
+            };
+            rbac && bundle && !claimed[*i]
+        })
+        .map(|(_, o)| o)
+}

@@ -1,0 +1,421 @@
+//! The operator's own permissions: what the CSV grants its ServiceAccounts
+//! (`spec.install.spec.permissions` and `clusterPermissions`), where, and the
+//! Roles, ClusterRoles and bindings that grant it (`spec.operator`).
+//!
+//! OLM grants these itself when it installs the operator: for an
+//! all-namespaces install it promotes `permissions` to ClusterRoles, with read
+//! access to `namespaces` added; otherwise it writes a Role in the install
+//! namespace and copies it into each target namespace (OLM v0). olm-rbac writes
+//! the same grants as reviewable objects, `Cluster` as OLM promotes them,
+//! `Namespaces` scoped to the namespaces the admin chose.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::rbac::v1::{
+    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject as K8sSubject,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::config::{Config, OperatorPermissions};
+use crate::model::*;
+use crate::names::{bounded_name, is_dns1123_subdomain};
+use crate::report::Finding;
+
+use super::namespaces::{selectable_namespaces, selected_namespaces};
+use super::provenance::bundle_folders;
+use super::Object;
+
+/// The `olm-rbac.io/role` value of the operator's objects.
+pub(crate) const OPERATOR_ROLE: &str = "operator";
+/// `<namespace>/<name>` of the ServiceAccount an operator object is for.
+pub(crate) const SERVICE_ACCOUNT_ANNOTATION: &str = "olm-rbac.io/service-account";
+
+/// One rule the bundle grants one of the operator's ServiceAccounts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Grant {
+    /// The ServiceAccount's name (`default` where the CSV names none).
+    pub account: String,
+    /// From `clusterPermissions` (or promoted from `permissions`): in every namespace.
+    pub cluster: bool,
+    pub rule: PolicyRule,
+    /// Where in the CSV the rule is, e.g. `spec.install.spec.permissions[0].rules[2]`.
+    pub field: String,
+}
+
+/// Every rule the CSV grants, in its order: `permissions` first, then
+/// `clusterPermissions`. A ServiceAccount name that cannot exist is an error.
+pub(crate) fn csv_grants(csv: &InputObject, view: &CsvView, results: &mut Vec<Finding>) -> Vec<Grant> {
+    let spec = &view.spec.install.spec;
+    let mut out = Vec::new();
+    for (key, cluster, entries) in
+        [("permissions", false, &spec.permissions), ("clusterPermissions", true, &spec.cluster_permissions)]
+    {
+        for (i, entry) in entries.iter().enumerate() {
+            let field = format!("spec.install.spec.{key}[{i}]");
+            let account = match entry.service_account_name.as_deref() {
+                None | Some("") => "default".to_string(),
+                Some(name) if is_dns1123_subdomain(name) => name.to_string(),
+                Some(name) => {
+                    results.push(
+                        Finding::error(format!("{name:?} is not a valid ServiceAccount name"))
+                            .on(&csv.object_ref())
+                            .at(format!("{field}.serviceAccountName"))
+                            .in_file(csv.file.as_ref()),
+                    );
+                    continue;
+                }
+            };
+            out.extend(entry.rules.iter().enumerate().map(|(j, r)| Grant {
+                account: account.clone(),
+                cluster,
+                rule: r.to_policy_rule(),
+                field: format!("{field}.rules[{j}]"),
+            }));
+        }
+    }
+    out
+}
+
+/// Plans the operator's RBAC for `config` from the chosen CSV: the objects to
+/// write, and the results that say what the operator must be told.
+pub(super) fn plan_operator(
+    config: &Config,
+    csv: Option<usize>,
+    grants: &[Grant],
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> Vec<Object> {
+    let op = &config.operator;
+    let cfg = config.object_ref();
+    if op.permissions == OperatorPermissions::Unmanaged {
+        return Vec::new();
+    }
+    let Some((csv, view)) = csv.and_then(|i| match &objects[i].body {
+        Body::Csv(v) => Some((&objects[i], v)),
+        _ => None,
+    }) else {
+        results.push(
+            Finding::error(format!(
+                "permissions: {} needs the operator's ClusterServiceVersion in the input: its spec.install.spec.permissions say what the operator is granted",
+                op.permissions.as_str()
+            ))
+            .on(&cfg)
+            .at("spec.operator.permissions"),
+        );
+        return Vec::new();
+    };
+    let Some(install) = op.install_namespace.clone() else { return Vec::new() };
+    let watched = match op.permissions {
+        OperatorPermissions::Namespaces => Some(watched_namespaces(config, &install, objects, results)),
+        _ => None,
+    };
+    check_install_modes(config, csv, view, &install, watched.as_deref(), results);
+    if !grants.iter().all(|g| usable(g, watched.is_some(), csv, results)) {
+        return Vec::new();
+    }
+    report_watch(config, csv, view, watched.as_deref(), results);
+    warn_default_account(config, csv, grants, &install, results);
+    let mut granted: BTreeSet<String> = watched.iter().flatten().cloned().collect();
+    granted.insert(install.clone());
+    let writer = Writer { config, install: &install };
+    let written = writer.objects(grants, watched.map(|_| granted));
+    summarise(config, &install, &written, results);
+    written
+}
+
+/// The namespaces a `Namespaces` operator serves: those listed and those the
+/// selector picks, or its own namespace when there are none.
+fn watched_namespaces(
+    config: &Config,
+    install: &str,
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> Vec<String> {
+    let op = &config.operator;
+    let mut all: BTreeSet<String> = op.target_namespaces.iter().cloned().collect();
+    if let Some(sel) = &op.target_selector {
+        let namespaces = selectable_namespaces(objects, &bundle_folders(objects));
+        let field = "spec.operator.targetNamespaceSelector";
+        all.extend(selected_namespaces(sel, field, &namespaces, objects, &config.object_ref(), results));
+    }
+    if all.is_empty() {
+        all.insert(install.to_string());
+    }
+    all.into_iter().collect()
+}
+
+/// The install mode a set of watched namespaces needs, as OLM decides it:
+/// `None` for all namespaces.
+fn needed_modes(install: &str, watched: Option<&[String]>) -> Vec<&'static str> {
+    match watched {
+        None => vec!["AllNamespaces"],
+        Some([one]) if one == install => vec!["OwnNamespace"],
+        Some([_]) => vec!["SingleNamespace"],
+        Some(many) if many.iter().any(|n| n == install) => vec!["MultiNamespace", "OwnNamespace"],
+        Some(_) => vec!["MultiNamespace"],
+    }
+}
+
+/// Refuses targets the operator does not support, except that an
+/// all-namespaces operator may be scoped to fewer namespaces (with a warning):
+/// that is the install OLM's promotion toggle was proposed for.
+fn check_install_modes(
+    config: &Config,
+    csv: &InputObject,
+    view: &CsvView,
+    install: &str,
+    watched: Option<&[String]>,
+    results: &mut Vec<Finding>,
+) {
+    let supported: Vec<&str> =
+        view.spec.install_modes.iter().filter(|m| m.supported).filter_map(|m| m.mode.as_deref()).collect();
+    let missing: Vec<&str> = needed_modes(install, watched).into_iter().filter(|m| !supported.contains(m)).collect();
+    if missing.is_empty() {
+        return;
+    }
+    let targets = watched.map_or("all namespaces".to_string(), |w| w.join(", "));
+    let supports = if supported.is_empty() { "none".to_string() } else { supported.join(", ") };
+    if watched.is_some() && supported.contains(&"AllNamespaces") {
+        results.push(
+            Finding::warning(format!(
+                "the operator supports only the AllNamespaces install mode, not {} for {targets}; its RBAC is scoped to those namespaces, but unless its WATCH_NAMESPACE is set to them it will watch every namespace and fail where it has no access",
+                missing.join(" with ")
+            ))
+            .on(&csv.object_ref())
+            .at("spec.installModes")
+            .in_file(csv.file.as_ref()),
+        );
+        return;
+    }
+    let fix = match config.operator.permissions {
+        OperatorPermissions::Cluster => "; use permissions: Namespaces with targets it supports",
+        _ => "; choose targets it supports",
+    };
+    results.push(
+        Finding::error(format!(
+            "permissions: {} for {targets} needs the {} install mode, which the CSV does not support (supported: {supports}){fix}",
+            config.operator.permissions.as_str(),
+            missing.join(" and "),
+        ))
+        .on(&csv.object_ref())
+        .at("spec.installModes")
+        .in_file(csv.file.as_ref()),
+    );
+}
+
+/// A rule the API server would refuse makes the whole apply fail, so it is an
+/// error here, where it names the CSV field.
+fn usable(g: &Grant, namespaced: bool, csv: &InputObject, results: &mut Vec<Finding>) -> bool {
+    let r = &g.rule;
+    let has = |v: &Option<Vec<String>>| v.as_ref().is_some_and(|v| !v.is_empty());
+    let problem = if r.verbs.is_empty() {
+        Some("has no verbs")
+    } else if !has(&r.resources) && !has(&r.non_resource_urls) {
+        Some("names no resources and no nonResourceURLs")
+    } else if has(&r.resources) && !has(&r.api_groups) {
+        Some("names resources without apiGroups")
+    } else if has(&r.non_resource_urls) && (has(&r.resources) || (!g.cluster && namespaced)) {
+        Some("has nonResourceURLs, which only a ClusterRole rule without resources can grant")
+    } else {
+        None
+    };
+    if let Some(why) = problem {
+        results.push(
+            Finding::error(format!("this rule {why}; the API server would refuse the role olm-rbac writes from it"))
+                .on(&csv.object_ref())
+                .at(g.field.clone())
+                .in_file(csv.file.as_ref()),
+        );
+    }
+    problem.is_none()
+}
+
+/// What the operator's Deployments must be told: the namespaces to watch.
+fn report_watch(
+    config: &Config,
+    csv: &InputObject,
+    view: &CsvView,
+    watched: Option<&[String]>,
+    results: &mut Vec<Finding>,
+) {
+    let value = watched.map_or(String::new(), |w| w.join(","));
+    let deployments: Vec<&str> = view.spec.install.spec.deployments.iter().filter_map(|d| d.name.as_deref()).collect();
+    results.push(
+        Finding::info(format!(
+            "extension {:?}: the operator must watch {}: set WATCH_NAMESPACE={value:?} on its Deployment(s) {} (OLM writes the same value into their olm.targetNamespaces annotation)",
+            config.extension,
+            watched.map_or("all namespaces".to_string(), |w| w.join(", ")),
+            if deployments.is_empty() { "(none named)".to_string() } else { deployments.join(", ") },
+        ))
+        .on(&csv.object_ref())
+        .in_file(csv.file.as_ref()),
+    );
+}
+
+/// One line on what was written for the operator.
+fn summarise(config: &Config, install: &str, written: &[Object], results: &mut Vec<Finding>) {
+    let count = |kind: &str| written.iter().filter(|o| o.kind() == kind).count();
+    let mut accounts: Vec<String> = written
+        .iter()
+        .filter_map(|o| o.metadata().annotations.as_ref()?.get(SERVICE_ACCOUNT_ANNOTATION).cloned())
+        .collect();
+    accounts.sort();
+    accounts.dedup();
+    let mut namespaces: Vec<&str> = written.iter().filter_map(|o| o.metadata().namespace.as_deref()).collect();
+    namespaces.sort();
+    namespaces.dedup();
+    let place = if namespaces.is_empty() {
+        "cluster-wide".to_string()
+    } else {
+        format!("namespaced rules in {}", namespaces.join(", "))
+    };
+    results.push(
+        Finding::info(format!(
+            "extension {:?}: operator permissions ({}, install namespace {install}): generated {} ClusterRole(s), {} ClusterRoleBinding(s), {} Role(s) and {} RoleBinding(s) for ServiceAccount(s) {}; {place}",
+            config.extension,
+            config.operator.permissions.as_str(),
+            count("ClusterRole"),
+            count("ClusterRoleBinding"),
+            count("Role"),
+            count("RoleBinding"),
+            if accounts.is_empty() { "(none: the CSV grants nothing)".to_string() } else { accounts.join(", ") },
+        ))
+        .on(&config.object_ref()),
+    );
+}
+
+/// Rules granted to `default` reach every pod in the namespace that names no
+/// ServiceAccount of its own.
+fn warn_default_account(
+    config: &Config,
+    csv: &InputObject,
+    grants: &[Grant],
+    install: &str,
+    results: &mut Vec<Finding>,
+) {
+    if let Some(g) = grants.iter().find(|g| g.account == "default") {
+        let field = g.field.rsplit_once(".rules[").map_or(g.field.as_str(), |(entry, _)| entry);
+        results.push(
+            Finding::warning(format!(
+                "grants the operator's permissions to ServiceAccount {install}/default (no serviceAccountName): every pod in {install} without its own ServiceAccount gets them too (extension {:?})",
+                config.extension
+            ))
+            .on(&csv.object_ref())
+            .at(format!("{field}.serviceAccountName"))
+            .in_file(csv.file.as_ref()),
+        );
+    }
+}
+
+/// Builds the objects for one extension's operator.
+struct Writer<'a> {
+    config: &'a Config,
+    install: &'a str,
+}
+
+impl Writer<'_> {
+    /// Per ServiceAccount, in name order: its cluster rules as a ClusterRole
+    /// and binding; its namespaced rules promoted (`namespaces` = `None`) or as
+    /// a Role and RoleBinding in each namespace.
+    fn objects(&self, grants: &[Grant], namespaces: Option<BTreeSet<String>>) -> Vec<Object> {
+        let mut by_account: BTreeMap<&str, (Vec<PolicyRule>, Vec<PolicyRule>)> = BTreeMap::new();
+        for g in grants {
+            let (namespaced, cluster) = by_account.entry(&g.account).or_default();
+            let list = if g.cluster { cluster } else { namespaced };
+            if !list.contains(&g.rule) {
+                list.push(g.rule.clone());
+            }
+        }
+        let mut out = Vec::new();
+        for (account, (namespaced, cluster)) in by_account {
+            let base = format!("{}-operator-{account}", self.config.extension);
+            if !cluster.is_empty() {
+                out.extend(self.cluster_pair(account, bounded_name(&base, ""), cluster));
+            }
+            if namespaced.is_empty() {
+                continue;
+            }
+            match &namespaces {
+                None => {
+                    let mut rules = namespaced;
+                    rules.push(read_namespaces());
+                    out.extend(self.cluster_pair(account, bounded_name(&base, "-all-namespaces"), rules));
+                }
+                Some(list) => {
+                    for ns in list {
+                        out.extend(self.namespace_pair(account, bounded_name(&base, ""), ns, &namespaced));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn metadata(&self, account: &str, name: &str, namespace: Option<&str>) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(name.to_string()),
+            namespace: namespace.map(String::from),
+            labels: Some(BTreeMap::from([
+                (MANAGED_BY.to_string(), MANAGER.to_string()),
+                (EXTENSION_LABEL.to_string(), self.config.extension.clone()),
+                (ROLE_LABEL.to_string(), OPERATOR_ROLE.to_string()),
+            ])),
+            annotations: Some(BTreeMap::from([(
+                SERVICE_ACCOUNT_ANNOTATION.to_string(),
+                format!("{}/{account}", self.install),
+            )])),
+            ..Default::default()
+        }
+    }
+
+    fn subjects(&self, account: &str) -> Option<Vec<K8sSubject>> {
+        Some(vec![K8sSubject {
+            api_group: Some(String::new()),
+            kind: "ServiceAccount".into(),
+            name: account.to_string(),
+            namespace: Some(self.install.to_string()),
+        }])
+    }
+
+    fn cluster_pair(&self, account: &str, name: String, rules: Vec<PolicyRule>) -> [Object; 2] {
+        let role_ref = role_ref("ClusterRole", &name);
+        [
+            Object::ClusterRole(ClusterRole {
+                metadata: self.metadata(account, &name, None),
+                rules: Some(rules),
+                aggregation_rule: None,
+            }),
+            Object::ClusterRoleBinding(ClusterRoleBinding {
+                metadata: self.metadata(account, &name, None),
+                role_ref,
+                subjects: self.subjects(account),
+            }),
+        ]
+    }
+
+    fn namespace_pair(&self, account: &str, name: String, ns: &str, rules: &[PolicyRule]) -> [Object; 2] {
+        [
+            Object::Role(Role { metadata: self.metadata(account, &name, Some(ns)), rules: Some(rules.to_vec()) }),
+            Object::RoleBinding(RoleBinding {
+                metadata: self.metadata(account, &name, Some(ns)),
+                role_ref: role_ref("Role", &name),
+                subjects: self.subjects(account),
+            }),
+        ]
+    }
+}
+
+fn role_ref(kind: &str, name: &str) -> RoleRef {
+    RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: kind.into(), name: name.to_string() }
+}
+
+/// What OLM adds to `permissions` it promotes cluster-wide: an all-namespaces
+/// operator lists the namespaces it serves.
+pub(crate) fn read_namespaces() -> PolicyRule {
+    PolicyRule {
+        api_groups: Some(vec![String::new()]),
+        resources: Some(vec!["namespaces".into()]),
+        verbs: READ.iter().map(|v| v.to_string()).collect(),
+        ..Default::default()
+    }
+}
