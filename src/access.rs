@@ -12,7 +12,10 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Ro
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::input::Source;
-use crate::model::{selector_matches, CrdView, Operator, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
+use crate::model::{
+    selector_matches, Body, CrdView, InputObject, Operator, RuleView, SubjectView, API_ANNOTATION, EXTENSION_LABEL,
+    MANAGED_BY, MANAGER,
+};
 use crate::yaml::{self, Chunk};
 
 /// A role: its own rules, and for ClusterRoles the selectors it aggregates.
@@ -125,7 +128,7 @@ impl fmt::Display for Grant {
     }
 }
 
-pub(crate) fn describe_rule(rule: &PolicyRule) -> String {
+pub fn describe_rule(rule: &PolicyRule) -> String {
     let list = |v: &Option<Vec<String>>| v.as_deref().map(|v| v.join(",")).unwrap_or_default();
     // The core group is the empty string: show it as "".
     let groups: Vec<&str> =
@@ -740,6 +743,66 @@ fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>, kind: &str) -> Result<(), ya
         _ => {}
     }
     Ok(())
+}
+
+/// The policy of the planner's typed views: the same roles and bindings the
+/// rendered manifests would give [`load`], for checks that run before
+/// anything is rendered (an installer account's rights).
+pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject>) -> Policy {
+    let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
+    for o in objects {
+        let h = &o.header;
+        let name = h.name.clone().unwrap_or_default();
+        let labels = h.labels.clone();
+        match (&o.body, h.kind.as_deref()) {
+            (Body::Crd(crd), _) => {
+                if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), crd.spec.names.plural.as_deref()) {
+                    policy.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
+                }
+            }
+            (Body::Role(r), Some("ClusterRole")) => {
+                let def = RoleDef {
+                    name: name.clone(),
+                    namespace: None,
+                    labels,
+                    rules: r.rules.iter().map(RuleView::to_policy_rule).collect(),
+                    aggregation: r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default(),
+                    builtin: false,
+                };
+                policy.cluster_roles.insert(name, def);
+            }
+            (Body::Role(r), Some("Role")) => {
+                let ns = h.namespace.clone().unwrap_or_else(|| "default".into());
+                let rules = r.rules.iter().map(RuleView::to_policy_rule).collect();
+                let def =
+                    RoleDef { name: name.clone(), namespace: Some(ns.clone()), labels, rules, ..Default::default() };
+                policy.roles.insert((ns, name), def);
+            }
+            (Body::Binding(b), Some(kind @ ("ClusterRoleBinding" | "RoleBinding"))) => {
+                let namespace =
+                    (kind == "RoleBinding").then(|| h.namespace.clone().unwrap_or_else(|| "default".into()));
+                policy.bindings.push(BindingDef {
+                    name,
+                    namespace,
+                    role_kind: b.role_ref.kind.clone().unwrap_or_default(),
+                    role_name: b.role_ref.name.clone().unwrap_or_default(),
+                    subjects: b.subjects.iter().map(subject_of).collect(),
+                    builtin: false,
+                });
+            }
+            _ => {}
+        }
+    }
+    policy.with_builtins()
+}
+
+fn subject_of(s: &SubjectView) -> Subject {
+    Subject {
+        kind: s.kind.clone().unwrap_or_default(),
+        name: s.name.clone().unwrap_or_default(),
+        namespace: s.namespace.clone(),
+        api_group: s.api_group.clone(),
+    }
 }
 
 pub(crate) mod allowed;

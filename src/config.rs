@@ -9,8 +9,10 @@ pub(crate) use crate::model::Operator;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_label_value};
 use crate::report::{Finding, ObjRef};
 
+mod installer;
 mod operator;
 
+pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};
 pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec};
 
 pub(crate) const API_VERSION: &str = "olm-rbac.io/v1alpha1";
@@ -104,6 +106,9 @@ pub(crate) struct Spec {
     /// The operator's own permissions (the CSV's `permissions` and `clusterPermissions`): how
     /// to generate them, and the policy they must fit.
     pub operator: Option<OperatorDoc>,
+    /// The ServiceAccount OLM installs the bundle as: its RBAC, derived from the bundle, or a check
+    /// of an existing account's.
+    pub installer: Option<InstallerDoc>,
 }
 
 /// Whether the bundle's own objects stay in the output.
@@ -351,6 +356,8 @@ pub(crate) struct Config {
     pub allow_no_apis: bool,
     /// `spec.operator`: the operator's own permissions and their policy.
     pub operator: OperatorSpec,
+    /// `spec.installer`: the account OLM installs the bundle as.
+    pub installer: Option<Installer>,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -377,6 +384,7 @@ impl Config {
             api_service_groups: Vec::new(),
             allow_no_apis: false,
             operator: OperatorSpec::default(),
+            installer: None,
             config_map: false,
         }
     }
@@ -439,6 +447,7 @@ impl Config {
         let api_service_groups = spec.api_service_groups.unwrap_or_default();
         check_groups(&allow_olm_groups, &api_service_groups, &mut err);
         let operator = operator::check_operator(spec.operator, &mut err);
+        let installer = installer::check_installer(spec.installer, operator.install_namespace.as_deref(), &mut err);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -460,6 +469,7 @@ impl Config {
             api_service_groups,
             allow_no_apis: spec.allow_no_apis,
             operator,
+            installer,
             config_map: false,
         })
     }

@@ -6,6 +6,7 @@
 pub mod access;
 pub mod config;
 pub mod input;
+mod kinds;
 pub mod model;
 pub mod names;
 pub mod plan;

@@ -390,7 +390,16 @@ pub(crate) struct RoleView {
     /// Present (whatever it selects): the role's rules are whatever the
     /// aggregation controller gathers, not `rules`.
     #[serde(default)]
-    pub aggregation_rule: Option<serde::de::IgnoredAny>,
+    pub aggregation_rule: Option<AggregationView>,
+}
+
+/// A ClusterRole's `aggregationRule`: the label selectors of the roles whose
+/// rules it gathers.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AggregationView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub cluster_role_selectors: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
 }
 
 impl RoleView {
@@ -405,6 +414,18 @@ impl RoleView {
 pub(crate) struct BindingView {
     #[serde(default, deserialize_with = "nullable")]
     pub role_ref: RoleRefView,
+    #[serde(default, deserialize_with = "nullable")]
+    pub subjects: Vec<SubjectView>,
+}
+
+/// One subject of a binding.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SubjectView {
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub api_group: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
@@ -26,6 +27,7 @@ mod bundle;
 mod conflicts;
 mod discover;
 mod install_policy;
+mod installer;
 mod namespaces;
 mod operator;
 mod provenance;
@@ -79,6 +81,7 @@ pub(crate) enum Object {
     ClusterRoleBinding(ClusterRoleBinding),
     Role(Role),
     RoleBinding(RoleBinding),
+    ServiceAccount(ServiceAccount),
 }
 
 impl Object {
@@ -88,6 +91,7 @@ impl Object {
             Object::ClusterRoleBinding(o) => &o.metadata,
             Object::Role(o) => &o.metadata,
             Object::RoleBinding(o) => &o.metadata,
+            Object::ServiceAccount(o) => &o.metadata,
         }
     }
 
@@ -97,6 +101,7 @@ impl Object {
             Object::ClusterRoleBinding(o) => &mut o.metadata,
             Object::Role(o) => &mut o.metadata,
             Object::RoleBinding(o) => &mut o.metadata,
+            Object::ServiceAccount(o) => &mut o.metadata,
         }
     }
 
@@ -106,6 +111,7 @@ impl Object {
             Object::ClusterRoleBinding(_) => "ClusterRoleBinding",
             Object::Role(_) => "Role",
             Object::RoleBinding(_) => "RoleBinding",
+            Object::ServiceAccount(_) => "ServiceAccount",
         }
     }
 
@@ -120,6 +126,7 @@ impl Object {
             Object::ClusterRoleBinding(_) => 1,
             Object::Role(_) => 2,
             Object::RoleBinding(_) => 3,
+            Object::ServiceAccount(_) => 4,
         };
         let role = RoleKind::ALL.iter().position(|r| r.as_str() == label(ROLE_LABEL)).unwrap_or(9) as u8;
         let name = m.name.clone().unwrap_or_default();
@@ -141,10 +148,18 @@ impl Object {
         }
     }
 
+    /// The apiVersion it is written with.
+    pub(crate) fn api_version(&self) -> &'static str {
+        match self {
+            Object::ServiceAccount(_) => "v1",
+            _ => "rbac.authorization.k8s.io/v1",
+        }
+    }
+
     pub(crate) fn object_ref(&self) -> ObjRef {
         let m = self.metadata();
         ObjRef {
-            api_version: "rbac.authorization.k8s.io/v1".into(),
+            api_version: self.api_version().into(),
             kind: self.kind().into(),
             name: m.name.clone().unwrap_or_default(),
             namespace: m.namespace.clone(),

@@ -83,6 +83,18 @@ impl Policy {
         })
     }
 
+    /// Every rule that applies to the identity in the place (through
+    /// aggregation), as written: what an escalation check measures against.
+    pub(crate) fn held_rules(&self, who: &Identity, place: Place<'_>) -> Vec<PolicyRule> {
+        let mut rules = Vec::new();
+        for b in self.bindings_for(who, place) {
+            if let Some(role) = self.bound_role(b) {
+                rules.extend(self.effective_rules(role).into_iter().map(|(_, r)| r));
+            }
+        }
+        rules
+    }
+
     /// `can-i --list`: what the identity may do in the place, one entry per
     /// target with its verbs merged over every rule that grants them, through
     /// aggregation as [`Policy::effective_rules`] models it. A RoleBinding's

@@ -117,6 +117,25 @@ pub fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> bool {
     servant.iter().flat_map(atoms).all(|atom| owner.iter().any(|o| rule_covers(o, &atom)))
 }
 
+/// Atoms as few rules as read well: one per group, resource and name (or
+/// URL), with its verbs in the order kubectl users read them.
+pub(crate) fn as_rules(atoms: &[Atom]) -> Vec<PolicyRule> {
+    let mut rules: Vec<PolicyRule> = Vec::new();
+    for atom in atoms {
+        let rule = atom.to_rule();
+        match rules.iter_mut().find(|r| PolicyRule { verbs: rule.verbs.clone(), ..(*r).clone() } == rule) {
+            Some(r) => r.verbs.extend(rule.verbs),
+            None => rules.push(rule),
+        }
+    }
+    let rank = |v: &String| crate::model::VERBS.iter().position(|o| o == v).unwrap_or(crate::model::VERBS.len());
+    for r in &mut rules {
+        r.verbs.sort_by_key(|v| (rank(v), v.clone()));
+        r.verbs.dedup();
+    }
+    rules
+}
+
 /// Do `a` and `b` both grant some one permission? Used for rules that must
 /// never be granted: a grant is refused when it shares any permission with a
 /// denied rule, however either is written. Wildcards are read as the API

@@ -24,7 +24,7 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
     let mut conflicts = Vec::new();
     for g in &plan.generated {
         let r = g.object.object_ref();
-        let key = ("rbac.authorization.k8s.io".to_string(), r.kind.clone(), r.namespace.clone(), r.name.clone());
+        let key = (group_of(&r.api_version).to_string(), r.kind.clone(), r.namespace.clone(), r.name.clone());
         if let Some(existing) = taken.get(&key) {
             let owner = match existing.header.labels.get(EXTENSION_LABEL) {
                 Some(ext) if existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) => {
@@ -37,7 +37,7 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
                     "conflict: olm-rbac would generate {} for {}, but the input already has an object of that kind and name ({owner}); nothing was overwritten. Rename or remove it, or {}",
                     g.object.describe(),
                     purpose(g),
-                    if is_operator(g) { "leave the operator's permissions Unmanaged" } else { "leave the API out with spec.apis.exclude" }
+                    if is_operator(g) { "leave spec.operator and spec.installer out" } else { "leave the API out with spec.apis.exclude" }
                 ))
                 .on(&existing.object_ref())
                 .in_file(existing.file.as_ref()),
@@ -79,7 +79,7 @@ fn is_operator(g: &Generated) -> bool {
 fn purpose(g: &Generated) -> String {
     match (annotation(g, API_ANNOTATION), annotation(g, SERVICE_ACCOUNT_ANNOTATION)) {
         (Some(api), _) => format!("API {api}"),
-        (None, Some(account)) => format!("the operator's ServiceAccount {account}"),
+        (None, Some(account)) => format!("ServiceAccount {account}"),
         (None, None) => "this extension".to_string(),
     }
 }

@@ -11,7 +11,7 @@
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use crate::access::cover::{overlaps, uncovered, Atom};
+use crate::access::cover::{as_rules, overlaps, uncovered};
 use crate::access::describe_rule;
 use crate::config::{Config, InstallPolicy, OperatorPermissions};
 use crate::model::*;
@@ -106,7 +106,7 @@ fn check_ceiling(allow: &[PolicyRule], granted: &[Granted], results: &mut Vec<Fi
         if missing.is_empty() {
             continue;
         }
-        let beyond: Vec<String> = merged(&missing).iter().map(describe_rule).collect();
+        let beyond: Vec<String> = as_rules(&missing).iter().map(describe_rule).collect();
         results.push(
             Finding::error(format!(
                 "install policy: {} would be granted {}{}, beyond spec.operator.policy.allow: {}",
@@ -120,20 +120,6 @@ fn check_ceiling(allow: &[PolicyRule], granted: &[Granted], results: &mut Vec<Fi
             .in_file(g.file),
         );
     }
-}
-
-/// Missing permissions as few rules as read well: one per group, resource and
-/// name, with its verbs.
-fn merged(atoms: &[Atom]) -> Vec<PolicyRule> {
-    let mut rules: Vec<PolicyRule> = Vec::new();
-    for atom in atoms {
-        let rule = atom.to_rule();
-        match rules.iter_mut().find(|r| PolicyRule { verbs: rule.verbs.clone(), ..(*r).clone() } == rule) {
-            Some(r) => r.verbs.extend(rule.verbs),
-            None => rules.push(rule),
-        }
-    }
-    rules
 }
 
 fn check_deny(deny: &[PolicyRule], granted: &[Granted], results: &mut Vec<Finding>) {

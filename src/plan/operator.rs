@@ -125,7 +125,7 @@ pub(super) fn plan_operator(
 
 /// The namespaces a `Namespaces` operator serves: those listed and those the
 /// selector picks, or its own namespace when there are none.
-fn watched_namespaces(
+pub(super) fn watched_namespaces(
     config: &Config,
     install: &str,
     objects: &[InputObject],

@@ -14,6 +14,7 @@ use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::report::Finding;
 use crate::reserved;
 
+use super::installer::INSTALLER_ROLE;
 use super::operator::{OPERATOR_ROLE, SERVICE_ACCOUNT_ANNOTATION};
 use super::roles::rule_for_parts;
 
@@ -81,8 +82,18 @@ fn defined_apis(objects: &[InputObject]) -> BTreeSet<String> {
 fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, String> {
     let labels = &o.header.labels;
     let extension = labels.get(EXTENSION_LABEL).ok_or_else(|| format!("it has no {EXTENSION_LABEL} label"))?;
-    if labels.get(ROLE_LABEL).map(String::as_str) == Some(OPERATOR_ROLE) {
-        return check_operator_claim(o).map(|()| extension.clone());
+    match labels.get(ROLE_LABEL).map(String::as_str) {
+        Some(OPERATOR_ROLE) => return check_operator_claim(o).map(|()| extension.clone()),
+        Some(INSTALLER_ROLE) if o.is("", "ServiceAccount") => {
+            return o
+                .header
+                .annotations
+                .contains_key(SERVICE_ACCOUNT_ANNOTATION)
+                .then(|| extension.clone())
+                .ok_or_else(|| format!("it has no {SERVICE_ACCOUNT_ANNOTATION} annotation"));
+        }
+        Some(INSTALLER_ROLE) => return check_operator_claim(o).map(|()| extension.clone()),
+        _ => {}
     }
     let role = labels
         .get(ROLE_LABEL)
@@ -123,7 +134,7 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
     Ok(extension.clone())
 }
 
-/// The operator's objects: the RBAC kinds olm-rbac writes for a ServiceAccount
+/// The operator's and the installer's objects: the RBAC kinds olm-rbac writes for a ServiceAccount
 /// it names. Their rules follow the CSV, which changes between versions, so
 /// only their shape is checked; removing one never grants anything, and every
 /// removal is reported.

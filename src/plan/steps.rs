@@ -12,7 +12,7 @@ use super::bundle::Provided;
 use super::discover::{discover, select};
 use super::provenance::{bundle_folders, bundle_members, source_folder};
 use super::roles::{cluster_roles, role_name, versions_for};
-use super::{bind, bundle, install_policy, operator, trust, Api, ApiSource, Generated, Object, Plan};
+use super::{bind, bundle, install_policy, installer, operator, trust, Api, ApiSource, Generated, Object, Plan};
 
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
@@ -41,7 +41,8 @@ pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Optio
 }
 
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
-/// manages it, and the install policy. Without `spec.operator` nothing is read.
+/// manages it, the install policy, and the installer account
+/// (`spec.installer`). Without either nothing is read.
 fn operator_step(
     config: &Config,
     csv: Option<usize>,
@@ -50,15 +51,22 @@ fn operator_step(
     results: &mut Vec<Finding>,
 ) -> Vec<Object> {
     let op = &config.operator;
-    if op.permissions == OperatorPermissions::Unmanaged && op.policy.is_none() {
+    // Granting the CSV's rules (to the operator, or to an installer that must
+    // hold them) is when they are checked.
+    let managed = op.permissions != OperatorPermissions::Unmanaged || op.policy.is_some() || config.installer.is_some();
+    if !managed {
         return Vec::new();
     }
     let grants = match csv.map(|i| (&objects[i], &objects[i].body)) {
         Some((o, Body::Csv(view))) => operator::csv_grants(o, view, results),
         _ => Vec::new(),
     };
-    install_policy::check_policy(config, csv, &grants, objects, claims, results);
-    operator::plan_operator(config, csv, &grants, objects, results)
+    if managed {
+        install_policy::check_policy(config, csv, &grants, objects, claims, results);
+    }
+    let mut written = operator::plan_operator(config, csv, &grants, objects, results);
+    written.extend(installer::plan_installer(config, csv, &grants, objects, claims, results));
+    written
 }
 
 /// Remove: the items this extension generated earlier (as far as their claim
@@ -285,7 +293,9 @@ fn report_removed(
     let rewritten: BTreeSet<ObjRef> = generated.iter().map(Object::object_ref).collect();
     for &i in earlier {
         let mut r = objects[i].object_ref();
-        r.api_version = "rbac.authorization.k8s.io/v1".into();
+        if r.kind != "ServiceAccount" {
+            r.api_version = "rbac.authorization.k8s.io/v1".into();
+        }
         if !rewritten.contains(&r) {
             results.push(
                 Finding::info(format!(

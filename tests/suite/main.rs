@@ -13,6 +13,7 @@ mod docs;
 mod e2e;
 mod errors;
 mod golden;
+mod installer;
 mod invariant;
 mod json_schema;
 mod krm;

@@ -228,7 +228,7 @@ fn a_policy_the_bundle_exceeds_fails_with_each_rule_named() {
     let out = render_bundle("ack-s3-controller-1.10.0", &spec);
     assert_eq!(out.code, 1);
     assert!(out.stdout.is_empty(), "no partial output");
-    let expected = "error: ClusterServiceVersion placeholder/ack-s3-controller.v1.10.0: spec.install.spec.clusterPermissions[0].rules[0]: install policy: ServiceAccount ops/ack-s3-controller would be granted verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets] cluster-wide, beyond spec.operator.policy.allow: verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[secrets]";
+    let expected = "error: ClusterServiceVersion placeholder/ack-s3-controller.v1.10.0: spec.install.spec.clusterPermissions[0].rules[0]: install policy: ServiceAccount ops/ack-s3-controller would be granted verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets] cluster-wide, beyond spec.operator.policy.allow: verbs=[get,list,watch,patch] apiGroups=[\"\"] resources=[secrets]";
     assert!(out.stderr.contains(expected), "{}", out.stderr);
     assert_eq!(count(&out.stderr, "install policy:"), 1, "one error per rule beyond the ceiling: {}", out.stderr);
     let doc = std::fs::read_to_string(repo("docs/operator-permissions.md")).unwrap();

@@ -1,0 +1,541 @@
+//! The installer account (`spec.installer`): the ServiceAccount OLM installs
+//! the bundle as, and exactly what it needs to hold to do so.
+//!
+//! What it needs is derived from the bundle: for each object OLM writes,
+//! `create`, `list` and `watch` (which Kubernetes cannot restrict by name)
+//! and `get`, `update`, `patch`, `delete` on the names the bundle gives; and,
+//! since Kubernetes lets nobody grant what they do not hold, every rule the
+//! operator is granted, where it is granted. `Generate` writes the account
+//! and its roles; `Check` measures an account already in the input.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::ServiceAccount;
+use k8s_openapi::api::rbac::v1::{
+    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject as K8sSubject,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::access::allowed::Place;
+use crate::access::cover::{as_rules, covers, uncovered};
+use crate::access::{describe_rule, from_objects, Identity};
+use crate::config::{Config, Installer, InstallerMode, Olm, OperatorPermissions};
+use crate::kinds::{resource_of, ApiResource};
+use crate::model::*;
+use crate::names::bounded_name;
+use crate::report::Finding;
+
+use super::operator::{read_namespaces, watched_namespaces, Grant, SERVICE_ACCOUNT_ANNOTATION};
+use super::provenance::bundle_members;
+use super::Object;
+
+/// The `olm-rbac.io/role` value of the installer's objects.
+pub(crate) const INSTALLER_ROLE: &str = "installer";
+
+/// One permission the installer needs: where (`None`: cluster-wide), and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Need {
+    pub namespace: Option<String>,
+    pub rule: PolicyRule,
+    pub why: String,
+}
+
+/// Plans `spec.installer` for `config`: the account's objects (`Generate`),
+/// or the permissions an existing account lacks, as errors (`Check`).
+pub(super) fn plan_installer(
+    config: &Config,
+    csv: Option<usize>,
+    grants: &[Grant],
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Vec<Object> {
+    let Some(installer) = &config.installer else { return Vec::new() };
+    let Some((csv, view)) = csv.and_then(|i| match &objects[i].body {
+        Body::Csv(v) => Some((i, v)),
+        _ => None,
+    }) else {
+        results.push(
+            Finding::error(
+                "spec.installer needs the bundle's ClusterServiceVersion in the input: it says what OLM installs",
+            )
+            .on(&config.object_ref())
+            .at("spec.installer"),
+        );
+        return Vec::new();
+    };
+    let needs = needs(config, installer, csv, view, grants, objects, claims, results);
+    match installer.mode {
+        InstallerMode::Check => {
+            check_account(config, installer, &needs, objects, claims, results);
+            Vec::new()
+        }
+        InstallerMode::Generate => {
+            let written = Writer { config, installer }.objects(&needs);
+            results.push(
+                Finding::info(format!(
+                    "extension {:?}: installer ServiceAccount {}/{} ({}): generated {} rule(s) cluster-wide and {} in namespace(s) {}",
+                    config.extension,
+                    installer.namespace,
+                    installer.name,
+                    installer.olm.as_str(),
+                    minimised(&needs).get(&None).map_or(0, Vec::len),
+                    minimised(&needs).iter().filter(|(ns, _)| ns.is_some()).map(|(_, r)| r.len()).sum::<usize>(),
+                    namespaces(&needs).join(", "),
+                ))
+                .on(&config.object_ref()),
+            );
+            written
+        }
+    }
+}
+
+/// Everything the installer needs, in a stable order: OLM's own objects, the
+/// bundle's objects, the operator's ServiceAccounts, Deployments and RBAC
+/// objects, then the rules it grants.
+#[allow(clippy::too_many_arguments)]
+fn needs(
+    config: &Config,
+    installer: &Installer,
+    csv: usize,
+    view: &CsvView,
+    grants: &[Grant],
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) -> Vec<Need> {
+    let ns = installer.namespace.as_str();
+    let mut needs = olm_needs(config, installer);
+    // The bundle's objects, by kind and name.
+    let members = bundle_members(Some(csv), objects, claims);
+    let mut named: BTreeMap<ApiResource, BTreeSet<String>> = BTreeMap::new();
+    for &i in &members {
+        let o = &objects[i];
+        if i == csv {
+            continue;
+        }
+        match resource(o, objects) {
+            Some(r) => {
+                named.entry(r).or_default().insert(o.header.name.clone().unwrap_or_default());
+            }
+            None => results.push(
+                Finding::error(format!(
+                    "spec.installer: olm-rbac does not know which API resource kind {} of {} is, so it cannot say what installing it takes",
+                    o.header.kind.as_deref().unwrap_or_default(),
+                    o.header.api_version.as_deref().unwrap_or_default()
+                ))
+                .on(&o.object_ref())
+                .in_file(o.file.as_ref()),
+            ),
+        }
+    }
+    // What the CSV makes OLM write: Deployments and ServiceAccounts by name.
+    let spec = &view.spec.install.spec;
+    let deployments = spec.deployments.iter().filter_map(|d| d.name.clone());
+    named.entry(core_resource("apps", "deployments")).or_default().extend(deployments);
+    let accounts = grants.iter().map(|g| g.account.clone()).filter(|a| a != "default");
+    named.entry(core_resource("", "serviceaccounts")).or_default().extend(accounts);
+    named.retain(|_, names| !names.is_empty());
+    for (r, names) in &named {
+        let place = (!r.cluster).then(|| ns.to_string());
+        needs.extend(manage(r, Some(names), place, "install and upgrade the bundle's objects"));
+    }
+    needs.extend(operator_needs(config, installer, view, grants, objects, results));
+    needs.extend(bundle_role_needs(&members, objects, ns, results));
+    needs
+}
+
+/// What OLM itself writes as the installer, beyond the bundle.
+fn olm_needs(config: &Config, installer: &Installer) -> Vec<Need> {
+    match installer.olm {
+        // OLM v1 makes the ClusterExtension (and, with its Boxcutter applier,
+        // the ClusterObjectSet revisions it names per install) the owner of
+        // every object, with blockOwnerDeletion, which needs update on the
+        // owner's finalizers.
+        Olm::V1 => vec![
+            Need {
+                namespace: None,
+                rule: rule(
+                    &["olm.operatorframework.io"],
+                    &["clusterextensions/finalizers"],
+                    &["update"],
+                    &[&config.extension],
+                ),
+                why: "set blockOwnerDeletion on the objects the ClusterExtension owns".into(),
+            },
+            Need {
+                namespace: None,
+                rule: rule(&["olm.operatorframework.io"], &["clusterobjectsets/finalizers"], &["update"], &[]),
+                why:
+                    "set blockOwnerDeletion on the objects a ClusterObjectSet revision owns (revision names are OLM's)"
+                        .into(),
+            },
+        ],
+        Olm::V0 => Vec::new(),
+    }
+}
+
+/// The operator's RBAC objects and the rules they grant: where OLM writes
+/// them, as `spec.operator` scopes them, or as OLM promotes them.
+fn operator_needs(
+    config: &Config,
+    installer: &Installer,
+    view: &CsvView,
+    grants: &[Grant],
+    objects: &[InputObject],
+    results: &mut Vec<Finding>,
+) -> Vec<Need> {
+    let ns = installer.namespace.as_str();
+    let promoted = match config.operator.permissions {
+        OperatorPermissions::Cluster => true,
+        OperatorPermissions::Namespaces => false,
+        OperatorPermissions::Unmanaged => {
+            view.spec.install_modes.iter().any(|m| m.supported && m.mode.as_deref() == Some("AllNamespaces"))
+        }
+    };
+    let mut places: BTreeSet<String> = BTreeSet::from([ns.to_string()]);
+    if config.operator.permissions == OperatorPermissions::Namespaces {
+        places.extend(watched_namespaces(config, ns, objects, results));
+    }
+    let mut needs = Vec::new();
+    // OLM names these objects with a hash of their content, so no resourceNames.
+    let why = "write the operator's RBAC (OLM names it with a hash, so by any name)";
+    let rbac = |plural: &str| core_resource("rbac.authorization.k8s.io", plural);
+    if grants.iter().any(|g| g.cluster) || (promoted && grants.iter().any(|g| !g.cluster)) {
+        needs.extend(manage(&rbac("clusterroles"), None, None, why));
+        needs.extend(manage(&rbac("clusterrolebindings"), None, None, why));
+    }
+    if !promoted && grants.iter().any(|g| !g.cluster) {
+        for place in &places {
+            needs.extend(manage(&rbac("roles"), None, Some(place.clone()), why));
+            needs.extend(manage(&rbac("rolebindings"), None, Some(place.clone()), why));
+        }
+    }
+    for g in grants {
+        let why = format!("grant the operator {}", g.field);
+        if g.cluster || promoted {
+            needs.push(Need { namespace: None, rule: g.rule.clone(), why });
+        } else {
+            needs.extend(places.iter().map(|p| Need {
+                namespace: Some(p.clone()),
+                rule: g.rule.clone(),
+                why: why.clone(),
+            }));
+        }
+    }
+    if promoted && grants.iter().any(|g| !g.cluster) {
+        needs.push(Need {
+            namespace: None,
+            rule: read_namespaces(),
+            why: "grant the operator read access to namespaces, which OLM adds when it promotes permissions".into(),
+        });
+    }
+    needs
+}
+
+/// The rules of the roles the bundle ships: the installer must hold them to
+/// write them. A binding to a role the bundle does not ship cannot be held to
+/// anything known.
+fn bundle_role_needs(
+    members: &BTreeSet<usize>,
+    objects: &[InputObject],
+    ns: &str,
+    results: &mut Vec<Finding>,
+) -> Vec<Need> {
+    let mut needs = Vec::new();
+    for &i in members {
+        let o = &objects[i];
+        let cluster = o.header.kind.as_deref() == Some("ClusterRole");
+        match &o.body {
+            Body::Role(v) if v.aggregates() => results.push(
+                Finding::error(
+                    "spec.installer: the bundle ships this ClusterRole with an aggregationRule; what writing it takes depends on the cluster's roles, which olm-rbac cannot know",
+                )
+                .on(&o.object_ref())
+                .in_file(o.file.as_ref()),
+            ),
+            Body::Role(v) => {
+                let why = format!("write the bundle's {}", o.object_ref());
+                let place = (!cluster).then(|| ns.to_string());
+                needs.extend(
+                    v.rules.iter().map(|r| Need { namespace: place.clone(), rule: r.to_policy_rule(), why: why.clone() }),
+                );
+            }
+            Body::Binding(b) => {
+                let shipped = members.iter().any(|&j| {
+                    matches!(objects[j].body, Body::Role(_))
+                        && objects[j].header.kind == b.role_ref.kind
+                        && objects[j].header.name == b.role_ref.name
+                });
+                if !shipped {
+                    results.push(
+                        Finding::error(format!(
+                            "spec.installer: the bundle binds {} {:?}, which it does not ship: the installer would have to hold whatever that grants",
+                            b.role_ref.kind.as_deref().unwrap_or("role"),
+                            b.role_ref.name.as_deref().unwrap_or_default()
+                        ))
+                        .on(&o.object_ref())
+                        .at("roleRef")
+                        .in_file(o.file.as_ref()),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    needs
+}
+
+/// The API resource of a bundle object: a Kubernetes or well-known kind, or
+/// a CRD of the input.
+fn resource(o: &InputObject, objects: &[InputObject]) -> Option<ApiResource> {
+    let group = o.header.group()?;
+    let kind = o.header.kind.as_deref()?;
+    resource_of(group, kind).or_else(|| {
+        objects.iter().find_map(|c| match &c.body {
+            Body::Crd(v) if v.spec.group.as_deref() == Some(group) && v.spec.names.kind.as_deref() == Some(kind) => {
+                Some(ApiResource {
+                    group: group.to_string(),
+                    plural: v.spec.names.plural.clone()?,
+                    cluster: v.spec.scope.as_deref() == Some("Cluster"),
+                })
+            }
+            _ => None,
+        })
+    })
+}
+
+fn core_resource(group: &str, plural: &str) -> ApiResource {
+    let cluster = matches!(plural, "clusterroles" | "clusterrolebindings" | "customresourcedefinitions");
+    ApiResource { group: group.into(), plural: plural.into(), cluster }
+}
+
+fn rule(groups: &[&str], resources: &[&str], verbs: &[&str], names: &[&str]) -> PolicyRule {
+    let v = |s: &[&str]| Some(s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+    PolicyRule {
+        api_groups: v(groups),
+        resources: v(resources),
+        verbs: verbs.iter().map(|x| x.to_string()).collect(),
+        resource_names: (!names.is_empty()).then(|| v(names)).flatten(),
+        non_resource_urls: None,
+    }
+}
+
+/// Writing objects of one resource: `create`, `list`, `watch` on any (no
+/// name to restrict them by), and the rest on `names`, or on any when OLM
+/// chooses the names.
+fn manage(r: &ApiResource, names: Option<&BTreeSet<String>>, namespace: Option<String>, why: &str) -> Vec<Need> {
+    let g = [r.group.as_str()];
+    let p = [r.plural.as_str()];
+    let need = |rule: PolicyRule| Need { namespace: namespace.clone(), rule, why: why.to_string() };
+    match names {
+        Some(names) => {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            vec![
+                need(rule(&g, &p, &["create", "list", "watch"], &[])),
+                need(rule(&g, &p, &["get", "update", "patch", "delete"], &names)),
+            ]
+        }
+        None => vec![need(rule(&g, &p, &["create", "list", "watch", "get", "update", "patch", "delete"], &[]))],
+    }
+}
+
+/// The needs as the fewest rules that cover them, per place: rules with the
+/// same groups, resources and names merged, then every rule that the others
+/// (and, in a namespace, the cluster-wide ones) already cover dropped. Each
+/// rule left is needed: removing it leaves some need uncovered.
+pub(crate) fn minimised(needs: &[Need]) -> BTreeMap<Option<String>, Vec<PolicyRule>> {
+    let mut places: BTreeMap<Option<String>, Vec<PolicyRule>> = BTreeMap::new();
+    for n in needs {
+        let rules = places.entry(n.namespace.clone()).or_default();
+        let same = rules.iter_mut().find(|r| {
+            r.api_groups == n.rule.api_groups
+                && r.resources == n.rule.resources
+                && r.resource_names == n.rule.resource_names
+                && r.non_resource_urls == n.rule.non_resource_urls
+        });
+        match same {
+            Some(r) => {
+                for v in &n.rule.verbs {
+                    if !r.verbs.contains(v) {
+                        r.verbs.push(v.clone());
+                    }
+                }
+            }
+            None => rules.push(n.rule.clone()),
+        }
+    }
+    let cluster = drop_covered(places.remove(&None).unwrap_or_default(), &[]);
+    let mut out: BTreeMap<Option<String>, Vec<PolicyRule>> = places
+        .into_iter()
+        .map(|(ns, rules)| (ns, drop_covered(rules, &cluster)))
+        .filter(|(_, rules)| !rules.is_empty())
+        .collect();
+    if !cluster.is_empty() {
+        out.insert(None, cluster);
+    }
+    out
+}
+
+/// `rules` without those covered by `also`, the rules kept before them and
+/// the rules after them. A rule dropped is covered by what is kept: a later
+/// rule it relied on is itself dropped only when the rest covers it.
+fn drop_covered(rules: Vec<PolicyRule>, also: &[PolicyRule]) -> Vec<PolicyRule> {
+    let mut kept: Vec<PolicyRule> = Vec::new();
+    for (i, r) in rules.iter().enumerate() {
+        let others: Vec<PolicyRule> = also.iter().chain(&kept).chain(&rules[i + 1..]).cloned().collect();
+        if !covers(&others, std::slice::from_ref(r)) {
+            kept.push(r.clone());
+        }
+    }
+    kept
+}
+
+fn namespaces(needs: &[Need]) -> Vec<String> {
+    let set: BTreeSet<String> = needs.iter().filter_map(|n| n.namespace.clone()).collect();
+    set.into_iter().collect()
+}
+
+/// `Check`: every need the account's bindings in the input do not cover is
+/// an error naming what is missing and why it is needed.
+fn check_account(
+    config: &Config,
+    installer: &Installer,
+    needs: &[Need],
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) {
+    // This extension's earlier output is removed by this run, so it holds nothing.
+    let mine = |c: &Option<String>| c.as_deref() == Some(config.extension.as_str());
+    let policy = from_objects(objects.iter().zip(claims).filter(|(_, c)| !mine(c)).map(|(o, _)| o));
+    let who = Identity::new(&format!("system:serviceaccount:{}:{}", installer.namespace, installer.name), &[]);
+    let mut held: BTreeMap<Option<String>, Vec<PolicyRule>> = BTreeMap::new();
+    for n in needs {
+        let rules = held.entry(n.namespace.clone()).or_insert_with(|| match &n.namespace {
+            None => policy.held_rules(&who, Place::ClusterWide),
+            Some(ns) => policy.held_rules(&who, Place::Namespace(ns)),
+        });
+        let missing = uncovered(rules, std::slice::from_ref(&n.rule));
+        if missing.is_empty() {
+            continue;
+        }
+        let missing: Vec<String> = as_rules(&missing).iter().map(describe_rule).collect();
+        results.push(
+            Finding::error(format!(
+                "installer ServiceAccount {}/{} cannot {}: it lacks {} {}",
+                installer.namespace,
+                installer.name,
+                n.why,
+                missing.join("; "),
+                n.namespace.as_ref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}"))
+            ))
+            .on(&crate::model::ObjRef {
+                api_version: "v1".into(),
+                kind: "ServiceAccount".into(),
+                name: installer.name.clone(),
+                namespace: Some(installer.namespace.clone()),
+            }),
+        );
+    }
+}
+
+/// Builds the installer's objects.
+struct Writer<'a> {
+    config: &'a Config,
+    installer: &'a Installer,
+}
+
+impl Writer<'_> {
+    fn objects(&self, needs: &[Need]) -> Vec<Object> {
+        let name = bounded_name(&self.config.extension, "-installer");
+        let mut out = vec![Object::ServiceAccount(ServiceAccount {
+            metadata: self.metadata(&self.installer.name, Some(&self.installer.namespace)),
+            ..Default::default()
+        })];
+        for (place, rules) in minimised(needs) {
+            match place {
+                None => {
+                    out.push(Object::ClusterRole(ClusterRole {
+                        metadata: self.metadata(&name, None),
+                        rules: Some(rules),
+                        aggregation_rule: None,
+                    }));
+                    out.push(Object::ClusterRoleBinding(ClusterRoleBinding {
+                        metadata: self.metadata(&name, None),
+                        role_ref: role_ref("ClusterRole", &name),
+                        subjects: self.subjects(),
+                    }));
+                }
+                Some(ns) => {
+                    out.push(Object::Role(Role { metadata: self.metadata(&name, Some(&ns)), rules: Some(rules) }));
+                    out.push(Object::RoleBinding(RoleBinding {
+                        metadata: self.metadata(&name, Some(&ns)),
+                        role_ref: role_ref("Role", &name),
+                        subjects: self.subjects(),
+                    }));
+                }
+            }
+        }
+        out
+    }
+
+    fn metadata(&self, name: &str, namespace: Option<&str>) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(name.to_string()),
+            namespace: namespace.map(String::from),
+            labels: Some(BTreeMap::from([
+                (MANAGED_BY.to_string(), MANAGER.to_string()),
+                (EXTENSION_LABEL.to_string(), self.config.extension.clone()),
+                (ROLE_LABEL.to_string(), INSTALLER_ROLE.to_string()),
+            ])),
+            annotations: Some(BTreeMap::from([(
+                SERVICE_ACCOUNT_ANNOTATION.to_string(),
+                format!("{}/{}", self.installer.namespace, self.installer.name),
+            )])),
+            ..Default::default()
+        }
+    }
+
+    fn subjects(&self) -> Option<Vec<K8sSubject>> {
+        Some(vec![K8sSubject {
+            api_group: Some(String::new()),
+            kind: "ServiceAccount".into(),
+            name: self.installer.name.clone(),
+            namespace: Some(self.installer.namespace.clone()),
+        }])
+    }
+}
+
+fn role_ref(kind: &str, name: &str) -> RoleRef {
+    RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: kind.into(), name: name.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn need(ns: Option<&str>, resources: &[&str], verbs: &[&str]) -> Need {
+        Need { namespace: ns.map(String::from), rule: rule(&[""], resources, verbs, &[]), why: String::new() }
+    }
+
+    #[test]
+    fn minimised_keeps_one_of_equal_rules_and_drops_what_cluster_rules_cover() {
+        let needs = [
+            need(None, &["pods"], &["get"]),
+            need(None, &["pods"], &["get"]),
+            need(None, &["pods", "services"], &["get"]),
+            need(Some("a"), &["pods"], &["get", "list"]),
+            need(Some("a"), &["services"], &["get"]),
+        ];
+        let m = minimised(&needs);
+        assert_eq!(m[&None], vec![rule(&[""], &["pods", "services"], &["get"], &[])], "the broader rule covers both");
+        assert_eq!(
+            m[&Some("a".into())],
+            vec![rule(&[""], &["pods"], &["get", "list"], &[])],
+            "services get is cluster-wide"
+        );
+        let twins = minimised(&[need(None, &["pods"], &["get"]), need(None, &["pods"], &["get", "get"])]);
+        assert_eq!(twins[&None].len(), 1, "two rules granting the same keep one: {twins:?}");
+    }
+}

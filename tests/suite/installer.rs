@@ -1,0 +1,381 @@
+//! The installer account (`spec.installer`): derived from real bundles, it is
+//! sufficient (every write the install makes and every grant it gives is
+//! allowed, through the offline evaluator), minimal (removing any one rule
+//! makes one of them fail), compared rule by rule with OLM v1's hand-derived
+//! account for argocd-operator 0.6.0, and `Check` mode names what an existing
+//! account lacks.
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use serde_json::Value;
+
+use crate::common::*;
+use crate::invariant::policy;
+use olm_rbac::access::cover::{self, Atom};
+use olm_rbac::access::{Identity, Request};
+use olm_rbac::run::{function, render, Outcome, Source};
+
+const NS: &str = "argocd";
+
+fn installer_spec(olm: &str, extra: &str) -> String {
+    format!("  installer:\n    serviceAccount: {{name: argocd-installer, namespace: {NS}}}\n    for: {olm}\n{extra}")
+}
+
+fn sources(bundle: &str) -> Vec<Source> {
+    bundle_docs(bundle)
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("{bundle}/manifests/{name}"), text })
+        .collect()
+}
+
+fn render_with(sources: Vec<Source>, name: &str, spec: &str) -> Outcome {
+    render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config(name, spec) }])
+}
+
+fn yaml_docs(text: &str) -> Vec<Value> {
+    olm_rbac::yaml::split_documents(text)
+        .unwrap()
+        .iter()
+        .filter_map(|d| serde_saphyr::from_str::<Value>(&d.text).ok())
+        .collect()
+}
+
+/// The rules of the installer's roles in `output`, by place (`None`: cluster-wide).
+fn installer_rules(output: &str) -> Vec<(Option<String>, Vec<PolicyRule>)> {
+    yaml_docs(output)
+        .into_iter()
+        .filter(|d| d["metadata"]["labels"]["olm-rbac.io/role"] == "installer")
+        .filter(|d| d["kind"] == "ClusterRole" || d["kind"] == "Role")
+        .map(|d| {
+            let place = d["metadata"]["namespace"].as_str().map(String::from);
+            (place, serde_json::from_value(d["rules"].clone()).unwrap())
+        })
+        .collect()
+}
+
+/// One thing the install must be allowed: a permission, where.
+#[derive(Debug, Clone)]
+struct Check {
+    namespace: Option<String>,
+    atom: Atom,
+    what: String,
+}
+
+fn checks_for(namespace: Option<&str>, rule: &PolicyRule, what: &str) -> Vec<Check> {
+    cover::atoms(rule)
+        .into_iter()
+        .map(|atom| Check { namespace: namespace.map(String::from), atom, what: what.to_string() })
+        .collect()
+}
+
+fn rule(group: &str, resource: &str, verbs: &[&str], name: Option<&str>) -> PolicyRule {
+    PolicyRule {
+        api_groups: Some(vec![group.into()]),
+        resources: Some(vec![resource.into()]),
+        verbs: verbs.iter().map(|v| v.to_string()).collect(),
+        resource_names: name.map(|n| vec![n.to_string()]),
+        non_resource_urls: None,
+    }
+}
+
+/// Writing one object: creating it (no name: Kubernetes authorizes creates
+/// before the name is known), and reading, changing and deleting it by name.
+fn writes(namespace: Option<&str>, group: &str, resource: &str, name: &str) -> Vec<Check> {
+    let mut out = checks_for(namespace, &rule(group, resource, &["create", "list", "watch"], None), name);
+    out.extend(checks_for(namespace, &rule(group, resource, &["get", "update", "patch", "delete"], Some(name)), name));
+    out
+}
+
+/// Everything installing `bundle` (promoted to all namespaces, as OLM v1 does
+/// for an operator that supports it) takes, read from the bundle without
+/// olm-rbac: its objects, the CSV's Deployments and ServiceAccounts, the
+/// operator's RBAC objects (any name: OLM hashes them), and every rule the
+/// operator is granted.
+fn install_checks(bundle: &str, scoped: Option<&[&str]>) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let mut grants = Vec::new();
+    for (file, doc) in bundle_docs(bundle) {
+        let v: Value = serde_saphyr::from_str(&doc).unwrap();
+        let name = v["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        let kind = v["kind"].as_str().unwrap_or_default();
+        let (group, resource, cluster) = match kind {
+            "CustomResourceDefinition" => ("apiextensions.k8s.io", "customresourcedefinitions", true),
+            "ClusterRole" => ("rbac.authorization.k8s.io", "clusterroles", true),
+            "Service" => ("", "services", false),
+            "ConfigMap" => ("", "configmaps", false),
+            "ServiceMonitor" => ("monitoring.coreos.com", "servicemonitors", false),
+            "Role" => ("rbac.authorization.k8s.io", "roles", false),
+            "ClusterServiceVersion" => {
+                let spec = &v["spec"]["install"]["spec"];
+                for d in spec["deployments"].as_array().into_iter().flatten() {
+                    checks.extend(writes(Some(NS), "apps", "deployments", d["name"].as_str().unwrap()));
+                }
+                for (key, cluster) in [("permissions", false), ("clusterPermissions", true)] {
+                    for e in spec[key].as_array().into_iter().flatten() {
+                        checks.extend(writes(
+                            Some(NS),
+                            "",
+                            "serviceaccounts",
+                            e["serviceAccountName"].as_str().unwrap(),
+                        ));
+                        for r in e["rules"].as_array().into_iter().flatten() {
+                            grants.push((cluster, serde_json::from_value::<PolicyRule>(r.clone()).unwrap()));
+                        }
+                    }
+                }
+                continue;
+            }
+            other => panic!("{file}: add kind {other} to this test"),
+        };
+        checks.extend(writes((!cluster).then_some(NS), group, resource, &name));
+        if kind == "ClusterRole" || kind == "Role" {
+            let rules: Vec<PolicyRule> = serde_json::from_value(v["rules"].clone()).unwrap();
+            for r in &rules {
+                checks.extend(checks_for((!cluster).then_some(NS), r, &format!("write {kind} {name}")));
+            }
+        }
+    }
+    for resource in ["clusterroles", "clusterrolebindings"] {
+        checks.extend(writes(None, "rbac.authorization.k8s.io", resource, "operator.v0-hash"));
+    }
+    for (cluster, r) in &grants {
+        match scoped {
+            Some(namespaces) if !cluster => {
+                for ns in namespaces {
+                    checks.extend(checks_for(Some(ns), r, "grant the operator its rule there"));
+                    for resource in ["roles", "rolebindings"] {
+                        checks.extend(writes(Some(ns), "rbac.authorization.k8s.io", resource, "operator.v0-hash"));
+                    }
+                }
+            }
+            _ => checks.extend(checks_for(None, r, "grant the operator its rule")),
+        }
+    }
+    if scoped.is_none() {
+        let namespaces = rule("", "namespaces", &["get", "list", "watch"], None);
+        checks.extend(checks_for(None, &namespaces, "grant the promoted operator namespaces"));
+    }
+    checks
+}
+
+fn request(check: &Check) -> Option<Request> {
+    let Atom::Resource { group, resource, verb, name } = &check.atom else { return None };
+    let (resource, subresource) = match resource.split_once('/') {
+        Some((r, s)) => (r.to_string(), Some(s.to_string())),
+        None => (resource.clone(), None),
+    };
+    Some(Request {
+        verb: verb.clone(),
+        group: group.clone(),
+        resource,
+        subresource,
+        name: name.clone(),
+        namespace: check.namespace.clone(),
+    })
+}
+
+/// Is `check` allowed by these rules, cluster-wide ones applying everywhere?
+fn allowed_by(rules: &[(Option<String>, Vec<PolicyRule>)], check: &Check) -> bool {
+    let held: Vec<PolicyRule> = rules
+        .iter()
+        .filter(|(place, _)| place.is_none() || *place == check.namespace)
+        .flat_map(|(_, r)| r.iter().cloned())
+        .collect();
+    cover::covers(&held, &[check.atom.to_rule()])
+}
+
+fn assert_sufficient_and_minimal(bundle: &str, spec: &str, scoped: Option<&[&str]>) {
+    let out = render_with(sources(bundle), "argocd", spec);
+    assert_eq!(out.code, 0, "{bundle}: {}", out.stderr);
+    let mut checks = install_checks(bundle, scoped);
+    checks.extend(checks_for(
+        None,
+        &rule("olm.operatorframework.io", "clusterextensions/finalizers", &["update"], Some("argocd")),
+        "ClusterExtension finalizer",
+    ));
+    checks.extend(checks_for(
+        None,
+        &rule("olm.operatorframework.io", "clusterobjectsets/finalizers", &["update"], None),
+        "ClusterObjectSet finalizers",
+    ));
+    // Sufficient, through the evaluator: every resource permission is allowed.
+    let p = policy(&out.stdout);
+    let sa = Identity::new(&format!("system:serviceaccount:{NS}:argocd-installer"), &[]);
+    let rules = installer_rules(&out.stdout);
+    for c in &checks {
+        match request(c) {
+            Some(req) => assert!(
+                p.can(&sa, &req).is_some(),
+                "{bundle}: the installer cannot {:?} in {:?} ({})",
+                c.atom,
+                c.namespace,
+                c.what
+            ),
+            None => assert!(allowed_by(&rules, c), "{bundle}: the installer does not hold {:?} ({})", c.atom, c.what),
+        }
+    }
+    // Minimal: without any one rule, something the install takes is refused.
+    for (i, (place, list)) in rules.iter().enumerate() {
+        for (j, spare) in list.iter().enumerate() {
+            let mut fewer = rules.clone();
+            fewer[i].1.remove(j);
+            assert!(
+                checks.iter().any(|c| !allowed_by(&fewer, c)),
+                "{bundle}: rule {j} of the installer's role in {place:?} is not needed: {spare:?}"
+            );
+        }
+    }
+    assert!(rules.iter().map(|(_, r)| r.len()).sum::<usize>() > 5, "{bundle}");
+}
+
+#[test]
+fn the_generated_installer_can_do_everything_the_install_takes_and_no_rule_is_spare() {
+    // Promoted to all namespaces, as OLM v1 installs an operator that supports it.
+    assert_sufficient_and_minimal("argocd-operator-0.6.0", &installer_spec("OLMv1", ""), None);
+    // Scoped by spec.operator: the operator's Roles, and so the installer's rights, in two namespaces.
+    let scoped = format!(
+        "  operator:\n    permissions: Namespaces\n    installNamespace: {NS}\n    targetNamespaces: [team-a]\n{}",
+        installer_spec("OLMv1", "")
+    );
+    assert_sufficient_and_minimal("ack-s3-controller-1.10.0", &scoped, Some(&[NS, "team-a"]));
+}
+
+/// The reference account's rules, by place: OLM v1's guide's ClusterRoles and
+/// Role for argocd-operator 0.6.0.
+fn reference_rules() -> Vec<(Option<String>, Vec<PolicyRule>)> {
+    let text =
+        std::fs::read_to_string(repo("tests/fixtures/reference/olmv1-argocd-0.6.0-installer-sample.yaml")).unwrap();
+    yaml_docs(&text)
+        .into_iter()
+        .filter(|d| d["kind"] == "ClusterRole" || d["kind"] == "Role")
+        .map(|d| {
+            (d["metadata"]["namespace"].as_str().map(String::from), serde_json::from_value(d["rules"].clone()).unwrap())
+        })
+        .collect()
+}
+
+/// Permissions one set of roles grants that the other does not, per place.
+fn beyond(a: &[(Option<String>, Vec<PolicyRule>)], b: &[(Option<String>, Vec<PolicyRule>)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (place, rules) in a {
+        for r in rules {
+            for atom in cover::atoms(r) {
+                let c = Check { namespace: place.clone(), atom: atom.clone(), what: String::new() };
+                if !allowed_by(b, &c) {
+                    out.push(format!("{place:?} {}", olm_rbac::access::describe_rule(&atom.to_rule())));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Rule by rule against OLM v1's guide: the differences are exactly these,
+/// each explained in docs/installer-account.md.
+#[test]
+fn compared_with_olm_v1s_hand_derived_account() {
+    let out = render_with(sources("argocd-operator-0.6.0"), "argocd", &installer_spec("OLMv1", ""));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let ours = installer_rules(&out.stdout);
+    let reference = reference_rules();
+    // More than the guide: what the install grants cluster-wide, which the
+    // guide's account may create only through `escalate` (part of its `*` on
+    // rbac.authorization.k8s.io): leases (the operator's `permissions`, which
+    // OLM v1 promotes to a ClusterRole for an all-namespaces install) and
+    // /metrics (the bundle's metrics-reader ClusterRole).
+    let leases: Vec<String> = ["get", "list", "watch", "create", "update", "patch", "delete"]
+        .iter()
+        .map(|v| format!("None verbs=[{v}] apiGroups=[coordination.k8s.io] resources=[leases]"))
+        .collect();
+    let mut expected_extra = leases;
+    expected_extra.push("None verbs=[get] nonResourceURLs=[/metrics]".into());
+    assert_eq!(beyond(&ours, &reference), expected_extra);
+    // Less than the guide: nothing.
+    assert_eq!(beyond(&reference, &ours), Vec::<String>::new());
+}
+
+#[test]
+fn check_mode_names_what_an_existing_account_lacks() {
+    let mut inputs = sources("argocd-operator-0.6.0");
+    let reference =
+        std::fs::read_to_string(repo("tests/fixtures/reference/olmv1-argocd-0.6.0-installer-sample.yaml")).unwrap();
+    inputs.push(Source { name: "admin/installer.yaml".into(), text: reference });
+    let out = render_with(inputs.clone(), "argocd", &installer_spec("OLMv1", "    mode: Check\n"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "no partial output");
+    let errors: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error: ServiceAccount argocd/argocd-installer: installer ServiceAccount argocd/argocd-installer cannot grant the operator spec.install.spec.permissions[0].rules[1]: it lacks verbs=[get,list,watch,create,update,patch,delete] apiGroups=[coordination.k8s.io] resources=[leases] cluster-wide",
+            "error: ServiceAccount argocd/argocd-installer: installer ServiceAccount argocd/argocd-installer cannot write the bundle's ClusterRole argocd-operator-metrics-reader: it lacks verbs=[get] nonResourceURLs=[/metrics] cluster-wide",
+        ],
+        "{}",
+        out.stderr
+    );
+    // The account olm-rbac generates passes the check, once it is the admin's.
+    let generated = render_with(sources("argocd-operator-0.6.0"), "argocd", &installer_spec("OLMv1", ""));
+    let mut with_generated = sources("argocd-operator-0.6.0");
+    let account: String = olm_rbac::yaml::split_documents(&generated.stdout)
+        .unwrap()
+        .iter()
+        .filter(|d| d.header.labels.get("olm-rbac.io/role").map(String::as_str) == Some("installer"))
+        .map(|d| format!("---\n{}", d.text.replace("managed-by: olm-rbac", "managed-by: the-admin")))
+        .collect();
+    with_generated.push(Source { name: "admin/installer.yaml".into(), text: account });
+    let checked = render_with(with_generated, "argocd", &installer_spec("OLMv1", "    mode: Check\n"));
+    assert_eq!(checked.code, 0, "{}", checked.stderr);
+}
+
+fn krm(bundle: &str, spec: &str) -> Outcome {
+    function(&resource_list(&docs_of(bundle), &config("argocd", spec)))
+}
+
+#[test]
+fn idempotent_deterministic_and_reverted_like_everything_olm_rbac_writes() {
+    let spec = installer_spec("OLMv0", "");
+    let first = krm("ack-s3-controller-1.10.0", &spec);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        count(&first.stdout, "olm-rbac.io/role: installer"),
+        5,
+        "ServiceAccount, ClusterRole, binding, Role, binding"
+    );
+    let second = function(&first.stdout);
+    assert_same_text(&second.stdout, &first.stdout, "a second run");
+    assert!(krm("ack-s3-controller-1.10.0", &spec) == first, "deterministic");
+    let items = &first.stdout[..first.stdout.find("functionConfig:").unwrap()];
+    let unmanaged: String = config("argocd", "  mode: Unmanaged\n").lines().map(|l| format!("  {l}\n")).collect();
+    let reverted = function(&format!("{items}functionConfig:\n{unmanaged}"));
+    assert_eq!(reverted.code, 0, "{}", reverted.stderr);
+    assert_eq!(count(&reverted.stdout, "olm-rbac.io/role: installer"), 0, "everything the installer had is gone");
+    assert_eq!(count(&reverted.stdout, "removed: olm-rbac generated it"), 5, "and each removal is reported");
+}
+
+#[test]
+fn a_bundle_cannot_make_the_installer_hold_what_it_cannot_name() {
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: extra\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: argocd}\n";
+    let odd = "apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n";
+    let mut inputs = sources("ack-s3-controller-1.10.0");
+    for (i, text) in [binding, odd].iter().enumerate() {
+        inputs.push(Source {
+            name: format!("ack-s3-controller-1.10.0/manifests/extra-{i}.yaml"),
+            text: text.to_string(),
+        });
+    }
+    let out = render_with(inputs, "argocd", &installer_spec("OLMv1", ""));
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.is_empty(), "no partial output");
+    assert!(out.stderr.contains("error: ClusterRoleBinding extra: roleRef: spec.installer: the bundle binds ClusterRole \"cluster-admin\", which it does not ship: the installer would have to hold whatever that grants"), "{}", out.stderr);
+    assert!(out.stderr.contains("error: Gadget g: spec.installer: olm-rbac does not know which API resource kind Gadget of example.com/v1 is"), "{}", out.stderr);
+}
+
+#[test]
+fn the_installer_and_the_operator_share_the_install_namespace() {
+    let spec = format!(
+        "  operator:\n    permissions: Namespaces\n    installNamespace: elsewhere\n{}",
+        installer_spec("OLMv1", "")
+    );
+    let out = render_with(sources("ack-s3-controller-1.10.0"), "argocd", &spec);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("spec.installer.serviceAccount.namespace: is \"argocd\", but spec.operator.installNamespace is \"elsewhere\""), "{}", out.stderr);
+}
