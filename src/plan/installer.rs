@@ -106,12 +106,16 @@ fn needs(
 ) -> Vec<Need> {
     let ns = installer.namespace.as_str();
     let mut needs = olm_needs(config, installer);
+    if installer.olm == Olm::V0 {
+        needs.extend(olm_v0_objects(&objects[csv], ns));
+    }
     // The bundle's objects, by kind and name.
     let members = bundle_members(Some(csv), objects, claims);
     let mut named: BTreeMap<ApiResource, BTreeSet<String>> = BTreeMap::new();
     for &i in &members {
         let o = &objects[i];
-        if i == csv {
+        // OLM v0 creates CRDs with its own rights; the CSV is OLM's to write.
+        if i == csv || (installer.olm == Olm::V0 && matches!(o.body, Body::Crd(_))) {
             continue;
         }
         match resource(o, objects) {
@@ -171,8 +175,27 @@ fn olm_needs(config: &Config, installer: &Installer) -> Vec<Need> {
                         .into(),
             },
         ],
+        // OLM v0 writes the CSV (and updates the Subscription) through the
+        // OperatorGroup's account; it creates CRDs with its own rights.
         Olm::V0 => Vec::new(),
     }
+}
+
+/// What OLM v0 writes through the account besides the bundle's objects: the
+/// CSV by name, and the admin's Subscription (by any name: olm-rbac does not
+/// know it).
+fn olm_v0_objects(csv: &InputObject, namespace: &str) -> Vec<Need> {
+    let why = "write the ClusterServiceVersion and update the Subscription, as OLM v0 does through this account";
+    let csvs =
+        ApiResource { group: "operators.coreos.com".into(), plural: "clusterserviceversions".into(), cluster: false };
+    let names: BTreeSet<String> = csv.header.name.iter().cloned().collect();
+    let mut needs = manage(&csvs, Some(&names), Some(namespace.to_string()), why);
+    needs.push(Need {
+        namespace: Some(namespace.to_string()),
+        rule: rule(&["operators.coreos.com"], &["subscriptions"], &["get", "update", "patch"], &[]),
+        why: why.into(),
+    });
+    needs
 }
 
 /// The operator's RBAC objects and the rules they grant: where OLM writes

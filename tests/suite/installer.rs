@@ -90,7 +90,7 @@ fn writes(namespace: Option<&str>, group: &str, resource: &str, name: &str) -> V
 /// olm-rbac: its objects, the CSV's Deployments and ServiceAccounts, the
 /// operator's RBAC objects (any name: OLM hashes them), and every rule the
 /// operator is granted.
-fn install_checks(bundle: &str, scoped: Option<&[&str]>) -> Vec<Check> {
+fn install_checks(bundle: &str, scoped: Option<&[&str]>, olm: &str) -> Vec<Check> {
     let mut checks = Vec::new();
     let mut grants = Vec::new();
     for (file, doc) in bundle_docs(bundle) {
@@ -98,6 +98,8 @@ fn install_checks(bundle: &str, scoped: Option<&[&str]>) -> Vec<Check> {
         let name = v["metadata"]["name"].as_str().unwrap_or_default().to_string();
         let kind = v["kind"].as_str().unwrap_or_default();
         let (group, resource, cluster) = match kind {
+            // OLM v0 creates CRDs with its own rights.
+            "CustomResourceDefinition" if olm == "OLMv0" => continue,
             "CustomResourceDefinition" => ("apiextensions.k8s.io", "customresourcedefinitions", true),
             "ClusterRole" => ("rbac.authorization.k8s.io", "clusterroles", true),
             "Service" => ("", "services", false),
@@ -105,6 +107,16 @@ fn install_checks(bundle: &str, scoped: Option<&[&str]>) -> Vec<Check> {
             "ServiceMonitor" => ("monitoring.coreos.com", "servicemonitors", false),
             "Role" => ("rbac.authorization.k8s.io", "roles", false),
             "ClusterServiceVersion" => {
+                if olm == "OLMv0" {
+                    checks.extend(writes(Some(NS), "operators.coreos.com", "clusterserviceversions", &name));
+                    let subscription = rule(
+                        "operators.coreos.com",
+                        "subscriptions",
+                        &["get", "update", "patch"],
+                        Some("my-subscription"),
+                    );
+                    checks.extend(checks_for(Some(NS), &subscription, "update the Subscription"));
+                }
                 let spec = &v["spec"]["install"]["spec"];
                 for d in spec["deployments"].as_array().into_iter().flatten() {
                     checks.extend(writes(Some(NS), "apps", "deployments", d["name"].as_str().unwrap()));
@@ -183,20 +195,16 @@ fn allowed_by(rules: &[(Option<String>, Vec<PolicyRule>)], check: &Check) -> boo
     cover::covers(&held, &[check.atom.to_rule()])
 }
 
-fn assert_sufficient_and_minimal(bundle: &str, spec: &str, scoped: Option<&[&str]>) {
-    let out = render_with(sources(bundle), "argocd", spec);
+fn assert_sufficient_and_minimal(bundle: &str, olm: &str, operator: &str, scoped: Option<&[&str]>) {
+    let out = render_with(sources(bundle), "argocd", &format!("{operator}{}", installer_spec(olm, "")));
     assert_eq!(out.code, 0, "{bundle}: {}", out.stderr);
-    let mut checks = install_checks(bundle, scoped);
-    checks.extend(checks_for(
-        None,
-        &rule("olm.operatorframework.io", "clusterextensions/finalizers", &["update"], Some("argocd")),
-        "ClusterExtension finalizer",
-    ));
-    checks.extend(checks_for(
-        None,
-        &rule("olm.operatorframework.io", "clusterobjectsets/finalizers", &["update"], None),
-        "ClusterObjectSet finalizers",
-    ));
+    let mut checks = install_checks(bundle, scoped, olm);
+    if olm == "OLMv1" {
+        let finalizers = rule("olm.operatorframework.io", "clusterextensions/finalizers", &["update"], Some("argocd"));
+        checks.extend(checks_for(None, &finalizers, "ClusterExtension finalizer"));
+        let revisions = rule("olm.operatorframework.io", "clusterobjectsets/finalizers", &["update"], None);
+        checks.extend(checks_for(None, &revisions, "ClusterObjectSet finalizers"));
+    }
     // Sufficient, through the evaluator: every resource permission is allowed.
     let p = policy(&out.stdout);
     let sa = Identity::new(&format!("system:serviceaccount:{NS}:argocd-installer"), &[]);
@@ -229,14 +237,15 @@ fn assert_sufficient_and_minimal(bundle: &str, spec: &str, scoped: Option<&[&str
 
 #[test]
 fn the_generated_installer_can_do_everything_the_install_takes_and_no_rule_is_spare() {
-    // Promoted to all namespaces, as OLM v1 installs an operator that supports it.
-    assert_sufficient_and_minimal("argocd-operator-0.6.0", &installer_spec("OLMv1", ""), None);
+    // Promoted to all namespaces, as OLM installs an operator that supports it.
+    assert_sufficient_and_minimal("argocd-operator-0.6.0", "OLMv1", "", None);
+    assert_sufficient_and_minimal("argocd-operator-0.6.0", "OLMv0", "", None);
     // Scoped by spec.operator: the operator's Roles, and so the installer's rights, in two namespaces.
     let scoped = format!(
-        "  operator:\n    permissions: Namespaces\n    installNamespace: {NS}\n    targetNamespaces: [team-a]\n{}",
-        installer_spec("OLMv1", "")
+        "  operator:\n    permissions: Namespaces\n    installNamespace: {NS}\n    targetNamespaces: [team-a]\n"
     );
-    assert_sufficient_and_minimal("ack-s3-controller-1.10.0", &scoped, Some(&[NS, "team-a"]));
+    assert_sufficient_and_minimal("ack-s3-controller-1.10.0", "OLMv1", &scoped, Some(&[NS, "team-a"]));
+    assert_sufficient_and_minimal("ack-s3-controller-1.10.0", "OLMv0", &scoped, Some(&[NS, "team-a"]));
 }
 
 /// The reference account's rules, by place: OLM v1's guide's ClusterRoles and
@@ -312,6 +321,10 @@ fn check_mode_names_what_an_existing_account_lacks() {
         "{}",
         out.stderr
     );
+    let doc = std::fs::read_to_string(repo("docs/installer-account.md")).unwrap();
+    for e in &errors {
+        assert!(doc.contains(e), "docs/installer-account.md quotes {e}");
+    }
     // The account olm-rbac generates passes the check, once it is the admin's.
     let generated = render_with(sources("argocd-operator-0.6.0"), "argocd", &installer_spec("OLMv1", ""));
     let mut with_generated = sources("argocd-operator-0.6.0");
