@@ -38,6 +38,8 @@ pub struct BindingDef {
     pub role_kind: String,
     pub role_name: String,
     pub subjects: Vec<Subject>,
+    /// Its labels: how `report` finds the operator's and installer's bindings.
+    pub labels: BTreeMap<String, String>,
     pub builtin: bool,
 }
 
@@ -320,6 +322,7 @@ impl Policy {
                     name: "system:masters".into(),
                     namespace: None,
                 }],
+                labels: BTreeMap::new(),
                 builtin: true,
             });
         }
@@ -725,6 +728,7 @@ fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>, kind: &str) -> Result<(), ya
                 namespace: None,
                 role_kind: b.role_ref.kind,
                 role_name: b.role_ref.name,
+                labels: b.metadata.labels.unwrap_or_default(),
                 subjects: b.subjects.unwrap_or_default(),
                 builtin: false,
             });
@@ -736,6 +740,7 @@ fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>, kind: &str) -> Result<(), ya
                 namespace: Some(b.metadata.namespace.unwrap_or_else(|| "default".into())),
                 role_kind: b.role_ref.kind,
                 role_name: b.role_ref.name,
+                labels: b.metadata.labels.unwrap_or_default(),
                 subjects: b.subjects.unwrap_or_default(),
                 builtin: false,
             });
@@ -787,6 +792,7 @@ pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject
                     role_kind: b.role_ref.kind.clone().unwrap_or_default(),
                     role_name: b.role_ref.name.clone().unwrap_or_default(),
                     subjects: b.subjects.iter().map(subject_of).collect(),
+                    labels,
                     builtin: false,
                 });
             }

@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{Holder, Policy, Request};
-use crate::model::{EDIT, READ, VERBS};
+use super::danger::dangers;
+use super::{describe_rule, Holder, Identity, Policy, Request};
+use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
 /// The verbs that make up each level of access to an API.
 pub(crate) const LEVELS: [(&str, &[&str]); 3] = [("admin", &VERBS), ("edit", &EDIT), ("view", &READ)];
@@ -17,6 +18,31 @@ pub(crate) struct Report {
     /// APIs nobody but cluster-admins can use.
     #[serde(rename = "clusterAdminsOnly")]
     pub cluster_admins_only: Vec<String>,
+    /// The ServiceAccounts olm-rbac bound for an operator or installer: what
+    /// each may do, where, and which of it is dangerous.
+    #[serde(rename = "serviceAccounts", skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<AccountReport>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct AccountReport {
+    /// `<namespace>/<name>`.
+    pub account: String,
+    /// `operator` or `installer`, and the extension.
+    pub role: String,
+    pub extension: String,
+    pub rules: Vec<AccountRule>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct AccountRule {
+    /// `*` for cluster-wide, else the namespace.
+    #[serde(rename = "where")]
+    pub scope: String,
+    pub rule: String,
+    /// The dangerous permissions it includes (docs/dangerous-permissions.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dangerous: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -70,7 +96,45 @@ pub(crate) fn build(policy: &Policy) -> Report {
     Report {
         extensions: by_ext.into_iter().map(|(extension, apis)| ExtensionReport { extension, apis }).collect(),
         cluster_admins_only: admins_only,
+        accounts: accounts(policy),
     }
+}
+
+/// Every ServiceAccount a binding olm-rbac wrote for an operator or an
+/// installer names, with all it may do: through those bindings and any other.
+fn accounts(policy: &Policy) -> Vec<AccountReport> {
+    let mut found: BTreeMap<(String, String), (String, String)> = BTreeMap::new();
+    for b in &policy.bindings {
+        let label = |k: &str| b.labels.get(k).map(String::as_str);
+        let role = label(ROLE_LABEL).filter(|r| matches!(*r, "operator" | "installer"));
+        let (Some(role), Some(MANAGER), Some(ext)) = (role, label(MANAGED_BY), label(EXTENSION_LABEL)) else {
+            continue;
+        };
+        for s in b.subjects.iter().filter(|s| s.kind == "ServiceAccount") {
+            let ns = s.namespace.clone().or_else(|| b.namespace.clone()).unwrap_or_default();
+            found.entry((ns, s.name.clone())).or_insert((role.to_string(), ext.to_string()));
+        }
+    }
+    found
+        .into_iter()
+        .map(|((ns, name), (role, extension))| {
+            let who = Identity::new(&format!("system:serviceaccount:{ns}:{name}"), &[]);
+            let mut rules = Vec::new();
+            for b in policy.bindings.iter().filter(|b| b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref()))) {
+                let Some(role) = policy.bound_role(b) else { continue };
+                let scope = b.namespace.clone().unwrap_or_else(|| "*".into());
+                for (_, rule) in policy.effective_rules(role) {
+                    let dangerous = dangers(&rule, b.namespace.is_none()).iter().map(|d| d.what.to_string()).collect();
+                    let row = AccountRule { scope: scope.clone(), rule: describe_rule(&rule), dangerous };
+                    if !rules.contains(&row) {
+                        rules.push(row);
+                    }
+                }
+            }
+            rules.sort_by(|a, b| (a.scope != "*", &a.scope).cmp(&(b.scope != "*", &b.scope)));
+            AccountReport { account: format!("{ns}/{name}"), role, extension, rules }
+        })
+        .collect()
 }
 
 /// Holder → where they hold it (`*` for cluster-wide).
@@ -181,6 +245,16 @@ pub(crate) fn markdown(r: &Report) -> String {
         out.push_str(&r.cluster_admins_only.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "));
         out.push('\n');
     }
+    for a in &r.accounts {
+        out.push_str(&format!(
+            "\n### ServiceAccount `{}` ({} of extension {})\n\n| where | rule | dangerous |\n|---|---|---|\n",
+            a.account, a.role, a.extension
+        ));
+        for rule in &a.rules {
+            let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { format!("`{}`", rule.scope) };
+            out.push_str(&format!("| {scope} | `{}` | {} |\n", rule.rule, escape(&rule.dangerous.join(", "))));
+        }
+    }
     out
 }
 
@@ -203,6 +277,19 @@ pub(crate) fn table(r: &Report) -> String {
     }
     if !r.cluster_admins_only.is_empty() {
         out.push_str(&format!("only cluster-admins can use: {}\n", r.cluster_admins_only.join(", ")));
+    }
+    for a in &r.accounts {
+        out.push_str(&format!("ServiceAccount {} ({} of extension {})\n", a.account, a.role, a.extension));
+        for rule in &a.rules {
+            let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { format!("in {}", rule.scope) };
+            let flag = if rule.dangerous.is_empty() {
+                String::new()
+            } else {
+                format!("  DANGEROUS: {}", rule.dangerous.join(", "))
+            };
+            out.push_str(&format!("  {scope}: {}{flag}\n", rule.rule));
+        }
+        out.push('\n');
     }
     out
 }

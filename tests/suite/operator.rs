@@ -448,3 +448,49 @@ fn the_selector_reads_the_admins_namespaces_not_the_bundles() {
     );
     assert!(out.stderr.contains("set WATCH_NAMESPACE=\"team-c\""), "{}", out.stderr);
 }
+
+/// `report` shows what each of the operator's ServiceAccounts may do, where,
+/// flagging the dangerous grants; `can-i` answers for it.
+#[test]
+fn report_and_can_i_answer_for_the_operator() {
+    let out = render_bundle("ack-s3-controller-1.10.0", NAMESPACES);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rendered = vec![Source { name: "rendered.yaml".into(), text: out.stdout }];
+    let report = olm_rbac::access::commands::report(&rendered, olm_rbac::access::commands::Format::Table);
+    let expected = "ServiceAccount ops/ack-s3-controller (operator of extension ext)
+  cluster-wide: verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets]  DANGEROUS: read secrets cluster-wide
+  cluster-wide: verbs=[get,list,watch] apiGroups=[\"\"] resources=[namespaces]
+  cluster-wide: verbs=[get,list] apiGroups=[iam.services.k8s.aws] resources=[roles,roles/status]
+  cluster-wide: verbs=[create,delete,get,list,patch,update,watch] apiGroups=[s3.services.k8s.aws] resources=[buckets]
+  cluster-wide: verbs=[get,patch,update] apiGroups=[s3.services.k8s.aws] resources=[buckets/status]
+  cluster-wide: verbs=[create,delete,get,list,patch,update,watch] apiGroups=[services.k8s.aws] resources=[fieldexports,iamroleselectors]
+  cluster-wide: verbs=[get,patch,update] apiGroups=[services.k8s.aws] resources=[fieldexports/status,iamroleselectors/status]
+  in ops: verbs=[get,list,watch,create,update,patch,delete] apiGroups=[coordination.k8s.io] resources=[leases]
+  in ops: verbs=[create,patch] apiGroups=[\"\"] resources=[events]
+  in team-a: verbs=[get,list,watch,create,update,patch,delete] apiGroups=[coordination.k8s.io] resources=[leases]
+  in team-a: verbs=[create,patch] apiGroups=[\"\"] resources=[events]
+  in team-b: verbs=[get,list,watch,create,update,patch,delete] apiGroups=[coordination.k8s.io] resources=[leases]
+  in team-b: verbs=[create,patch] apiGroups=[\"\"] resources=[events]
+";
+    assert!(report.stdout.trim_end().ends_with(expected.trim_end()), "{}", report.stdout);
+    let json = olm_rbac::access::commands::report(&rendered, olm_rbac::access::commands::Format::Json);
+    assert!(json.stdout.contains("\"serviceAccounts\"") && json.stdout.contains("\"read secrets cluster-wide\""));
+    let can_i = |ns: &str| {
+        let args = [
+            "can-i",
+            "create",
+            "leases.coordination.k8s.io",
+            "-n",
+            ns,
+            "--as",
+            "system:serviceaccount:ops:ack-s3-controller",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("rendered.yaml");
+        std::fs::write(&file, &rendered[0].text).unwrap();
+        let out = std::process::Command::new(BIN).args(args).arg("-f").arg(&file).output().unwrap();
+        text(&out.stdout)
+    };
+    assert_eq!(can_i("team-a"), "yes\n");
+    assert_eq!(can_i("elsewhere"), "no\n");
+}
