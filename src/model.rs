@@ -381,6 +381,23 @@ pub(crate) struct OwnedApiService {
     pub kind: Option<String>,
 }
 
+/// A resource rule from its parts; no `resourceNames` when `names` is empty.
+pub(crate) fn policy_rule(
+    groups: &[&str],
+    resources: &[&str],
+    verbs: &[&str],
+    names: &[&str],
+) -> k8s_openapi::api::rbac::v1::PolicyRule {
+    let list = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    k8s_openapi::api::rbac::v1::PolicyRule {
+        api_groups: Some(list(groups)),
+        resources: Some(list(resources)),
+        verbs: list(verbs),
+        resource_names: (!names.is_empty()).then(|| list(names)),
+        non_resource_urls: None,
+    }
+}
+
 /// The rules of a ClusterRole or Role.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -22,6 +22,7 @@ use conflicts::check_conflicts;
 use provenance::bundle_folders;
 use steps::plan_one;
 
+mod accounts;
 mod bind;
 mod bundle;
 mod conflicts;

@@ -119,7 +119,7 @@ pub fn covers(owner: &[PolicyRule], servant: &[PolicyRule]) -> bool {
 
 /// Atoms as few rules as read well: one per group, resource and name (or
 /// URL), with its verbs in the order kubectl users read them.
-pub(crate) fn as_rules(atoms: &[Atom]) -> Vec<PolicyRule> {
+fn as_rules(atoms: &[Atom]) -> Vec<PolicyRule> {
     let mut rules: Vec<PolicyRule> = Vec::new();
     for atom in atoms {
         let rule = atom.to_rule();
@@ -134,6 +134,11 @@ pub(crate) fn as_rules(atoms: &[Atom]) -> Vec<PolicyRule> {
         r.verbs.dedup();
     }
     rules
+}
+
+/// What `servant` grants beyond `owner`, as few rules as read well.
+pub(crate) fn uncovered_rules(owner: &[PolicyRule], servant: &PolicyRule) -> Vec<PolicyRule> {
+    as_rules(&uncovered(owner, std::slice::from_ref(servant)))
 }
 
 /// Do `a` and `b` both grant some one permission? Used for rules that must
@@ -183,16 +188,7 @@ mod tests {
     //! Hand-written cases of the API server's escalation rules.
     use super::*;
 
-    fn rule(groups: &[&str], resources: &[&str], verbs: &[&str], names: &[&str]) -> PolicyRule {
-        let v = |s: &[&str]| Some(s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-        PolicyRule {
-            api_groups: v(groups),
-            resources: v(resources),
-            verbs: verbs.iter().map(|x| x.to_string()).collect(),
-            resource_names: if names.is_empty() { None } else { v(names) },
-            non_resource_urls: None,
-        }
-    }
+    use crate::model::policy_rule as rule;
 
     fn urls(urls: &[&str], verbs: &[&str]) -> PolicyRule {
         PolicyRule {

@@ -11,7 +11,7 @@
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use crate::access::cover::{as_rules, overlaps, uncovered};
+use crate::access::cover::{overlaps, uncovered_rules};
 use crate::access::describe_rule;
 use crate::config::{Config, InstallPolicy, OperatorPermissions};
 use crate::model::*;
@@ -100,43 +100,40 @@ fn ceiling(
     Some(Some(rules))
 }
 
+impl Granted<'_> {
+    /// `finding` about this grant: on the object and field that ask for it.
+    fn at(&self, finding: Finding) -> Finding {
+        finding.on(&self.on).at(self.field.clone()).in_file(self.file)
+    }
+
+    /// Who gets what, and where, for messages.
+    fn describe(&self) -> String {
+        format!("{} would be granted {}{}", self.who, describe_rule(&self.rule), scope(self.cluster_wide))
+    }
+}
+
 fn check_ceiling(allow: &[PolicyRule], granted: &[Granted], results: &mut Vec<Finding>) {
     for g in granted {
-        let missing = uncovered(allow, std::slice::from_ref(&g.rule));
+        let missing = uncovered_rules(allow, &g.rule);
         if missing.is_empty() {
             continue;
         }
-        let beyond: Vec<String> = as_rules(&missing).iter().map(describe_rule).collect();
-        results.push(
-            Finding::error(format!(
-                "install policy: {} would be granted {}{}, beyond spec.operator.policy.allow: {}",
-                g.who,
-                describe_rule(&g.rule),
-                scope(g.cluster_wide),
-                beyond.join("; ")
-            ))
-            .on(&g.on)
-            .at(g.field.clone())
-            .in_file(g.file),
-        );
+        let beyond: Vec<String> = missing.iter().map(describe_rule).collect();
+        let message =
+            format!("install policy: {}, beyond spec.operator.policy.allow: {}", g.describe(), beyond.join("; "));
+        results.push(g.at(Finding::error(message)));
     }
 }
 
 fn check_deny(deny: &[PolicyRule], granted: &[Granted], results: &mut Vec<Finding>) {
     for g in granted {
         for (k, d) in deny.iter().enumerate().filter(|(_, d)| overlaps(&g.rule, d)) {
-            results.push(
-                Finding::error(format!(
-                    "install policy: {} would be granted {}{}, which spec.operator.policy.deny[{k}] forbids ({})",
-                    g.who,
-                    describe_rule(&g.rule),
-                    scope(g.cluster_wide),
-                    describe_rule(d)
-                ))
-                .on(&g.on)
-                .at(g.field.clone())
-                .in_file(g.file),
+            let message = format!(
+                "install policy: {}, which spec.operator.policy.deny[{k}] forbids ({})",
+                g.describe(),
+                describe_rule(d)
             );
+            results.push(g.at(Finding::error(message)));
         }
     }
 }
@@ -148,18 +145,12 @@ fn warn_dangerous(granted: &[Granted], results: &mut Vec<Finding>) {
             continue;
         }
         let what: Vec<&str> = dangers.iter().map(|d| d.what).collect();
-        results.push(
-            Finding::warning(format!(
-                "{} is granted {}{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
-                g.who,
-                describe_rule(&g.rule),
-                scope(g.cluster_wide),
-                what.join(", ")
-            ))
-            .on(&g.on)
-            .at(g.field.clone())
-            .in_file(g.file),
+        let message = format!(
+            "{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
+            g.describe(),
+            what.join(", ")
         );
+        results.push(g.at(Finding::warning(message)));
     }
 }
 

@@ -11,13 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::ServiceAccount;
-use k8s_openapi::api::rbac::v1::{
-    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject as K8sSubject,
-};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::allowed::Place;
-use crate::access::cover::{as_rules, covers, uncovered};
+use crate::access::cover::{covers, uncovered_rules};
 use crate::access::{describe_rule, from_objects, Identity};
 use crate::config::{Config, Installer, InstallerMode, Olm, OperatorPermissions};
 use crate::kinds::{resource_of, ApiResource};
@@ -25,7 +22,8 @@ use crate::model::*;
 use crate::names::bounded_name;
 use crate::report::Finding;
 
-use super::operator::{read_namespaces, watched_namespaces, Grant, SERVICE_ACCOUNT_ANNOTATION};
+use super::accounts::Account;
+use super::operator::{read_namespaces, watched_namespaces, Grant};
 use super::provenance::bundle_members;
 use super::Object;
 
@@ -333,16 +331,7 @@ fn core_resource(group: &str, plural: &str) -> ApiResource {
     ApiResource { group: group.into(), plural: plural.into(), cluster }
 }
 
-fn rule(groups: &[&str], resources: &[&str], verbs: &[&str], names: &[&str]) -> PolicyRule {
-    let v = |s: &[&str]| Some(s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-    PolicyRule {
-        api_groups: v(groups),
-        resources: v(resources),
-        verbs: verbs.iter().map(|x| x.to_string()).collect(),
-        resource_names: (!names.is_empty()).then(|| v(names)).flatten(),
-        non_resource_urls: None,
-    }
-}
+use crate::model::policy_rule as rule;
 
 /// Writing objects of one resource: `create`, `list`, `watch` on any (no
 /// name to restrict them by), and the rest on `names`, or on any when OLM
@@ -439,11 +428,10 @@ fn check_account(
             None => policy.held_rules(&who, Place::ClusterWide),
             Some(ns) => policy.held_rules(&who, Place::Namespace(ns)),
         });
-        let missing = uncovered(rules, std::slice::from_ref(&n.rule));
+        let missing: Vec<String> = uncovered_rules(rules, &n.rule).iter().map(describe_rule).collect();
         if missing.is_empty() {
             continue;
         }
-        let missing: Vec<String> = as_rules(&missing).iter().map(describe_rule).collect();
         results.push(
             Finding::error(format!(
                 "installer ServiceAccount {}/{} cannot {}: it lacks {} {}",
@@ -471,67 +459,25 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn objects(&self, needs: &[Need]) -> Vec<Object> {
+        let account = Account {
+            extension: &self.config.extension,
+            role: INSTALLER_ROLE,
+            namespace: &self.installer.namespace,
+            name: &self.installer.name,
+        };
         let name = bounded_name(&self.config.extension, "-installer");
         let mut out = vec![Object::ServiceAccount(ServiceAccount {
-            metadata: self.metadata(&self.installer.name, Some(&self.installer.namespace)),
+            metadata: account.metadata(&self.installer.name, Some(&self.installer.namespace)),
             ..Default::default()
         })];
         for (place, rules) in minimised(needs) {
             match place {
-                None => {
-                    out.push(Object::ClusterRole(ClusterRole {
-                        metadata: self.metadata(&name, None),
-                        rules: Some(rules),
-                        aggregation_rule: None,
-                    }));
-                    out.push(Object::ClusterRoleBinding(ClusterRoleBinding {
-                        metadata: self.metadata(&name, None),
-                        role_ref: role_ref("ClusterRole", &name),
-                        subjects: self.subjects(),
-                    }));
-                }
-                Some(ns) => {
-                    out.push(Object::Role(Role { metadata: self.metadata(&name, Some(&ns)), rules: Some(rules) }));
-                    out.push(Object::RoleBinding(RoleBinding {
-                        metadata: self.metadata(&name, Some(&ns)),
-                        role_ref: role_ref("Role", &name),
-                        subjects: self.subjects(),
-                    }));
-                }
+                None => out.extend(account.cluster_pair(&name, rules)),
+                Some(ns) => out.extend(account.namespace_pair(&name, &ns, rules)),
             }
         }
         out
     }
-
-    fn metadata(&self, name: &str, namespace: Option<&str>) -> ObjectMeta {
-        ObjectMeta {
-            name: Some(name.to_string()),
-            namespace: namespace.map(String::from),
-            labels: Some(BTreeMap::from([
-                (MANAGED_BY.to_string(), MANAGER.to_string()),
-                (EXTENSION_LABEL.to_string(), self.config.extension.clone()),
-                (ROLE_LABEL.to_string(), INSTALLER_ROLE.to_string()),
-            ])),
-            annotations: Some(BTreeMap::from([(
-                SERVICE_ACCOUNT_ANNOTATION.to_string(),
-                format!("{}/{}", self.installer.namespace, self.installer.name),
-            )])),
-            ..Default::default()
-        }
-    }
-
-    fn subjects(&self) -> Option<Vec<K8sSubject>> {
-        Some(vec![K8sSubject {
-            api_group: Some(String::new()),
-            kind: "ServiceAccount".into(),
-            name: self.installer.name.clone(),
-            namespace: Some(self.installer.namespace.clone()),
-        }])
-    }
-}
-
-fn role_ref(kind: &str, name: &str) -> RoleRef {
-    RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: kind.into(), name: name.to_string() }
 }
 
 #[cfg(test)]

@@ -11,24 +11,21 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::rbac::v1::{
-    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject as K8sSubject,
-};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::config::{Config, OperatorPermissions};
 use crate::model::*;
 use crate::names::{bounded_name, is_dns1123_subdomain};
 use crate::report::Finding;
 
+use super::accounts::Account;
+pub(crate) use super::accounts::SERVICE_ACCOUNT_ANNOTATION;
 use super::namespaces::{selectable_namespaces, selected_namespaces};
 use super::provenance::bundle_folders;
 use super::Object;
 
 /// The `olm-rbac.io/role` value of the operator's objects.
 pub(crate) const OPERATOR_ROLE: &str = "operator";
-/// `<namespace>/<name>` of the ServiceAccount an operator object is for.
-pub(crate) const SERVICE_ACCOUNT_ANNOTATION: &str = "olm-rbac.io/service-account";
 
 /// One rule the bundle grants one of the operator's ServiceAccounts.
 #[derive(Debug, Clone, PartialEq)]
@@ -327,10 +324,12 @@ impl Writer<'_> {
             }
         }
         let mut out = Vec::new();
-        for (account, (namespaced, cluster)) in by_account {
-            let base = format!("{}-operator-{account}", self.config.extension);
+        for (name, (namespaced, cluster)) in by_account {
+            let account =
+                Account { extension: &self.config.extension, role: OPERATOR_ROLE, namespace: self.install, name };
+            let base = format!("{}-operator-{name}", self.config.extension);
             if !cluster.is_empty() {
-                out.extend(self.cluster_pair(account, bounded_name(&base, ""), cluster));
+                out.extend(account.cluster_pair(&bounded_name(&base, ""), cluster));
             }
             if namespaced.is_empty() {
                 continue;
@@ -339,74 +338,17 @@ impl Writer<'_> {
                 None => {
                     let mut rules = namespaced;
                     rules.push(read_namespaces());
-                    out.extend(self.cluster_pair(account, bounded_name(&base, "-all-namespaces"), rules));
+                    out.extend(account.cluster_pair(&bounded_name(&base, "-all-namespaces"), rules));
                 }
                 Some(list) => {
                     for ns in list {
-                        out.extend(self.namespace_pair(account, bounded_name(&base, ""), ns, &namespaced));
+                        out.extend(account.namespace_pair(&bounded_name(&base, ""), ns, namespaced.clone()));
                     }
                 }
             }
         }
         out
     }
-
-    fn metadata(&self, account: &str, name: &str, namespace: Option<&str>) -> ObjectMeta {
-        ObjectMeta {
-            name: Some(name.to_string()),
-            namespace: namespace.map(String::from),
-            labels: Some(BTreeMap::from([
-                (MANAGED_BY.to_string(), MANAGER.to_string()),
-                (EXTENSION_LABEL.to_string(), self.config.extension.clone()),
-                (ROLE_LABEL.to_string(), OPERATOR_ROLE.to_string()),
-            ])),
-            annotations: Some(BTreeMap::from([(
-                SERVICE_ACCOUNT_ANNOTATION.to_string(),
-                format!("{}/{account}", self.install),
-            )])),
-            ..Default::default()
-        }
-    }
-
-    fn subjects(&self, account: &str) -> Option<Vec<K8sSubject>> {
-        Some(vec![K8sSubject {
-            api_group: Some(String::new()),
-            kind: "ServiceAccount".into(),
-            name: account.to_string(),
-            namespace: Some(self.install.to_string()),
-        }])
-    }
-
-    fn cluster_pair(&self, account: &str, name: String, rules: Vec<PolicyRule>) -> [Object; 2] {
-        let role_ref = role_ref("ClusterRole", &name);
-        [
-            Object::ClusterRole(ClusterRole {
-                metadata: self.metadata(account, &name, None),
-                rules: Some(rules),
-                aggregation_rule: None,
-            }),
-            Object::ClusterRoleBinding(ClusterRoleBinding {
-                metadata: self.metadata(account, &name, None),
-                role_ref,
-                subjects: self.subjects(account),
-            }),
-        ]
-    }
-
-    fn namespace_pair(&self, account: &str, name: String, ns: &str, rules: &[PolicyRule]) -> [Object; 2] {
-        [
-            Object::Role(Role { metadata: self.metadata(account, &name, Some(ns)), rules: Some(rules.to_vec()) }),
-            Object::RoleBinding(RoleBinding {
-                metadata: self.metadata(account, &name, Some(ns)),
-                role_ref: role_ref("Role", &name),
-                subjects: self.subjects(account),
-            }),
-        ]
-    }
-}
-
-fn role_ref(kind: &str, name: &str) -> RoleRef {
-    RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: kind.into(), name: name.to_string() }
 }
 
 /// What OLM adds to `permissions` it promotes cluster-wide: an all-namespaces

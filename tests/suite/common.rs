@@ -280,3 +280,20 @@ const BIND_BINDINGS: &str = "  bindings:
   - role: view
     subjects: [{kind: Group, name: \"on\"}]
 ";
+
+/// The request an atom stands for, in `namespace`; `None` for a URL.
+pub fn request_for(atom: &olm_rbac::access::cover::Atom, namespace: Option<&str>) -> Option<olm_rbac::access::Request> {
+    let olm_rbac::access::cover::Atom::Resource { group, resource, verb, name } = atom else { return None };
+    let (resource, subresource) = match resource.split_once('/') {
+        Some((r, s)) => (r.to_string(), Some(s.to_string())),
+        None => (resource.clone(), None),
+    };
+    Some(olm_rbac::access::Request {
+        verb: verb.clone(),
+        group: group.clone(),
+        resource,
+        subresource,
+        name: name.clone(),
+        namespace: namespace.map(String::from),
+    })
+}

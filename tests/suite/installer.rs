@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::common::*;
 use crate::invariant::policy;
 use olm_rbac::access::cover::{self, Atom};
-use olm_rbac::access::{Identity, Request};
+use olm_rbac::access::Identity;
 use olm_rbac::run::{function, render, Outcome, Source};
 
 const NS: &str = "argocd";
@@ -176,22 +176,6 @@ fn install_checks(bundle: &str, scoped: Option<&[&str]>, olm: &str) -> Vec<Check
     checks
 }
 
-fn request(check: &Check) -> Option<Request> {
-    let Atom::Resource { group, resource, verb, name } = &check.atom else { return None };
-    let (resource, subresource) = match resource.split_once('/') {
-        Some((r, s)) => (r.to_string(), Some(s.to_string())),
-        None => (resource.clone(), None),
-    };
-    Some(Request {
-        verb: verb.clone(),
-        group: group.clone(),
-        resource,
-        subresource,
-        name: name.clone(),
-        namespace: check.namespace.clone(),
-    })
-}
-
 /// Is `check` allowed by these rules, cluster-wide ones applying everywhere?
 fn allowed_by(rules: &[(Option<String>, Vec<PolicyRule>)], check: &Check) -> bool {
     let held: Vec<PolicyRule> = rules
@@ -228,7 +212,7 @@ fn assert_sufficient_and_minimal(bundle: &str, olm: &str, operator: &str, scoped
     let sa = Identity::new(&format!("system:serviceaccount:{NS}:argocd-installer"), &[]);
     let rules = installer_rules(&out.stdout);
     for c in &checks {
-        match request(c).filter(|_| !c.hold) {
+        match request_for(&c.atom, c.namespace.as_deref()).filter(|_| !c.hold) {
             Some(req) => assert!(
                 p.can(&sa, &req).is_some(),
                 "{bundle}: the installer cannot {:?} in {:?} ({})",

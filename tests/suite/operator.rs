@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common::*;
 use crate::invariant::{granted, policy};
-use olm_rbac::access::cover::{self, Atom};
+use olm_rbac::access::cover;
 use olm_rbac::access::{Identity, Request};
 use olm_rbac::run::{function, render, Outcome, Source};
 
@@ -54,22 +54,6 @@ fn csv_rules(bundle: &str) -> Vec<(String, bool, PolicyRule)> {
     out
 }
 
-fn request(atom: &Atom, namespace: Option<&str>) -> Option<Request> {
-    let Atom::Resource { group, resource, verb, name } = atom else { return None };
-    let (resource, subresource) = match resource.split_once('/') {
-        Some((r, s)) => (r.to_string(), Some(s.to_string())),
-        None => (resource.clone(), None),
-    };
-    Some(Request {
-        verb: verb.clone(),
-        group: group.clone(),
-        resource,
-        subresource,
-        name: name.clone(),
-        namespace: namespace.map(String::from),
-    })
-}
-
 fn service_account(name: &str) -> Identity {
     Identity::new(&format!("system:serviceaccount:ops:{name}"), &[])
 }
@@ -101,11 +85,11 @@ fn the_operator_may_do_what_its_csv_asks_where_it_is_asked() {
                 let own_cluster: Vec<PolicyRule> =
                     rules.iter().filter(|(a, c, _)| a == account && *c).map(|(_, _, r)| r.clone()).collect();
                 for atom in cover::atoms(rule) {
-                    let allowed = |ns: Option<&str>| request(&atom, ns).map(|r| p.can(&sa, &r).is_some());
+                    let allowed = |ns: Option<&str>| request_for(&atom, ns).map(|r| p.can(&sa, &r).is_some());
                     if *cluster || mode == "Cluster" {
                         assert_eq!(
                             allowed(None),
-                            Some(true).filter(|_| request(&atom, None).is_some()).or(None),
+                            Some(true).filter(|_| request_for(&atom, None).is_some()).or(None),
                             "{bundle} {mode}: {account} {atom:?} cluster-wide"
                         );
                         assert_ne!(
