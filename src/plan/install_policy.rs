@@ -89,6 +89,15 @@ fn ceiling(
                 if let Body::Role(v) = &o.body {
                     rules.extend(v.rules.iter().map(RuleView::to_policy_rule));
                 }
+                if source_folder(o).is_none() {
+                    results.push(
+                        Finding::warning(format!(
+                            "ClusterRole {name:?} comes from no known file, so olm-rbac cannot tell it from one a bundle ships; pass your ceiling as a file of its own"
+                        ))
+                        .on(&cfg)
+                        .at(field),
+                    );
+                }
                 None
             }
         };
@@ -223,17 +232,17 @@ fn bundle_granted<'a>(
     results: &mut Vec<Finding>,
 ) -> Vec<Granted<'a>> {
     let mut out = Vec::new();
+    let ceiling = config.operator.policy.as_ref().is_some_and(InstallPolicy::has_ceiling);
     let bundle: Vec<&InputObject> = bundle_rbac(csv, objects, claims).collect();
     for o in &bundle {
         match &o.body {
-            Body::Role(v) if v.aggregates() => results.push(
-                Finding::warning(
-                    "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy",
-                )
-                .on(&o.object_ref())
-                .at("aggregationRule")
-                .in_file(o.file.as_ref()),
-            ),
+            Body::Role(v) if v.aggregates() => {
+                // It may gather the built-in roles' rules (aggregate-to-admin) and be
+                // bound to the operator: under a ceiling that is refused.
+                let message = "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy";
+                let finding = if ceiling { Finding::error(message) } else { Finding::warning(message) };
+                results.push(finding.on(&o.object_ref()).at("aggregationRule").in_file(o.file.as_ref()));
+            }
             Body::Role(v) => {
                 let cluster_wide = o.header.kind.as_deref() == Some("ClusterRole");
                 for (j, r) in v.rules.iter().enumerate() {
@@ -253,7 +262,6 @@ fn bundle_granted<'a>(
                     v.role_ref.kind.as_deref().unwrap_or("role"),
                     v.role_ref.name.as_deref().unwrap_or_default()
                 );
-                let ceiling = config.operator.policy.as_ref().is_some_and(InstallPolicy::has_ceiling);
                 let message = format!(
                     "the bundle binds {role}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
                 );

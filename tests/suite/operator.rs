@@ -490,3 +490,23 @@ fn report_and_can_i_answer_for_the_operator() {
     assert_eq!(can_i("team-a"), "yes\n");
     assert_eq!(can_i("elsewhere"), "no\n");
 }
+
+/// A bundle ClusterRole that aggregates the built-in admin role's rules, bound
+/// to the operator, would hold whatever admin holds: under a ceiling that is
+/// refused, since it cannot be measured.
+#[test]
+fn an_aggregating_bundle_role_cannot_slip_past_the_ceiling() {
+    let gather = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ack-gather\naggregationRule:\n  clusterRoleSelectors:\n  - matchLabels: {rbac.authorization.k8s.io/aggregate-to-admin: \"true\"}\nrules: []\n";
+    let bind = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ack-gather\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ack-gather}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}\n";
+    let spec = format!("{NAMESPACES}{ACK_ALLOW}");
+    let out = render_with(ack_with(&[gather, bind]), &spec);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr.contains(
+            "error: ClusterRole ack-gather: aggregationRule: the bundle ships this ClusterRole with an aggregationRule"
+        ),
+        "{}",
+        out.stderr
+    );
+}
