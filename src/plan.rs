@@ -175,9 +175,9 @@ pub(crate) struct Generated {
     pub output_path: String,
 }
 
-/// What to do with a list.
+/// What the steps decide, as they go: what `plan` turns into a [`Plan`].
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Plan {
+pub(crate) struct Draft {
     /// Indices of input objects to drop (earlier output of these configs).
     pub remove: BTreeSet<usize>,
     /// Changes to the metadata of input objects olm-rbac did not generate:
@@ -187,16 +187,77 @@ pub(crate) struct Plan {
     pub results: Vec<Finding>,
 }
 
+/// What to do with a list. A plan whose results hold an error changes
+/// nothing, by construction: it is built only by [`Plan::decide`] and
+/// [`Plan::refused`], and results added later go through the same rule.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Plan {
+    remove: BTreeSet<usize>,
+    patches: BTreeMap<usize, MetaPatch>,
+    generated: Vec<Generated>,
+    results: Vec<Finding>,
+}
+
 impl Plan {
-    pub(crate) fn has_errors(&self) -> bool {
-        self.results.iter().any(|r| r.severity == Severity::Error)
+    /// The draft's changes, unless its results hold an error.
+    fn decide(draft: Draft) -> Plan {
+        let Draft { remove, patches, generated, results } = draft;
+        let mut plan = Plan { remove, patches, generated, results };
+        plan.keep_the_rule();
+        plan
+    }
+
+    /// A plan that changes nothing: the input was refused before planning.
+    pub(crate) fn refused(results: Vec<Finding>) -> Plan {
+        let mut plan = Plan { results, ..Plan::default() };
+        plan.keep_the_rule();
+        plan
+    }
+
+    /// Adds results from the runner: `earlier` before the plan's own (reading
+    /// the input), `later` after (writing it). An error among them undoes
+    /// every change.
+    pub(crate) fn add_results(&mut self, earlier: Vec<Finding>, later: Vec<Finding>) {
+        let own = std::mem::take(&mut self.results);
+        self.results = [earlier, own, later].concat();
+        self.keep_the_rule();
+    }
+
+    /// With an error, nothing is changed, so no result may say otherwise.
+    fn keep_the_rule(&mut self) {
+        if self.results.iter().any(|r| r.severity == Severity::Error) {
+            self.remove.clear();
+            self.patches.clear();
+            self.generated.clear();
+            self.results.retain(|r| r.severity != Severity::Info);
+        }
+    }
+
+    pub(crate) fn remove(&self) -> &BTreeSet<usize> {
+        &self.remove
+    }
+
+    pub(crate) fn patches(&self) -> &BTreeMap<usize, MetaPatch> {
+        &self.patches
+    }
+
+    pub(crate) fn generated(&self) -> &[Generated] {
+        &self.generated
+    }
+
+    pub(crate) fn results(&self) -> &[Finding] {
+        &self.results
+    }
+
+    pub(crate) fn into_results(self) -> Vec<Finding> {
+        self.results
     }
 }
 
 /// Decides the output for `configs` over `objects`. If anything is an error,
 /// the plan removes and generates nothing: the input comes back unchanged.
 pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
-    let mut plan = Plan::default();
+    let mut plan = Draft::default();
     let mut seen: BTreeMap<&str, &Config> = BTreeMap::new();
     for config in configs {
         if let Some(first) = seen.insert(&config.extension, config) {
@@ -227,14 +288,7 @@ pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
         }
     }
     check_conflicts(objects, &mut plan);
-    if plan.has_errors() {
-        // Nothing is changed, so no result may say otherwise.
-        plan.remove.clear();
-        plan.patches.clear();
-        plan.generated.clear();
-        plan.results.retain(|r| r.severity != Severity::Info);
-    }
-    plan
+    Plan::decide(plan)
 }
 
 #[cfg(test)]

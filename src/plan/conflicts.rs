@@ -8,11 +8,11 @@ use crate::model::*;
 use crate::report::Finding;
 
 use super::operator::SERVICE_ACCOUNT_ANNOTATION;
-use super::{trust, Generated, Plan};
+use super::{trust, Draft, Generated};
 
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.
-pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Plan) {
+pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Draft) {
     let scopes = trust::crd_scopes(objects);
     let mut taken: BTreeMap<(String, String, Option<String>, String), &InputObject> = BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {

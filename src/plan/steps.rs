@@ -12,11 +12,11 @@ use super::bundle::Provided;
 use super::discover::{discover, select};
 use super::provenance::{bundle_folders, bundle_members, source_folder};
 use super::roles::{cluster_roles, role_name, versions_for};
-use super::{bind, bundle, install_policy, installer, operator, trust, Api, ApiSource, Generated, Object, Plan};
+use super::{bind, bundle, install_policy, installer, operator, trust, Api, ApiSource, Draft, Generated, Object};
 
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
-pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>], plan: &mut Plan) {
+pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>], plan: &mut Draft) {
     let earlier = earlier_output(config, claims);
     plan.remove.extend(earlier.iter().copied());
     let (apis, csv) = discover(config, objects, &mut plan.results);
@@ -85,7 +85,7 @@ fn bundle_objects(
     csv: Option<usize>,
     objects: &[InputObject],
     claims: &[Option<String>],
-    plan: &mut Plan,
+    plan: &mut Draft,
 ) -> Provided {
     let dropped = match config.bundle_objects {
         BundleObjects::Keep => BTreeSet::new(),
@@ -311,7 +311,7 @@ fn report_removed(
 }
 
 /// Shows the outcome on the extension's `ClusterExtension`, if it is in the input.
-fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], plan: &mut Plan) {
+fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], plan: &mut Draft) {
     for (i, o) in objects.iter().enumerate() {
         if o.is("olm.operatorframework.io", "ClusterExtension") && o.header.name.as_deref() == Some(&config.extension) {
             if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {

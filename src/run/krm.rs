@@ -58,22 +58,21 @@ pub fn function(input: &str) -> Outcome {
     let mut plan = match config {
         Some(config) if exit_code(&results) == 0 => {
             let mut plan = plan(&[config], &objects);
-            results.append(&mut plan.results);
-            plan.results = results;
+            plan.add_results(results, Vec::new());
             plan
         }
-        _ => Plan { results, ..Plan::default() },
+        _ => Plan::refused(results),
     };
     if reserialised {
-        plan.results.push(Finding::info(
+        plan.add_results(Vec::new(), vec![Finding::info(
             "the ResourceList was not in block style (JSON, or items in flow style), so it was re-serialised as block YAML; comments in it are lost",
-        ));
+        )]);
     }
-    let code = exit_code(&plan.results);
+    let code = exit_code(plan.results());
     match write_list(&list, &mut plan, yaml::line_ending(input)) {
         Ok(stdout) => {
             // kpt shows the results and stderr both; other runners (kustomize) only stderr.
-            let stderr = if shows_results(&list) { String::new() } else { stderr_lines(&plan.results) };
+            let stderr = if shows_results(&list) { String::new() } else { stderr_lines(plan.results()) };
             Outcome { stdout, stderr, code }
         }
         Err(e) => fatal(Finding::error(format!("could not write the output: {e}"))),
@@ -221,7 +220,7 @@ fn shows_results(list: &ListText<'_>) -> bool {
 fn write_list(list: &ListText<'_>, plan: &mut Plan, eol: &str) -> Result<String, String> {
     let mut generated = String::new();
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    for g in &plan.generated {
+    for g in plan.generated() {
         let i = index.entry(g.output_path.as_str()).or_insert(0);
         let text = yaml::to_yaml(&with_path(g, *i).object)?;
         *i += 1;
@@ -232,11 +231,11 @@ fn write_list(list: &ListText<'_>, plan: &mut Plan, eol: &str) -> Result<String,
     let mut kept = String::new();
     let mut notes = Vec::new();
     for (i, item) in list.items.iter().enumerate() {
-        if !plan.remove.contains(&i) {
+        if !plan.remove().contains(&i) {
             push_line(&mut kept, &item_text(item, plan, i, &mut notes)?);
         }
     }
-    plan.results.extend(notes);
+    plan.add_results(Vec::new(), notes);
     let items_block = |out: &mut String, head: &str| {
         if kept.is_empty() && generated.is_empty() {
             out.push_str("items: []");
@@ -266,7 +265,7 @@ fn write_list(list: &ListText<'_>, plan: &mut Plan, eol: &str) -> Result<String,
     if !wrote_items {
         items_block(&mut out, "items:\n");
     }
-    let results = yaml::with_line_ending(&results_yaml(&plan.results)?, eol);
+    let results = yaml::with_line_ending(&results_yaml(plan.results())?, eol);
     push_line(&mut out, &results);
     Ok(out)
 }

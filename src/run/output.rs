@@ -15,7 +15,7 @@ pub(super) fn item_text<'a>(
     index: usize,
     notes: &mut Vec<Finding>,
 ) -> Result<Cow<'a, str>, String> {
-    let Some(patch) = plan.patches.get(&index) else { return Ok(Cow::Borrowed(&item.text)) };
+    let Some(patch) = plan.patches().get(&index) else { return Ok(Cow::Borrowed(&item.text)) };
     let object = item.header.object_ref();
     let patched =
         yaml::patched_text(item, patch).map_err(|e| format!("could not update {}: {e}", describe(&object)))?;

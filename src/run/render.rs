@@ -32,10 +32,10 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
             config::KIND
         )));
     }
-    let plan = if results.is_empty() { plan(&parsed, &objects) } else { Plan { results, ..Plan::default() } };
-    let code = exit_code(&plan.results);
+    let plan = if results.is_empty() { plan(&parsed, &objects) } else { Plan::refused(results) };
+    let code = exit_code(plan.results());
     if code != 0 {
-        return Outcome { stdout: String::new(), stderr: stderr_lines(&plan.results), code };
+        return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results()), code };
     }
     write_documents(inputs, &split.kept, plan)
 }
@@ -101,22 +101,22 @@ fn write_documents(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan)
     let mut notes = Vec::new();
     let mut docs: Vec<Cow<'_, str>> = Vec::new();
     for (i, (chunk, _)) in kept.iter().enumerate() {
-        if !plan.remove.contains(&i) {
+        if !plan.remove().contains(&i) {
             match item_text(chunk, &plan, i, &mut notes) {
                 Ok(text) => docs.push(text),
                 Err(e) => return fatal_render(e),
             }
         }
     }
-    for g in &plan.generated {
+    for g in plan.generated() {
         match yaml::to_yaml(&g.object) {
             Ok(text) => docs.push(Cow::Owned(text)),
             Err(e) => return fatal_render(format!("could not write {}: {e}", describe(&g.object.object_ref()))),
         }
     }
-    let generated = plan.generated.len();
-    let code = exit_code(&plan.results);
-    let stderr = stderr_lines(&[plan.results, notes].concat());
+    let generated = plan.generated().len();
+    let code = exit_code(plan.results());
+    let stderr = stderr_lines(&[plan.into_results(), notes].concat());
     // Separators and generated documents follow the first input's line endings.
     let eol = yaml::line_ending(inputs.first().map_or("", |s| s.text.as_str()));
     let mut stdout = String::new();
