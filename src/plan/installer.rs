@@ -24,7 +24,7 @@ use crate::report::Finding;
 
 use super::accounts::Account;
 use super::operator::{read_namespaces, watched_namespaces, Grant};
-use super::provenance::bundle_members;
+use super::provenance::{bundle_members, source_folder};
 use super::Object;
 
 /// The `olm-rbac.io/role` value of the installer's objects.
@@ -63,6 +63,15 @@ pub(super) fn plan_installer(
         return Vec::new();
     };
     let needs = needs(config, installer, csv, view, grants, objects, claims, results);
+    if source_folder(&objects[csv]).is_none() {
+        results.push(
+            Finding::warning(
+                "spec.installer: the input does not say which file the ClusterServiceVersion came from, so only it and the CRDs count as the bundle's objects; the account holds nothing for the bundle's other manifests (pass the bundle as files, or through kpt)",
+            )
+            .on(&config.object_ref())
+            .at("spec.installer"),
+        );
+    }
     match installer.mode {
         InstallerMode::Check => {
             check_account(config, installer, &needs, objects, claims, results);

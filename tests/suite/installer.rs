@@ -354,6 +354,7 @@ fn idempotent_deterministic_and_reverted_like_everything_olm_rbac_writes() {
     let spec = installer_spec("OLMv0", "");
     let first = krm("ack-s3-controller-1.10.0", &spec);
     assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stdout.contains("only it and the CRDs count as the bundle's objects"), "without paths, said so");
     assert_eq!(
         count(&first.stdout, "olm-rbac.io/role: installer"),
         5,
