@@ -116,30 +116,6 @@ impl Object {
         }
     }
 
-    /// Output order: by API, then roles before cluster bindings before
-    /// namespaced ones, then namespace and name.
-    fn sort_key(&self) -> (String, u8, String, String, u8, String) {
-        let m = self.metadata();
-        let label = |k: &str| m.labels.as_ref().and_then(|l| l.get(k)).cloned().unwrap_or_default();
-        let api = m.annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)).cloned().unwrap_or_default();
-        let rank = match self {
-            Object::ClusterRole(_) => 0,
-            Object::ClusterRoleBinding(_) => 1,
-            Object::Role(_) => 2,
-            Object::RoleBinding(_) => 3,
-            Object::ServiceAccount(_) => 4,
-        };
-        let role = RoleKind::ALL.iter().position(|r| r.as_str() == label(ROLE_LABEL)).unwrap_or(9) as u8;
-        let name = m.name.clone().unwrap_or_default();
-        // The name without its role suffix keeps each version's roles together (OLMv0 naming).
-        let base = ["-view-crdview", "-crdview", "-admin", "-edit", "-view"]
-            .iter()
-            .find_map(|suffix| name.strip_suffix(suffix))
-            .unwrap_or(&name)
-            .to_string();
-        (api, rank, m.namespace.clone().unwrap_or_default(), base, role, name)
-    }
-
     /// `Kind name` or `Kind namespace/name`, for results.
     pub(crate) fn describe(&self) -> String {
         let m = self.metadata();
@@ -168,9 +144,42 @@ impl Object {
     }
 }
 
+/// What a generated object is for, as the plan knew it when it made it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum About {
+    /// A role, or a binding of one, for an API's role; named for a version
+    /// under `naming: OLMv0`.
+    Api { api: String, version: Option<String>, role: RoleKind },
+    /// An object for a ServiceAccount (`<namespace>/<name>`): the operator's
+    /// or the installer's.
+    Account(String),
+}
+
+/// An object the plan makes, with what it is for.
+pub(crate) type Made = (About, Object);
+
+/// Output order of an API's objects: by API, then roles before cluster
+/// bindings before namespaced ones, then namespace, version, role and name.
+fn order((about, object): &Made) -> (String, u8, String, Option<String>, u8, String) {
+    let m = object.metadata();
+    let rank = match object {
+        Object::ClusterRole(_) => 0,
+        Object::ClusterRoleBinding(_) => 1,
+        Object::Role(_) => 2,
+        Object::RoleBinding(_) => 3,
+        Object::ServiceAccount(_) => 4,
+    };
+    let (api, version, role) = match about {
+        About::Api { api, version, role } => (api.clone(), version.clone(), *role as u8),
+        About::Account(_) => (String::new(), None, 9),
+    };
+    (api, rank, m.namespace.clone().unwrap_or_default(), version, role, m.name.clone().unwrap_or_default())
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Generated {
     pub object: Object,
+    pub about: About,
     /// Where a runner that writes files (kpt) should put it.
     pub output_path: String,
 }

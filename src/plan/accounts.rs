@@ -10,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::model::*;
 
-use super::Object;
+use super::{About, Made, Object};
 
 /// `<namespace>/<name>` of the ServiceAccount an object is for.
 pub(crate) const SERVICE_ACCOUNT_ANNOTATION: &str = "olm-rbac.io/service-account";
@@ -52,8 +52,13 @@ impl Account<'_> {
         }])
     }
 
+    /// What the account's objects are for.
+    pub(super) fn about(&self) -> About {
+        About::Account(format!("{}/{}", self.namespace, self.name))
+    }
+
     /// A ClusterRole with `rules` and its ClusterRoleBinding to the account.
-    pub(super) fn cluster_pair(&self, name: &str, rules: Vec<PolicyRule>) -> [Object; 2] {
+    pub(super) fn cluster_pair(&self, name: &str, rules: Vec<PolicyRule>) -> [Made; 2] {
         [
             Object::ClusterRole(ClusterRole {
                 metadata: self.metadata(name, None),
@@ -66,10 +71,11 @@ impl Account<'_> {
                 subjects: self.subjects(),
             }),
         ]
+        .map(|o| (self.about(), o))
     }
 
     /// A Role with `rules` in `namespace` and its RoleBinding to the account.
-    pub(super) fn namespace_pair(&self, name: &str, namespace: &str, rules: Vec<PolicyRule>) -> [Object; 2] {
+    pub(super) fn namespace_pair(&self, name: &str, namespace: &str, rules: Vec<PolicyRule>) -> [Made; 2] {
         [
             Object::Role(Role { metadata: self.metadata(name, Some(namespace)), rules: Some(rules) }),
             Object::RoleBinding(RoleBinding {
@@ -78,6 +84,7 @@ impl Account<'_> {
                 subjects: self.subjects(),
             }),
         ]
+        .map(|o| (self.about(), o))
     }
 }
 

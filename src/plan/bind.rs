@@ -14,7 +14,7 @@ use crate::report::{Finding, ObjRef};
 
 use super::namespaces::{selectable_namespaces, selected_namespaces};
 use super::roles::{metadata, name_parts};
-use super::{Api, ApiSource, Object};
+use super::{About, Api, ApiSource, Made, Object};
 
 /// The roles a binding of `role` grants: editors also read, and everyone bound
 /// can read the API's CRD object (versions, schema, printer columns).
@@ -29,6 +29,7 @@ fn implied(role: RoleKind) -> Vec<RoleKind> {
 #[derive(Debug)]
 struct Planned {
     api: String,
+    version: Option<String>,
     role: RoleKind,
     role_name: String,
     subjects: BTreeSet<Subject>,
@@ -43,7 +44,7 @@ pub(crate) fn bindings(
     objects: &[InputObject],
     bundle_folders: &[String],
     results: &mut Vec<Finding>,
-) -> Vec<Object> {
+) -> Vec<Made> {
     let cfg = config.object_ref();
     if config.bindings.is_empty() {
         results.push(
@@ -115,7 +116,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                     for (version, role_name) in (self.role_for)(api, role) {
                         for ns in list {
                             let name = binding_name(self.config, api, version.as_deref(), role);
-                            self.add((Some(ns.clone()), name), api, role, &role_name, &binding.subjects);
+                            self.add((Some(ns.clone()), name), api, (&version, role), &role_name, &binding.subjects);
                         }
                     }
                 }
@@ -124,7 +125,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                 for role in implied(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
                         let name = binding_name(self.config, api, version.as_deref(), role);
-                        self.add((None, name), api, role, &role_name, &binding.subjects);
+                        self.add((None, name), api, (&version, role), &role_name, &binding.subjects);
                     }
                 }
             }
@@ -132,14 +133,22 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
         if api.source == ApiSource::Crd {
             for (version, role_name) in (self.role_for)(api, RoleKind::CrdView) {
                 let name = binding_name(self.config, api, version.as_deref(), RoleKind::CrdView);
-                self.add((None, name), api, RoleKind::CrdView, &role_name, &binding.subjects);
+                self.add((None, name), api, (&version, RoleKind::CrdView), &role_name, &binding.subjects);
             }
         }
     }
 
-    fn add(&mut self, key: (Option<String>, String), api: &Api, role: RoleKind, role_name: &str, subjects: &[Subject]) {
+    fn add(
+        &mut self,
+        key: (Option<String>, String),
+        api: &Api,
+        (version, role): (&Option<String>, RoleKind),
+        role_name: &str,
+        subjects: &[Subject],
+    ) {
         let entry = self.planned.entry(key).or_insert_with(|| Planned {
             api: api.name.clone(),
+            version: version.clone(),
             role,
             role_name: role_name.to_string(),
             subjects: BTreeSet::new(),
@@ -179,19 +188,21 @@ fn binding_scope(
 
 /// A planned binding as the object to write: a ClusterRoleBinding, or a
 /// RoleBinding in its namespace, of the ClusterRole that serves the role.
-fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Planned) -> Object {
+fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Planned) -> Made {
+    let about = About::Api { api: p.api.clone(), version: p.version.clone(), role: p.role };
     let subjects: Vec<K8sSubject> = p.subjects.iter().map(k8s_subject).collect();
     let role_ref =
         RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: "ClusterRole".into(), name: p.role_name };
     let mut meta: ObjectMeta = metadata(config, &p.api, p.role);
     meta.name = Some(name);
-    match namespace {
+    let object = match namespace {
         None => Object::ClusterRoleBinding(ClusterRoleBinding { metadata: meta, role_ref, subjects: Some(subjects) }),
         Some(ns) => {
             meta.namespace = Some(ns);
             Object::RoleBinding(RoleBinding { metadata: meta, role_ref, subjects: Some(subjects) })
         }
-    }
+    };
+    (about, object)
 }
 
 /// `<extension>-<api>-<role>` (with the version under `naming: OLMv0`),

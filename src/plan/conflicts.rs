@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use crate::model::*;
 use crate::report::Finding;
 
-use super::operator::SERVICE_ACCOUNT_ANNOTATION;
-use super::{trust, Draft, Generated};
+use super::{trust, About, Draft, Generated};
 
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.
@@ -66,20 +65,15 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Draft) {
     plan.results.extend(conflicts);
 }
 
-fn annotation<'a>(g: &'a Generated, key: &str) -> Option<&'a str> {
-    g.object.metadata().annotations.as_ref()?.get(key).map(String::as_str)
-}
-
 fn is_operator(g: &Generated) -> bool {
-    annotation(g, SERVICE_ACCOUNT_ANNOTATION).is_some()
+    matches!(g.about, About::Account(_))
 }
 
 /// What a generated object is for, in a message: `API <name>` or the
-/// operator's ServiceAccount.
+/// ServiceAccount it was written for.
 fn purpose(g: &Generated) -> String {
-    match (annotation(g, API_ANNOTATION), annotation(g, SERVICE_ACCOUNT_ANNOTATION)) {
-        (Some(api), _) => format!("API {api}"),
-        (None, Some(account)) => format!("ServiceAccount {account}"),
-        (None, None) => "this extension".to_string(),
+    match &g.about {
+        About::Api { api, .. } => format!("API {api}"),
+        About::Account(account) => format!("ServiceAccount {account}"),
     }
 }

@@ -25,7 +25,7 @@ use crate::report::Finding;
 use super::accounts::Account;
 use super::operator::{read_namespaces, watched_namespaces, Grant};
 use super::provenance::{bundle_members, source_folder};
-use super::Object;
+use super::{Made, Object};
 
 /// The `olm-rbac.io/role` value of the installer's objects.
 pub(crate) const INSTALLER_ROLE: &str = "installer";
@@ -47,7 +47,7 @@ pub(super) fn plan_installer(
     objects: &[InputObject],
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
-) -> Vec<Object> {
+) -> Vec<Made> {
     let Some(installer) = &config.installer else { return Vec::new() };
     let Some((csv, view)) = csv.and_then(|i| match &objects[i].body {
         Body::Csv(v) => Some((i, v)),
@@ -467,7 +467,7 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn objects(&self, needs: &[Need]) -> Vec<Object> {
+    fn objects(&self, needs: &[Need]) -> Vec<Made> {
         let account = Account {
             extension: &self.config.extension,
             role: INSTALLER_ROLE,
@@ -475,10 +475,13 @@ impl Writer<'_> {
             name: &self.installer.name,
         };
         let name = bounded_name(&self.config.extension, "-installer");
-        let mut out = vec![Object::ServiceAccount(ServiceAccount {
-            metadata: account.metadata(&self.installer.name, Some(&self.installer.namespace)),
-            ..Default::default()
-        })];
+        let mut out = vec![(
+            account.about(),
+            Object::ServiceAccount(ServiceAccount {
+                metadata: account.metadata(&self.installer.name, Some(&self.installer.namespace)),
+                ..Default::default()
+            }),
+        )];
         for (place, rules) in minimised(needs) {
             match place {
                 None => out.extend(account.cluster_pair(&name, rules)),

@@ -19,10 +19,9 @@ use crate::names::{bounded_name, is_dns1123_subdomain};
 use crate::report::Finding;
 
 use super::accounts::Account;
-pub(crate) use super::accounts::SERVICE_ACCOUNT_ANNOTATION;
 use super::namespaces::{selectable_namespaces, selected_namespaces};
 use super::provenance::bundle_folders;
-use super::Object;
+use super::{About, Made};
 
 /// The `olm-rbac.io/role` value of the operator's objects.
 pub(crate) const OPERATOR_ROLE: &str = "operator";
@@ -81,7 +80,7 @@ pub(super) fn plan_operator(
     grants: &[Grant],
     objects: &[InputObject],
     results: &mut Vec<Finding>,
-) -> Vec<Object> {
+) -> Vec<Made> {
     let op = &config.operator;
     let cfg = config.object_ref();
     if op.permissions == OperatorPermissions::Unmanaged {
@@ -250,15 +249,18 @@ fn report_watch(
 }
 
 /// One line on what was written for the operator.
-fn summarise(config: &Config, install: &str, written: &[Object], results: &mut Vec<Finding>) {
-    let count = |kind: &str| written.iter().filter(|o| o.kind() == kind).count();
+fn summarise(config: &Config, install: &str, written: &[Made], results: &mut Vec<Finding>) {
+    let count = |kind: &str| written.iter().filter(|(_, o)| o.kind() == kind).count();
     let mut accounts: Vec<String> = written
         .iter()
-        .filter_map(|o| o.metadata().annotations.as_ref()?.get(SERVICE_ACCOUNT_ANNOTATION).cloned())
+        .filter_map(|(about, _)| match about {
+            About::Account(account) => Some(account.clone()),
+            About::Api { .. } => None,
+        })
         .collect();
     accounts.sort();
     accounts.dedup();
-    let mut namespaces: Vec<&str> = written.iter().filter_map(|o| o.metadata().namespace.as_deref()).collect();
+    let mut namespaces: Vec<&str> = written.iter().filter_map(|(_, o)| o.metadata().namespace.as_deref()).collect();
     namespaces.sort();
     namespaces.dedup();
     let place = if namespaces.is_empty() {
@@ -314,7 +316,7 @@ impl Writer<'_> {
     /// Per ServiceAccount, in name order: its cluster rules as a ClusterRole
     /// and binding; its namespaced rules promoted (`namespaces` = `None`) or as
     /// a Role and RoleBinding in each namespace.
-    fn objects(&self, grants: &[Grant], namespaces: Option<BTreeSet<String>>) -> Vec<Object> {
+    fn objects(&self, grants: &[Grant], namespaces: Option<BTreeSet<String>>) -> Vec<Made> {
         let mut by_account: BTreeMap<&str, (Vec<PolicyRule>, Vec<PolicyRule>)> = BTreeMap::new();
         for g in grants {
             let (namespaced, cluster) = by_account.entry(&g.account).or_default();

@@ -14,8 +14,9 @@ use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::report::Finding;
 use crate::reserved;
 
+use super::accounts::SERVICE_ACCOUNT_ANNOTATION;
 use super::installer::INSTALLER_ROLE;
-use super::operator::{OPERATOR_ROLE, SERVICE_ACCOUNT_ANNOTATION};
+use super::operator::OPERATOR_ROLE;
 use super::roles::rule_for_parts;
 
 /// For each input item, the extension it was generated for, if the claim holds.

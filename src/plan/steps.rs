@@ -12,7 +12,10 @@ use super::bundle::Provided;
 use super::discover::{discover, select};
 use super::provenance::{bundle_folders, bundle_members, source_folder};
 use super::roles::{cluster_roles, role_name, versions_for};
-use super::{bind, bundle, install_policy, installer, operator, trust, Api, ApiSource, Draft, Generated, Object};
+use super::{
+    bind, bundle, install_policy, installer, operator, order, trust, About, Api, ApiSource, Draft, Generated, Made,
+    Object,
+};
 
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
@@ -32,11 +35,14 @@ pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Optio
         Mode::Aggregate | Mode::Bind => generate(config, &apis, &provided, objects, &mut plan.results),
     };
     let summary = summarise(config, &apis, &provided, &generated, objects, &mut plan.results);
-    generated.sort_by_cached_key(Object::sort_key);
+    generated.sort_by_cached_key(order);
     generated.extend(operator_step(config, csv, objects, claims, &mut plan.results));
     report_removed(config, &earlier, &generated, objects, &mut plan.results);
-    plan.generated
-        .extend(generated.into_iter().map(|object| Generated { object, output_path: config.output_path.clone() }));
+    plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
+        object,
+        about,
+        output_path: config.output_path.clone(),
+    }));
     annotate_extension(config, &summary, objects, plan);
 }
 
@@ -49,7 +55,7 @@ fn operator_step(
     objects: &[InputObject],
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
-) -> Vec<Object> {
+) -> Vec<Made> {
     let op = &config.operator;
     // Granting the CSV's rules (to the operator, or to an installer that must
     // hold them) is when they are checked.
@@ -155,14 +161,16 @@ fn generate(
     provided: &Provided,
     objects: &[InputObject],
     results: &mut Vec<Finding>,
-) -> Vec<Object> {
-    let mut generated: Vec<Object> = Vec::new();
+) -> Vec<Made> {
+    let mut generated: Vec<Made> = Vec::new();
     for api in apis {
         generated.extend(
             cluster_roles(config, api)
                 .into_iter()
                 .filter(|(_, role, _)| !provided.contains_key(&(api.name.clone(), *role)))
-                .map(|(_, _, r)| Object::ClusterRole(r)),
+                .map(|(version, role, r)| {
+                    (About::Api { api: api.name.clone(), version, role }, Object::ClusterRole(r))
+                }),
         );
     }
     if config.mode == Mode::Bind {
@@ -201,7 +209,7 @@ fn summarise(
     config: &Config,
     apis: &[Api],
     provided: &Provided,
-    generated: &[Object],
+    generated: &[Made],
     objects: &[InputObject],
     results: &mut Vec<Finding>,
 ) -> String {
@@ -222,7 +230,7 @@ fn summarise(
         results.push(Finding::info(message).on(&cfg));
         return format!("Unmanaged: only cluster-admins can use its {} API(s)", apis.len());
     }
-    let roles = generated.iter().filter(|o| matches!(o, Object::ClusterRole(_))).count();
+    let roles = generated.iter().filter(|(_, o)| matches!(o, Object::ClusterRole(_))).count();
     let bindings = generated.len() - roles;
     report_per_api(apis, provided, generated, objects, results);
     let how = match config.mode {
@@ -253,13 +261,13 @@ fn summarise(
 fn report_per_api(
     apis: &[Api],
     provided: &Provided,
-    generated: &[Object],
+    generated: &[Made],
     objects: &[InputObject],
     results: &mut Vec<Finding>,
 ) {
     let mut by_api: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for o in generated {
-        if let Some(api) = o.metadata().annotations.as_ref().and_then(|a| a.get(API_ANNOTATION)) {
+    for (about, o) in generated {
+        if let About::Api { api, .. } = about {
             by_api.entry(api).or_default().push(o.describe());
         }
     }
@@ -286,11 +294,11 @@ fn report_per_api(
 fn report_removed(
     config: &Config,
     earlier: &BTreeSet<usize>,
-    generated: &[Object],
+    generated: &[Made],
     objects: &[InputObject],
     results: &mut Vec<Finding>,
 ) {
-    let rewritten: BTreeSet<ObjRef> = generated.iter().map(Object::object_ref).collect();
+    let rewritten: BTreeSet<ObjRef> = generated.iter().map(|(_, o)| o.object_ref()).collect();
     for &i in earlier {
         let mut r = objects[i].object_ref();
         if r.kind != "ServiceAccount" {
