@@ -60,6 +60,8 @@ pub(crate) const EXTENSION_LABEL: &str = "olm-rbac.io/extension";
 pub(crate) const ROLE_LABEL: &str = "olm-rbac.io/role";
 pub(crate) const API_ANNOTATION: &str = "olm-rbac.io/api";
 pub(crate) const MODE_ANNOTATION: &str = "olm-rbac.io/mode";
+/// kustomize's record of the file an object came from.
+pub(crate) const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 
 /// One input item, as the core sees it.
 #[derive(Debug, Clone, Default)]
@@ -239,13 +241,17 @@ impl Header {
     }
 
     /// The file and index the runner says this item came from, if any: kpt's
-    /// path annotations, or kustomize's `config.kubernetes.io/origin` (with
-    /// `buildMetadata: [originAnnotations]`).
-    pub(crate) fn file_ref(&self) -> Option<FileRef> {
+    /// path annotations (kpt writes them over whatever a file says, and
+    /// kustomize removes them), or, when `origin_is_the_runners`, kustomize's
+    /// `config.kubernetes.io/origin`. kustomize writes that annotation over the
+    /// file's own only with `buildMetadata: [originAnnotations]`, and then on
+    /// the functionConfig too; without it, a file's own origin annotation
+    /// passes through untouched, so it is a claim like any other.
+    pub(crate) fn file_ref(&self, origin_is_the_runners: bool) -> Option<FileRef> {
         let a = &self.annotations;
         let Some(path) = a.get("internal.config.kubernetes.io/path").or_else(|| a.get("config.kubernetes.io/path"))
         else {
-            let origin = a.get("config.kubernetes.io/origin")?;
+            let origin = a.get(ORIGIN_ANNOTATION).filter(|_| origin_is_the_runners)?;
             let path = origin.lines().find_map(|l| l.trim().strip_prefix("path:"))?.trim().trim_matches(['"', '\'']);
             return Some(FileRef { path: path.to_string(), index: None });
         };

@@ -19,7 +19,7 @@ use crate::model::*;
 use crate::report::{Finding, ObjRef, Severity};
 
 use conflicts::check_conflicts;
-use provenance::bundle_folders;
+use origin::Origins;
 use steps::plan_one;
 
 mod accounts;
@@ -31,6 +31,7 @@ mod install_policy;
 mod installer;
 mod namespaces;
 mod operator;
+pub(crate) mod origin;
 mod provenance;
 mod roles;
 mod steps;
@@ -280,11 +281,12 @@ pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
             );
         }
     }
-    let claims = provenance::generated_claims(objects, &bundle_folders(objects), &mut plan.results);
+    let origins = Origins::classify(objects);
+    let claims = provenance::generated_claims(objects, &origins, &mut plan.results);
     trust::check_input(objects, &claims, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
-        plan_one(config, objects, &claims, &mut plan);
+        plan_one(config, objects, &origins, &claims, &mut plan);
         for (i, _) in before.iter().filter(|(i, p)| plan.patches.get(i) != Some(p)) {
             plan.results.push(
                 Finding::error(format!(

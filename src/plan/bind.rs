@@ -13,6 +13,7 @@ use crate::names::bounded_name;
 use crate::report::{Finding, ObjRef};
 
 use super::namespaces::{selectable_namespaces, selected_namespaces};
+use super::origin::Origins;
 use super::roles::{metadata, name_parts};
 use super::{About, Api, ApiSource, Made, Object};
 
@@ -42,7 +43,7 @@ pub(crate) fn bindings(
     apis: &[Api],
     role_for: impl Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>,
     objects: &[InputObject],
-    bundle_folders: &[String],
+    origins: &Origins,
     results: &mut Vec<Finding>,
 ) -> Vec<Made> {
     let cfg = config.object_ref();
@@ -54,7 +55,7 @@ pub(crate) fn bindings(
         );
         return Vec::new();
     }
-    let namespaces = selectable_namespaces(objects, bundle_folders);
+    let namespaces = selectable_namespaces(objects, origins);
     let mut plans = Plans { config, role_for, planned: BTreeMap::new() };
     for (i, binding) in config.bindings.iter().enumerate() {
         let field = format!("spec.bindings[{i}]");

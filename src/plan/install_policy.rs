@@ -18,7 +18,7 @@ use crate::model::*;
 use crate::report::{Finding, ObjRef};
 
 use super::operator::{read_namespaces, Grant};
-use super::provenance::{bundle_folders, in_bundle, source_folder};
+use super::origin::{Origin, Origins};
 
 /// One rule the bundle would grant, with who gets it and where it is written.
 struct Granted<'a> {
@@ -39,15 +39,16 @@ pub(super) fn check_policy(
     csv: Option<usize>,
     grants: &[Grant],
     objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) {
-    let granted = granted(config, csv, grants, objects, claims, results);
+    let granted = granted(config, csv, grants, objects, origins, claims, results);
     let Some(policy) = &config.operator.policy else {
         warn_dangerous(&granted, results);
         return;
     };
-    let Some(ceiling) = ceiling(config, policy, objects, claims, results) else { return };
+    let Some(ceiling) = ceiling(config, policy, objects, origins, claims, results) else { return };
     match &ceiling {
         Some(allow) => check_ceiling(allow, &granted, results),
         None => warn_dangerous(&granted, results),
@@ -61,6 +62,7 @@ fn ceiling(
     config: &Config,
     policy: &InstallPolicy,
     objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) -> Option<Option<Vec<PolicyRule>>> {
@@ -75,21 +77,20 @@ fn ceiling(
             .iter()
             .enumerate()
             .find(|(_, o)| o.is("rbac.authorization.k8s.io", "ClusterRole") && o.header.name.as_deref() == Some(name));
-        let folders = bundle_folders(objects);
         let problem = match found {
             None => Some(format!("ClusterRole {name:?} is not in the input")),
             Some((i, _)) if claims[i].is_some() => Some(format!("ClusterRole {name:?} is one olm-rbac generated")),
-            Some((_, o)) if in_bundle(o, &folders) => Some(format!(
+            Some((i, _)) if origins.is_bundle(i) => Some(format!(
                 "ClusterRole {name:?} comes from a bundle's own folder: a bundle does not get to set its own ceiling"
             )),
             Some((_, o)) if matches!(&o.body, Body::Role(v) if v.aggregates()) => Some(format!(
                 "ClusterRole {name:?} has an aggregationRule: its rules are whatever the cluster aggregates into it, which olm-rbac cannot know"
             )),
-            Some((_, o)) => {
+            Some((i, o)) => {
                 if let Body::Role(v) = &o.body {
                     rules.extend(v.rules.iter().map(RuleView::to_policy_rule));
                 }
-                if source_folder(o).is_none() {
+                if origins.of(i) != Origin::Admin {
                     results.push(
                         Finding::warning(format!(
                             "ClusterRole {name:?} comes from no known file, so olm-rbac cannot tell it from one a bundle ships; pass your ceiling as a file of its own"
@@ -178,11 +179,12 @@ fn granted<'a>(
     csv: Option<usize>,
     grants: &[Grant],
     objects: &'a [InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) -> Vec<Granted<'a>> {
     let mut out = csv.map(|i| csv_granted(config, &objects[i], grants)).unwrap_or_default();
-    out.extend(bundle_granted(config, csv, objects, claims, results));
+    out.extend(bundle_granted(config, csv, objects, origins, claims, results));
     out
 }
 
@@ -228,12 +230,13 @@ fn bundle_granted<'a>(
     config: &Config,
     csv: Option<usize>,
     objects: &'a [InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) -> Vec<Granted<'a>> {
     let mut out = Vec::new();
     let ceiling = config.operator.policy.as_ref().is_some_and(InstallPolicy::has_ceiling);
-    let bundle: Vec<&InputObject> = bundle_rbac(csv, objects, claims).collect();
+    let bundle: Vec<&InputObject> = bundle_rbac(config, csv, objects, origins, claims);
     for o in &bundle {
         match &o.body {
             Body::Role(v) if v.aggregates() => {
@@ -285,28 +288,25 @@ fn binds_own_role(binding: &InputObject, role_ref: &RoleRefView, bundle: &[&Inpu
     })
 }
 
-/// The Roles, ClusterRoles and bindings the bundle ships: those in its CSV's folder, and,
-/// when a CSV is in the input, those whose file is not known (they may be the
-/// bundle's). olm-rbac's own earlier output is not the bundle's.
+/// The Roles, ClusterRoles and bindings the bundle may have shipped, when a
+/// CSV is in the input: every one not known to be the admin's, whatever its
+/// labels say, except this extension's own earlier output (which this run
+/// replaces). An object of unknown origin may be the bundle's, so it is
+/// measured.
 fn bundle_rbac<'a>(
+    config: &Config,
     csv: Option<usize>,
     objects: &'a [InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
-) -> impl Iterator<Item = &'a InputObject> + 'a {
-    let csv_folder = csv.and_then(|i| source_folder(&objects[i]));
-    let claimed: Vec<bool> = claims.iter().map(Option::is_some).collect();
+) -> Vec<&'a InputObject> {
+    let mine = |i: usize| claims[i].as_deref() == Some(config.extension.as_str());
     objects
         .iter()
         .enumerate()
-        .filter(move |(i, o)| {
-            let rbac = matches!(o.body, Body::Role(_) | Body::Binding(_));
-            let folder = source_folder(o);
-            let bundle = match (&folder, &csv_folder) {
-                (None, _) => csv.is_some(),
-                (Some(f), Some(c)) => f == c || f.starts_with(&format!("{c}/")),
-                (Some(_), None) => false,
-            };
-            rbac && bundle && !claimed[*i]
+        .filter(|(i, o)| {
+            csv.is_some() && matches!(o.body, Body::Role(_) | Body::Binding(_)) && !origins.is_admin(*i) && !mine(*i)
         })
         .map(|(_, o)| o)
+        .collect()
 }

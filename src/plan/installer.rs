@@ -24,7 +24,7 @@ use crate::report::Finding;
 
 use super::accounts::Account;
 use super::operator::{read_namespaces, watched_namespaces, Grant};
-use super::provenance::{bundle_members, source_folder};
+use super::origin::{bundle_members, source_folder, Origins};
 use super::{Made, Object};
 
 /// The `olm-rbac.io/role` value of the installer's objects.
@@ -45,6 +45,7 @@ pub(super) fn plan_installer(
     csv: Option<usize>,
     grants: &[Grant],
     objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) -> Vec<Made> {
@@ -62,7 +63,7 @@ pub(super) fn plan_installer(
         );
         return Vec::new();
     };
-    let needs = needs(config, installer, csv, view, grants, objects, claims, results);
+    let needs = needs(config, installer, csv, view, grants, objects, origins, claims, results);
     if source_folder(&objects[csv]).is_none() {
         results.push(
             Finding::warning(
@@ -74,7 +75,7 @@ pub(super) fn plan_installer(
     }
     match installer.mode {
         InstallerMode::Check => {
-            check_account(config, installer, &needs, objects, claims, results);
+            check_account(config, installer, &needs, objects, origins, claims, results);
             Vec::new()
         }
         InstallerMode::Generate => {
@@ -108,6 +109,7 @@ fn needs(
     view: &CsvView,
     grants: &[Grant],
     objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) -> Vec<Need> {
@@ -117,7 +119,7 @@ fn needs(
         needs.extend(olm_v0_objects(&objects[csv], ns));
     }
     // The bundle's objects, by kind and name.
-    let members = bundle_members(Some(csv), objects, claims);
+    let members = bundle_members(objects, origins, claims);
     let mut named: BTreeMap<ApiResource, BTreeSet<String>> = BTreeMap::new();
     for &i in &members {
         let o = &objects[i];
@@ -151,7 +153,7 @@ fn needs(
         let place = (!r.cluster).then(|| ns.to_string());
         needs.extend(manage(r, Some(names), place, "install and upgrade the bundle's objects"));
     }
-    needs.extend(operator_needs(config, installer, view, grants, objects, results));
+    needs.extend(operator_needs(config, installer, view, grants, objects, origins, results));
     needs.extend(bundle_role_needs(&members, objects, ns, results));
     needs
 }
@@ -213,6 +215,7 @@ fn operator_needs(
     view: &CsvView,
     grants: &[Grant],
     objects: &[InputObject],
+    origins: &Origins,
     results: &mut Vec<Finding>,
 ) -> Vec<Need> {
     let ns = installer.namespace.as_str();
@@ -225,7 +228,7 @@ fn operator_needs(
     };
     let mut places: BTreeSet<String> = BTreeSet::from([ns.to_string()]);
     if config.operator.permissions == OperatorPermissions::Namespaces {
-        places.extend(watched_namespaces(config, ns, objects, results));
+        places.extend(watched_namespaces(config, ns, objects, origins, results));
     }
     let mut needs = Vec::new();
     // OLM names these objects with a hash of their content, so no resourceNames.
@@ -417,19 +420,24 @@ fn namespaces(needs: &[Need]) -> Vec<String> {
     set.into_iter().collect()
 }
 
-/// `Check`: every need the account's bindings in the input do not cover is
-/// an error naming what is missing and why it is needed.
+/// `Check`: every need the account's bindings do not cover is an error
+/// naming what is missing and why it is needed. Only what exists before the
+/// install counts as held: the admin's own roles and bindings. The bundle's
+/// are created by the installer itself, and objects of unknown origin may be
+/// the bundle's; olm-rbac's earlier output comes from the admin's files or
+/// is unknown like any other object; this extension's is replaced by this run.
 fn check_account(
     config: &Config,
     installer: &Installer,
     needs: &[Need],
     objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) {
     // This extension's earlier output is removed by this run, so it holds nothing.
-    let mine = |c: &Option<String>| c.as_deref() == Some(config.extension.as_str());
-    let policy = from_objects(objects.iter().zip(claims).filter(|(_, c)| !mine(c)).map(|(o, _)| o));
+    let held = |i: usize| origins.is_admin(i) && claims[i].as_deref() != Some(config.extension.as_str());
+    let policy = from_objects(objects.iter().enumerate().filter(|(i, _)| held(*i)).map(|(_, o)| o));
     let who = Identity::new(&format!("system:serviceaccount:{}:{}", installer.namespace, installer.name), &[]);
     let mut held: BTreeMap<Option<String>, Vec<PolicyRule>> = BTreeMap::new();
     for n in needs {

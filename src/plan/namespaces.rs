@@ -7,14 +7,19 @@ use crate::model::*;
 use crate::names::is_dns1123_label;
 use crate::report::{Finding, ObjRef};
 
-use super::provenance::in_bundle;
+use super::origin::Origins;
 
 /// The Namespace objects a `namespaceSelector` reads: the admin's own. When
 /// the runner says which file each object came from, Namespaces in the
 /// bundle's folder (beside its CSV) are the bundle's, and a bundle does not get
 /// to choose where its users are granted access.
-pub(super) fn selectable_namespaces<'a>(objects: &'a [InputObject], bundle_folders: &[String]) -> Vec<&'a InputObject> {
-    objects.iter().filter(|o| o.is("", "Namespace") && !in_bundle(o, bundle_folders)).collect()
+pub(super) fn selectable_namespaces<'a>(objects: &'a [InputObject], origins: &Origins) -> Vec<&'a InputObject> {
+    objects
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| o.is("", "Namespace") && !origins.is_bundle(*i))
+        .map(|(_, o)| o)
+        .collect()
 }
 
 /// The names of the Namespaces a selector picked, each a valid namespace name

@@ -20,7 +20,7 @@ use crate::report::Finding;
 
 use super::accounts::Account;
 use super::namespaces::{selectable_namespaces, selected_namespaces};
-use super::provenance::bundle_folders;
+use super::origin::Origins;
 use super::{About, Made};
 
 /// The `olm-rbac.io/role` value of the operator's objects.
@@ -79,6 +79,7 @@ pub(super) fn plan_operator(
     csv: Option<usize>,
     grants: &[Grant],
     objects: &[InputObject],
+    origins: &Origins,
     results: &mut Vec<Finding>,
 ) -> Vec<Made> {
     let op = &config.operator;
@@ -102,7 +103,7 @@ pub(super) fn plan_operator(
     };
     let Some(install) = op.install_namespace.clone() else { return Vec::new() };
     let watched = match op.permissions {
-        OperatorPermissions::Namespaces => Some(watched_namespaces(config, &install, objects, results)),
+        OperatorPermissions::Namespaces => Some(watched_namespaces(config, &install, objects, origins, results)),
         _ => None,
     };
     check_install_modes(config, csv, view, &install, watched.as_deref(), results);
@@ -125,12 +126,13 @@ pub(super) fn watched_namespaces(
     config: &Config,
     install: &str,
     objects: &[InputObject],
+    origins: &Origins,
     results: &mut Vec<Finding>,
 ) -> Vec<String> {
     let op = &config.operator;
     let mut all: BTreeSet<String> = op.target_namespaces.iter().cloned().collect();
     if let Some(sel) = &op.target_selector {
-        let namespaces = selectable_namespaces(objects, &bundle_folders(objects));
+        let namespaces = selectable_namespaces(objects, origins);
         let field = "spec.operator.targetNamespaceSelector";
         all.extend(selected_namespaces(sel, field, &namespaces, objects, &config.object_ref(), results));
     }

@@ -1,5 +1,5 @@
-//! Where input items come from: which ones olm-rbac generated on an earlier
-//! run, and which ones are a bundle's own (its folder, beside its CSV).
+//! Claims about earlier output: which input items olm-rbac generated on an
+//! earlier run. (Whose each item is by its file is decided in `origin`.)
 //!
 //! The labels that say so are claims, written by whoever wrote the item: an
 //! item counts as generated only when it is of a kind olm-rbac writes, has the
@@ -17,23 +17,25 @@ use crate::reserved;
 use super::accounts::SERVICE_ACCOUNT_ANNOTATION;
 use super::installer::INSTALLER_ROLE;
 use super::operator::OPERATOR_ROLE;
+use super::origin::Origins;
 use super::roles::rule_for_parts;
 
 /// For each input item, the extension it was generated for, if the claim holds.
 pub(crate) fn generated_claims(
     objects: &[InputObject],
-    bundle_folders: &[String],
+    origins: &Origins,
     results: &mut Vec<Finding>,
 ) -> Vec<Option<String>> {
     let defined = defined_apis(objects);
     objects
         .iter()
-        .map(|o| {
+        .enumerate()
+        .map(|(i, o)| {
             if o.header.labels.get(MANAGED_BY).map(String::as_str) != Some(MANAGER) {
                 return None;
             }
             // olm-rbac writes to its output path, never into a bundle.
-            let claim = if in_bundle(o, bundle_folders) {
+            let claim = if origins.is_bundle(i) {
                 Err("it comes from a bundle's own folder, where olm-rbac never writes".to_string())
             } else {
                 check_claim(o, &defined)
@@ -164,60 +166,4 @@ fn check_operator_claim(o: &InputObject) -> Result<(), String> {
         _ => return Err("olm-rbac writes only Roles, ClusterRoles and bindings".into()),
     }
     Ok(())
-}
-
-/// The folder an object's file is in, when the runner says (stdin, `-`, says nothing).
-pub(super) fn source_folder(o: &InputObject) -> Option<String> {
-    let f = o.file.as_ref().filter(|f| f.path != "-")?;
-    Some(f.path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string())
-}
-
-/// The folders that hold the input's ClusterServiceVersions: what is in them,
-/// or below them, is a bundle's. Files named one by one in the working
-/// directory (folder `""`) cannot be told apart, so that folder is none.
-pub(super) fn bundle_folders(objects: &[InputObject]) -> Vec<String> {
-    let mut folders: Vec<String> = objects
-        .iter()
-        .filter(|o| matches!(o.body, Body::Csv(_)))
-        .filter_map(source_folder)
-        .filter(|f| !f.is_empty())
-        .collect();
-    folders.sort();
-    folders.dedup();
-    folders
-}
-
-/// Is the object's file in one of `folders`, or below one?
-pub(super) fn in_bundle(o: &InputObject, folders: &[String]) -> bool {
-    source_folder(o).is_some_and(|f| folders.iter().any(|b| f == *b || f.starts_with(&format!("{b}/"))))
-}
-
-/// The bundle's own objects, for `bundleObjects: Drop`: the CSV, the CRDs, and
-/// whatever else came from the CSV's folder (when the runner says which file
-/// each item came from), except kinds that never belong to a bundle.
-pub(super) fn bundle_members(
-    csv: Option<usize>,
-    objects: &[InputObject],
-    claims: &[Option<String>],
-) -> BTreeSet<usize> {
-    let folder = source_folder;
-    let csv_folder = csv.and_then(|i| folder(&objects[i]));
-    let never_bundled = |i: usize, o: &InputObject| {
-        let group = o.header.group().unwrap_or_default();
-        matches!(
-            group,
-            "olm.operatorframework.io" | "olm-rbac.io" | "kpt.dev" | "kustomize.config.k8s.io" | "config.kubernetes.io"
-        ) || o.is("", "Namespace")
-            || claims[i].is_some()
-    };
-    objects
-        .iter()
-        .enumerate()
-        .filter(|(i, o)| {
-            Some(*i) == csv
-                || matches!(o.body, Body::Crd(_))
-                || (csv_folder.is_some() && folder(o) == csv_folder && !never_bundled(*i, o))
-        })
-        .map(|(i, _)| i)
-        .collect()
 }

@@ -10,7 +10,7 @@ use crate::report::{Finding, ObjRef};
 
 use super::bundle::Provided;
 use super::discover::{discover, select};
-use super::provenance::{bundle_folders, bundle_members, source_folder};
+use super::origin::{bundle_members, Origin, Origins};
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{
     bind, bundle, install_policy, installer, operator, order, trust, About, Api, ApiSource, Draft, Generated, Made,
@@ -19,7 +19,13 @@ use super::{
 
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
-pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Option<String>], plan: &mut Draft) {
+pub(super) fn plan_one(
+    config: &Config,
+    objects: &[InputObject],
+    origins: &Origins,
+    claims: &[Option<String>],
+    plan: &mut Draft,
+) {
     let earlier = earlier_output(config, claims);
     plan.remove.extend(earlier.iter().copied());
     let (apis, csv) = discover(config, objects, &mut plan.results);
@@ -28,15 +34,15 @@ pub(super) fn plan_one(config: &Config, objects: &[InputObject], claims: &[Optio
         trust::require_definitions(config, &apis, &mut plan.results);
     }
     let claims = &trust::disown_claims_on(config, &apis, objects, claims, &mut plan.results);
-    let provided = bundle_objects(config, &apis, csv, objects, claims, plan);
+    let provided = bundle_objects(config, &apis, objects, origins, claims, plan);
     bundle::note_namespaced_roles(&apis, objects, claims, &mut plan.results);
     let mut generated = match config.mode {
         Mode::Unmanaged => Vec::new(),
-        Mode::Aggregate | Mode::Bind => generate(config, &apis, &provided, objects, &mut plan.results),
+        Mode::Aggregate | Mode::Bind => generate(config, &apis, &provided, objects, origins, &mut plan.results),
     };
     let summary = summarise(config, &apis, &provided, &generated, objects, &mut plan.results);
     generated.sort_by_cached_key(order);
-    generated.extend(operator_step(config, csv, objects, claims, &mut plan.results));
+    generated.extend(operator_step(config, csv, objects, origins, claims, &mut plan.results));
     report_removed(config, &earlier, &generated, objects, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,
@@ -53,6 +59,7 @@ fn operator_step(
     config: &Config,
     csv: Option<usize>,
     objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) -> Vec<Made> {
@@ -68,10 +75,10 @@ fn operator_step(
         _ => Vec::new(),
     };
     if managed {
-        install_policy::check_policy(config, csv, &grants, objects, claims, results);
+        install_policy::check_policy(config, csv, &grants, objects, origins, claims, results);
     }
-    let mut written = operator::plan_operator(config, csv, &grants, objects, results);
-    written.extend(installer::plan_installer(config, csv, &grants, objects, claims, results));
+    let mut written = operator::plan_operator(config, csv, &grants, objects, origins, results);
+    written.extend(installer::plan_installer(config, csv, &grants, objects, origins, claims, results));
     written
 }
 
@@ -88,14 +95,14 @@ fn earlier_output(config: &Config, claims: &[Option<String>]) -> BTreeSet<usize>
 fn bundle_objects(
     config: &Config,
     apis: &[Api],
-    csv: Option<usize>,
     objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     plan: &mut Draft,
 ) -> Provided {
     let dropped = match config.bundle_objects {
         BundleObjects::Keep => BTreeSet::new(),
-        BundleObjects::Drop => bundle_members(csv, objects, claims),
+        BundleObjects::Drop => bundle_members(objects, origins, claims),
     };
     // With the bundle dropped, its roles reach the cluster through OLM, unchanged:
     // Bind can bind them, but Aggregate cannot label them, so it generates its own.
@@ -107,7 +114,7 @@ fn bundle_objects(
     patches.retain(|i, _| !dropped.contains(i));
     plan.patches.extend(patches);
     if !dropped.is_empty() {
-        report_dropped(config, &dropped, objects, claims, &mut plan.results);
+        report_dropped(config, &dropped, origins, claims, &mut plan.results);
         plan.remove.extend(dropped);
     }
     provided
@@ -117,7 +124,7 @@ fn bundle_objects(
 fn report_dropped(
     config: &Config,
     dropped: &BTreeSet<usize>,
-    objects: &[InputObject],
+    origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) {
@@ -137,10 +144,8 @@ fn report_dropped(
                 .at("spec.stripBundleAggregation"),
         );
     }
-    let unknown = objects
-        .iter()
-        .enumerate()
-        .filter(|(i, o)| !dropped.contains(i) && source_folder(o).is_none() && claims[*i].is_none())
+    let unknown = (0..claims.len())
+        .filter(|i| !dropped.contains(i) && origins.of(*i) == Origin::Unknown && claims[*i].is_none())
         .count();
     if unknown > 0 {
         results.push(
@@ -160,6 +165,7 @@ fn generate(
     apis: &[Api],
     provided: &Provided,
     objects: &[InputObject],
+    origins: &Origins,
     results: &mut Vec<Finding>,
 ) -> Vec<Made> {
     let mut generated: Vec<Made> = Vec::new();
@@ -175,8 +181,7 @@ fn generate(
     }
     if config.mode == Mode::Bind {
         let role_for = |api: &Api, role: RoleKind| serving_roles(config, provided, objects, api, role);
-        let bundle = bundle_folders(objects);
-        generated.extend(bind::bindings(config, apis, role_for, objects, &bundle, results));
+        generated.extend(bind::bindings(config, apis, role_for, objects, origins, results));
     }
     generated
 }

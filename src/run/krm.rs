@@ -11,7 +11,7 @@ use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::views::{read_config, read_objects, view_finding, yaml_finding};
 use super::Outcome;
 use crate::config::{self, Config};
-use crate::model::InputObject;
+use crate::model::{InputObject, ORIGIN_ANNOTATION};
 use crate::plan::{plan, Generated, Plan};
 use crate::report::{krm_results, Finding, ObjRef};
 use crate::yaml::{self, Chunk, Layout, ListText};
@@ -53,7 +53,8 @@ pub fn function(input: &str) -> Outcome {
     }
 
     let mut results = Vec::new();
-    let objects = read_objects(&list.items, |c, _| c.header.file_ref(), &mut results);
+    let origin_is_the_runners = function_config_has_origin(&list);
+    let objects = read_objects(&list.items, |c, _| c.header.file_ref(origin_is_the_runners), &mut results);
     let config = function_config(&list, &objects, &mut results);
     let mut plan = match config {
         Some(config) if exit_code(&results) == 0 => {
@@ -107,7 +108,34 @@ struct Head {
 
 #[derive(Deserialize, Default)]
 struct HeadMeta {
+    #[serde(default)]
+    annotations: Option<BTreeMap<String, String>>,
     name: Option<String>,
+}
+
+/// A top-level entry of the list, to be read as a document of its own.
+fn entry_chunk<'a>(entry: &yaml::TopEntry<'a>) -> Chunk<'a> {
+    Chunk {
+        text: Cow::Borrowed(entry.text),
+        layout: Layout::Document,
+        line: entry.line,
+        header: Default::default(),
+        elide: Vec::new(),
+        indirect: false,
+    }
+}
+
+/// Did the runner write the items' `config.kubernetes.io/origin`? kustomize
+/// does, over what each file says, only with `buildMetadata:
+/// [originAnnotations]`, and then also on the functionConfig, which comes
+/// from the admin, not the bundle.
+fn function_config_has_origin(list: &ListText<'_>) -> bool {
+    let Some(entry) = list.entries.iter().find(|e| e.key == "functionConfig") else { return false };
+    let chunk = entry_chunk(entry);
+    yaml::parse_item::<FunctionConfigHead>(&chunk)
+        .ok()
+        .and_then(|h| h.function_config?.metadata?.annotations)
+        .is_some_and(|a| a.contains_key(ORIGIN_ANNOTATION))
 }
 
 /// Reads `functionConfig`: it must be an RBACConfig.
@@ -124,14 +152,7 @@ fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut V
         results.push(missing());
         return None;
     };
-    let chunk = Chunk {
-        text: Cow::Borrowed(entry.text),
-        layout: Layout::Document,
-        line: entry.line,
-        header: Default::default(),
-        elide: Vec::new(),
-        indirect: false,
-    };
+    let chunk = entry_chunk(entry);
     let head = match yaml::parse_item::<FunctionConfigHead>(&chunk) {
         Ok(h) => h.function_config,
         Err(e) => {

@@ -8,6 +8,7 @@ use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::views::{read_config, read_objects, yaml_finding};
 use super::{Outcome, Source};
 use crate::config;
+use crate::plan::origin::{folder_of, BundleFolders};
 use crate::plan::{plan, Plan};
 use crate::report::{FileRef, Finding};
 use crate::yaml::{self, Chunk};
@@ -146,20 +147,17 @@ fn check_config_sources(
     config_given: bool,
     results: &mut Vec<Finding>,
 ) {
-    let folder = |f: &FileRef| (f.path != "-").then(|| f.path.rsplit_once('/').map_or("", |(d, _)| d).to_string());
-    let bundle_folders: Vec<String> = kept
-        .iter()
-        .filter(|(c, _)| c.header.kind.as_deref() == Some("ClusterServiceVersion"))
-        .filter_map(|(_, f)| folder(f))
-        .filter(|f| !f.is_empty())
-        .collect();
+    let folder = |f: &FileRef| (f.path != "-").then(|| folder_of(&f.path).to_string());
+    let bundles = BundleFolders::of_csvs(
+        kept.iter()
+            .filter(|(c, _)| c.header.kind.as_deref() == Some("ClusterServiceVersion"))
+            .filter_map(|(_, f)| folder(f)),
+    );
     for (chunk, file) in from_inputs {
         let object = chunk.header.object_ref();
         let why = if config_given {
             "is among the inputs, but --config gives the configuration, and olm-rbac then never takes one from the inputs. Remove it from the inputs, or leave out --config"
-        } else if folder(file)
-            .is_some_and(|f| bundle_folders.iter().any(|b| f == *b || f.starts_with(&format!("{b}/"))))
-        {
+        } else if folder(file).is_some_and(|f| bundles.may_be_bundle(&f)) {
             "sits in the bundle's own folder, beside its ClusterServiceVersion, and olm-rbac takes its configuration only from you. Pass it with --config, or keep it outside the bundle's folder"
         } else {
             continue;
