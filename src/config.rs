@@ -13,7 +13,7 @@ mod installer;
 mod operator;
 
 pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};
-pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec};
+pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec, PolicyEntry, PolicyScope};
 
 pub(crate) const API_VERSION: &str = "olm-rbac.io/v1alpha1";
 pub(crate) const KIND: &str = "RBACConfig";

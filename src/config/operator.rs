@@ -79,6 +79,42 @@ pub(crate) struct RuleDoc {
     pub non_resource_urls: Vec<String>,
     #[serde(default)]
     pub verbs: Vec<String>,
+    /// Where the entry applies (policy entries only). Left out: anywhere, cluster-wide and in
+    /// every namespace. `Cluster`: grants made cluster-wide (a ClusterRoleBinding, or OLM's
+    /// promotion of `permissions`); an `allow` entry so scoped still covers the same rule in
+    /// one namespace. `Namespaces`: grants in the namespaces listed in `namespaces`, or, without
+    /// that list, in the operator's own (`installNamespace` and its targets); a `deny` entry so
+    /// scoped also forbids the rule cluster-wide, since a cluster-wide grant reaches those
+    /// namespaces too.
+    pub scope: Option<ScopeDoc>,
+    /// With `scope: Namespaces`: the namespaces the entry applies in.
+    pub namespaces: Option<Vec<String>>,
+}
+
+// Where a policy entry applies. (Part of RBACConfig's JSON Schema, where a doc
+// comment would become a description.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub(crate) enum ScopeDoc {
+    Cluster,
+    Namespaces,
+}
+
+/// Where a policy entry applies, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PolicyScope {
+    /// Cluster-wide and in every namespace: the default.
+    Anywhere,
+    /// Grants made cluster-wide.
+    Cluster,
+    /// Grants in these namespaces; empty: the operator's own namespaces.
+    Namespaces(Vec<String>),
+}
+
+/// One entry of `allow` or `deny`: a rule and where it applies.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PolicyEntry {
+    pub rule: PolicyRule,
+    pub scope: PolicyScope,
 }
 
 /// `spec.operator`, checked.
@@ -96,9 +132,9 @@ pub(crate) struct OperatorSpec {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct InstallPolicy {
     /// `None`: no ceiling, only `deny`.
-    pub allow: Option<Vec<PolicyRule>>,
+    pub allow: Option<Vec<PolicyEntry>>,
     pub allow_cluster_role: Option<String>,
-    pub deny: Vec<PolicyRule>,
+    pub deny: Vec<PolicyEntry>,
 }
 
 impl Eq for InstallPolicy {}
@@ -168,9 +204,9 @@ pub(super) fn check_operator(doc: Option<OperatorDoc>, err: &mut impl FnMut(&str
 }
 
 fn check_policy(doc: PolicyDoc, fail: &mut impl FnMut(String, String)) -> InstallPolicy {
-    let mut rules = |list: Option<Vec<RuleDoc>>, field: &str| -> Option<Vec<PolicyRule>> {
+    let mut rules = |list: Option<Vec<RuleDoc>>, field: &str| -> Option<Vec<PolicyEntry>> {
         let list = list?;
-        Some(list.iter().enumerate().filter_map(|(i, r)| check_rule(r, &format!("{field}[{i}]"), fail)).collect())
+        Some(list.iter().enumerate().filter_map(|(i, r)| check_entry(r, &format!("{field}[{i}]"), fail)).collect())
     };
     let allow = rules(doc.allow, "spec.operator.policy.allow");
     let deny = rules(doc.deny, "spec.operator.policy.deny").unwrap_or_default();
@@ -178,6 +214,28 @@ fn check_policy(doc: PolicyDoc, fail: &mut impl FnMut(String, String)) -> Instal
         fail("spec.operator.policy.allowClusterRole".into(), "must not be empty; leave it out".into());
     }
     InstallPolicy { allow, allow_cluster_role: doc.allow_cluster_role, deny }
+}
+
+/// A policy entry: its rule and where it applies.
+fn check_entry(r: &RuleDoc, field: &str, fail: &mut impl FnMut(String, String)) -> Option<PolicyEntry> {
+    let scope = match (r.scope, &r.namespaces) {
+        (None, None) => PolicyScope::Anywhere,
+        (Some(ScopeDoc::Cluster), None) => PolicyScope::Cluster,
+        (Some(ScopeDoc::Namespaces), list) => {
+            let list = list.clone().unwrap_or_default();
+            for (i, ns) in list.iter().enumerate() {
+                if !is_dns1123_label(ns) {
+                    fail(format!("{field}.namespaces[{i}]"), format!("{ns:?} is not a valid namespace name"));
+                }
+            }
+            PolicyScope::Namespaces(list)
+        }
+        (_, Some(_)) => {
+            fail(format!("{field}.namespaces"), "goes with scope: Namespaces".into());
+            return None;
+        }
+    };
+    Some(PolicyEntry { rule: check_rule(r, field, fail)?, scope })
 }
 
 /// A rule the API server would accept in a ClusterRole: verbs, and either

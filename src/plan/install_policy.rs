@@ -1,39 +1,82 @@
 //! The install policy (`spec.operator.policy`): a ceiling on what the bundle
-//! may grant its operator, and permissions it must never grant. It applies in
-//! every mode, since OLM grants the CSV's permissions whether or not olm-rbac
-//! writes them.
+//! may grant, and permissions it must never grant. It applies in every mode,
+//! since OLM grants the CSV's permissions whether or not olm-rbac writes them.
 //!
-//! What is measured: every rule of the CSV's `permissions` and
-//! `clusterPermissions` (and the rule olm-rbac adds when it promotes them),
-//! and every rule of the Roles and ClusterRoles the bundle ships, which OLM
-//! installs as they are. Coverage and overlap are decided by `access::cover`,
+//! What is measured is the access the cluster will hold after the install,
+//! not the rule text: who gets each rule and where.
+//! - The CSV's `clusterPermissions`, cluster-wide, and its `permissions`,
+//!   where OLM (or olm-rbac, for `Cluster` and `Namespaces`) grants them:
+//!   promoted cluster-wide, with read access to `namespaces` added, when the
+//!   operator watches all namespaces; otherwise in its own namespaces.
+//! - Every binding the bundle may have shipped (see `origin`): each subject
+//!   gets the rules of the role it binds, cluster-wide or in the binding's
+//!   namespace. A built-in role's name means the built-in role, which the
+//!   cluster keeps whatever the bundle ships under that name.
+//! - The bundle's ClusterRoles that an aggregating role (the built-in
+//!   `admin`, `edit`, `view`, or one of the input's) gathers by label: their
+//!   rules reach whoever holds that role.
+//!
+//! A bundle may grant only its own ServiceAccounts (those the CSV names, in
+//! the install namespace): under a policy any other subject is an error,
+//! without one a warning. Coverage and overlap are decided by `access::cover`,
 //! the API server's own escalation semantics.
+
+use std::collections::BTreeSet;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::cover::{overlaps, uncovered_rules};
-use crate::access::describe_rule;
-use crate::config::{Config, InstallPolicy, OperatorPermissions};
+use crate::access::{describe_rule, selects};
+use crate::config::{Config, InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope};
 use crate::model::*;
 use crate::report::{Finding, ObjRef};
+use crate::reserved::is_reserved_role_name;
 
-use super::operator::{read_namespaces, Grant};
+use super::operator::{read_namespaces, watched_namespaces, Grant};
 use super::origin::{Origin, Origins};
 
-/// One rule the bundle would grant, with who gets it and where it is written.
+/// Where a grant applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Place {
+    /// Cluster-wide: every namespace, and cluster-scoped resources.
+    Cluster,
+    /// In each of these namespaces.
+    Namespaces(Vec<String>),
+}
+
+/// The name used for the operator's namespace when the config does not name
+/// it (`permissions: Unmanaged` without `installNamespace`): no namespace can
+/// be called this, so no policy entry lists it.
+const UNNAMED_INSTALL_NAMESPACE: &str = "(the install namespace)";
+
+/// One rule the bundle would grant, with who gets it, where, and where the
+/// bundle asks for it.
 struct Granted<'a> {
     who: String,
     rule: PolicyRule,
-    cluster_wide: bool,
+    place: Place,
     on: ObjRef,
     file: Option<&'a FileRef>,
     field: String,
 }
 
+/// What the checks share: the config, the operator's namespaces, and where
+/// the findings go.
+struct Gate<'a> {
+    config: &'a Config,
+    /// The install namespace (or [`UNNAMED_INSTALL_NAMESPACE`]) and the targets.
+    operator_namespaces: Vec<String>,
+    install: String,
+    /// The ServiceAccount names the CSV grants to.
+    accounts: BTreeSet<String>,
+    /// A ceiling is set: what cannot be measured is an error, not a warning.
+    strict: bool,
+}
+
 /// Checks everything the bundle grants against the policy: each rule beyond
 /// `allow`, and each rule sharing a permission with `deny`, is an error naming
-/// who gets it and where the bundle asks for it. Without a ceiling, dangerous
-/// permissions are warned about instead.
+/// who gets it, where, and where the bundle asks for it. Without a ceiling,
+/// dangerous permissions are warned about instead.
 pub(super) fn check_policy(
     config: &Config,
     csv: Option<usize>,
@@ -43,21 +86,27 @@ pub(super) fn check_policy(
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) {
-    let granted = granted(config, csv, grants, objects, origins, claims, results);
-    let Some(policy) = &config.operator.policy else {
+    let policy = config.operator.policy.as_ref();
+    let gate = Gate::new(config, grants, objects, origins);
+    let mut granted = csv.map(|i| gate.csv_granted(&objects[i], grants)).unwrap_or_default();
+    if csv.is_some() {
+        granted.extend(gate.bundle_granted(objects, origins, claims, results));
+    }
+    let Some(policy) = policy else {
         warn_dangerous(&granted, results);
         return;
     };
     let Some(ceiling) = ceiling(config, policy, objects, origins, claims, results) else { return };
     match &ceiling {
-        Some(allow) => check_ceiling(allow, &granted, results),
+        Some(allow) => gate.check_ceiling(allow, &granted, results),
         None => warn_dangerous(&granted, results),
     }
-    check_deny(&policy.deny, &granted, results);
+    gate.check_deny(&policy.deny, &granted, results);
 }
 
-/// The rules of `allow` and of `allowClusterRole`: `Some(None)` without a
-/// ceiling, `None` when the named ClusterRole cannot serve as one (an error).
+/// The entries of `allow` and the rules of `allowClusterRole`: `Some(None)`
+/// without a ceiling, `None` when the named ClusterRole cannot serve as one
+/// (an error).
 fn ceiling(
     config: &Config,
     policy: &InstallPolicy,
@@ -65,11 +114,11 @@ fn ceiling(
     origins: &Origins,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
-) -> Option<Option<Vec<PolicyRule>>> {
+) -> Option<Option<Vec<PolicyEntry>>> {
     if !policy.has_ceiling() {
         return Some(None);
     }
-    let mut rules = policy.allow.clone().unwrap_or_default();
+    let mut entries = policy.allow.clone().unwrap_or_default();
     if let Some(name) = &policy.allow_cluster_role {
         let cfg = config.object_ref();
         let field = "spec.operator.policy.allowClusterRole";
@@ -88,7 +137,9 @@ fn ceiling(
             )),
             Some((i, o)) => {
                 if let Body::Role(v) = &o.body {
-                    rules.extend(v.rules.iter().map(RuleView::to_policy_rule));
+                    entries.extend(
+                        v.rules.iter().map(|r| PolicyEntry { rule: r.to_policy_rule(), scope: PolicyScope::Anywhere }),
+                    );
                 }
                 if origins.of(i) != Origin::Admin {
                     results.push(
@@ -107,7 +158,7 @@ fn ceiling(
             return None;
         }
     }
-    Some(Some(rules))
+    Some(Some(entries))
 }
 
 impl Granted<'_> {
@@ -117,196 +168,439 @@ impl Granted<'_> {
     }
 
     /// Who gets what, and where, for messages.
-    fn describe(&self) -> String {
-        format!("{} would be granted {}{}", self.who, describe_rule(&self.rule), scope(self.cluster_wide))
+    fn describe(&self, namespaces: Option<&[String]>) -> String {
+        let place = match (&self.place, namespaces) {
+            (Place::Cluster, _) => " cluster-wide".to_string(),
+            (Place::Namespaces(_), Some(list)) => in_namespaces(list),
+            (Place::Namespaces(list), None) => in_namespaces(list),
+        };
+        format!("{} would be granted {}{place}", self.who, describe_rule(&self.rule))
     }
 }
 
-fn check_ceiling(allow: &[PolicyRule], granted: &[Granted], results: &mut Vec<Finding>) {
-    for g in granted {
-        let missing = uncovered_rules(allow, &g.rule);
-        if missing.is_empty() {
-            continue;
+fn in_namespaces(list: &[String]) -> String {
+    if list.iter().any(|n| n == UNNAMED_INSTALL_NAMESPACE) && list.len() == 1 {
+        return " in its namespace(s)".to_string();
+    }
+    format!(" in namespace(s) {}", list.join(", "))
+}
+
+impl<'a> Gate<'a> {
+    fn new(config: &'a Config, grants: &[Grant], objects: &[InputObject], origins: &Origins) -> Gate<'a> {
+        let op = &config.operator;
+        let install = op.install_namespace.clone().unwrap_or_else(|| UNNAMED_INSTALL_NAMESPACE.to_string());
+        let mut operator_namespaces: BTreeSet<String> = BTreeSet::from([install.clone()]);
+        match op.permissions {
+            // Findings about the targets are the operator step's to report.
+            OperatorPermissions::Namespaces => {
+                operator_namespaces.extend(watched_namespaces(config, &install, objects, origins, &mut Vec::new()))
+            }
+            _ => operator_namespaces.extend(op.target_namespaces.iter().cloned()),
         }
-        let beyond: Vec<String> = missing.iter().map(describe_rule).collect();
-        let message =
-            format!("install policy: {}, beyond spec.operator.policy.allow: {}", g.describe(), beyond.join("; "));
-        results.push(g.at(Finding::error(message)));
+        // A policy that decides something (a ceiling or a deny list) refuses
+        // what it cannot measure; `policy: {}` asks only for the warnings.
+        let strict = op.policy.as_ref().is_some_and(|p| p.has_ceiling() || !p.deny.is_empty());
+        Gate {
+            config,
+            operator_namespaces: operator_namespaces.into_iter().collect(),
+            install,
+            accounts: grants.iter().map(|g| g.account.clone()).collect(),
+            strict,
+        }
     }
-}
 
-fn check_deny(deny: &[PolicyRule], granted: &[Granted], results: &mut Vec<Finding>) {
-    for g in granted {
-        for (k, d) in deny.iter().enumerate().filter(|(_, d)| overlaps(&g.rule, d)) {
+    /// Does OLM (or olm-rbac, as configured) promote `permissions` to
+    /// cluster-wide grants? `Cluster` does; `Namespaces` does not; with
+    /// `Unmanaged`, OLM does when the operator supports AllNamespaces and no
+    /// targets are named, as OLM v1 installs it.
+    fn promoted(&self, view: &CsvView) -> bool {
+        let op = &self.config.operator;
+        match op.permissions {
+            OperatorPermissions::Cluster => true,
+            OperatorPermissions::Namespaces => false,
+            OperatorPermissions::Unmanaged => {
+                op.target_namespaces.is_empty()
+                    && op.target_selector.is_none()
+                    && view.spec.install_modes.iter().any(|m| m.supported && m.mode.as_deref() == Some("AllNamespaces"))
+            }
+        }
+    }
+
+    fn account(&self, name: &str) -> String {
+        if self.install == UNNAMED_INSTALL_NAMESPACE {
+            format!("ServiceAccount {name}")
+        } else {
+            format!("ServiceAccount {}/{name}", self.install)
+        }
+    }
+
+    /// The CSV's rules, where they are granted, and the `namespaces` rule
+    /// added when `permissions` are promoted.
+    fn csv_granted<'o>(&self, csv: &'o InputObject, grants: &[Grant]) -> Vec<Granted<'o>> {
+        let promoted = match &csv.body {
+            Body::Csv(view) => self.promoted(view),
+            _ => false,
+        };
+        let place = |cluster: bool| {
+            if cluster || promoted {
+                Place::Cluster
+            } else {
+                Place::Namespaces(self.operator_namespaces.clone())
+            }
+        };
+        let mut out: Vec<Granted> = grants
+            .iter()
+            .map(|g| Granted {
+                who: self.account(&g.account),
+                rule: g.rule.clone(),
+                place: place(g.cluster),
+                on: csv.object_ref(),
+                file: csv.file.as_ref(),
+                field: g.field.clone(),
+            })
+            .collect();
+        if promoted {
+            let accounts: BTreeSet<&str> = grants.iter().filter(|g| !g.cluster).map(|g| g.account.as_str()).collect();
+            out.extend(accounts.into_iter().map(|a| Granted {
+                who: self.account(a),
+                rule: read_namespaces(),
+                place: Place::Cluster,
+                on: csv.object_ref(),
+                file: csv.file.as_ref(),
+                field: "spec.install.spec.permissions".into(),
+            }));
+        }
+        out
+    }
+
+    /// What the bundle's own RBAC grants, subject by subject. What cannot be
+    /// measured (aggregating roles, bindings to roles nobody ships, built-in
+    /// roles olm-rbac does not model) is reported instead: an error under a
+    /// policy, a warning otherwise.
+    fn bundle_granted<'o>(
+        &self,
+        objects: &'o [InputObject],
+        origins: &Origins,
+        claims: &[Option<String>],
+        results: &mut Vec<Finding>,
+    ) -> Vec<Granted<'o>> {
+        // This extension's earlier output is replaced by this run; everything else stays.
+        let mine = |i: usize| claims[i].as_deref() == Some(self.config.extension.as_str());
+        let present: Vec<&InputObject> =
+            objects.iter().enumerate().filter(|(i, _)| !mine(*i)).map(|(_, o)| o).collect();
+        let mut out = Vec::new();
+        for (i, o) in objects.iter().enumerate() {
+            if mine(i) || origins.is_admin(i) {
+                continue;
+            }
+            match &o.body {
+                Body::Role(v) => {
+                    self.check_role_name(o, results);
+                    if v.aggregates() {
+                        let message = "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy";
+                        results.push(
+                            self.finding(message).on(&o.object_ref()).at("aggregationRule").in_file(o.file.as_ref()),
+                        );
+                    }
+                    out.extend(self.aggregated(o, &present));
+                }
+                Body::Binding(b) => out.extend(self.bound(o, b, &present, results)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// An error under a policy, a warning otherwise.
+    fn finding(&self, message: impl Into<String>) -> Finding {
+        if self.strict {
+            Finding::error(message)
+        } else {
+            Finding::warning(message)
+        }
+    }
+
+    /// A bundle role named like one of Kubernetes' own replaces a platform
+    /// object when applied (until the API server reconciles it), and bindings
+    /// to that name get the cluster's role, not the bundle's.
+    fn check_role_name(&self, o: &InputObject, results: &mut Vec<Finding>) {
+        let name = o.header.name.as_deref().unwrap_or_default();
+        if o.is("rbac.authorization.k8s.io", "ClusterRole") && is_reserved_role_name(name) {
             let message = format!(
-                "install policy: {}, which spec.operator.policy.deny[{k}] forbids ({})",
-                g.describe(),
-                describe_rule(d)
+                "the bundle ships a ClusterRole named {name:?}, the name of a role Kubernetes itself keeps: applying it rewrites a platform object, and whoever is bound to {name:?} holds the cluster's role, not this one"
             );
-            results.push(g.at(Finding::error(message)));
+            results.push(self.finding(message).on(&o.object_ref()).at("metadata.name").in_file(o.file.as_ref()));
         }
+    }
+
+    /// The rules of a bundle ClusterRole that an aggregating ClusterRole
+    /// gathers by label: granted to whoever holds that role, cluster-wide at
+    /// worst.
+    fn aggregated<'o>(&self, o: &'o InputObject, present: &[&InputObject]) -> Vec<Granted<'o>> {
+        let Body::Role(view) = &o.body else { return Vec::new() };
+        if !o.is("rbac.authorization.k8s.io", "ClusterRole") || view.aggregates() {
+            return Vec::new();
+        }
+        let labels = &o.header.labels;
+        let mut gatherers: BTreeSet<String> = BUILTIN_AGGREGATING
+            .iter()
+            .filter(|(_, label)| labels.get(*label).map(String::as_str) == Some("true"))
+            .map(|(name, _)| name.to_string())
+            .collect();
+        for r in present {
+            if let (Body::Role(v), Some(name)) = (&r.body, r.header.name.as_deref()) {
+                let selects_it = v
+                    .aggregation_rule
+                    .as_ref()
+                    .is_some_and(|a| a.cluster_role_selectors.iter().any(|s| selects(s, labels)));
+                if selects_it && r.header.name != o.header.name {
+                    gatherers.insert(name.to_string());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for gatherer in gatherers {
+            out.extend(view.rules.iter().enumerate().map(|(j, r)| Granted {
+                who: format!(
+                    "anyone bound to ClusterRole {gatherer} (which aggregates the bundle's {})",
+                    o.object_ref()
+                ),
+                rule: r.to_policy_rule(),
+                place: Place::Cluster,
+                on: o.object_ref(),
+                file: o.file.as_ref(),
+                field: format!("rules[{j}]"),
+            }));
+        }
+        out
+    }
+
+    /// What one of the bundle's bindings grants each of its subjects, where.
+    fn bound<'o>(
+        &self,
+        o: &'o InputObject,
+        b: &BindingView,
+        present: &[&'o InputObject],
+        results: &mut Vec<Finding>,
+    ) -> Vec<Granted<'o>> {
+        let namespace = o
+            .is("rbac.authorization.k8s.io", "RoleBinding")
+            .then(|| o.header.namespace.clone().unwrap_or_else(|| self.install.clone()));
+        let place = match &namespace {
+            None => Place::Cluster,
+            Some(ns) => Place::Namespaces(vec![ns.clone()]),
+        };
+        let Some(rules) = self.role_rules(o, b, namespace.as_deref(), present, results) else { return Vec::new() };
+        let mut out = Vec::new();
+        for (k, s) in b.subjects.iter().enumerate() {
+            let Some(who) = self.subject(o, s, k, namespace.as_deref(), results) else { continue };
+            out.extend(rules.iter().map(|(rule, on, file, field)| Granted {
+                who: format!("{who} (through the bundle's {})", o.object_ref()),
+                rule: rule.clone(),
+                place: place.clone(),
+                on: on.clone(),
+                file: *file,
+                field: field.clone(),
+            }));
+        }
+        out
+    }
+
+    /// Names a binding's subject; a subject other than the bundle's own
+    /// ServiceAccounts is reported (an error under a policy).
+    fn subject(
+        &self,
+        o: &InputObject,
+        s: &SubjectView,
+        k: usize,
+        binding_namespace: Option<&str>,
+        results: &mut Vec<Finding>,
+    ) -> Option<String> {
+        let kind = s.kind.as_deref().unwrap_or_default();
+        let name = s.name.as_deref().unwrap_or_default();
+        let namespace = s.namespace.as_deref().filter(|n| !n.is_empty()).or(binding_namespace);
+        let own = kind == "ServiceAccount"
+            && self.accounts.contains(name)
+            && (self.install == UNNAMED_INSTALL_NAMESPACE || namespace == Some(self.install.as_str()));
+        let who = match (kind, namespace) {
+            ("ServiceAccount", Some(ns)) => format!("ServiceAccount {ns}/{name}"),
+            ("ServiceAccount", None) => return None, // matches nobody
+            _ => format!("{kind} {name}"),
+        };
+        if !own {
+            let message = format!(
+                "the bundle grants {who}, which is not one of the operator's own ServiceAccounts{}: a bundle may grant only the accounts its ClusterServiceVersion runs as",
+                if self.install == UNNAMED_INSTALL_NAMESPACE { String::new() } else { format!(" in {}", self.install) }
+            );
+            results
+                .push(self.finding(message).on(&o.object_ref()).at(format!("subjects[{k}]")).in_file(o.file.as_ref()));
+        }
+        Some(who)
+    }
+
+    /// The rules of the role a binding refers to, each with the object and
+    /// field it is written in: a built-in role the cluster keeps, or a role in
+    /// the input. `None` when that cannot be told (reported).
+    #[allow(clippy::type_complexity)]
+    fn role_rules<'o>(
+        &self,
+        o: &'o InputObject,
+        b: &BindingView,
+        namespace: Option<&str>,
+        present: &[&'o InputObject],
+        results: &mut Vec<Finding>,
+    ) -> Option<Vec<(PolicyRule, ObjRef, Option<&'o FileRef>, String)>> {
+        let kind = b.role_ref.kind.as_deref().unwrap_or_default();
+        let name = b.role_ref.name.as_deref().unwrap_or_default();
+        if kind == "ClusterRole" && name == "cluster-admin" {
+            let all = |v: &str| Some(vec![v.to_string()]);
+            let rules = [
+                PolicyRule { api_groups: all("*"), resources: all("*"), verbs: vec!["*".into()], ..Default::default() },
+                PolicyRule { non_resource_urls: all("*"), verbs: vec!["*".into()], ..Default::default() },
+            ];
+            return Some(rules.into_iter().map(|r| (r, o.object_ref(), o.file.as_ref(), "roleRef".into())).collect());
+        }
+        if kind == "ClusterRole" && is_reserved_role_name(name) {
+            let message = format!(
+                "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's: olm-rbac cannot hold it to spec.operator.policy"
+            );
+            results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+            return None;
+        }
+        let role = present.iter().find(|r| {
+            matches!(r.body, Body::Role(_))
+                && r.header.kind.as_deref() == Some(kind)
+                && r.header.name.as_deref() == Some(name)
+                && (kind == "ClusterRole" || r.header.namespace.as_deref() == namespace)
+        });
+        match role.map(|r| (r, &r.body)) {
+            Some((r, Body::Role(v))) if !v.aggregates() => Some(
+                v.rules
+                    .iter()
+                    .enumerate()
+                    .map(|(j, rule)| (rule.to_policy_rule(), r.object_ref(), r.file.as_ref(), format!("rules[{j}]")))
+                    .collect(),
+            ),
+            // An aggregating role is reported where it is shipped.
+            Some(_) => None,
+            None => {
+                let message = format!(
+                    "the bundle binds {kind} {name:?}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
+                );
+                results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+                None
+            }
+        }
+    }
+
+    /// The namespaces a scope names, the operator's own for an empty list.
+    fn scope_namespaces<'s>(&'s self, list: &'s [String]) -> &'s [String] {
+        if list.is_empty() {
+            &self.operator_namespaces
+        } else {
+            list
+        }
+    }
+
+    /// Does an `allow` entry cover grants in `place` (namespace `ns`, or cluster-wide)?
+    fn allows_in(&self, entry: &PolicyEntry, ns: Option<&str>) -> bool {
+        match (&entry.scope, ns) {
+            (PolicyScope::Anywhere | PolicyScope::Cluster, _) => true,
+            (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
+            (PolicyScope::Namespaces(_), None) => false,
+        }
+    }
+
+    /// Does a `deny` entry forbid grants in `place`? A cluster-wide grant
+    /// reaches every namespace, so every entry applies to it.
+    fn denies_in(&self, entry: &PolicyEntry, ns: Option<&str>) -> bool {
+        match (&entry.scope, ns) {
+            (_, None) | (PolicyScope::Anywhere, _) => true,
+            (PolicyScope::Cluster, Some(_)) => false,
+            (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
+        }
+    }
+
+    fn check_ceiling(&self, allow: &[PolicyEntry], granted: &[Granted], results: &mut Vec<Finding>) {
+        for g in granted {
+            // Each place, with what the entries that apply there leave uncovered;
+            // namespaces with the same answer are reported together.
+            let mut beyond: Vec<(Vec<String>, Option<Vec<String>>)> = Vec::new();
+            for ns in places(&g.place) {
+                let rules: Vec<PolicyRule> =
+                    allow.iter().filter(|e| self.allows_in(e, ns)).map(|e| e.rule.clone()).collect();
+                let missing: Vec<String> = uncovered_rules(&rules, &g.rule).iter().map(describe_rule).collect();
+                if missing.is_empty() {
+                    continue;
+                }
+                match (ns, beyond.iter_mut().find(|(m, _)| *m == missing)) {
+                    (Some(ns), Some((_, Some(list)))) => list.push(ns.to_string()),
+                    (ns, _) => beyond.push((missing, ns.map(|n| vec![n.to_string()]))),
+                }
+            }
+            for (missing, namespaces) in beyond {
+                let message = format!(
+                    "install policy: {}, beyond spec.operator.policy.allow: {}",
+                    g.describe(namespaces.as_deref()),
+                    missing.join("; ")
+                );
+                results.push(g.at(Finding::error(message)));
+            }
+        }
+    }
+
+    fn check_deny(&self, deny: &[PolicyEntry], granted: &[Granted], results: &mut Vec<Finding>) {
+        for g in granted {
+            for (k, d) in deny.iter().enumerate().filter(|(_, d)| overlaps(&g.rule, &d.rule)) {
+                let hit: Vec<String> = places(&g.place)
+                    .into_iter()
+                    .filter(|ns| self.denies_in(d, *ns))
+                    .flatten()
+                    .map(String::from)
+                    .collect();
+                let applies = g.place == Place::Cluster && self.denies_in(d, None) || !hit.is_empty();
+                if !applies {
+                    continue;
+                }
+                let namespaces = (g.place != Place::Cluster).then_some(hit);
+                let message = format!(
+                    "install policy: {}, which spec.operator.policy.deny[{k}] forbids ({})",
+                    g.describe(namespaces.as_deref()),
+                    describe_rule(&d.rule)
+                );
+                results.push(g.at(Finding::error(message)));
+            }
+        }
+    }
+}
+
+/// The aggregating built-in ClusterRoles and the label each gathers.
+const BUILTIN_AGGREGATING: [(&str, &str); 3] = [
+    ("admin", "rbac.authorization.k8s.io/aggregate-to-admin"),
+    ("edit", "rbac.authorization.k8s.io/aggregate-to-edit"),
+    ("view", "rbac.authorization.k8s.io/aggregate-to-view"),
+];
+
+/// The namespaces of a place, `None` standing for cluster-wide.
+fn places(place: &Place) -> Vec<Option<&str>> {
+    match place {
+        Place::Cluster => vec![None],
+        Place::Namespaces(list) => list.iter().map(|n| Some(n.as_str())).collect(),
     }
 }
 
 fn warn_dangerous(granted: &[Granted], results: &mut Vec<Finding>) {
     for g in granted {
-        let dangers = crate::access::danger::dangers(&g.rule, g.cluster_wide);
+        let dangers = crate::access::danger::dangers(&g.rule, g.place == Place::Cluster);
         if dangers.is_empty() {
             continue;
         }
         let what: Vec<&str> = dangers.iter().map(|d| d.what).collect();
         let message = format!(
             "{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
-            g.describe(),
+            g.describe(None),
             what.join(", ")
         );
         results.push(g.at(Finding::warning(message)));
     }
-}
-
-fn scope(cluster_wide: bool) -> &'static str {
-    if cluster_wide {
-        " cluster-wide"
-    } else {
-        " in its namespace(s)"
-    }
-}
-
-/// Everything the bundle would grant: the CSV's rules, for their
-/// ServiceAccounts, and the rules of the bundle's Roles and ClusterRoles.
-fn granted<'a>(
-    config: &Config,
-    csv: Option<usize>,
-    grants: &[Grant],
-    objects: &'a [InputObject],
-    origins: &Origins,
-    claims: &[Option<String>],
-    results: &mut Vec<Finding>,
-) -> Vec<Granted<'a>> {
-    let mut out = csv.map(|i| csv_granted(config, &objects[i], grants)).unwrap_or_default();
-    out.extend(bundle_granted(config, csv, objects, origins, claims, results));
-    out
-}
-
-/// The CSV's rules, and the `namespaces` rule olm-rbac adds when it promotes
-/// `permissions` (`permissions: Cluster`).
-fn csv_granted<'a>(config: &Config, csv: &'a InputObject, grants: &[Grant]) -> Vec<Granted<'a>> {
-    let promoted = config.operator.permissions == OperatorPermissions::Cluster;
-    let account = |name: &str| match &config.operator.install_namespace {
-        Some(ns) => format!("ServiceAccount {ns}/{name}"),
-        None => format!("ServiceAccount {name}"),
-    };
-    let mut out: Vec<Granted> = grants
-        .iter()
-        .map(|g| Granted {
-            who: account(&g.account),
-            rule: g.rule.clone(),
-            cluster_wide: g.cluster || promoted,
-            on: csv.object_ref(),
-            file: csv.file.as_ref(),
-            field: g.field.clone(),
-        })
-        .collect();
-    if promoted {
-        let mut accounts: Vec<&str> = grants.iter().filter(|g| !g.cluster).map(|g| g.account.as_str()).collect();
-        accounts.sort();
-        accounts.dedup();
-        out.extend(accounts.into_iter().map(|a| Granted {
-            who: account(a),
-            rule: read_namespaces(),
-            cluster_wide: true,
-            on: config.object_ref(),
-            file: None,
-            field: "spec.operator.permissions".into(),
-        }));
-    }
-    out
-}
-
-/// The rules of the Roles and ClusterRoles the bundle ships. What cannot be
-/// measured (aggregated roles, bindings to roles the bundle does not ship) is
-/// reported instead: an error under a ceiling, a warning otherwise.
-fn bundle_granted<'a>(
-    config: &Config,
-    csv: Option<usize>,
-    objects: &'a [InputObject],
-    origins: &Origins,
-    claims: &[Option<String>],
-    results: &mut Vec<Finding>,
-) -> Vec<Granted<'a>> {
-    let mut out = Vec::new();
-    let ceiling = config.operator.policy.as_ref().is_some_and(InstallPolicy::has_ceiling);
-    let bundle: Vec<&InputObject> = bundle_rbac(config, csv, objects, origins, claims);
-    for o in &bundle {
-        match &o.body {
-            Body::Role(v) if v.aggregates() => {
-                // It may gather the built-in roles' rules (aggregate-to-admin) and be
-                // bound to the operator: under a ceiling that is refused.
-                let message = "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy";
-                let finding = if ceiling { Finding::error(message) } else { Finding::warning(message) };
-                results.push(finding.on(&o.object_ref()).at("aggregationRule").in_file(o.file.as_ref()));
-            }
-            Body::Role(v) => {
-                let cluster_wide = o.header.kind.as_deref() == Some("ClusterRole");
-                for (j, r) in v.rules.iter().enumerate() {
-                    out.push(Granted {
-                        who: format!("the bundle's {}", o.object_ref()),
-                        rule: r.to_policy_rule(),
-                        cluster_wide,
-                        on: o.object_ref(),
-                        file: o.file.as_ref(),
-                        field: format!("rules[{j}]"),
-                    });
-                }
-            }
-            Body::Binding(v) if !binds_own_role(o, &v.role_ref, &bundle) => {
-                let role = format!(
-                    "{} {:?}",
-                    v.role_ref.kind.as_deref().unwrap_or("role"),
-                    v.role_ref.name.as_deref().unwrap_or_default()
-                );
-                let message = format!(
-                    "the bundle binds {role}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
-                );
-                let finding = if ceiling { Finding::error(message) } else { Finding::warning(message) };
-                results.push(finding.on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Does a binding of the bundle refer to one of the bundle's own roles (whose
-/// rules are measured themselves)?
-fn binds_own_role(binding: &InputObject, role_ref: &RoleRefView, bundle: &[&InputObject]) -> bool {
-    bundle.iter().any(|r| {
-        matches!(r.body, Body::Role(_))
-            && r.header.kind == role_ref.kind
-            && r.header.name == role_ref.name
-            && (role_ref.kind.as_deref() == Some("ClusterRole") || r.header.namespace == binding.header.namespace)
-    })
-}
-
-/// The Roles, ClusterRoles and bindings the bundle may have shipped, when a
-/// CSV is in the input: every one not known to be the admin's, whatever its
-/// labels say, except this extension's own earlier output (which this run
-/// replaces). An object of unknown origin may be the bundle's, so it is
-/// measured.
-fn bundle_rbac<'a>(
-    config: &Config,
-    csv: Option<usize>,
-    objects: &'a [InputObject],
-    origins: &Origins,
-    claims: &[Option<String>],
-) -> Vec<&'a InputObject> {
-    let mine = |i: usize| claims[i].as_deref() == Some(config.extension.as_str());
-    objects
-        .iter()
-        .enumerate()
-        .filter(|(i, o)| {
-            csv.is_some() && matches!(o.body, Body::Role(_) | Body::Binding(_)) && !origins.is_admin(*i) && !mine(*i)
-        })
-        .map(|(_, o)| o)
-        .collect()
 }

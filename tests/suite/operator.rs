@@ -314,23 +314,27 @@ fn render_with(sources: Vec<Source>, spec: &str) -> Outcome {
 }
 
 const CLUSTER_ADMIN_BINDING: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ack-extra\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}\n";
+const WILD_BINDING: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ack-extra\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ack-extra}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}\n";
 const WILD_ROLE: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ack-extra\nrules:\n- {apiGroups: ['*'], resources: ['*'], verbs: ['*']}\n";
 
 #[test]
 fn roles_and_bindings_the_bundle_ships_are_held_to_the_policy() {
     let spec = format!("{NAMESPACES}{ACK_ALLOW}");
+    // A role nobody binds grants nothing; bound to the operator, it is measured where it is bound.
     let out = render_with(ack_with(&[WILD_ROLE]), &spec);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = render_with(ack_with(&[WILD_ROLE, WILD_BINDING]), &spec);
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("error: ClusterRole ack-extra: rules[0]: install policy: the bundle's ClusterRole ack-extra would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond spec.operator.policy.allow: verbs=[*] apiGroups=[*] resources=[*]"), "{}", out.stderr);
+    assert!(out.stderr.contains("error: ClusterRole ack-extra: rules[0]: install policy: ServiceAccount ops/ack-s3-controller (through the bundle's ClusterRoleBinding ack-extra) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond spec.operator.policy.allow: verbs=[*] apiGroups=[*] resources=[*]"), "{}", out.stderr);
+    // A binding to cluster-admin is measured as what cluster-admin holds: everything.
     let out = render_with(ack_with(&[CLUSTER_ADMIN_BINDING]), &spec);
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("error: ClusterRoleBinding ack-extra: roleRef: the bundle binds ClusterRole \"cluster-admin\", which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"), "{}", out.stderr);
-    // Without a ceiling, the same is a warning, and so is the wildcard role.
+    assert!(out.stderr.contains("error: ClusterRoleBinding ack-extra: roleRef: install policy: ServiceAccount ops/ack-s3-controller (through the bundle's ClusterRoleBinding ack-extra) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond spec.operator.policy.allow: verbs=[*] apiGroups=[*] resources=[*]"), "{}", out.stderr);
+    // Without a ceiling, the same is a warning.
     let out = render_with(ack_with(&[CLUSTER_ADMIN_BINDING, WILD_ROLE]), NAMESPACES);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("warning: ClusterRoleBinding ack-extra: roleRef: the bundle binds ClusterRole \"cluster-admin\""),
+        out.stderr.contains("warning: ClusterRoleBinding ack-extra: roleRef: ServiceAccount ops/ack-s3-controller (through the bundle's ClusterRoleBinding ack-extra) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide: wildcard verbs or resources"),
         "{}",
         out.stderr
     );
