@@ -154,8 +154,8 @@ fn needed_modes(install: &str, watched: Option<&[String]>) -> Vec<&'static str> 
     }
 }
 
-/// Refuses targets the operator does not support, except that an
-/// all-namespaces operator may be scoped to fewer namespaces (with a warning):
+/// Refuses targets the operator does not support, except that an operator
+/// that supports only AllNamespaces may be scoped to fewer namespaces (with a warning):
 /// that is the install OLM's promotion toggle was proposed for.
 fn check_install_modes(
     config: &Config,
@@ -173,7 +173,11 @@ fn check_install_modes(
     }
     let targets = watched.map_or("all namespaces".to_string(), |w| w.join(", "));
     let supports = if supported.is_empty() { "none".to_string() } else { supported.join(", ") };
-    if watched.is_some() && supported.contains(&"AllNamespaces") {
+    // An operator that supports only AllNamespaces may be scoped to fewer
+    // namespaces (OLM's promotion toggle); one that supports narrower modes
+    // says which, and a target set it does not support is refused.
+    let all_only = supported.iter().all(|m| *m == "AllNamespaces") && supported.contains(&"AllNamespaces");
+    if watched.is_some() && all_only {
         results.push(
             Finding::warning(format!(
                 "the operator supports only the AllNamespaces install mode, not {} for {targets}; its RBAC is scoped to those namespaces, but unless its WATCH_NAMESPACE is set to them it will watch every namespace and fail where it has no access",

@@ -12,6 +12,7 @@ mod access_facts;
 mod docs;
 mod e2e;
 mod errors;
+mod gate;
 mod golden;
 mod installer;
 mod invariant;

@@ -1,0 +1,391 @@
+//! The install gate as a bundle author would attack it: grants to subjects
+//! other than the operator's own accounts, roles named like Kubernetes' own,
+//! grants wider than the admin allowed, OLM's promotion, provenance the
+//! bundle writes itself, and an installer account that only looks sufficient.
+//! Each case runs every way the input can arrive: `render` with named files,
+//! `render` on stdin, and the KRM function (with and without the runner's
+//! path annotations).
+
+use crate::common::*;
+use olm_rbac::run::{function, render, Outcome, Source};
+
+const ACK: &str = "ack-s3-controller-1.10.0";
+const OWN: &str = "ack-s3-controller";
+
+const NAMESPACES: &str =
+    "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaces: [team-a]\n";
+
+/// A ceiling that covers ack's own CSV and reading configmaps.
+const ALLOW: &str = "    policy:
+      allow:
+      - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: ['*']}
+      - {apiGroups: [''], resources: [events], verbs: [create, patch]}
+      - {apiGroups: [''], resources: [configmaps, secrets, namespaces], verbs: [get, list, watch, patch]}
+      - {apiGroups: [s3.services.k8s.aws, services.k8s.aws, iam.services.k8s.aws], resources: ['*'], verbs: ['*']}
+";
+
+/// The ways one input reaches olm-rbac.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Way {
+    /// `render` with files named on the command line.
+    Files,
+    /// `render -`.
+    Stdin,
+    /// The KRM function with kpt's path annotations on every item.
+    KptPaths,
+    /// The KRM function with no path annotations (a runner that names no files).
+    NoPaths,
+}
+
+const WAYS: [Way; 4] = [Way::Files, Way::Stdin, Way::KptPaths, Way::NoPaths];
+
+/// ack's manifests (under `bundle/manifests/` unless `root` says otherwise)
+/// plus `extra` documents at their paths, rendered with `spec` one `way`.
+fn run(way: Way, extra: &[(&str, &str)], spec: &str) -> Outcome {
+    let mut docs: Vec<(String, String)> =
+        bundle_docs(ACK).into_iter().map(|(name, text)| (format!("bundle/manifests/{name}"), text)).collect();
+    docs.extend(extra.iter().map(|(p, t)| (p.to_string(), t.to_string())));
+    let cfg = config("ext", spec);
+    match way {
+        Way::Files => render(
+            &docs.into_iter().map(|(name, text)| Source { name, text }).collect::<Vec<_>>(),
+            &[Source { name: "admin/rbac.yaml".into(), text: cfg }],
+        ),
+        Way::Stdin => {
+            let text: String = docs.iter().map(|(_, t)| format!("---\n{t}")).collect();
+            render(&[Source { name: "-".into(), text }], &[Source { name: "admin/rbac.yaml".into(), text: cfg }])
+        }
+        Way::KptPaths => {
+            let items: Vec<String> =
+                docs.iter().map(|(p, t)| with_annotation(t, "internal.config.kubernetes.io/path", p)).collect();
+            function(&resource_list(&items, &cfg))
+        }
+        Way::NoPaths => function(&resource_list(&docs.into_iter().map(|(_, t)| t).collect::<Vec<_>>(), &cfg)),
+    }
+}
+
+/// `doc` with one more annotation (the doc's `metadata:` is a block map).
+fn with_annotation(doc: &str, key: &str, value: &str) -> String {
+    let line = format!("    {key}: {value:?}\n");
+    if doc.contains("\n  annotations:\n") {
+        doc.replacen("\n  annotations:\n", &format!("\n  annotations:\n{line}"), 1)
+    } else {
+        doc.replacen("\nmetadata:\n", &format!("\nmetadata:\n  annotations:\n{line}"), 1)
+    }
+}
+
+/// The results of a run, however it reports them.
+fn said(out: &Outcome) -> String {
+    format!("{}{}", out.stdout, out.stderr)
+}
+
+fn binding(kind: &str, name: &str, namespace: Option<&str>, role: (&str, &str), subject: &str) -> String {
+    let ns = namespace.map_or(String::new(), |n| format!("  namespace: {n}\n"));
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}\n{ns}roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: {}, name: {}}}\nsubjects:\n- {subject}\n",
+        role.0, role.1
+    )
+}
+
+fn cluster_role(name: &str, rule: &str) -> String {
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {name}\nrules:\n- {rule}\n"
+    )
+}
+
+const READ_CONFIGMAPS: &str = "{apiGroups: [''], resources: [configmaps], verbs: [get]}";
+const EVERYTHING: &str = "{apiGroups: ['*'], resources: ['*'], verbs: ['*']}";
+
+fn own_account() -> String {
+    format!("{{kind: ServiceAccount, name: {OWN}, namespace: ops}}")
+}
+
+#[test]
+fn a_bundle_may_grant_only_its_own_service_accounts() {
+    let strangers = [
+        "{kind: Group, name: 'system:authenticated', apiGroup: rbac.authorization.k8s.io}",
+        "{kind: Group, name: 'system:unauthenticated'}",
+        "{kind: Group, name: 'system:serviceaccounts', apiGroup: rbac.authorization.k8s.io}",
+        "{kind: User, name: bob}",
+        "{kind: ServiceAccount, name: default, namespace: kube-system}",
+        "{kind: ServiceAccount, name: ack-s3-controller, namespace: elsewhere}",
+    ];
+    let role = cluster_role("ack-reader", READ_CONFIGMAPS);
+    for stranger in strangers {
+        for (kind, ns) in [("ClusterRoleBinding", None), ("RoleBinding", Some("team-a"))] {
+            let b = binding(kind, "ack-reader", ns, ("ClusterRole", "ack-reader"), stranger);
+            let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
+            for way in WAYS {
+                let out = run(way, &extra, &format!("{NAMESPACES}{ALLOW}"));
+                assert_eq!(out.code, 1, "{way:?} {kind} {stranger}: {}", said(&out));
+                assert!(
+                    said(&out).contains("which is not one of the operator's own ServiceAccounts in ops"),
+                    "{way:?}: {}",
+                    said(&out)
+                );
+                // Without a policy that decides anything, the same is a warning.
+                let out = run(way, &extra, NAMESPACES);
+                assert_eq!(out.code, 0, "{way:?} {stranger}: {}", said(&out));
+                assert!(said(&out).contains("which is not one of the operator's own ServiceAccounts"), "{way:?}");
+            }
+        }
+    }
+    // Its own account, bound to what the ceiling allows, passes.
+    let b = binding("ClusterRoleBinding", "ack-reader", None, ("ClusterRole", "ack-reader"), &own_account());
+    let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
+    for way in WAYS {
+        let out = run(way, &extra, &format!("{NAMESPACES}{ALLOW}"));
+        assert_eq!(out.code, 0, "{way:?}: {}", said(&out));
+    }
+}
+
+#[test]
+fn a_role_named_like_a_built_in_one_is_judged_as_the_built_in_one() {
+    for name in ["admin", "edit", "view", "cluster-admin", "system:aggregate-to-admin"] {
+        let role = cluster_role(name, READ_CONFIGMAPS);
+        let b = binding("ClusterRoleBinding", "ack-extra", None, ("ClusterRole", name), &own_account());
+        let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
+        for way in WAYS {
+            let out = run(way, &extra, &format!("{NAMESPACES}{ALLOW}"));
+            assert_eq!(out.code, 1, "{way:?} {name}: {}", said(&out));
+            let text = said(&out);
+            assert!(
+                text.contains(&format!(
+                    "the bundle ships a ClusterRole named {name:?}, the name of a role Kubernetes itself keeps"
+                )),
+                "{way:?}: {text}"
+            );
+            let judged = if name == "cluster-admin" {
+                "would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond spec.operator.policy.allow"
+                    .to_string()
+            } else {
+                format!("the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's")
+            };
+            assert!(text.contains(&judged), "{way:?} {name}: {text}");
+        }
+    }
+}
+
+#[test]
+fn a_grant_is_judged_where_it_applies() {
+    // Reading pods is allowed in the operator's own namespaces only.
+    let spec =
+        format!("{NAMESPACES}{ALLOW}      - {{apiGroups: [''], resources: [pods], verbs: [get], scope: Namespaces}}\n");
+    let role = cluster_role("ack-pods", "{apiGroups: [''], resources: [pods], verbs: [get]}");
+    let beyond = "beyond spec.operator.policy.allow: verbs=[get] apiGroups=[\"\"] resources=[pods]";
+    let cases = [
+        (binding("RoleBinding", "s", Some("team-a"), ("ClusterRole", "ack-pods"), &own_account()), None),
+        (binding("RoleBinding", "s", Some("ops"), ("ClusterRole", "ack-pods"), &own_account()), None),
+        (
+            binding("RoleBinding", "s", Some("kube-system"), ("ClusterRole", "ack-pods"), &own_account()),
+            Some(format!("in namespace(s) kube-system, {beyond}")),
+        ),
+        (
+            binding("ClusterRoleBinding", "s", None, ("ClusterRole", "ack-pods"), &own_account()),
+            Some(format!("cluster-wide, {beyond}")),
+        ),
+    ];
+    for (b, expected) in &cases {
+        let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
+        for way in WAYS {
+            let out = run(way, &extra, &spec);
+            match expected {
+                None => assert_eq!(out.code, 0, "{way:?}: {}", said(&out)),
+                Some(message) => {
+                    assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+                    assert!(said(&out).contains(message.as_str()), "{way:?}: {}", said(&out));
+                }
+            }
+        }
+    }
+    // ack's CSV reads secrets cluster-wide (clusterPermissions): allowed only in namespaces, that is refused.
+    let spec = format!(
+        "{NAMESPACES}{}      - {{apiGroups: [''], resources: [secrets], verbs: [get, list, watch, patch], scope: Namespaces, namespaces: [ops]}}\n",
+        ALLOW.replace("configmaps, secrets, namespaces", "configmaps, namespaces")
+    );
+    let out = run(Way::Files, &[], &spec);
+    assert_eq!(out.code, 1);
+    assert!(said(&out).contains("ServiceAccount ops/ack-s3-controller would be granted verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets] cluster-wide, beyond spec.operator.policy.allow: verbs=[get,list,watch,patch] apiGroups=[\"\"] resources=[secrets]"), "{}", said(&out));
+}
+
+#[test]
+fn a_deny_can_say_never_cluster_wide() {
+    let deny = "    policy:\n      deny:\n      - {apiGroups: [''], resources: [secrets], verbs: [get, list, watch], scope: Cluster}\n";
+    // ack's CSV reads secrets cluster-wide itself.
+    let out = run(Way::Files, &[], &format!("{NAMESPACES}{deny}"));
+    assert_eq!(out.code, 1);
+    assert!(said(&out).contains("spec.install.spec.clusterPermissions[0].rules[0]: install policy: ServiceAccount ops/ack-s3-controller would be granted verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets] cluster-wide, which spec.operator.policy.deny[0] forbids"), "{}", said(&out));
+    // strimzi reads secrets only in the namespaces it serves: the same deny lets it pass
+    // in Namespaces mode, and refuses it where OLM would promote it (Cluster).
+    let sources: Vec<Source> = bundle_docs("strimzi-kafka-operator-1.2.0")
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("strimzi/manifests/{name}"), text })
+        .collect();
+    let go = |spec: &str| render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", spec) }]);
+    let out = go(&format!("{NAMESPACES}{deny}"));
+    assert!(!out.stderr.contains("deny[0] forbids"), "{}", out.stderr);
+    let out = go(&format!("  operator:\n    permissions: Cluster\n    installNamespace: ops\n{deny}"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("cluster-wide, which spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
+    // An unscoped deny refuses it anywhere, as before.
+    let out = go(&format!("{NAMESPACES}{}", deny.replace(", scope: Cluster", "")));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("in namespace(s) ops, team-a, which spec.operator.policy.deny[0] forbids"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn olm_promotes_an_all_namespaces_operator_and_the_gate_knows() {
+    // enmasse supports AllNamespaces; with Unmanaged and no targets OLM grants its
+    // `permissions` (which read and write secrets) cluster-wide.
+    let deny =
+        "    policy:\n      deny:\n      - {apiGroups: [''], resources: [secrets], verbs: [get], scope: Cluster}\n";
+    let sources: Vec<Source> = bundle_docs("enmasse-0.30.2")
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("enmasse/manifests/{name}"), text })
+        .collect();
+    let go = |spec: &str| render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", spec) }]);
+    let out = go(&format!("  operator:\n    installNamespace: ops\n{deny}"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("install policy: ServiceAccount ops/enmasse-operator would be granted verbs=[get,list,watch,update,create,patch,delete] apiGroups=[\"\"] resources=[configmaps,secrets,persistentvolumeclaims,services] cluster-wide, which spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
+    // Named targets: OLM grants them there, not cluster-wide.
+    let out = go(&format!("  operator:\n    installNamespace: ops\n    targetNamespaces: [ops]\n{deny}"));
+    assert!(!out.stderr.contains("deny[0] forbids"), "{}", out.stderr);
+}
+
+#[test]
+fn an_unsupported_install_mode_is_refused_even_when_all_namespaces_is_supported() {
+    // enmasse supports OwnNamespace, SingleNamespace and AllNamespaces, not MultiNamespace.
+    let sources: Vec<Source> = bundle_docs("enmasse-0.30.2")
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("enmasse/manifests/{name}"), text })
+        .collect();
+    let spec = admin_spec(
+        "enmasse-0.30.2",
+        "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaces: [team-a, team-b]\n",
+    );
+    let out = render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", &spec) }]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("needs the MultiNamespace install mode, which the CSV does not support"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("supports only the AllNamespaces install mode"), "{}", out.stderr);
+}
+
+#[test]
+fn provenance_an_object_writes_about_itself_is_not_believed() {
+    let role = cluster_role("ack-extra", EVERYTHING);
+    let b = binding("ClusterRoleBinding", "ack-extra", None, ("ClusterRole", "ack-extra"), &own_account());
+    let spec = format!("{NAMESPACES}{ALLOW}");
+    // A forged kustomize origin (the runner did not write one: no origin on the functionConfig).
+    let forged = |doc: &str| with_annotation(doc, "config.kubernetes.io/origin", "path: admin/mine.yaml\n");
+    let items = [forged(&role), forged(&b)];
+    let mut docs = docs_of(ACK);
+    docs.extend(items.iter().cloned());
+    let out = function(&resource_list(&docs, &config("ext", &spec)));
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"),
+        "{}",
+        out.stdout
+    );
+    // The same annotations written by kustomize with originAnnotations (the functionConfig
+    // carries one too) are the runner's word: the admin's own files are not the bundle's.
+    let cfg = with_annotation(&config("ext", &spec), "config.kubernetes.io/origin", "path: rbac.yaml\n");
+    let out = function(&resource_list(&docs, &cfg));
+    assert_eq!(out.code, 0, "{}", out.stdout);
+
+    // A claim to be another extension's generated output, on stdin.
+    let claimed = |doc: &str| {
+        doc.replacen(
+            "\nmetadata:\n",
+            "\nmetadata:\n  labels: {app.kubernetes.io/managed-by: olm-rbac, olm-rbac.io/extension: other, olm-rbac.io/role: operator}\n  annotations: {olm-rbac.io/service-account: ops/ack-s3-controller}\n",
+            1,
+        )
+    };
+    let extra = [("bundle/manifests/r.yaml", claimed(&role)), ("bundle/manifests/b.yaml", claimed(&b))];
+    let extra: Vec<(&str, &str)> = extra.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    for way in [Way::Stdin, Way::NoPaths] {
+        let out = run(way, &extra, &spec);
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(
+            said(&out).contains("would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"),
+            "{way:?}: {}",
+            said(&out)
+        );
+    }
+}
+
+#[test]
+fn rendering_a_bundle_root_or_nesting_its_csv_hides_nothing() {
+    let role = cluster_role("ack-extra", EVERYTHING);
+    let b = binding("ClusterRoleBinding", "ack-extra", None, ("ClusterRole", "ack-extra"), &own_account());
+    let spec = format!("{NAMESPACES}{ALLOW}");
+    // Beside the manifests, in the bundle's root.
+    for way in [Way::Files, Way::KptPaths] {
+        let out = run(way, &[("bundle/extra/r.yaml", &role), ("bundle/extra/b.yaml", &b)], &spec);
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(said(&out).contains("verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"), "{way:?}");
+    }
+    // The CSV nested below manifests/, the roles beside it.
+    let mut sources: Vec<Source> = bundle_docs(ACK)
+        .into_iter()
+        .map(|(name, text)| {
+            let sub = if name.ends_with("clusterserviceversion.yaml") { "sub/" } else { "" };
+            Source { name: format!("bundle/manifests/{sub}{name}"), text }
+        })
+        .collect();
+    sources.push(Source { name: "bundle/manifests/r.yaml".into(), text: role.clone() });
+    sources.push(Source { name: "bundle/manifests/b.yaml".into(), text: b.clone() });
+    let out = render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", &spec) }]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"), "{}", out.stderr);
+    // An RBACConfig a bundle keeps beside its manifests is not the admin's.
+    let mut with_config: Vec<Source> = bundle_docs(ACK)
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("bundle/manifests/{name}"), text })
+        .collect();
+    with_config.push(Source { name: "bundle/metadata/rbac.yaml".into(), text: config("evil", "  mode: Aggregate\n") });
+    let out = render(&with_config, &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("sits in the bundle's own folder"), "{}", out.stderr);
+}
+
+#[test]
+fn the_installer_holds_only_what_exists_before_the_install() {
+    let ns = "ops";
+    let spec = format!(
+        "{NAMESPACES}  installer:\n    serviceAccount: {{name: installer, namespace: {ns}}}\n    for: OLMv1\n    mode: Check\n"
+    );
+    let account = format!("{{kind: ServiceAccount, name: installer, namespace: {ns}}}");
+    let admin_role = cluster_role("installer-some", READ_CONFIGMAPS);
+    let admin_binding =
+        binding("ClusterRoleBinding", "installer-some", None, ("ClusterRole", "installer-some"), &account);
+    // The bundle binds the installer account to everything: OLM would have to create that
+    // binding with the account itself, so it holds nothing yet.
+    let bundle_binding =
+        binding("ClusterRoleBinding", "installer-all", None, ("ClusterRole", "cluster-admin"), &account);
+    for way in [Way::Files, Way::KptPaths] {
+        let extra = [
+            ("admin/role.yaml", admin_role.as_str()),
+            ("admin/binding.yaml", admin_binding.as_str()),
+            ("bundle/manifests/b.yaml", bundle_binding.as_str()),
+        ];
+        let out = run(way, &extra, &spec);
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(said(&out).contains("installer ServiceAccount ops/installer cannot"), "{way:?}: {}", said(&out));
+    }
+    // The same account bound to cluster-admin by the admin's own file holds everything.
+    let admin_all = binding("ClusterRoleBinding", "installer-all", None, ("ClusterRole", "cluster-admin"), &account);
+    let out = run(Way::Files, &[("admin/binding.yaml", admin_all.as_str())], &spec);
+    assert_eq!(out.code, 0, "{}", said(&out));
+    // Of unknown origin, even the admin's grant does not count.
+    let out = run(Way::Stdin, &[("x", &admin_role), ("y", &admin_binding)], &spec);
+    assert_eq!(out.code, 1);
+    assert!(said(&out).contains("installer ServiceAccount ops/installer cannot"), "{}", said(&out));
+}
