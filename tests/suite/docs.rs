@@ -226,16 +226,29 @@ fn the_check_itself_tells_real_messages_from_drifted_ones() {
     );
 }
 
-/// docs/dangerous-permissions.md lists exactly the catalogue olm-rbac checks, in its order.
+/// docs/dangerous-permissions.md lists exactly the catalogue olm-rbac checks, in its order, each row with
+/// the entry's severity, permissions and scope as the code has them, and explains every entry and level.
 #[test]
 fn the_dangerous_permission_table_is_the_catalogue() {
     let doc = std::fs::read_to_string(repo("docs/dangerous-permissions.md")).unwrap();
-    let rows: Vec<&str> = doc
+    let rows: Vec<Vec<String>> = doc
         .lines()
-        .filter(|l| l.starts_with("| ") && !l.starts_with("| what ") && !l.starts_with("|---"))
-        .filter_map(|l| l.split(" | ").next())
-        .map(|cell| cell.trim_start_matches("| "))
+        .skip_while(|l| !l.starts_with("| what | severity | permissions | counts |"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| "))
+        .map(|l| l.trim_start_matches("| ").trim_end_matches(" |").split(" | ").map(str::to_string).collect())
         .collect();
-    let catalogue: Vec<&str> = olm_rbac::access::danger::catalogue().iter().map(|d| d.what).collect();
-    assert_eq!(rows, catalogue);
+    let catalogue = olm_rbac::access::danger::catalogue();
+    let expected: Vec<Vec<String>> = catalogue
+        .iter()
+        .map(|d| {
+            let counts = if d.cluster_wide_only() { "cluster-wide only" } else { "anywhere" };
+            vec![d.what.to_string(), d.severity.to_string(), d.permissions(), counts.to_string()]
+        })
+        .collect();
+    assert_eq!(rows, expected);
+    for d in catalogue {
+        assert!(doc.contains(&format!("**{}**", d.what)), "the docs say why {:?} is dangerous", d.what);
+        assert!(doc.contains(&format!("- **{}**: ", d.severity)), "the docs define the level {}", d.severity);
+    }
 }

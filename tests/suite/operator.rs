@@ -458,7 +458,7 @@ fn report_and_can_i_answer_for_the_operator() {
     let rendered = vec![Source { name: "rendered.yaml".into(), text: out.stdout }];
     let report = olm_rbac::access::commands::report(&rendered, olm_rbac::access::commands::Format::Table);
     let expected = "ServiceAccount ops/ack-s3-controller (operator of extension ext)
-  cluster-wide: verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets]  DANGEROUS: read secrets cluster-wide
+  cluster-wide: verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets]  DANGEROUS: read secrets cluster-wide, write secrets cluster-wide
   cluster-wide: verbs=[get,list,watch] apiGroups=[\"\"] resources=[namespaces]
   cluster-wide: verbs=[get,list] apiGroups=[iam.services.k8s.aws] resources=[roles,roles/status]
   cluster-wide: verbs=[create,delete,get,list,patch,update,watch] apiGroups=[s3.services.k8s.aws] resources=[buckets]
