@@ -595,7 +595,7 @@ fn warn_dangerous(granted: &[Granted], results: &mut Vec<Finding>) {
         if dangers.is_empty() {
             continue;
         }
-        let what: Vec<&str> = dangers.iter().map(|d| d.what).collect();
+        let what: Vec<String> = dangers.iter().map(|d| format!("{} ({})", d.what, d.severity)).collect();
         let message = format!(
             "{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
             g.describe(None),

@@ -334,7 +334,7 @@ fn roles_and_bindings_the_bundle_ships_are_held_to_the_policy() {
     let out = render_with(ack_with(&[CLUSTER_ADMIN_BINDING, WILD_ROLE]), NAMESPACES);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr.contains("warning: ClusterRoleBinding ack-extra: roleRef: ServiceAccount ops/ack-s3-controller (through the bundle's ClusterRoleBinding ack-extra) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide: wildcard verbs or resources"),
+        out.stderr.contains("warning: ClusterRoleBinding ack-extra: roleRef: ServiceAccount ops/ack-s3-controller (through the bundle's ClusterRoleBinding ack-extra) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide: wildcard verbs or resources (medium)"),
         "{}",
         out.stderr
     );
