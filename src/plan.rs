@@ -3,9 +3,11 @@
 //!
 //! [`plan`] runs every config through the steps in `steps` and then checks
 //! for `conflicts`. The steps ask `discover` for the APIs, `trust` whether
-//! the bundle's claims may be believed, `provenance` where each item came
-//! from, `bundle` which bundle roles to adopt or relabel, `roles` for the
-//! roles to generate and `bind` for the bindings.
+//! the bundle's claims may be believed, `origin` whose each item is,
+//! `provenance` which items are earlier output, `bundle` which bundle roles
+//! to adopt or relabel, `roles` for the roles to generate, `bind` for the
+//! bindings, and, for the operator, `operator`, `install_policy` (the install
+//! gate) and `installer`.
 
 use std::collections::{BTreeMap, BTreeSet};
 

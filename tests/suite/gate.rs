@@ -251,8 +251,9 @@ fn olm_promotes_an_all_namespaces_operator_and_the_gate_knows() {
     let out = go(&format!("  operator:\n    installNamespace: ops\n{deny}"));
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("install policy: ServiceAccount ops/enmasse-operator would be granted verbs=[get,list,watch,update,create,patch,delete] apiGroups=[\"\"] resources=[configmaps,secrets,persistentvolumeclaims,services] cluster-wide, which spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
-    // Named targets: OLM grants them there, not cluster-wide.
-    let out = go(&format!("  operator:\n    installNamespace: ops\n    targetNamespaces: [ops]\n{deny}"));
+    // Scoped to its own namespace by olm-rbac, it is granted them there, not cluster-wide.
+    let out = go(&format!("  operator:\n    permissions: Namespaces\n    installNamespace: ops\n{deny}"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!out.stderr.contains("deny[0] forbids"), "{}", out.stderr);
 }
 
