@@ -1,7 +1,7 @@
 //! What one identity may do: whether in any namespace at all (`can-i -A`),
 //! and every permission its bindings give it (`can-i --list`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
@@ -19,31 +19,50 @@ pub(crate) enum Place<'a> {
     Each,
 }
 
-/// What a permission is about.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// What a permission is about: a rule of the input, as it acts where it is
+/// granted. A row of `can-i --list` is one of these, however many API groups,
+/// resources and names it spans, so the list grows with the rules, not with
+/// their cross product.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Target {
-    /// A resource (`*` for any, `plural/subresource`, `*/subresource`) in an
-    /// API group (`""` for the core group, `*` for any), or one object of it.
-    Resource { group: String, resource: String, name: Option<String> },
-    /// A non-resource URL such as `/healthz`, or `*`.
-    Url(String),
+    /// Every resource (`*` for any, `plural/subresource`, `*/subresource`) in
+    /// every API group (`""` for the core group, `*` for any) listed, sorted;
+    /// with names, only those objects.
+    Resources { groups: Vec<String>, resources: Vec<String>, names: Vec<String> },
+    /// Non-resource URLs such as `/healthz`, or `*`, sorted.
+    Urls(Vec<String>),
+}
+
+/// A resource as `can-i` takes it: `plural.group[/subresource]`, core
+/// resources without a group.
+pub(crate) fn resource_text(group: &str, resource: &str) -> String {
+    let (head, sub) = match resource.split_once('/') {
+        Some((h, s)) => (h, Some(s)),
+        None => (resource, None),
+    };
+    let mut text = if group.is_empty() { head.to_string() } else { format!("{head}.{group}") };
+    if let Some(sub) = sub {
+        text.push('/');
+        text.push_str(sub);
+    }
+    text
 }
 
 impl Target {
-    /// The resource as `can-i` takes it: `plural.group[/subresource]`, core
-    /// resources without a group; `None` for a URL.
-    pub(crate) fn resource_text(&self) -> Option<String> {
-        let Target::Resource { group, resource, .. } = self else { return None };
-        let (head, sub) = match resource.split_once('/') {
-            Some((h, s)) => (h, Some(s)),
-            None => (resource.as_str(), None),
-        };
-        let mut text = if group.is_empty() { head.to_string() } else { format!("{head}.{group}") };
-        if let Some(sub) = sub {
-            text.push('/');
-            text.push_str(sub);
+    /// The resources as `can-i` takes them (`plural.group[/subresource]`,
+    /// space-separated) when the rule has one API group or one resource;
+    /// with several of each, every resource in every group, written
+    /// `{plural,...}.{group,...}` (the core group as `""`). Empty for URLs.
+    pub(crate) fn resources_text(&self) -> String {
+        let Target::Resources { groups, resources, .. } = self else { return String::new() };
+        match (groups.as_slice(), resources.as_slice()) {
+            ([group], _) => resources.iter().map(|r| resource_text(group, r)).collect::<Vec<_>>().join(" "),
+            (_, [resource]) => groups.iter().map(|g| resource_text(g, resource)).collect::<Vec<_>>().join(" "),
+            _ => {
+                let groups: Vec<&str> = groups.iter().map(|g| if g.is_empty() { "\"\"" } else { g.as_str() }).collect();
+                format!("{{{}}}.{{{}}}", resources.join(","), groups.join(","))
+            }
         }
-        Some(text)
     }
 }
 
@@ -96,7 +115,8 @@ impl Policy {
     }
 
     /// `can-i --list`: what the identity may do in the place, one entry per
-    /// target with its verbs merged over every rule that grants them, through
+    /// rule (its API groups, resources and names, or its URLs), with the verbs
+    /// of every rule that grants exactly that target merged, through
     /// aggregation as [`Policy::effective_rules`] models it. A RoleBinding's
     /// rules count as they act: no non-resource URLs, no cluster-scoped
     /// resources except its own Namespace object.
@@ -104,7 +124,11 @@ impl Policy {
     /// Sorted by place (cluster-wide first), then non-resource URLs after
     /// resources, each by the text a user sees.
     pub(crate) fn permissions(&self, who: &Identity, place: Place<'_>) -> Vec<Permission> {
-        let mut merged: BTreeMap<(Option<String>, Target), BTreeSet<String>> = BTreeMap::new();
+        // Many bindings of one role in one place grant the same: read it once.
+        // (place listed, binding's namespace, role's name and namespace)
+        type Reach<'r> = (Option<String>, Option<&'r str>, &'r str, Option<&'r str>);
+        let mut reached: BTreeSet<Reach> = BTreeSet::new();
+        let mut merged: HashMap<(Option<String>, Target), BTreeSet<String>> = HashMap::new();
         for b in self.bindings_for(who, place) {
             let Some(role) = self.bound_role(b) else { continue };
             let namespace = match place {
@@ -112,6 +136,10 @@ impl Policy {
                 Place::Namespace(ns) => Some(ns.to_string()),
                 Place::Each => b.namespace.clone(),
             };
+            let key = (namespace.clone(), b.namespace.as_deref(), role.name.as_str(), role.namespace.as_deref());
+            if !reached.insert(key) {
+                continue;
+            }
             for (_, rule) in self.effective_rules(role) {
                 if rule.verbs.is_empty() {
                     continue;
@@ -126,11 +154,8 @@ impl Policy {
             .map(|((namespace, target), verbs)| Permission { namespace, target, verbs: ordered_verbs(verbs) })
             .collect();
         out.sort_by_cached_key(|p| {
-            let (url, text, name) = match &p.target {
-                Target::Resource { name, .. } => (false, p.target.resource_text().unwrap_or_default(), name.clone()),
-                Target::Url(u) => (true, u.clone(), None),
-            };
-            (p.namespace.clone(), url, text, name)
+            let url = matches!(p.target, Target::Urls(_));
+            (p.namespace.clone(), url, p.target.resources_text(), p.target.clone(), p.verbs.clone())
         });
         out
     }
@@ -146,37 +171,78 @@ impl Policy {
             .collect()
     }
 
-    /// A rule broken down into targets: each API group × resource × name, and
-    /// each non-resource URL. For a RoleBinding's rule (`binding_namespace`
-    /// set), only what it grants in that namespace.
+    /// A rule as targets: its API groups × resources × names, and its URLs.
+    /// For a RoleBinding's rule (`binding_namespace` set), only what it
+    /// grants in that namespace: the cluster-scoped resources of a group are
+    /// taken out of it, in as few targets as the groups that have some (a
+    /// group's own target holds only the resources that are cluster-scoped
+    /// somewhere in the rule), and `namespaces` comes back named after the
+    /// binding's namespace.
     fn targets(&self, rule: &PolicyRule, binding_namespace: Option<&str>) -> Vec<Target> {
-        let names: Vec<Option<&str>> = match rule.resource_names.as_deref() {
-            None | Some([]) => vec![None],
-            Some(names) => names.iter().map(|n| Some(n.as_str())).collect(),
+        let sorted = |v: &Option<Vec<String>>| {
+            let mut v = v.clone().unwrap_or_default();
+            v.sort();
+            v.dedup();
+            v
         };
+        let (groups, resources, names) =
+            (sorted(&rule.api_groups), sorted(&rule.resources), sorted(&rule.resource_names));
         let mut out = Vec::new();
-        for group in rule.api_groups.iter().flatten() {
-            for resource in rule.resources.iter().flatten() {
-                let head = resource.split_once('/').map_or(resource.as_str(), |(h, _)| h);
-                let target = |name: Option<&str>| Target::Resource {
-                    group: group.clone(),
-                    resource: resource.clone(),
-                    name: name.map(String::from),
-                };
-                match binding_namespace {
-                    Some(ns) if self.resources.cluster_scoped(group, head) == Some(true) => {
-                        // A RoleBinding reaches one cluster-scoped object: its own Namespace.
-                        let own = group.is_empty() && head == "namespaces";
-                        if own && names.iter().any(|n| n.is_none_or(|n| n == ns)) {
-                            out.push(target(Some(ns)));
-                        }
-                    }
-                    _ => out.extend(names.iter().map(|n| target(*n))),
+        let boxed = |groups: Vec<String>, resources: Vec<String>, names: Vec<String>| {
+            (!groups.is_empty() && !resources.is_empty()).then_some(Target::Resources { groups, resources, names })
+        };
+        match binding_namespace {
+            None => {
+                out.extend(boxed(groups, resources, names));
+                let urls = sorted(&rule.non_resource_urls);
+                if !urls.is_empty() {
+                    out.push(Target::Urls(urls));
                 }
             }
-        }
-        if binding_namespace.is_none() {
-            out.extend(rule.non_resource_urls.iter().flatten().map(|u| Target::Url(u.clone())));
+            Some(ns) => {
+                let head = |r: &str| r.split_once('/').map_or(r, |(h, _)| h).to_string();
+                // The (group, resource) pairs of the rule that are cluster-scoped,
+                // found from the known scopes rather than from every pair.
+                let mut by_head: HashMap<String, Vec<usize>> = HashMap::new();
+                for (i, r) in resources.iter().enumerate() {
+                    by_head.entry(head(r)).or_default().push(i);
+                }
+                let mut cluster: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+                for ((group, plural), _) in self.resources.scope.iter().filter(|(_, cluster)| **cluster) {
+                    if let (Ok(g), Some(rs)) = (groups.binary_search(group), by_head.get(plural)) {
+                        cluster.entry(groups[g].as_str()).or_default().extend(rs);
+                    }
+                }
+                let touched: BTreeSet<usize> = cluster.values().flatten().copied().collect();
+                let plain_groups: Vec<String> =
+                    groups.iter().filter(|g| !cluster.contains_key(g.as_str())).cloned().collect();
+                out.extend(boxed(plain_groups, resources.clone(), names.clone()));
+                let untouched: Vec<String> = resources
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !touched.contains(i))
+                    .map(|(_, r)| r.clone())
+                    .collect();
+                out.extend(boxed(cluster.keys().map(|g| g.to_string()).collect(), untouched, names.clone()));
+                // Each group with cluster-scoped resources: the rule's other
+                // touched resources, grouped by what is left.
+                let mut left: BTreeMap<Vec<usize>, Vec<String>> = BTreeMap::new();
+                for (group, scoped) in &cluster {
+                    let rest: Vec<usize> = touched.difference(scoped).copied().collect();
+                    left.entry(rest).or_default().push(group.to_string());
+                }
+                for (rest, gs) in left {
+                    out.extend(boxed(gs, rest.iter().map(|&i| resources[i].clone()).collect(), names.clone()));
+                }
+                // A RoleBinding reaches one cluster-scoped object: its own Namespace.
+                if let Some(scoped) = cluster.get("") {
+                    let own: Vec<String> =
+                        scoped.iter().map(|&i| resources[i].clone()).filter(|r| head(r) == "namespaces").collect();
+                    if names.is_empty() || names.iter().any(|n| n == ns) {
+                        out.extend(boxed(vec![String::new()], own, vec![ns.to_string()]));
+                    }
+                }
+            }
         }
         out
     }

@@ -154,13 +154,11 @@ pub fn can_i_list(inputs: &[Source], q: &CanIList<'_>) -> Outcome {
         let bracket = |items: &[String]| format!("[{}]", items.join(" "));
         let mut rows: Vec<Vec<String>> = Vec::new();
         for p in policy.permissions(&who, place) {
-            let (resource, urls, names) = match &p.target {
-                Target::Resource { name, .. } => {
-                    (p.target.resource_text().unwrap_or_default(), bracket(&[]), bracket(name.as_slice()))
-                }
-                Target::Url(url) => (String::new(), bracket(std::slice::from_ref(url)), bracket(&[])),
+            let (urls, names) = match &p.target {
+                Target::Resources { names, .. } => (bracket(&[]), bracket(names)),
+                Target::Urls(urls) => (bracket(urls), bracket(&[])),
             };
-            let mut row = vec![resource, urls, names, bracket(&p.verbs)];
+            let mut row = vec![p.target.resources_text(), urls, names, bracket(&p.verbs)];
             if q.all_namespaces {
                 row.insert(0, p.namespace.clone().unwrap_or_else(|| "*".into()));
             }
@@ -187,24 +185,33 @@ pub fn can_i_list(inputs: &[Source], q: &CanIList<'_>) -> Outcome {
     })
 }
 
-/// Left-aligned columns, `gap` spaces apart; the last column is not padded.
+/// The widest a cell may make its column: a longer cell (a rule listing
+/// hundreds of resources) overflows its own line instead of padding every
+/// other line to its width.
+const MAX_COLUMN: usize = 80;
+
+/// Left-aligned columns, `gap` spaces apart; the last column is not padded,
+/// and cells wider than [`MAX_COLUMN`] do not widen theirs.
 fn columns(header: &[String], rows: &[Vec<String>], gap: usize) -> String {
     let last = header.len().saturating_sub(1);
     let widths: Vec<usize> = (0..last)
         .map(|i| {
-            rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).chain([header[i].len()]).max().unwrap_or(0)
+            let cells = rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).filter(|&w| w <= MAX_COLUMN);
+            cells.chain([header[i].len()]).max().unwrap_or(0)
         })
         .collect();
     let mut out = String::new();
     for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
-        let mut line = String::new();
+        let start = out.len();
         for (i, cell) in row.iter().enumerate() {
-            line.push_str(cell);
+            out.push_str(cell);
             if let Some(w) = widths.get(i) {
-                line.push_str(&" ".repeat(w.saturating_sub(cell.chars().count()) + gap));
+                let pad = w.saturating_sub(cell.chars().count()) + gap;
+                out.extend(std::iter::repeat_n(' ', pad));
             }
         }
-        out.push_str(line.trim_end());
+        let end = out[start..].trim_end().len() + start;
+        out.truncate(end);
         out.push('\n');
     }
     out

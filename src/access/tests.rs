@@ -379,7 +379,7 @@ fn the_report_counts_partial_access_and_collapses_cluster_wide_scope() {
 // ---------------------------------------------------------------------------
 // can-i -A and --list.
 
-use super::allowed::{Permission, Place, Target};
+use super::allowed::{resource_text, Permission, Place, Target};
 
 /// jane reads pods in default (Role), dave reads secrets in development
 /// (RoleBinding to a ClusterRole), the group manager reads secrets everywhere.
@@ -403,8 +403,13 @@ fn all_namespaces_is_answered_by_cluster_wide_grants_only() {
     assert!(p.can(&managers, &req("get", "", "secrets", None)).is_some(), "a ClusterRoleBinding answers");
 }
 
+fn resources(groups: &[&str], resources: &[&str], names: &[&str]) -> Target {
+    let list = |v: &[&str]| v.iter().map(|x| x.to_string()).collect();
+    Target::Resources { groups: list(groups), resources: list(resources), names: list(names) }
+}
+
 fn resource(group: &str, resource: &str, name: Option<&str>) -> Target {
-    Target::Resource { group: group.into(), resource: resource.into(), name: name.map(String::from) }
+    resources(&[group], &[resource], name.as_slice())
 }
 
 fn permission(namespace: Option<&str>, target: Target, verbs: &[&str]) -> Permission {
@@ -440,21 +445,28 @@ fn permissions_merge_verbs_break_down_rules_and_follow_aggregation() {
         p.permissions(&user("u"), Place::Namespace("team-a")),
         [
             permission(Some("team-a"), resource("", "configmaps", Some("a")), &["*"]),
-            permission(Some("team-a"), resource("", "configmaps", Some("b")), &["get"]),
+            permission(Some("team-a"), resources(&[""], &["configmaps"], &["a", "b"]), &["get"]),
+            permission(Some("team-a"), resource("example.com", "widgets", None), &["get", "list", "watch"]),
             permission(
                 Some("team-a"),
-                resource("example.com", "widgets", None),
-                &["get", "list", "watch", "create", "patch", "custom"]
+                resources(&["example.com"], &["widgets", "widgets/status"], &[]),
+                &["create", "patch", "custom"]
             ),
-            permission(Some("team-a"), resource("example.com", "widgets/status", None), &["create", "patch", "custom"]),
         ],
-        "edit aggregates widgets-edit and, through view, widgets-view"
+        "edit aggregates widgets-edit and, through view, widgets-view: one entry per rule"
     );
+    assert_eq!(resource_text("example.com", "widgets/status"), "widgets.example.com/status");
+    assert_eq!(resource("", "configmaps", Some("a")).resources_text(), "configmaps");
     assert_eq!(
-        resource("example.com", "widgets/status", None).resource_text().as_deref(),
-        Some("widgets.example.com/status")
+        resources(&["example.com"], &["widgets", "widgets/status"], &[]).resources_text(),
+        "widgets.example.com widgets.example.com/status"
     );
-    assert_eq!(resource("", "configmaps", Some("a")).resource_text().as_deref(), Some("configmaps"));
+    assert_eq!(resources(&["", "apps"], &["deployments"], &[]).resources_text(), "deployments deployments.apps");
+    assert_eq!(
+        resources(&["", "apps"], &["deployments", "pods/log"], &[]).resources_text(),
+        "{deployments,pods/log}.{\"\",apps}",
+        "every resource in every group"
+    );
     assert_eq!(
         p.builtin_roles_bound(&user("u"), Place::Namespace("team-a")).into_iter().collect::<Vec<_>>(),
         ["edit"],
@@ -481,18 +493,99 @@ fn permissions_of_a_rolebinding_are_what_it_grants_in_its_namespace() {
     assert_eq!(
         p.permissions(&user("c"), Place::ClusterWide),
         [
-            permission(None, resource("", "namespaces", None), &["get"]),
-            permission(None, resource("", "nodes", None), &["get"]),
-            permission(None, resource("", "pods", None), &["get"]),
-            permission(None, Target::Url("/healthz".into()), &["get"]),
+            permission(None, resources(&[""], &["namespaces", "nodes", "pods"], &[]), &["get"]),
+            permission(None, Target::Urls(vec!["/healthz".into()]), &["get"]),
         ],
         "a ClusterRoleBinding grants all of it, URLs last"
     );
     let masters = Identity::new("root", &["system:masters".into()]);
     assert_eq!(
         p.permissions(&masters, Place::ClusterWide),
-        [permission(None, resource("*", "*", None), &["*"]), permission(None, Target::Url("*".into()), &["*"])]
+        [permission(None, resource("*", "*", None), &["*"]), permission(None, Target::Urls(vec!["*".into()]), &["*"])]
     );
+}
+
+/// A RoleBinding's rule over groups where some resources are cluster-scoped:
+/// each group keeps what it grants in the namespace, in few entries.
+#[test]
+fn a_rolebinding_takes_cluster_scoped_resources_out_group_by_group() {
+    let crd = |group: &str, plural: &str, scope: &str| {
+        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: {plural}.{group}}}\nspec: {{group: {group}, names: {{plural: {plural}, kind: K}}, scope: {scope}}}\n---\n")
+    };
+    let p = load_str(&format!(
+        "{}{}apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: mixed}}\nrules:\n- {{apiGroups: [a.io, b.io, c.io, \"\"], resources: [tops, things, namespaces, pods], resourceNames: [x, team-a], verbs: [get]}}\n{}",
+        crd("a.io", "tops", "Cluster"),
+        crd("b.io", "things", "Cluster"),
+        bind_user("RoleBinding", "ClusterRole", "mixed", Some("team-a"), "{kind: User, name: u}")
+    ));
+    let names = ["team-a", "x"];
+    assert_eq!(
+        p.permissions(&user("u"), Place::Namespace("team-a")),
+        [
+            permission(Some("team-a"), resource("", "namespaces", Some("team-a")), &["get"]),
+            permission(Some("team-a"), resources(&["a.io"], &["namespaces", "things"], &names), &["get"]),
+            permission(Some("team-a"), resources(&["b.io"], &["namespaces", "tops"], &names), &["get"]),
+            permission(
+                Some("team-a"),
+                resources(&["c.io"], &["namespaces", "pods", "things", "tops"], &names),
+                &["get"]
+            ),
+            permission(Some("team-a"), resources(&["", "a.io", "b.io"], &["pods"], &names), &["get"]),
+            permission(Some("team-a"), resources(&[""], &["things", "tops"], &names), &["get"]),
+        ],
+        "every pair but the three cluster-scoped ones, and the own Namespace"
+    );
+}
+
+/// The worst shapes a bundle can write: many groups × resources × verbs ×
+/// names in one rule, many rules, many bindings, long names. `--list` has one
+/// entry per rule and place, never one per group × resource × name.
+#[test]
+fn listing_grows_with_the_rules_not_their_cross_product() {
+    let values =
+        |prefix: &str, n: usize| -> Vec<String> { (0..n).map(|i| format!("{prefix}{i}-{}", "x".repeat(60))).collect() };
+    let (groups, plurals, names) = (values("g", 200), values("r", 200), values("n", 200));
+    let verbs = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
+    let flow = |v: &[String]| v.join(", ");
+    let mut yaml = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: big}}\nrules:\n- {{apiGroups: [{}], resources: [{}], resourceNames: [{}], verbs: [{}]}}\n",
+        flow(&groups),
+        flow(&plurals),
+        flow(&names),
+        verbs.join(", ")
+    );
+    for (i, g) in groups.iter().enumerate() {
+        yaml.push_str(&format!("- {{apiGroups: [{g}], resources: [{}], verbs: [get]}}\n", plurals[i]));
+    }
+    for i in 0..50 {
+        yaml.push_str(
+            &bind_user("ClusterRoleBinding", "ClusterRole", "big", None, "{kind: User, name: u}")
+                .replace("name: b-big\n", &format!("name: b{i}\n")),
+        );
+        yaml.push_str(&bind_user(
+            "RoleBinding",
+            "ClusterRole",
+            "big",
+            Some(&format!("ns{i}")),
+            "{kind: User, name: u}",
+        ));
+    }
+    let p = load_str(&yaml);
+    let cluster = p.permissions(&user("u"), Place::ClusterWide);
+    assert_eq!(cluster.len(), 201, "one entry per rule, however many bindings grant it");
+    let big: Vec<&Permission> = cluster.iter().filter(|e| e.verbs.len() > 1).collect();
+    let [big] = big[..] else { panic!("one entry for the big rule: {big:?}") };
+    let Target::Resources { groups: g, resources: r, names: n } = &big.target else { panic!() };
+    assert_eq!((g.len(), r.len(), n.len()), (200, 200, 200));
+    assert_eq!(big.verbs, verbs);
+    let each = p.permissions(&user("u"), Place::Each);
+    assert_eq!(each.len(), 201 * 51, "the cluster-wide entries, then each namespace's");
+    let out = commands::can_i_list(
+        &[Source { name: "in.yaml".into(), text: yaml.clone() }],
+        &commands::CanIList { namespace: None, all_namespaces: false, user: "u", groups: &[] },
+    );
+    assert_eq!(out.stdout.lines().count(), 202, "a header and a line per rule");
+    assert!(out.stdout.len() < 4 * yaml.len(), "{} bytes out for {} in", out.stdout.len(), yaml.len());
 }
 
 #[test]

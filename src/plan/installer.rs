@@ -8,13 +8,13 @@
 //! operator is granted, where it is granted. `Generate` writes the account
 //! and its roles; `Check` measures an account already in the input.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::allowed::Place;
-use crate::access::cover::{covers, uncovered_rules};
+use crate::access::cover::Owners;
 use crate::access::{describe_rule, from_objects, Identity};
 use crate::config::{Config, Installer, InstallerMode, Olm, OperatorPermissions};
 use crate::kinds::{resource_of, ApiResource};
@@ -79,7 +79,7 @@ pub(super) fn plan_installer(
             Vec::new()
         }
         InstallerMode::Generate => {
-            let written = Writer { config, installer }.objects(&needs);
+            let rules = minimised(&needs);
             results.push(
                 Finding::info(format!(
                     "extension {:?}: installer ServiceAccount {}/{} ({}): generated {} rule(s) cluster-wide and {} in namespace(s) {}",
@@ -87,13 +87,13 @@ pub(super) fn plan_installer(
                     installer.namespace,
                     installer.name,
                     installer.olm.as_str(),
-                    minimised(&needs).get(&None).map_or(0, Vec::len),
-                    minimised(&needs).iter().filter(|(ns, _)| ns.is_some()).map(|(_, r)| r.len()).sum::<usize>(),
+                    rules.get(&None).map_or(0, Vec::len),
+                    rules.iter().filter(|(ns, _)| ns.is_some()).map(|(_, r)| r.len()).sum::<usize>(),
                     namespaces(&needs).join(", "),
                 ))
                 .on(&config.object_ref()),
             );
-            written
+            Writer { config, installer }.objects(rules)
         }
     }
 }
@@ -368,27 +368,32 @@ fn manage(r: &ApiResource, names: Option<&BTreeSet<String>>, namespace: Option<S
 /// same groups, resources and names merged, then every rule that the others
 /// (and, in a namespace, the cluster-wide ones) already cover dropped. Each
 /// rule left is needed: removing it leaves some need uncovered.
+///
+/// The bundle writes the needs, so the cost stays near-linear in them: rules
+/// are merged through a map, and each coverage check looks only at the rules
+/// that share an API group or resource with the one checked ([`Owners`]).
 pub(crate) fn minimised(needs: &[Need]) -> BTreeMap<Option<String>, Vec<PolicyRule>> {
-    let mut places: BTreeMap<Option<String>, Vec<PolicyRule>> = BTreeMap::new();
+    type Same<'a> =
+        (&'a Option<Vec<String>>, &'a Option<Vec<String>>, &'a Option<Vec<String>>, &'a Option<Vec<String>>);
+    let mut places: BTreeMap<Option<String>, Vec<(PolicyRule, HashSet<&str>)>> = BTreeMap::new();
+    let mut at: HashMap<(&Option<String>, Same), usize> = HashMap::new();
     for n in needs {
+        let r = &n.rule;
         let rules = places.entry(n.namespace.clone()).or_default();
-        let same = rules.iter_mut().find(|r| {
-            r.api_groups == n.rule.api_groups
-                && r.resources == n.rule.resources
-                && r.resource_names == n.rule.resource_names
-                && r.non_resource_urls == n.rule.non_resource_urls
+        let key = (&n.namespace, (&r.api_groups, &r.resources, &r.resource_names, &r.non_resource_urls));
+        let i = *at.entry(key).or_insert_with(|| {
+            rules.push((PolicyRule { verbs: Vec::new(), ..r.clone() }, HashSet::new()));
+            rules.len() - 1
         });
-        match same {
-            Some(r) => {
-                for v in &n.rule.verbs {
-                    if !r.verbs.contains(v) {
-                        r.verbs.push(v.clone());
-                    }
-                }
+        let (merged, seen) = &mut rules[i];
+        for v in &r.verbs {
+            if seen.insert(v) {
+                merged.verbs.push(v.clone());
             }
-            None => rules.push(n.rule.clone()),
         }
     }
+    let mut places: BTreeMap<Option<String>, Vec<PolicyRule>> =
+        places.into_iter().map(|(ns, rules)| (ns, rules.into_iter().map(|(r, _)| r).collect())).collect();
     let cluster = drop_covered(places.remove(&None).unwrap_or_default(), &[]);
     let mut out: BTreeMap<Option<String>, Vec<PolicyRule>> = places
         .into_iter()
@@ -405,14 +410,15 @@ pub(crate) fn minimised(needs: &[Need]) -> BTreeMap<Option<String>, Vec<PolicyRu
 /// the rules after them. A rule dropped is covered by what is kept: a later
 /// rule it relied on is itself dropped only when the rest covers it.
 fn drop_covered(rules: Vec<PolicyRule>, also: &[PolicyRule]) -> Vec<PolicyRule> {
-    let mut kept: Vec<PolicyRule> = Vec::new();
+    let mut owners = Owners::new(also.iter().chain(&rules));
+    let mut dropped = vec![false; rules.len()];
     for (i, r) in rules.iter().enumerate() {
-        let others: Vec<PolicyRule> = also.iter().chain(&kept).chain(&rules[i + 1..]).cloned().collect();
-        if !covers(&others, std::slice::from_ref(r)) {
-            kept.push(r.clone());
-        }
+        // The others: `also`, the rules kept so far and every later rule.
+        owners.switch(also.len() + i, false);
+        dropped[i] = owners.covers(r);
+        owners.switch(also.len() + i, !dropped[i]);
     }
-    kept
+    rules.into_iter().zip(dropped).filter(|(_, d)| !d).map(|(r, _)| r).collect()
 }
 
 fn namespaces(needs: &[Need]) -> Vec<String> {
@@ -439,13 +445,20 @@ fn check_account(
     let held = |i: usize| origins.is_admin(i) && claims[i].as_deref() != Some(config.extension.as_str());
     let policy = from_objects(objects.iter().enumerate().filter(|(i, _)| held(*i)).map(|(_, o)| o));
     let who = Identity::new(&format!("system:serviceaccount:{}:{}", installer.namespace, installer.name), &[]);
-    let mut held: BTreeMap<Option<String>, Vec<PolicyRule>> = BTreeMap::new();
+    let held: BTreeMap<&Option<String>, Vec<PolicyRule>> = needs
+        .iter()
+        .map(|n| &n.namespace)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|ns| match ns {
+            None => (ns, policy.held_rules(&who, Place::ClusterWide)),
+            Some(name) => (ns, policy.held_rules(&who, Place::Namespace(name))),
+        })
+        .collect();
+    let owners: BTreeMap<&Option<String>, Owners> = held.iter().map(|(ns, rules)| (*ns, Owners::new(rules))).collect();
     for n in needs {
-        let rules = held.entry(n.namespace.clone()).or_insert_with(|| match &n.namespace {
-            None => policy.held_rules(&who, Place::ClusterWide),
-            Some(ns) => policy.held_rules(&who, Place::Namespace(ns)),
-        });
-        let missing: Vec<String> = uncovered_rules(rules, &n.rule).iter().map(describe_rule).collect();
+        let Some(rules) = owners.get(&n.namespace) else { continue };
+        let missing: Vec<String> = rules.uncovered_rules(&n.rule).iter().map(describe_rule).collect();
         if missing.is_empty() {
             continue;
         }
@@ -475,7 +488,7 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn objects(&self, needs: &[Need]) -> Vec<Made> {
+    fn objects(&self, rules: BTreeMap<Option<String>, Vec<PolicyRule>>) -> Vec<Made> {
         let account = Account {
             extension: &self.config.extension,
             role: INSTALLER_ROLE,
@@ -490,7 +503,7 @@ impl Writer<'_> {
                 ..Default::default()
             }),
         )];
-        for (place, rules) in minimised(needs) {
+        for (place, rules) in rules {
             match place {
                 None => out.extend(account.cluster_pair(&name, rules)),
                 Some(ns) => out.extend(account.namespace_pair(&name, &ns, rules)),

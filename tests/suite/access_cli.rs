@@ -156,6 +156,63 @@ Resources   Non-Resource URLs   Resource Names   Verbs
     );
 }
 
+/// The example of docs/access-checks.md: one line per rule, its resources as
+/// `can-i` takes them, and every resource in every group when it has several
+/// of both.
+#[test]
+fn list_keeps_each_rule_whole() {
+    let input = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: ci-reader}
+rules:
+- {apiGroups: [apps, extensions], resources: [deployments, replicasets], verbs: [get, list, watch]}
+- {apiGroups: [apps], resources: [deployments, deployments/scale], verbs: [patch]}
+- {apiGroups: [\"\"], resources: [configmaps, secrets], resourceNames: [app-config], verbs: [get]}
+- {nonResourceURLs: [/healthz, /readyz], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ci-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ci-reader}
+subjects: [{kind: User, name: ci}]
+";
+    let expected = "\
+Resources                                     Non-Resource URLs    Resource Names   Verbs
+configmaps secrets                            []                   [app-config]     [get]
+deployments.apps deployments.apps/scale       []                   []               [patch]
+{deployments,replicasets}.{apps,extensions}   []                   []               [get list watch]
+                                              [/healthz /readyz]   []               [get]
+";
+    assert_eq!(outcome(&run(&["can-i", "--list", "--as", "ci"], input)), (Some(0), expected.into(), String::new()));
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/access-checks.md")).unwrap();
+    assert!(docs.contains(expected), "the docs quote this output");
+}
+
+/// A 4 KB role of 32 groups × 32 resources × 8 verbs × 64 names, bound
+/// cluster-wide and in a namespace, lists as two lines per place: kubectl's
+/// breakdown would print 65,536 lines (over 7 MB).
+#[test]
+fn list_of_a_huge_rule_is_one_line() {
+    let list = |prefix: &str, n: usize| (0..n).map(|i| format!("{prefix}{i}")).collect::<Vec<_>>().join(", ");
+    let input = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: big}}\nrules:\n- {{apiGroups: [{}], resources: [{}], resourceNames: [{}], verbs: [get, list, watch, create, update, patch, delete, deletecollection]}}\n- {{nonResourceURLs: [{}], verbs: [get]}}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {{name: big}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: big}}\nsubjects: [{{kind: User, name: bob}}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: big, namespace: team-a}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: big}}\nsubjects: [{{kind: User, name: bob}}]\n",
+        list("g", 32),
+        list("r", 32),
+        list("n", 64),
+        list("/u", 64)
+    );
+    let (code, stdout, _) = outcome(&run(&["can-i", "--list", "-A", "--as", "bob"], &input));
+    assert_eq!(code, Some(0));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "a header, the rule and the URLs cluster-wide, the rule in team-a: {stdout}");
+    assert!(lines[1].starts_with("*  ") && lines[1].contains("{r0,r1,") && lines[1].contains("}.{g0,g1,"));
+    assert!(lines[1].ends_with("[get list watch create update patch delete deletecollection]"));
+    assert!(lines[2].starts_with("*  ") && lines[2].contains("[/u0 /u1 "));
+    assert!(lines[3].starts_with("team-a  "));
+    assert!(stdout.len() < 3 * input.len(), "{} bytes for {} of input", stdout.len(), input.len());
+}
+
 #[test]
 fn list_and_a_question_do_not_mix() {
     let missing = run(&["can-i", "--as", "bob"], WIDGETS);
