@@ -3,12 +3,21 @@
 //! bytes, measured in the same run so machine speed cancels out.
 //!
 //! Prints the median of several runs for each, MB/s, and the ratio.
+//!
+//! Then the worst shapes a hostile bundle can write for the access checks
+//! (issue 17, bounded cost), each against the bare event scan of its own
+//! input: one rule of many groups × resources × verbs × names measured
+//! against an install-policy ceiling (KRM mode), the installer derived from
+//! it, and `can-i --list` of a role holding it. A ratio that grows with the
+//! shape's size is a cost that grows faster than the input.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use granit_parser::Parser;
+use olm_rbac::access::commands::{can_i_list, CanIList};
+use olm_rbac::input::Source;
 
 fn resource_list() -> String {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/argocd-operator-0.19.0/manifests");
@@ -28,6 +37,158 @@ fn resource_list() -> String {
     }
     out.push_str("functionConfig:\n  apiVersion: olm-rbac.io/v1alpha1\n  kind: RBACConfig\n  metadata:\n    name: argocd\n  spec:\n    mode: Aggregate\n");
     out
+}
+
+const VERBS: &str = "get, list, watch, create, update, patch, delete, deletecollection";
+
+/// `n` values `prefix0` … as a flow list's items.
+fn values(prefix: &str, n: usize) -> String {
+    (0..n).map(|i| format!("{prefix}{i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// One rule of `n` API groups, `n` resources, 8 verbs and `n` names.
+fn huge_rule(n: usize) -> String {
+    format!(
+        "{{apiGroups: [{}], resources: [{}], resourceNames: [{}], verbs: [{VERBS}]}}",
+        values("g", n).replace(", ", ".io, ") + ".io",
+        values("r", n),
+        values("n", n)
+    )
+}
+
+/// The memcached bundle as a ResourceList, its CSV granting `rule` too,
+/// with `spec` as the config's spec.
+fn bundle_with(rule: &str, spec: &str) -> String {
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/memcached-operator-0.0.1/manifests");
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    let mut out = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    let anchor = "      clusterPermissions:\n      - rules:\n";
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read").replace(anchor, &format!("{anchor}        - {rule}\n"));
+        for doc in text.split("\n---\n") {
+            for (i, line) in doc.strip_prefix("---\n").unwrap_or(doc).lines().filter(|l| !l.is_empty()).enumerate() {
+                out.push_str(if i == 0 { "- " } else { "  " });
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out.push_str("functionConfig:\n  apiVersion: olm-rbac.io/v1alpha1\n  kind: RBACConfig\n  metadata:\n    name: memcached\n  spec:\n");
+    out.push_str(spec);
+    out
+}
+
+/// Allows half the rule's groups, everything, and what the bundle's other
+/// rules need.
+fn ceiling(n: usize) -> String {
+    format!(
+        "    operator:\n      permissions: Cluster\n      installNamespace: memcached-system\n      policy:\n        allow:\n        - {{apiGroups: [{}], resources: ['*'], verbs: ['*']}}\n        - {{apiGroups: ['', apps, cache.example.com, coordination.k8s.io, authentication.k8s.io, authorization.k8s.io], resources: ['*'], verbs: ['*']}}\n        - {{nonResourceURLs: [/metrics], verbs: [get]}}\n",
+        values("g", n / 2).replace(", ", ".io, ") + ".io"
+    )
+}
+
+/// `n / 2` allow rules, each one group, resource and name of the rule's:
+/// what they leave of it is a checkerboard.
+fn checkerboard(n: usize) -> String {
+    let mut out = ceiling(0).replace("apiGroups: [.io]", "apiGroups: [none.io]");
+    for i in 0..n / 2 {
+        out.push_str(&format!(
+            "        - {{apiGroups: [g{}.io], resources: [r{}], resourceNames: [n{}], verbs: [get, list]}}\n",
+            i % n,
+            (i * 7) % n,
+            (i * 3) % n
+        ));
+    }
+    out
+}
+
+const INSTALLER: &str = "    operator:\n      permissions: Cluster\n      installNamespace: memcached-system\n    installer:\n      serviceAccount: {name: inst, namespace: memcached-system}\n      for: OLMv1\n";
+
+/// A ClusterRole holding `rule`, bound to bob cluster-wide and in team-a.
+fn role_with(rule: &str) -> String {
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: big}}\nrules:\n- {rule}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {{name: big}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: big}}\nsubjects: [{{kind: User, name: bob}}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: big, namespace: team-a}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: big}}\nsubjects: [{{kind: User, name: bob}}]\n"
+    )
+}
+
+fn scan(input: &str) {
+    let mut events = 0usize;
+    for e in Parser::new_from_str(black_box(input)) {
+        let _ = black_box(e.expect("valid YAML"));
+        events += 1;
+    }
+    black_box(events);
+}
+
+/// A shape: what it is, its input, and the run to measure.
+type Case<'a> = (&'a str, &'a str, Box<dyn Fn() + 'a>);
+
+/// Each worst shape, small and large, as a ratio to scanning its input.
+fn worst_shapes(iterations: usize) {
+    println!("\nworst shapes (issue 17): each against a bare event scan of its own input, median of {iterations} runs");
+    println!("{:<34} {:>9} {:>11} {:>11} {:>8}", "shape", "input KB", "scan ms", "olm-rbac ms", "ratio");
+    for n in [16, 256, 2500] {
+        let rule = huge_rule(n);
+        let policy = bundle_with(&rule, &ceiling(n));
+        let checkered = bundle_with(&rule, &checkerboard(n));
+        let installer = bundle_with(&rule, INSTALLER);
+        let role = role_with(&rule);
+        let cases: [Case; 4] = [
+            (
+                "KRM, policy ceiling",
+                &policy,
+                Box::new(|| {
+                    let out = olm_rbac::run::function(black_box(&policy));
+                    assert_eq!(out.code, 1, "the ceiling refuses half the rule");
+                    black_box(out);
+                }),
+            ),
+            (
+                "KRM, n/2 allow rules",
+                &checkered,
+                Box::new(|| {
+                    let out = olm_rbac::run::function(black_box(&checkered));
+                    assert_eq!(out.code, 1, "the ceiling refuses most of the rule");
+                    black_box(out);
+                }),
+            ),
+            (
+                "KRM, installer Generate",
+                &installer,
+                Box::new(|| {
+                    let out = olm_rbac::run::function(black_box(&installer));
+                    assert_eq!(out.code, 0);
+                    black_box(out);
+                }),
+            ),
+            (
+                "can-i --list -A",
+                &role,
+                Box::new(|| {
+                    let sources = [Source { name: "role.yaml".into(), text: role.clone() }];
+                    let q = CanIList { namespace: None, all_namespaces: true, user: "bob", groups: &[] };
+                    let out = can_i_list(black_box(&sources), &q);
+                    assert_eq!(out.stdout.lines().count(), 3, "a header and the rule, cluster-wide and in team-a");
+                    black_box(out);
+                }),
+            ),
+        ];
+        for (what, input, run) in cases {
+            let base = time(iterations, || scan(input));
+            let cost = time(iterations, &*run);
+            println!(
+                "{:<34} {:>9.1} {:>11.2} {:>11.2} {:>7.1}x",
+                format!("{what}, n={n}"),
+                input.len() as f64 / 1e3,
+                base.as_secs_f64() * 1e3,
+                cost.as_secs_f64() * 1e3,
+                cost.as_secs_f64() / base.as_secs_f64()
+            );
+        }
+    }
 }
 
 fn median(mut runs: Vec<Duration>) -> Duration {
@@ -76,4 +237,6 @@ fn main() {
         rate(function)
     );
     println!("ratio     olm-rbac / scan      {:>8.2}x", function.as_secs_f64() / scan.as_secs_f64());
+
+    worst_shapes(iterations);
 }
