@@ -269,62 +269,30 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Adds Kubernetes' bootstrap roles the input does not define: `cluster-admin`
-    /// (everything, bound to `system:masters`) and the aggregated `admin`, `edit`
-    /// and `view` (with `view` aggregated into `edit` and `edit` into `admin`).
-    /// Their own rules for Kubernetes' built-in resources are not modelled.
+    /// Adds Kubernetes' bootstrap policy ([`builtin`], Kubernetes 1.33): every
+    /// ClusterRole and ClusterRoleBinding an API server creates at start, each
+    /// marked `builtin`. The input keeps priority, except for the roles the API
+    /// server reconciles back at every start ([`builtin::is_reconciled`]:
+    /// `cluster-admin`, and the aggregating `admin`, `edit` and `view`): an
+    /// input copy of those would be reconciled away, so the real one is
+    /// modelled. Other bootstrap roles the input holds (a dump of the cluster's
+    /// roles, say) are taken as the input has them, and a bootstrap binding is
+    /// added only when the input has no ClusterRoleBinding of its name.
     pub(crate) fn with_builtins(mut self) -> Policy {
-        let all = |v: &str| Some(vec![v.to_string()]);
-        let label =
-            |k: &str| BTreeMap::from([(format!("rbac.authorization.k8s.io/aggregate-to-{k}"), "true".to_string())]);
-        let selector = |k: &str| LabelSelector { match_labels: Some(label(k)), ..Default::default() };
-        let mut add = |def: RoleDef| {
-            self.cluster_roles.entry(def.name.clone()).or_insert(def);
-        };
-        add(RoleDef {
-            name: "cluster-admin".into(),
-            rules: vec![
-                PolicyRule { api_groups: all("*"), resources: all("*"), verbs: vec!["*".into()], ..Default::default() },
-                PolicyRule { non_resource_urls: all("*"), verbs: vec!["*".into()], ..Default::default() },
-            ],
-            builtin: true,
-            ..Default::default()
-        });
-        add(RoleDef {
-            name: "admin".into(),
-            aggregation: vec![selector("admin")],
-            builtin: true,
-            ..Default::default()
-        });
-        add(RoleDef {
-            name: "edit".into(),
-            labels: label("admin"),
-            aggregation: vec![selector("edit")],
-            builtin: true,
-            ..Default::default()
-        });
-        add(RoleDef {
-            name: "view".into(),
-            labels: label("edit"),
-            aggregation: vec![selector("view")],
-            builtin: true,
-            ..Default::default()
-        });
-        if !self.bindings.iter().any(|b| b.namespace.is_none() && b.name == "cluster-admin") {
-            self.bindings.push(BindingDef {
-                name: "cluster-admin".into(),
-                namespace: None,
-                role_kind: "ClusterRole".into(),
-                role_name: "cluster-admin".into(),
-                subjects: vec![Subject {
-                    api_group: Some("rbac.authorization.k8s.io".into()),
-                    kind: "Group".into(),
-                    name: "system:masters".into(),
-                    namespace: None,
-                }],
-                labels: BTreeMap::new(),
-                builtin: true,
-            });
+        // The embedded data is proven to parse by a test; should it not, the
+        // input alone is all there is to go on.
+        let Ok(builtins) = builtin::policy() else { return self };
+        for (name, role) in &builtins.cluster_roles {
+            if builtin::is_reconciled(name) {
+                self.cluster_roles.insert(name.clone(), role.clone());
+            } else {
+                self.cluster_roles.entry(name.clone()).or_insert_with(|| role.clone());
+            }
+        }
+        for binding in &builtins.bindings {
+            if !self.bindings.iter().any(|b| b.namespace.is_none() && b.name == binding.name) {
+                self.bindings.push(binding.clone());
+            }
         }
         self
     }
@@ -812,6 +780,7 @@ fn subject_of(s: &SubjectView) -> Subject {
 }
 
 pub(crate) mod allowed;
+pub mod builtin;
 pub mod commands;
 pub mod cover;
 pub mod danger;

@@ -160,17 +160,6 @@ impl Policy {
         out
     }
 
-    /// The built-in `admin`, `edit` and `view` roles (modelled through
-    /// aggregation only) that the identity is bound to in the place: their
-    /// rules for Kubernetes' own resources are missing from [`Policy::permissions`].
-    pub(crate) fn builtin_roles_bound(&self, who: &Identity, place: Place<'_>) -> BTreeSet<String> {
-        self.bindings_for(who, place)
-            .filter_map(|b| self.bound_role(b))
-            .filter(|r| r.builtin && ["admin", "edit", "view"].contains(&r.name.as_str()))
-            .map(|r| r.name.clone())
-            .collect()
-    }
-
     /// A rule as targets: its API groups × resources × names, and its URLs.
     /// For a RoleBinding's rule (`binding_namespace` set), only what it
     /// grants in that namespace: the cluster-scoped resources of a group are

@@ -100,12 +100,12 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
                 let mut stdout = String::from("yes\n");
                 if q.explain {
                     stdout.push_str(&format!("  {grant}\n"));
-                    // cluster-admin is modelled whole; admin, edit and view only by aggregation.
                     let first = grant.roles.first().map(String::as_str).unwrap_or_default();
-                    if ["admin", "edit", "view"].contains(&first)
-                        && policy.cluster_roles.get(first).is_some_and(|r| r.builtin)
-                    {
-                        stdout.push_str("  (the built-in role is modelled through aggregation only)\n");
+                    if policy.cluster_roles.get(first).is_some_and(|r| r.builtin) {
+                        stdout.push_str(&format!(
+                            "  (ClusterRole {first} is built in: Kubernetes {}'s bootstrap policy)\n",
+                            super::builtin::KUBERNETES_VERSION
+                        ));
                     }
                 }
                 Outcome { stdout, stderr: String::new(), code: 0 }
@@ -170,18 +170,7 @@ pub fn can_i_list(inputs: &[Source], q: &CanIList<'_>) -> Outcome {
             header.insert(0, "Namespace".into());
         }
         let stdout = columns(&header, &rows, 3);
-        let stderr: String = policy
-            .builtin_roles_bound(&who, place)
-            .iter()
-            .map(|role| {
-                format!(
-                    "warning: the list may be incomplete: the built-in ClusterRole {role} is modelled through \
-                     aggregation only, without its own rules for Kubernetes' resources (add the real role to the \
-                     input: kubectl get clusterrole {role} -o yaml)\n"
-                )
-            })
-            .collect();
-        Outcome { stdout, stderr, code: 0 }
+        Outcome { stdout, stderr: String::new(), code: 0 }
     })
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::danger::dangers;
-use super::{describe_rule, Holder, Identity, Policy, Request};
+use super::{describe_rule, BindingDef, Holder, Identity, Policy, Request};
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
 /// The verbs that make up each level of access to an API.
@@ -153,6 +153,13 @@ fn holders(policy: &Policy, group: &str, plural: &str, verb: &str) -> Scopes {
     let mut scopes = Scopes::new();
     for access in policy.who_can(&req) {
         if matches!(&access.holder, Holder::Subject(s) if s.kind == "Group" && s.name == "system:masters") {
+            continue;
+        }
+        // Kubernetes' own bindings reach control-plane components (the
+        // controller manager lists and watches everything), not users.
+        let bootstrap = |b: &&BindingDef| b.builtin && b.namespace.is_none();
+        let through = &access.grant.binding;
+        if policy.bindings.iter().filter(bootstrap).any(|b| *through == format!("ClusterRoleBinding {}", b.name)) {
             continue;
         }
         let scope = match (&access.holder, &access.namespace) {

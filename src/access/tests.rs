@@ -209,9 +209,23 @@ fn who_can_lists_subjects_and_where() {
     let all = p.who_can(&req("get", "", "pods", None));
     let names: Vec<String> =
         all.iter().map(|a| format!("{} @ {}", a.holder, a.namespace.as_deref().unwrap_or("*"))).collect();
-    assert_eq!(names, ["Group system:masters @ *", "User jane @ default"]);
+    // The bootstrap policy's holders come first: whoever is bound to admin, edit
+    // or view (which read pods), and the scheduler (`system:kube-scheduler`).
+    assert_eq!(
+        names,
+        [
+            "anyone bound to ClusterRole admin @ *",
+            "anyone bound to ClusterRole edit @ *",
+            "anyone bound to ClusterRole view @ *",
+            "Group system:masters @ *",
+            "User jane @ default",
+            "User system:kube-scheduler @ *"
+        ]
+    );
     assert!(
-        p.who_can(&req("get", "", "pods", Some("kube-system"))).iter().all(|a| a.namespace.is_none()),
+        p.who_can(&req("get", "", "pods", Some("kube-system")))
+            .iter()
+            .all(|a| a.namespace.is_none() || matches!(a.holder, Holder::RoleHolders { .. })),
         "only cluster-wide grants there"
     );
 }
@@ -408,6 +422,13 @@ fn resources(groups: &[&str], resources: &[&str], names: &[&str]) -> Target {
     Target::Resources { groups: list(groups), resources: list(resources), names: list(names) }
 }
 
+/// What `who` may do in `place` beyond what every authenticated user may
+/// (the bootstrap policy's discovery and self-review grants).
+fn own_permissions(p: &Policy, who: &Identity, place: Place<'_>) -> Vec<Permission> {
+    let everyone = p.permissions(&user("someone-with-no-bindings"), place);
+    p.permissions(who, place).into_iter().filter(|x| !everyone.contains(x)).collect()
+}
+
 fn resource(group: &str, resource: &str, name: Option<&str>) -> Target {
     resources(&[group], &[resource], name.as_slice())
 }
@@ -421,18 +442,22 @@ fn permissions_follow_the_place_asked_about() {
     let p = three_bindings();
     let secrets = |ns: Option<&str>| permission(ns, resource("", "secrets", None), &["get", "list", "watch"]);
     let pods = |ns: Option<&str>| permission(ns, resource("", "pods", None), &["get", "list", "watch"]);
-    assert!(p.permissions(&user("jane"), Place::ClusterWide).is_empty(), "a Role grants nothing cluster-wide");
-    assert_eq!(p.permissions(&user("jane"), Place::Namespace("default")), [pods(Some("default"))]);
-    assert!(p.permissions(&user("jane"), Place::Namespace("development")).is_empty());
-    assert_eq!(p.permissions(&user("jane"), Place::Each), [pods(Some("default"))]);
+    assert!(own_permissions(&p, &user("jane"), Place::ClusterWide).is_empty(), "a Role grants nothing cluster-wide");
+    assert_eq!(own_permissions(&p, &user("jane"), Place::Namespace("default")), [pods(Some("default"))]);
+    assert!(own_permissions(&p, &user("jane"), Place::Namespace("development")).is_empty());
+    assert_eq!(own_permissions(&p, &user("jane"), Place::Each), [pods(Some("default"))]);
     let both = Identity::new("dave", &["manager".into()]);
-    assert_eq!(p.permissions(&both, Place::ClusterWide), [secrets(None)]);
+    assert_eq!(own_permissions(&p, &both, Place::ClusterWide), [secrets(None)]);
     assert_eq!(
-        p.permissions(&both, Place::Namespace("development")),
+        own_permissions(&p, &both, Place::Namespace("development")),
         [secrets(Some("development"))],
         "the cluster-wide and the namespace grant merge into one line"
     );
-    assert_eq!(p.permissions(&both, Place::Each), [secrets(None), secrets(Some("development"))], "cluster-wide first");
+    assert_eq!(
+        own_permissions(&p, &both, Place::Each),
+        [secrets(None), secrets(Some("development"))],
+        "cluster-wide first"
+    );
 }
 
 #[test]
@@ -441,8 +466,17 @@ fn permissions_merge_verbs_break_down_rules_and_follow_aggregation() {
         "{WIDGET_VIEW}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: widgets-edit\n  labels: {{rbac.authorization.k8s.io/aggregate-to-edit: \"true\"}}\nrules:\n- {{apiGroups: [example.com], resources: [widgets, widgets/status], verbs: [patch, create, custom]}}\n- {{apiGroups: [\"\"], resources: [configmaps], resourceNames: [b, a], verbs: [get]}}\n- {{apiGroups: [\"\"], resources: [configmaps], resourceNames: [a], verbs: [\"*\", update]}}\n{}",
         bind_user("RoleBinding", "ClusterRole", "edit", Some("team-a"), "{kind: User, name: u}")
     ));
+    let all = own_permissions(&p, &user("u"), Place::Namespace("team-a"));
+    let widgets_and_configmaps: Vec<Permission> = all
+        .iter()
+        .filter(|x| {
+            matches!(&x.target, Target::Resources { groups, resources, names }
+                if groups.iter().any(|g| g == "example.com") || (resources[..] == ["configmaps"] && !names.is_empty()))
+        })
+        .cloned()
+        .collect();
     assert_eq!(
-        p.permissions(&user("u"), Place::Namespace("team-a")),
+        widgets_and_configmaps,
         [
             permission(Some("team-a"), resource("", "configmaps", Some("a")), &["*"]),
             permission(Some("team-a"), resources(&[""], &["configmaps"], &["a", "b"]), &["get"]),
@@ -467,23 +501,26 @@ fn permissions_merge_verbs_break_down_rules_and_follow_aggregation() {
         "{deployments,pods/log}.{\"\",apps}",
         "every resource in every group"
     );
-    assert_eq!(
-        p.builtin_roles_bound(&user("u"), Place::Namespace("team-a")).into_iter().collect::<Vec<_>>(),
-        ["edit"],
-        "edit's own rules for pods and the like are not modelled"
+    // The bootstrap edit role's own rules come through aggregation too.
+    let u = user("u");
+    for resource in ["pods", "configmaps", "secrets"] {
+        assert!(p.can(&u, &req("deletecollection", "", resource, Some("team-a"))).is_some(), "{resource}");
+    }
+    assert!(
+        p.can(&u, &req("create", "rbac.authorization.k8s.io", "roles", Some("team-a"))).is_none(),
+        "role writing is admin's"
     );
-    assert!(p.builtin_roles_bound(&user("u"), Place::ClusterWide).is_empty());
 }
 
 #[test]
 fn permissions_of_a_rolebinding_are_what_it_grants_in_its_namespace() {
     let p = load_str(&format!(
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: mixed}}\nrules:\n- {{apiGroups: [\"\"], resources: [nodes, namespaces, pods], verbs: [get]}}\n- {{nonResourceURLs: [/healthz], verbs: [get]}}\n{}{}",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: mixed}}\nrules:\n- {{apiGroups: [\"\"], resources: [nodes, namespaces, pods], verbs: [get]}}\n- {{nonResourceURLs: [/logs], verbs: [get]}}\n{}{}",
         bind_user("RoleBinding", "ClusterRole", "mixed", Some("team-a"), "{kind: User, name: u}"),
         bind_user("ClusterRoleBinding", "ClusterRole", "mixed", None, "{kind: User, name: c}")
     ));
     assert_eq!(
-        p.permissions(&user("u"), Place::Each),
+        own_permissions(&p, &user("u"), Place::Each),
         [
             permission(Some("team-a"), resource("", "namespaces", Some("team-a")), &["get"]),
             permission(Some("team-a"), resource("", "pods", None), &["get"]),
@@ -491,16 +528,16 @@ fn permissions_of_a_rolebinding_are_what_it_grants_in_its_namespace() {
         "no nodes, no URL; only its own Namespace object"
     );
     assert_eq!(
-        p.permissions(&user("c"), Place::ClusterWide),
+        own_permissions(&p, &user("c"), Place::ClusterWide),
         [
             permission(None, resources(&[""], &["namespaces", "nodes", "pods"], &[]), &["get"]),
-            permission(None, Target::Urls(vec!["/healthz".into()]), &["get"]),
+            permission(None, Target::Urls(vec!["/logs".into()]), &["get"]),
         ],
         "a ClusterRoleBinding grants all of it, URLs last"
     );
     let masters = Identity::new("root", &["system:masters".into()]);
     assert_eq!(
-        p.permissions(&masters, Place::ClusterWide),
+        own_permissions(&p, &masters, Place::ClusterWide),
         [permission(None, resource("*", "*", None), &["*"]), permission(None, Target::Urls(vec!["*".into()]), &["*"])]
     );
 }
@@ -520,7 +557,7 @@ fn a_rolebinding_takes_cluster_scoped_resources_out_group_by_group() {
     ));
     let names = ["team-a", "x"];
     assert_eq!(
-        p.permissions(&user("u"), Place::Namespace("team-a")),
+        own_permissions(&p, &user("u"), Place::Namespace("team-a")),
         [
             permission(Some("team-a"), resource("", "namespaces", Some("team-a")), &["get"]),
             permission(Some("team-a"), resources(&["a.io"], &["namespaces", "things"], &names), &["get"]),
@@ -571,20 +608,20 @@ fn listing_grows_with_the_rules_not_their_cross_product() {
         ));
     }
     let p = load_str(&yaml);
-    let cluster = p.permissions(&user("u"), Place::ClusterWide);
+    let cluster = own_permissions(&p, &user("u"), Place::ClusterWide);
     assert_eq!(cluster.len(), 201, "one entry per rule, however many bindings grant it");
     let big: Vec<&Permission> = cluster.iter().filter(|e| e.verbs.len() > 1).collect();
     let [big] = big[..] else { panic!("one entry for the big rule: {big:?}") };
     let Target::Resources { groups: g, resources: r, names: n } = &big.target else { panic!() };
     assert_eq!((g.len(), r.len(), n.len()), (200, 200, 200));
     assert_eq!(big.verbs, verbs);
-    let each = p.permissions(&user("u"), Place::Each);
+    let each = own_permissions(&p, &user("u"), Place::Each);
     assert_eq!(each.len(), 201 * 51, "the cluster-wide entries, then each namespace's");
     let out = commands::can_i_list(
         &[Source { name: "in.yaml".into(), text: yaml.clone() }],
         &commands::CanIList { namespace: None, all_namespaces: false, user: "u", groups: &[] },
     );
-    assert_eq!(out.stdout.lines().count(), 202, "a header and a line per rule");
+    assert_eq!(out.stdout.lines().count(), 206, "a header, a line per rule, and four every authenticated user holds");
     assert!(out.stdout.len() < 4 * yaml.len(), "{} bytes out for {} in", out.stdout.len(), yaml.len());
 }
 

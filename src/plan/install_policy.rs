@@ -10,8 +10,9 @@
 //!   operator watches all namespaces; otherwise in its own namespaces.
 //! - Every binding the bundle may have shipped (see `origin`): each subject
 //!   gets the rules of the role it binds, cluster-wide or in the binding's
-//!   namespace. A built-in role's name means the built-in role, which the
-//!   cluster keeps whatever the bundle ships under that name.
+//!   namespace. A built-in role's name means the built-in role (Kubernetes'
+//!   bootstrap policy, `access::builtin`), which the cluster keeps whatever
+//!   the bundle ships under that name.
 //! - The bundle's ClusterRoles that an aggregating role (the built-in
 //!   `admin`, `edit`, `view`, or one of the input's) gathers by label: their
 //!   rules reach whoever holds that role.
@@ -26,7 +27,7 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::cover::{overlaps, uncovered_rules};
-use crate::access::{describe_rule, selects};
+use crate::access::{self, describe_rule, selects};
 use crate::config::{Config, InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope};
 use crate::model::*;
 use crate::report::{Finding, ObjRef};
@@ -452,20 +453,19 @@ impl<'a> Gate<'a> {
     ) -> Option<Vec<(PolicyRule, ObjRef, Option<&'o FileRef>, String)>> {
         let kind = b.role_ref.kind.as_deref().unwrap_or_default();
         let name = b.role_ref.name.as_deref().unwrap_or_default();
-        if kind == "ClusterRole" && name == "cluster-admin" {
-            let all = |v: &str| Some(vec![v.to_string()]);
-            let rules = [
-                PolicyRule { api_groups: all("*"), resources: all("*"), verbs: vec!["*".into()], ..Default::default() },
-                PolicyRule { non_resource_urls: all("*"), verbs: vec!["*".into()], ..Default::default() },
-            ];
-            return Some(rules.into_iter().map(|r| (r, o.object_ref(), o.file.as_ref(), "roleRef".into())).collect());
-        }
         if kind == "ClusterRole" && is_reserved_role_name(name) {
-            let message = format!(
-                "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's: olm-rbac cannot hold it to spec.operator.policy"
-            );
-            results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
-            return None;
+            // The cluster's own role, whatever the input holds under its name.
+            let builtin = access::builtin::policy().ok().and_then(|p| Some((p, p.cluster_roles.get(name)?)));
+            let Some((builtins, role)) = builtin else {
+                let message = format!(
+                    "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's, and not among Kubernetes {}'s bootstrap roles: olm-rbac cannot hold it to spec.operator.policy",
+                    access::builtin::KUBERNETES_VERSION
+                );
+                results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+                return None;
+            };
+            let rules = builtins.effective_rules(role).into_iter();
+            return Some(rules.map(|(_, r)| (r, o.object_ref(), o.file.as_ref(), "roleRef".to_string())).collect());
         }
         let role = present.iter().find(|r| {
             matches!(r.body, Body::Role(_))

@@ -18,6 +18,7 @@ mod installer;
 mod invariant;
 mod json_schema;
 mod krm;
+mod kubernetes_tables;
 mod modes;
 mod operator;
 mod property;
