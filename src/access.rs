@@ -161,43 +161,10 @@ pub struct Resources {
     scope: BTreeMap<(String, String), bool>,
 }
 
-/// Built-in resources the checks need, with their scope (`true`: cluster-scoped).
-const BUILTIN: &[(&str, &str, bool)] = &[
-    ("", "pods", false),
-    ("", "services", false),
-    ("", "configmaps", false),
-    ("", "secrets", false),
-    ("", "serviceaccounts", false),
-    ("", "persistentvolumeclaims", false),
-    ("", "events", false),
-    ("", "namespaces", true),
-    ("", "nodes", true),
-    ("", "persistentvolumes", true),
-    ("apps", "deployments", false),
-    ("apps", "statefulsets", false),
-    ("apps", "daemonsets", false),
-    ("apps", "replicasets", false),
-    ("batch", "jobs", false),
-    ("batch", "cronjobs", false),
-    ("networking.k8s.io", "ingresses", false),
-    ("rbac.authorization.k8s.io", "roles", false),
-    ("rbac.authorization.k8s.io", "rolebindings", false),
-    ("rbac.authorization.k8s.io", "clusterroles", true),
-    ("rbac.authorization.k8s.io", "clusterrolebindings", true),
-    ("apiextensions.k8s.io", "customresourcedefinitions", true),
-    ("apiregistration.k8s.io", "apiservices", true),
-    ("storage.k8s.io", "storageclasses", true),
-    ("olm.operatorframework.io", "clusterextensions", true),
-    ("olm.operatorframework.io", "clustercatalogs", true),
-];
-
 impl Resources {
+    /// Every resource Kubernetes and OLM serve (`kinds`), with its scope.
     pub(crate) fn builtin() -> Resources {
-        let mut r = Resources::default();
-        for (g, p, cluster) in BUILTIN {
-            r.scope.insert((g.to_string(), p.to_string()), *cluster);
-        }
-        r
+        Resources { scope: crate::kinds::known_resources().map(|r| ((r.group, r.plural), r.cluster)).collect() }
     }
 
     pub(crate) fn add(&mut self, group: &str, plural: &str, cluster_scoped: bool) {
@@ -219,20 +186,32 @@ impl Resources {
             return Ok(("*".into(), "*".into(), sub));
         }
         if let Some((plural, group)) = head.split_once('.') {
-            // kubectl also takes `plural.version.group` (deployments.v1.apps).
+            // kubectl also takes `plural.version.group` (deployments.v1.apps), and
+            // `plural.version.` for the core group.
             let group = match group.split_once('.') {
                 Some((version, rest)) if is_version(version) => rest,
                 _ => group,
             };
+            // A dotless group is one of Kubernetes' own (apps, batch): `pods.v1`
+            // names no group.
+            let known =
+                group.contains('.') || group.is_empty() || crate::reserved::kubernetes_groups().contains(&group);
+            if !known {
+                return Err(format!(
+                    "{head:?} names the API group {group:?}, which is not one of Kubernetes' own and has no dot, so no CRD can define it; name a core resource alone ({plural}) or as {plural}.v1. (trailing dot), others as <plural>.<group>"
+                ));
+            }
             return Ok((group.to_string(), plural.to_string(), sub));
         }
         let matches: Vec<&(String, String)> = self.scope.keys().filter(|(_, p)| p == head).collect();
-        match matches[..] {
-            [(group, plural)] => Ok((group.clone(), plural.clone(), sub)),
-            [] => Err(format!(
+        // As kubectl does, the core group wins over a CRD of the same plural.
+        let core = matches.iter().find(|(g, _)| g.is_empty());
+        match (core, &matches[..]) {
+            (Some((group, plural)), _) | (None, [(group, plural)]) => Ok((group.clone(), plural.clone(), sub)),
+            (None, []) => Err(format!(
                 "the resource {head:?} is not known from the input or the built-in kinds: name it as <plural>.<group>"
             )),
-            _ => Err(format!(
+            (None, _) => Err(format!(
                 "the resource {head:?} is ambiguous: {}",
                 matches
                     .iter()
@@ -642,12 +621,24 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<Stri
     let group = h.group().unwrap_or_default();
     let added = match (group, h.kind.as_deref()) {
         ("rbac.authorization.k8s.io", Some(kind)) => add_rbac(policy, chunk, kind),
-        ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => yaml::parse_item::<CrdView>(chunk).map(|crd| {
-            if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), crd.spec.names.plural.as_deref()) {
-                policy.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
-                policy.apis.entry(format!("{p}.{g}")).or_insert(None);
-            }
-        }),
+        ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => {
+            yaml::parse_item::<CrdView>(chunk).and_then(|crd| match (crd.spec.group, crd.spec.names.plural) {
+                // The API server refuses such a CRD; reading it would shadow `pods.v1`-like names.
+                (Some(g), Some(_)) if !crate::names::is_crd_group(&g) => Err(yaml::ViewError {
+                    message: format!(
+                        "spec.group {g:?} has no dot (or is not a DNS subdomain): the API server refuses such a CRD"
+                    ),
+                    path: Some("spec.group".into()),
+                    pos: None,
+                }),
+                (Some(g), Some(p)) => {
+                    policy.resources.add(&g, &p, crd.spec.scope.as_deref() == Some("Cluster"));
+                    policy.apis.entry(format!("{p}.{g}")).or_insert(None);
+                    Ok(())
+                }
+                _ => Ok(()),
+            })
+        }
         _ => Ok(()),
     };
     if let Err(e) = added {

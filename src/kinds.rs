@@ -24,32 +24,114 @@ where
     (T::GROUP, T::KIND, T::URL_PATH_SEGMENT, TypeId::of::<T::Scope>() == TypeId::of::<ClusterResourceScope>())
 }
 
-/// Kubernetes kinds a bundle installs, and those its installer writes.
-fn kubernetes() -> [(&'static str, &'static str, &'static str, bool); 18] {
+/// Every resource Kubernetes serves in the version this build models (the
+/// `k8s-openapi` feature in Cargo.toml), alpha and beta versions included,
+/// read from its API definitions. Subresources (scale, eviction, token) are
+/// not resources of their own.
+fn kubernetes() -> [(&'static str, &'static str, &'static str, bool); 88] {
     [
+        entry::<k8s::admissionregistration::v1::MutatingWebhookConfiguration>(),
+        entry::<k8s::admissionregistration::v1::ValidatingAdmissionPolicy>(),
+        entry::<k8s::admissionregistration::v1::ValidatingAdmissionPolicyBinding>(),
+        entry::<k8s::admissionregistration::v1::ValidatingWebhookConfiguration>(),
+        entry::<k8s::admissionregistration::v1alpha1::MutatingAdmissionPolicy>(),
+        entry::<k8s::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding>(),
+        entry::<k8s::admissionregistration::v1beta1::ValidatingAdmissionPolicy>(),
+        entry::<k8s::admissionregistration::v1beta1::ValidatingAdmissionPolicyBinding>(),
+        entry::<k8s::apiserverinternal::v1alpha1::StorageVersion>(),
+        entry::<k8s::apps::v1::ControllerRevision>(),
+        entry::<k8s::apps::v1::DaemonSet>(),
+        entry::<k8s::apps::v1::Deployment>(),
+        entry::<k8s::apps::v1::ReplicaSet>(),
+        entry::<k8s::apps::v1::StatefulSet>(),
+        entry::<k8s::authentication::v1::SelfSubjectReview>(),
+        entry::<k8s::authentication::v1::TokenReview>(),
+        entry::<k8s::authorization::v1::LocalSubjectAccessReview>(),
+        entry::<k8s::authorization::v1::SelfSubjectAccessReview>(),
+        entry::<k8s::authorization::v1::SelfSubjectRulesReview>(),
+        entry::<k8s::authorization::v1::SubjectAccessReview>(),
+        entry::<k8s::autoscaling::v1::HorizontalPodAutoscaler>(),
+        entry::<k8s::autoscaling::v2::HorizontalPodAutoscaler>(),
+        entry::<k8s::batch::v1::CronJob>(),
+        entry::<k8s::batch::v1::Job>(),
+        entry::<k8s::certificates::v1::CertificateSigningRequest>(),
+        entry::<k8s::certificates::v1alpha1::ClusterTrustBundle>(),
+        entry::<k8s::certificates::v1beta1::ClusterTrustBundle>(),
+        entry::<k8s::coordination::v1::Lease>(),
+        entry::<k8s::coordination::v1alpha2::LeaseCandidate>(),
+        entry::<k8s::coordination::v1beta1::LeaseCandidate>(),
+        entry::<k8s::core::v1::Binding>(),
+        entry::<k8s::core::v1::ComponentStatus>(),
         entry::<k8s::core::v1::ConfigMap>(),
+        entry::<k8s::core::v1::Endpoints>(),
+        entry::<k8s::core::v1::Event>(),
+        entry::<k8s::core::v1::LimitRange>(),
+        entry::<k8s::core::v1::Namespace>(),
+        entry::<k8s::core::v1::Node>(),
+        entry::<k8s::core::v1::PersistentVolume>(),
+        entry::<k8s::core::v1::PersistentVolumeClaim>(),
+        entry::<k8s::core::v1::Pod>(),
+        entry::<k8s::core::v1::PodTemplate>(),
+        entry::<k8s::core::v1::ReplicationController>(),
+        entry::<k8s::core::v1::ResourceQuota>(),
         entry::<k8s::core::v1::Secret>(),
         entry::<k8s::core::v1::Service>(),
         entry::<k8s::core::v1::ServiceAccount>(),
-        entry::<k8s::core::v1::Namespace>(),
-        entry::<k8s::apps::v1::Deployment>(),
+        entry::<k8s::discovery::v1::EndpointSlice>(),
+        entry::<k8s::events::v1::Event>(),
+        entry::<k8s::flowcontrol::v1::FlowSchema>(),
+        entry::<k8s::flowcontrol::v1::PriorityLevelConfiguration>(),
+        entry::<k8s::networking::v1::Ingress>(),
+        entry::<k8s::networking::v1::IngressClass>(),
+        entry::<k8s::networking::v1::IPAddress>(),
+        entry::<k8s::networking::v1::NetworkPolicy>(),
+        entry::<k8s::networking::v1::ServiceCIDR>(),
+        entry::<k8s::networking::v1beta1::IPAddress>(),
+        entry::<k8s::networking::v1beta1::ServiceCIDR>(),
+        entry::<k8s::node::v1::RuntimeClass>(),
+        entry::<k8s::policy::v1::PodDisruptionBudget>(),
         entry::<k8s::rbac::v1::ClusterRole>(),
         entry::<k8s::rbac::v1::ClusterRoleBinding>(),
         entry::<k8s::rbac::v1::Role>(),
         entry::<k8s::rbac::v1::RoleBinding>(),
-        entry::<k8s::policy::v1::PodDisruptionBudget>(),
+        entry::<k8s::resource::v1alpha3::DeviceClass>(),
+        entry::<k8s::resource::v1alpha3::DeviceTaintRule>(),
+        entry::<k8s::resource::v1alpha3::ResourceClaim>(),
+        entry::<k8s::resource::v1alpha3::ResourceClaimTemplate>(),
+        entry::<k8s::resource::v1alpha3::ResourceSlice>(),
+        entry::<k8s::resource::v1beta1::DeviceClass>(),
+        entry::<k8s::resource::v1beta1::ResourceClaim>(),
+        entry::<k8s::resource::v1beta1::ResourceClaimTemplate>(),
+        entry::<k8s::resource::v1beta1::ResourceSlice>(),
+        entry::<k8s::resource::v1beta2::DeviceClass>(),
+        entry::<k8s::resource::v1beta2::ResourceClaim>(),
+        entry::<k8s::resource::v1beta2::ResourceClaimTemplate>(),
+        entry::<k8s::resource::v1beta2::ResourceSlice>(),
         entry::<k8s::scheduling::v1::PriorityClass>(),
-        entry::<k8s::networking::v1::NetworkPolicy>(),
-        entry::<k8s::admissionregistration::v1::MutatingWebhookConfiguration>(),
-        entry::<k8s::admissionregistration::v1::ValidatingWebhookConfiguration>(),
+        entry::<k8s::storage::v1::CSIDriver>(),
+        entry::<k8s::storage::v1::CSINode>(),
+        entry::<k8s::storage::v1::CSIStorageCapacity>(),
+        entry::<k8s::storage::v1::StorageClass>(),
+        entry::<k8s::storage::v1::VolumeAttachment>(),
+        entry::<k8s::storage::v1alpha1::VolumeAttributesClass>(),
+        entry::<k8s::storage::v1beta1::VolumeAttributesClass>(),
+        entry::<k8s::storagemigration::v1alpha1::StorageVersionMigration>(),
         entry::<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>(),
         entry::<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService>(),
-        entry::<k8s::autoscaling::v2::HorizontalPodAutoscaler>(),
     ]
 }
 
-/// Operator kinds registry+v1 bundles may ship besides Kubernetes' own.
-const OPERATOR_KINDS: [(&str, &str, &str, bool); 8] = [
+/// Operator kinds registry+v1 bundles may ship besides Kubernetes' own, and
+/// OLM's own (v0 and v1).
+const OPERATOR_KINDS: [(&str, &str, &str, bool); 16] = [
+    ("olm.operatorframework.io", "ClusterExtension", "clusterextensions", true),
+    ("olm.operatorframework.io", "ClusterCatalog", "clustercatalogs", true),
+    ("operators.coreos.com", "ClusterServiceVersion", "clusterserviceversions", false),
+    ("operators.coreos.com", "Subscription", "subscriptions", false),
+    ("operators.coreos.com", "OperatorGroup", "operatorgroups", false),
+    ("operators.coreos.com", "InstallPlan", "installplans", false),
+    ("operators.coreos.com", "CatalogSource", "catalogsources", false),
+    ("packages.operators.coreos.com", "PackageManifest", "packagemanifests", false),
     ("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", false),
     ("monitoring.coreos.com", "PrometheusRule", "prometheusrules", false),
     ("autoscaling.k8s.io", "VerticalPodAutoscaler", "verticalpodautoscalers", false),
@@ -59,6 +141,22 @@ const OPERATOR_KINDS: [(&str, &str, &str, bool); 8] = [
     ("console.openshift.io", "ConsoleLink", "consolelinks", true),
     ("console.openshift.io", "ConsolePlugin", "consoleplugins", true),
 ];
+
+/// Every resource known here, once each (the first version that defines it).
+pub(crate) fn known_resources() -> impl Iterator<Item = ApiResource> {
+    let mut seen = std::collections::BTreeSet::new();
+    kubernetes()
+        .into_iter()
+        .chain(OPERATOR_KINDS)
+        .filter(move |(g, _, p, _)| seen.insert((*g, *p)))
+        .map(|(group, _, plural, cluster)| ApiResource { group: group.into(), plural: plural.into(), cluster })
+}
+
+/// The resource `plural` in `group`, if known here (custom resources: see
+/// the input's CRDs).
+pub(crate) fn resource(group: &str, plural: &str) -> Option<ApiResource> {
+    known_resources().find(|r| r.group == group && r.plural == plural)
+}
 
 /// The resource of a `kind` in `group`, if known here (custom kinds: see the
 /// input's CRDs).
@@ -87,5 +185,17 @@ mod tests {
         assert_eq!(r("scheduling.k8s.io", "PriorityClass"), Some(("priorityclasses".into(), true)));
         assert_eq!(r("monitoring.coreos.com", "ServiceMonitor"), Some(("servicemonitors".into(), false)));
         assert_eq!(r("apps", "ConfigMap"), None, "the group is part of the kind");
+        assert_eq!(r("admissionregistration.k8s.io", "MutatingAdmissionPolicy").map(|r| r.1), Some(true));
+        assert_eq!(r("olm.operatorframework.io", "ClusterExtension").map(|r| r.1), Some(true));
+        let scope = |g: &str, p: &str| resource(g, p).map(|r| r.cluster);
+        assert_eq!(
+            (scope("", "nodes"), scope("", "pods"), scope("", "bindings")),
+            (Some(true), Some(false), Some(false))
+        );
+        assert_eq!(scope("autoscaling", "scale"), None, "a subresource is not a resource");
+        let all: Vec<ApiResource> = known_resources().collect();
+        let pairs: std::collections::BTreeSet<(&str, &str)> =
+            all.iter().map(|r| (r.group.as_str(), r.plural.as_str())).collect();
+        assert_eq!(pairs.len(), all.len(), "once each");
     }
 }

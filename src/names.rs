@@ -84,6 +84,13 @@ pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
+/// Can `group` be a CustomResourceDefinition's API group? The API server
+/// requires a DNS subdomain with at least one dot: a dotless name such as
+/// `v1` or `apps` is a version or one of Kubernetes' own groups.
+pub(crate) fn is_crd_group(group: &str) -> bool {
+    is_dns1123_subdomain(group) && group.contains('.')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -243,6 +243,14 @@ fn resources_resolve_like_kubectl() {
     r.add("other.io", "widgets", false);
     assert!(r.resolve("widgets").unwrap_err().contains("ambiguous"));
     assert!(r.resolve("gizmos").unwrap_err().contains("<plural>.<group>"));
+    // A CRD whose plural is a core resource's: kubectl answers for the core one.
+    r.add("evil.example.com", "secrets", false);
+    assert_eq!(r.resolve("secrets").unwrap(), ("".into(), "secrets".into(), None));
+    assert_eq!(r.resolve("secrets.evil.example.com").unwrap().0, "evil.example.com");
+    // Dotless groups are Kubernetes' own; a version is no group.
+    assert_eq!(r.resolve("poddisruptionbudgets.policy").unwrap().0, "policy");
+    assert_eq!(r.resolve("pods.v1.").unwrap(), ("".into(), "pods".into(), None));
+    assert!(r.resolve("pods.v1").unwrap_err().contains("no CRD can define it"), "{:?}", r.resolve("pods.v1"));
 }
 
 // ---------------------------------------------------------------------------

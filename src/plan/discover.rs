@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use crate::config::{Config, Mode, Naming};
 use crate::model::*;
-use crate::names::{glob_match, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value};
+use crate::names::{
+    glob_match, is_crd_group, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value,
+};
 use crate::report::{FileRef, Finding, ObjRef, Severity};
 
 use super::{trust, Api, ApiSource};
@@ -353,8 +355,11 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
     if group.is_empty() {
         fail("spec.group", "is missing: a CRD needs an API group".into());
         ok = false;
-    } else if !is_dns1123_subdomain(group) {
-        fail("spec.group", format!("{group:?} is not a valid API group (a DNS subdomain)"));
+    } else if !is_crd_group(group) {
+        fail(
+            "spec.group",
+            format!("{group:?} is not a valid API group for a CRD (a DNS subdomain with at least one dot)"),
+        );
         ok = false;
     }
     if plural.is_empty() {

@@ -17,7 +17,7 @@ use crate::access::allowed::Place;
 use crate::access::cover::Owners;
 use crate::access::{describe_rule, from_objects, Identity};
 use crate::config::{Config, Installer, InstallerMode, Olm, OperatorPermissions};
-use crate::kinds::{resource_of, ApiResource};
+use crate::kinds::{resource as resource_table, resource_of, ApiResource};
 use crate::model::*;
 use crate::names::bounded_name;
 use crate::report::Finding;
@@ -338,9 +338,9 @@ fn resource(o: &InputObject, objects: &[InputObject]) -> Option<ApiResource> {
     })
 }
 
+/// One of Kubernetes' own resources, which the resource table knows.
 fn core_resource(group: &str, plural: &str) -> ApiResource {
-    let cluster = matches!(plural, "clusterroles" | "clusterrolebindings" | "customresourcedefinitions");
-    ApiResource { group: group.into(), plural: plural.into(), cluster }
+    resource_table(group, plural).unwrap_or(ApiResource { group: group.into(), plural: plural.into(), cluster: false })
 }
 
 use crate::model::policy_rule as rule;

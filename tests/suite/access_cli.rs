@@ -459,3 +459,24 @@ fn every_help_describes_every_argument_and_the_usage_shows_every_flag() {
         "{can_i}"
     );
 }
+
+/// A bundle CRD whose plural is a core resource's does not make `secrets`
+/// ambiguous (kubectl answers for the core resource), and a CRD in a group
+/// without a dot, which the API server refuses, is an error.
+#[test]
+fn core_resources_win_and_dotless_crd_groups_are_refused() {
+    let crd = |group: &str| {
+        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: secrets.{group}}}\nspec: {{group: {group}, names: {{plural: secrets, kind: Secret}}, scope: Namespaced}}\n---\n")
+    };
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: r}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects: [{kind: User, name: bob}]\n";
+    let input = format!("{}{binding}", crd("evil.example.com"));
+    let (code, stdout, stderr) = outcome(&run(&["can-i", "get", "secrets", "-n", "a", "--as", "bob"], &input));
+    assert_eq!((code, stdout.as_str()), (Some(1), "no\n"), "view does not read core secrets: {stderr}");
+    let (code, _, stderr) = outcome(&run(&["can-i", "get", "pods.v1", "--as", "bob"], binding));
+    assert_ne!(code, Some(0));
+    assert!(stderr.contains("no CRD can define it"), "{stderr}");
+    let (code, _, stderr) =
+        outcome(&run(&["can-i", "get", "secrets", "--as", "bob"], &format!("{}{binding}", crd("v1"))));
+    assert_ne!(code, Some(0));
+    assert!(stderr.contains("spec.group \"v1\" has no dot"), "{stderr}");
+}

@@ -283,6 +283,23 @@ fn a_crd_whose_name_disagrees_with_its_spec_is_refused() {
     }
 }
 
+/// The API server refuses a CRD whose group has no dot (`v1`, `apps`): such a
+/// group is a version or one of Kubernetes' own, and olm-rbac grants nothing on it.
+#[test]
+fn a_crd_in_a_group_without_a_dot_is_refused() {
+    for group in ["v1", "apps", "core"] {
+        let docs = vec![doc("bundle/manifests/a.yaml", &crd_named(&format!("foos.{group}"), group, "foos"))];
+        for run in run_both(&docs, "  mode: Aggregate\n") {
+            assert_refused(&run, "spec.group");
+            assert!(
+                run.messages.contains("with at least one dot") || run.messages.contains("reserved"),
+                "{}",
+                run.messages
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // 2. Bundle roles that are not what they look like.
 
