@@ -142,10 +142,28 @@ fn apply_edits(map: &BTreeMap<String, String>, edits: &[Edit]) -> BTreeMap<Strin
     map
 }
 
-/// The API group of an apiVersion: what comes before its last `/`, and the
-/// core group `""` for a bare version such as `v1`.
-pub(crate) fn group_of(api_version: &str) -> &str {
-    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+/// An apiVersion, read the one way the API server reads it: `group/version`,
+/// or a bare `version` of the core group `""`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ApiVersion<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+}
+
+impl<'a> ApiVersion<'a> {
+    /// `None` for what the API server refuses: an empty version, an empty
+    /// group before a `/`, or more than one `/`.
+    pub(crate) fn parse(text: &'a str) -> Option<ApiVersion<'a>> {
+        let (group, version) = text.split_once('/').unwrap_or(("", text));
+        let ok = !version.is_empty() && !version.contains('/') && (group.is_empty() != text.contains('/'));
+        ok.then_some(ApiVersion { group, version })
+    }
+}
+
+/// The API group of an apiVersion ([`ApiVersion::parse`]); `None` when the API
+/// server would refuse the apiVersion.
+pub(crate) fn group_of(api_version: &str) -> Option<&str> {
+    ApiVersion::parse(api_version).map(|v| v.group)
 }
 
 // The operator of a label-selector requirement. (Part of RBACConfig's JSON
@@ -195,8 +213,7 @@ pub(crate) fn selector_matches<'a>(
 
 /// Which typed view an item needs, decided from its header alone.
 pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
-    let group = header.api_version.as_deref().and_then(|v| v.split_once('/')).map(|(g, _)| g);
-    match (group, header.kind.as_deref()) {
+    match (header.group(), header.kind.as_deref()) {
         (Some("apiextensions.k8s.io"), Some("CustomResourceDefinition")) => Some(ViewKind::Crd),
         // Recognised by kind: published bundles carry odd apiVersions (see `plan`).
         (_, Some("ClusterServiceVersion")) => Some(ViewKind::Csv),
@@ -225,10 +242,10 @@ impl InputObject {
 }
 
 impl Header {
-    /// The API group of the object's apiVersion (see [`group_of`]); `None`
-    /// without an apiVersion.
+    /// The API group of the object's apiVersion (see [`ApiVersion`]); `None`
+    /// without an apiVersion, or with one the API server refuses.
     pub(crate) fn group(&self) -> Option<&str> {
-        self.api_version.as_deref().map(group_of)
+        self.api_version.as_deref().and_then(group_of)
     }
 
     pub fn object_ref(&self) -> ObjRef {
@@ -516,9 +533,12 @@ mod tests {
 
     #[test]
     fn the_group_is_what_comes_before_the_version() {
-        assert_eq!(group_of("rbac.authorization.k8s.io/v1"), "rbac.authorization.k8s.io");
-        assert_eq!(group_of("v1"), "");
-        assert_eq!(group_of("a/b/c"), "a/b");
+        assert_eq!(group_of("rbac.authorization.k8s.io/v1"), Some("rbac.authorization.k8s.io"));
+        assert_eq!(group_of("v1"), Some(""));
+        assert_eq!(ApiVersion::parse("apps/v1"), Some(ApiVersion { group: "apps", version: "v1" }));
+        for refused in ["a/b/c", "/v1", "apps/", ""] {
+            assert_eq!(group_of(refused), None, "{refused:?}");
+        }
         let header = |v: Option<&str>| Header { api_version: v.map(String::from), ..Default::default() };
         assert_eq!(header(Some("v1")).group(), Some(""));
         assert_eq!(header(None).group(), None);

@@ -23,7 +23,12 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Draft) {
     let mut conflicts = Vec::new();
     for g in &plan.generated {
         let r = g.object.object_ref();
-        let key = (group_of(&r.api_version).to_string(), r.kind.clone(), r.namespace.clone(), r.name.clone());
+        let key = (
+            group_of(&r.api_version).unwrap_or_default().to_string(),
+            r.kind.clone(),
+            r.namespace.clone(),
+            r.name.clone(),
+        );
         if let Some(existing) = taken.get(&key) {
             let owner = match existing.header.labels.get(EXTENSION_LABEL) {
                 Some(ext) if existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) => {

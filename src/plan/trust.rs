@@ -165,7 +165,19 @@ pub(crate) fn check_input(objects: &[InputObject], claims: &[Option<String>], re
             );
             continue;
         }
-        let rbac_kind = o.header.api_version.as_deref().is_some_and(|v| v.starts_with("rbac.authorization.k8s.io/"))
+        if o.header.group().is_none() {
+            results.push(
+                Finding::error(format!(
+                    "apiVersion {:?} is not <group>/<version> or a core <version>: the API server refuses it, and olm-rbac cannot tell which API it means",
+                    o.header.api_version.as_deref().unwrap_or_default()
+                ))
+                .on(&o.object_ref())
+                .at("apiVersion")
+                .in_file(o.file.as_ref()),
+            );
+            continue;
+        }
+        let rbac_kind = o.header.group() == Some("rbac.authorization.k8s.io")
             && matches!(kind, "ClusterRole" | "ClusterRoleBinding");
         let name = o.header.name.as_deref().unwrap_or_default();
         if rbac_kind && claim.is_none() && reserved::is_reserved_role_name(name) {

@@ -169,7 +169,7 @@ fn check_config_sources(
 fn is_config(chunk: &Chunk<'_>) -> bool {
     let h = &chunk.header;
     h.kind.as_deref() == Some(config::KIND)
-        && h.api_version.as_deref().is_some_and(|v| v.split('/').next() == config::API_VERSION.split('/').next())
+        && h.group().is_some_and(|g| Some(g) == crate::model::group_of(config::API_VERSION))
 }
 
 fn fatal_render(message: String) -> Outcome {

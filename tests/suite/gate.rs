@@ -393,3 +393,16 @@ fn the_installer_holds_only_what_exists_before_the_install() {
     assert_eq!(out.code, 1);
     assert!(said(&out).contains("installer ServiceAccount ops/installer cannot"), "{}", said(&out));
 }
+
+/// An apiVersion the API server would not read as one group and version is
+/// refused, so no check reads it one way and a client another.
+#[test]
+fn an_api_version_with_two_slashes_is_refused() {
+    let role =
+        cluster_role("ack-extra", EVERYTHING).replace("rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/x");
+    for way in WAYS {
+        let out = run(way, &[("bundle/manifests/r.yaml", role.as_str())], NAMESPACES);
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(said(&out).contains("is not <group>/<version> or a core <version>"), "{way:?}: {}", said(&out));
+    }
+}
