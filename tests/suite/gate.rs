@@ -406,3 +406,53 @@ fn an_api_version_with_two_slashes_is_refused() {
         assert!(said(&out).contains("is not <group>/<version> or a core <version>"), "{way:?}: {}", said(&out));
     }
 }
+
+/// However the bundle spells a denied permission (wildcards, subresource
+/// patterns, the core group, split rules) and however it spreads it (several
+/// bindings, several accounts of its own), the deny list sees it.
+#[test]
+fn a_denied_permission_is_seen_in_every_spelling() {
+    let deny = "    policy:\n      deny:\n      - {apiGroups: [''], resources: [secrets, pods/exec], verbs: [get, create], scope: Cluster}\n";
+    // (ack's own CSV reads secrets cluster-wide too; each extra binding is named on its own.)
+    let spellings = [
+        "{apiGroups: ['*'], resources: [secrets], verbs: [get]}",
+        "{apiGroups: [''], resources: ['*'], verbs: [get]}",
+        "{apiGroups: [''], resources: [secrets], verbs: ['*']}",
+        "{apiGroups: [''], resources: ['*/exec'], verbs: [create]}",
+        "{apiGroups: ['*'], resources: ['*'], verbs: ['*']}",
+        "{apiGroups: [''], resources: [secrets], resourceNames: [one], verbs: [get]}",
+        "{apiGroups: [apps, ''], resources: [deployments, secrets], verbs: [list, get]}",
+    ];
+    for spelling in spellings {
+        // Split over a role with a harmless rule first, bound twice, to two of its own accounts.
+        let role = format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: split\nrules:\n- {READ_CONFIGMAPS}\n- {spelling}\n"
+        );
+        let one = binding("ClusterRoleBinding", "one", None, ("ClusterRole", "split"), &own_account());
+        let two = binding("ClusterRoleBinding", "two", None, ("ClusterRole", "split"), &own_account());
+        let extra = [
+            ("bundle/manifests/r.yaml", role.as_str()),
+            ("bundle/manifests/1.yaml", one.as_str()),
+            ("bundle/manifests/2.yaml", two.as_str()),
+        ];
+        for way in WAYS {
+            let out = run(way, &extra, &format!("{NAMESPACES}{deny}"));
+            assert_eq!(out.code, 1, "{way:?} {spelling}: {}", said(&out));
+            for b in ["one", "two"] {
+                assert!(
+                    said(&out).contains(&format!("(through the bundle's ClusterRoleBinding {b}) would be granted")),
+                    "{way:?} {spelling}: {}",
+                    said(&out)
+                );
+            }
+        }
+        // In a namespace of its own, the same is allowed by a deny that says cluster-wide.
+        let in_ns = binding("RoleBinding", "one", Some("team-a"), ("ClusterRole", "split"), &own_account());
+        let out = run(
+            Way::Files,
+            &[("bundle/manifests/r.yaml", &role), ("bundle/manifests/1.yaml", &in_ns)],
+            &format!("{NAMESPACES}{deny}"),
+        );
+        assert!(!said(&out).contains("(through the bundle's RoleBinding one)"), "{spelling}: {}", said(&out));
+    }
+}
