@@ -285,7 +285,7 @@ pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
     }
     let origins = Origins::classify(objects);
     let claims = provenance::generated_claims(objects, &origins, &mut plan.results);
-    trust::check_input(objects, &claims, &mut plan.results);
+    trust::check_input(objects, &origins, &claims, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
         plan_one(config, objects, &origins, &claims, &mut plan);

@@ -15,6 +15,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::allowed::Place;
 use crate::access::cover::Owners;
+use crate::access::danger::{dangers, Severity};
 use crate::access::{describe_rule, from_objects, Identity};
 use crate::config::{Config, Installer, InstallerMode, Olm, OperatorPermissions};
 use crate::kinds::{resource as resource_table, resource_of, ApiResource};
@@ -36,6 +37,9 @@ pub(crate) struct Need {
     pub namespace: Option<String>,
     pub rule: PolicyRule,
     pub why: String,
+    /// Held only because the installer grants it to others (the operator,
+    /// the bundle's roles), which Kubernetes allows only to who holds it.
+    pub to_grant: bool,
 }
 
 /// Plans `spec.installer` for `config`: the account's objects (`Generate`),
@@ -73,6 +77,7 @@ pub(super) fn plan_installer(
             .at("spec.installer"),
         );
     }
+    warn_dangerous(installer, &needs, results);
     match installer.mode {
         InstallerMode::Check => {
             check_account(config, installer, &needs, objects, origins, claims, results);
@@ -94,6 +99,34 @@ pub(super) fn plan_installer(
                 .on(&config.object_ref()),
             );
             Writer { config, installer }.objects(rules)
+        }
+    }
+}
+
+/// The installer's own rights (writing the bundle's objects, OLM's own
+/// writes) that the catalogue rates high or critical, each named once with
+/// what it is for. What it holds only to grant the operator is the
+/// operator's, reported with the install policy.
+fn warn_dangerous(installer: &Installer, needs: &[Need], results: &mut Vec<Finding>) {
+    let mut seen = BTreeSet::new();
+    for n in needs.iter().filter(|n| !n.to_grant) {
+        for d in dangers(&n.rule, n.namespace.is_none()).into_iter().filter(|d| d.severity >= Severity::High) {
+            if !seen.insert((d.what, n.why.clone(), n.namespace.clone())) {
+                continue;
+            }
+            results.push(
+                Finding::warning(format!(
+                    "installer ServiceAccount {}/{} must hold {} {} to {}: {} ({})",
+                    installer.namespace,
+                    installer.name,
+                    describe_rule(&n.rule),
+                    n.namespace.as_ref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}")),
+                    n.why,
+                    d.what,
+                    d.severity
+                ))
+                .on(&installer_ref(installer)),
+            );
         }
     }
 }
@@ -175,6 +208,7 @@ fn olm_needs(config: &Config, installer: &Installer) -> Vec<Need> {
                     &[&config.extension],
                 ),
                 why: "set blockOwnerDeletion on the objects the ClusterExtension owns".into(),
+                to_grant: false,
             },
             Need {
                 namespace: None,
@@ -182,6 +216,7 @@ fn olm_needs(config: &Config, installer: &Installer) -> Vec<Need> {
                 why:
                     "set blockOwnerDeletion on the objects a ClusterObjectSet revision owns (revision names are OLM's)"
                         .into(),
+                to_grant: false,
             },
         ],
         // OLM v0 writes the CSV (and updates the Subscription) through the
@@ -195,14 +230,14 @@ fn olm_needs(config: &Config, installer: &Installer) -> Vec<Need> {
 /// know it).
 fn olm_v0_objects(csv: &InputObject, namespace: &str) -> Vec<Need> {
     let why = "write the ClusterServiceVersion and update the Subscription, as OLM v0 does through this account";
-    let csvs =
-        ApiResource { group: "operators.coreos.com".into(), plural: "clusterserviceversions".into(), cluster: false };
+    let csvs = core_resource("operators.coreos.com", "clusterserviceversions");
     let names: BTreeSet<String> = csv.header.name.iter().cloned().collect();
     let mut needs = manage(&csvs, Some(&names), Some(namespace.to_string()), why);
     needs.push(Need {
         namespace: Some(namespace.to_string()),
         rule: rule(&["operators.coreos.com"], &["subscriptions"], &["get", "update", "patch"], &[]),
         why: why.into(),
+        to_grant: false,
     });
     needs
 }
@@ -247,12 +282,13 @@ fn operator_needs(
     for g in grants {
         let why = format!("grant the operator {}", g.field);
         if g.cluster || promoted {
-            needs.push(Need { namespace: None, rule: g.rule.clone(), why });
+            needs.push(Need { namespace: None, rule: g.rule.clone(), why, to_grant: true });
         } else {
             needs.extend(places.iter().map(|p| Need {
                 namespace: Some(p.clone()),
                 rule: g.rule.clone(),
                 why: why.clone(),
+                to_grant: true,
             }));
         }
     }
@@ -261,6 +297,7 @@ fn operator_needs(
             namespace: None,
             rule: read_namespaces(),
             why: "grant the operator read access to namespaces, which OLM adds when it promotes permissions".into(),
+            to_grant: true,
         });
     }
     needs
@@ -291,7 +328,12 @@ fn bundle_role_needs(
                 let why = format!("write the bundle's {}", o.object_ref());
                 let place = (!cluster).then(|| ns.to_string());
                 needs.extend(
-                    v.rules.iter().map(|r| Need { namespace: place.clone(), rule: r.to_policy_rule(), why: why.clone() }),
+                    v.rules.iter().map(|r| Need {
+                        namespace: place.clone(),
+                        rule: r.to_policy_rule(),
+                        why: why.clone(),
+                        to_grant: true,
+                    }),
                 );
             }
             Body::Binding(b) => {
@@ -351,7 +393,7 @@ use crate::model::policy_rule as rule;
 fn manage(r: &ApiResource, names: Option<&BTreeSet<String>>, namespace: Option<String>, why: &str) -> Vec<Need> {
     let g = [r.group.as_str()];
     let p = [r.plural.as_str()];
-    let need = |rule: PolicyRule| Need { namespace: namespace.clone(), rule, why: why.to_string() };
+    let need = |rule: PolicyRule| Need { namespace: namespace.clone(), rule, why: why.to_string(), to_grant: false };
     match names {
         Some(names) => {
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -471,13 +513,17 @@ fn check_account(
                 missing.join("; "),
                 n.namespace.as_ref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}"))
             ))
-            .on(&crate::model::ObjRef {
-                api_version: "v1".into(),
-                kind: "ServiceAccount".into(),
-                name: installer.name.clone(),
-                namespace: Some(installer.namespace.clone()),
-            }),
+            .on(&installer_ref(installer)),
         );
+    }
+}
+
+fn installer_ref(installer: &Installer) -> ObjRef {
+    ObjRef {
+        api_version: "v1".into(),
+        kind: "ServiceAccount".into(),
+        name: installer.name.clone(),
+        namespace: Some(installer.namespace.clone()),
     }
 }
 
@@ -518,7 +564,12 @@ mod tests {
     use super::*;
 
     fn need(ns: Option<&str>, resources: &[&str], verbs: &[&str]) -> Need {
-        Need { namespace: ns.map(String::from), rule: rule(&[""], resources, verbs, &[]), why: String::new() }
+        Need {
+            namespace: ns.map(String::from),
+            rule: rule(&[""], resources, verbs, &[]),
+            why: String::new(),
+            to_grant: false,
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::model::*;
 use crate::report::{FileRef, Finding, ObjRef};
 use crate::reserved::{self, Owner};
 
+use super::origin::Origins;
 use super::{Api, ApiSource};
 
 /// May the config's roles grant on `group`? Platform groups are refused; OLM's
@@ -116,7 +117,12 @@ pub(crate) fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), 
 }
 
 /// Checks on the input as a whole, whatever the config says.
-pub(crate) fn check_input(objects: &[InputObject], claims: &[Option<String>], results: &mut Vec<Finding>) {
+pub(crate) fn check_input(
+    objects: &[InputObject],
+    origins: &Origins,
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) {
     // Two items with one identity are one object on the cluster: the last one
     // applied wins, and olm-rbac might judge the other.
     let scopes = crd_scopes(objects);
@@ -133,7 +139,7 @@ pub(crate) fn check_input(objects: &[InputObject], claims: &[Option<String>], re
             );
         }
     }
-    for (o, claim) in objects.iter().zip(claims) {
+    for (i, (o, claim)) in objects.iter().zip(claims).enumerate() {
         if o.header.api_version.is_none() || o.header.kind.is_none() {
             let missing = match (&o.header.api_version, &o.header.kind) {
                 (None, None) => "no apiVersion and no kind",
@@ -190,6 +196,32 @@ pub(crate) fn check_input(objects: &[InputObject], claims: &[Option<String>], re
                 .in_file(o.file.as_ref()),
             );
         }
+        if !origins.is_admin(i) {
+            check_api_service(o, results);
+        }
+    }
+}
+
+/// An APIService (`<version>.<group>`) for a group the platform serves
+/// re-routes that API, for everybody, to whatever service it names: no
+/// bundle may ship one, and an installer account would need the right to
+/// rewrite the platform's own.
+fn check_api_service(o: &InputObject, results: &mut Vec<Finding>) {
+    if !o.is("apiregistration.k8s.io", "APIService") {
+        return;
+    }
+    let name = o.header.name.as_deref().unwrap_or_default();
+    let group = name.split_once('.').map_or("", |(_, g)| g);
+    if let Some(owner) = reserved::owner(group) {
+        results.push(
+            Finding::error(format!(
+                "this APIService serves {group:?}, {}: applying it re-routes that API for the whole cluster; olm-rbac refuses it unless it comes from your own files",
+                owner.describe()
+            ))
+            .on(&o.object_ref())
+            .at("metadata.name")
+            .in_file(o.file.as_ref()),
+        );
     }
 }
 

@@ -456,3 +456,29 @@ fn a_denied_permission_is_seen_in_every_spelling() {
         assert!(!said(&out).contains("(through the bundle's RoleBinding one)"), "{spelling}: {}", said(&out));
     }
 }
+
+/// The installer's own rights are reported where the catalogue rates them
+/// high or critical, and an APIService a bundle names after a platform API
+/// group is refused: writing it re-routes that API for everybody.
+#[test]
+fn the_installers_own_dangerous_rights_are_named() {
+    let spec =
+        format!("{NAMESPACES}  installer:\n    serviceAccount: {{name: installer, namespace: ops}}\n    for: OLMv1\n");
+    let webhook = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: ack-defaults\nwebhooks: []\n";
+    // (Where no file is known, only the CSV and CRDs count as the bundle's objects to install.)
+    for way in [Way::Files, Way::KptPaths] {
+        let out = run(way, &[("bundle/manifests/w.yaml", webhook)], &spec);
+        assert_eq!(out.code, 0, "{way:?}: {}", said(&out));
+        assert!(
+            said(&out).contains("installer ServiceAccount ops/installer must hold verbs=[create,list,watch] apiGroups=[admissionregistration.k8s.io] resources=[mutatingwebhookconfigurations] cluster-wide to install and upgrade the bundle's objects: write admission webhooks (critical)"),
+            "{way:?}: {}",
+            said(&out)
+        );
+    }
+    let api_service = "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n  name: v1.apps\nspec: {group: apps, version: v1, service: {name: evil, namespace: ops}, groupPriorityMinimum: 1, versionPriority: 1}\n";
+    for way in WAYS {
+        let out = run(way, &[("bundle/manifests/a.yaml", api_service)], &spec);
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(said(&out).contains("this APIService serves \"apps\", an API group built into Kubernetes: applying it re-routes that API for the whole cluster"), "{way:?}: {}", said(&out));
+    }
+}
