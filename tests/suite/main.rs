@@ -23,6 +23,7 @@ mod modes;
 mod operator;
 mod property;
 mod readme;
+mod review_gate;
 mod review_regressions;
 mod schema;
 mod security;

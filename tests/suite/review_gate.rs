@@ -1,0 +1,257 @@
+//! A hostile bundle author against the install gate: inputs the bundle
+//! controls that make olm-rbac exit 0 under a policy that should refuse.
+//! Each test FAILS on the code it was written against and passes once the
+//! hole is closed; each names the function the fix belongs in.
+
+use crate::common::*;
+use olm_rbac::run::{function, render, Outcome, Source};
+
+const ACK: &str = "ack-s3-controller-1.10.0";
+
+/// A ceiling that covers ack's own CSV (as `tests/suite/gate.rs` uses).
+const ALLOW: &str = "    policy:
+      allow:
+      - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: ['*']}
+      - {apiGroups: [''], resources: [events], verbs: [create, patch]}
+      - {apiGroups: [''], resources: [configmaps, secrets, namespaces], verbs: [get, list, watch, patch]}
+      - {apiGroups: [s3.services.k8s.aws, services.k8s.aws, iam.services.k8s.aws], resources: ['*'], verbs: ['*']}
+";
+
+/// The OLM v1 gate as the docs recommend it: OLM installs the bundle from the
+/// catalog (`bundleObjects: Drop`), `permissions` stay `Unmanaged`.
+fn olm_v1_spec(extra: &str) -> String {
+    format!("  bundleObjects: Drop\n{extra}  operator:\n    installNamespace: ops\n{ALLOW}")
+}
+
+/// Everything `cluster-admin` holds, for everyone who can log in.
+const EVERYONE_ADMIN: &str = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: everyone-admin
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects:
+- {kind: Group, apiGroup: rbac.authorization.k8s.io, name: 'system:authenticated'}
+";
+
+fn said(out: &Outcome) -> String {
+    format!("{}{}", out.stdout, out.stderr)
+}
+
+/// ack's manifests under `bundle/manifests/`, plus `extra` at their paths.
+fn files(extra: &[(&str, String)]) -> Vec<Source> {
+    let mut docs: Vec<Source> = bundle_docs(ACK)
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("bundle/manifests/{name}"), text })
+        .collect();
+    docs.extend(extra.iter().map(|(p, t)| Source { name: p.to_string(), text: t.clone() }));
+    docs
+}
+
+fn admin_config(spec: &str) -> Vec<Source> {
+    vec![Source { name: "admin/rbac.yaml".into(), text: config("ext", spec) }]
+}
+
+/// `doc` with one more annotation (the doc's `metadata:` is a block map).
+fn with_annotation(doc: &str, key: &str, value: &str) -> String {
+    let line = format!("    {key}: {value:?}\n");
+    if doc.contains("\n  annotations:\n") {
+        doc.replacen("\n  annotations:\n", &format!("\n  annotations:\n{line}"), 1)
+    } else {
+        doc.replacen("\nmetadata:\n", &format!("\nmetadata:\n  annotations:\n{line}"), 1)
+    }
+}
+
+/// Finding 1. A bundle binding dressed as this extension's own earlier output
+/// (operator shape: any rules, any subjects) is skipped by the gate and
+/// "removed" from the output when its file is unknown (stdin, a ResourceList
+/// without paths). With `bundleObjects: Drop` (or any OLM install) OLM still
+/// creates it from the bundle image.
+/// Fix: `install_policy::Gate::bundle_granted` must measure a claimed item
+/// unless `origins.is_admin(i)` (or unless this run writes the same object
+/// again); `provenance::generated_claims` should not believe a claim for an
+/// item of unknown origin under a policy.
+#[test]
+fn earlier_output_claimed_by_a_bundle_on_stdin_is_still_measured() {
+    let labels = "  labels:\n    app.kubernetes.io/managed-by: olm-rbac\n    olm-rbac.io/extension: ext\n    olm-rbac.io/role: operator\n  annotations:\n    olm-rbac.io/service-account: ops/ack-s3-controller\n";
+    let role = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ext-operator-helper\n{labels}rules:\n- {{apiGroups: ['*'], resources: ['*'], verbs: ['*']}}\n"
+    );
+    let binding = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ext-operator-helper\n{labels}roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ext-operator-helper}}\nsubjects:\n- {{kind: Group, apiGroup: rbac.authorization.k8s.io, name: 'system:authenticated'}}\n"
+    );
+    let spec = olm_v1_spec("");
+    let mut docs = docs_of(ACK);
+    docs.push(role);
+    docs.push(binding);
+    let stdin: String = docs.iter().map(|d| format!("---\n{d}")).collect();
+    let out = render(&[Source { name: "-".into(), text: stdin }], &admin_config(&spec));
+    assert_eq!(
+        out.code,
+        1,
+        "stdin: a bundle ClusterRoleBinding of system:authenticated to */*/* passed: {}",
+        said(&out)
+    );
+    let out = function(&resource_list(&docs, &config("ext", &spec)));
+    assert_eq!(out.code, 1, "KRM without paths: {}", said(&out));
+}
+
+/// Finding 2. kustomize passes a bundle file's own `config.kubernetes.io/path`
+/// through (and kyaml copies it to `internal.config.kubernetes.io/path`);
+/// `Header::file_ref` prefers it to kustomize's `config.kubernetes.io/origin`,
+/// so the bundle names its ClusterRoleBinding an admin file. Reproduced with
+/// `kubectl kustomize --enable-alpha-plugins` (kustomize v5.5.0): the item
+/// below is what kustomize sends. Without `originAnnotations` the forged path
+/// is the only path in the list and wins the same way.
+/// Fix: `model::Header::file_ref`: with `origin_is_the_runners`, read only the
+/// origin annotation; without it, believe path annotations only when every
+/// item carries them (kpt writes them on every item; kustomize on none).
+#[test]
+fn a_path_annotation_the_bundle_wrote_does_not_make_its_object_the_admins() {
+    let spec = olm_v1_spec("");
+    let origin = |doc: &str, name: &str| {
+        with_annotation(doc, "config.kubernetes.io/origin", &format!("path: ../bundle/manifests/{name}\n"))
+    };
+    // As kustomize sends it with buildMetadata: [originAnnotations].
+    let forged = with_annotation(
+        &with_annotation(&origin(EVERYONE_ADMIN, "zz-evil.yaml"), "config.kubernetes.io/path", "site/admin-rbac.yaml"),
+        "internal.config.kubernetes.io/path",
+        "site/admin-rbac.yaml",
+    );
+    let mut docs: Vec<String> = bundle_docs(ACK).iter().map(|(n, d)| origin(d, n)).collect();
+    docs.push(forged);
+    let cfg = with_annotation(&config("ext", &spec), "config.kubernetes.io/origin", "path: olm-rbac.yaml\n");
+    let out = function(&resource_list(&docs, &cfg));
+    assert_eq!(out.code, 1, "kustomize with originAnnotations: {}", said(&out));
+
+    // As kustomize sends it without originAnnotations.
+    let forged = with_annotation(
+        &with_annotation(EVERYONE_ADMIN, "config.kubernetes.io/path", "site/admin-rbac.yaml"),
+        "internal.config.kubernetes.io/path",
+        "site/admin-rbac.yaml",
+    );
+    let mut docs = docs_of(ACK);
+    docs.push(forged);
+    let out = function(&resource_list(&docs, &config("ext", &spec)));
+    assert_eq!(out.code, 1, "kustomize without originAnnotations: {}", said(&out));
+}
+
+/// Finding 3. A file directly in a bundle's root (beside `manifests/` and
+/// `metadata/`) is classified as the admin's, while the same file one folder
+/// down is unknown. A bundle image's root is the bundle author's.
+/// Fix: `origin::Origins::classify`: a file whose folder is a bundle's root
+/// (`BundleFolders::may_be_bundle` without the `folder != b.root` exception)
+/// is `Origin::Unknown`.
+#[test]
+fn a_file_in_the_bundle_root_is_not_the_admins() {
+    let spec = olm_v1_spec("");
+    let out = render(&files(&[("bundle/extra.yaml", EVERYONE_ADMIN.to_string())]), &admin_config(&spec));
+    assert_eq!(out.code, 1, "{}", said(&out));
+}
+
+/// Finding 4. OLM v1 (`BundleAdditionalResourcesGenerator`) and OLM v0 put every
+/// namespaced bundle object in the install namespace, whatever namespace the
+/// manifest names. The gate measures a bundle RoleBinding where it says it is.
+/// Fix: `install_policy::Gate::bound` and `role_rules`: a bundle Role or
+/// RoleBinding is granted in the install namespace (and, for `bundleObjects:
+/// Keep`, also where it is written); a written namespace other than the
+/// install namespace is itself reported under a policy.
+#[test]
+fn a_namespace_written_on_bundle_rbac_is_not_where_olm_grants_it() {
+    let spec = format!(
+        "{}      - {{apiGroups: [''], resources: [pods, pods/exec], verbs: ['*'], scope: Namespaces, namespaces: [sandbox]}}\n",
+        olm_v1_spec("")
+    );
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: ack-sandbox
+  namespace: sandbox
+rules:
+- {apiGroups: [''], resources: [pods, pods/exec], verbs: ['*']}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: ack-sandbox
+  namespace: sandbox
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ack-sandbox}
+subjects:
+- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}
+";
+    let out = render(&files(&[("bundle/manifests/zz-sandbox.yaml", rbac.to_string())]), &admin_config(&spec));
+    assert_eq!(out.code, 1, "OLM creates this Role and RoleBinding in ops: {}", said(&out));
+}
+
+/// Finding 5. A bundle ClusterRole labelled for an aggregating role olm-rbac
+/// does not model (OpenShift's `cluster-reader`, any third-party aggregator)
+/// reaches whoever holds that role; under a policy this is only a warning.
+/// With `bundleObjects: Drop`, `stripBundleAggregation` changes nothing OLM
+/// installs.
+/// Fix: `install_policy::Gate::aggregated`: under a strict policy, any
+/// `rbac.authorization.k8s.io/aggregate-to-*` label that no known aggregator
+/// selects is an error ("cannot be measured").
+#[test]
+fn aggregation_labels_for_unknown_aggregators_are_refused_under_a_policy() {
+    let spec = olm_v1_spec("");
+    let role = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ack-cluster-reader-extras
+  labels:
+    rbac.authorization.k8s.io/aggregate-to-cluster-reader: \"true\"
+rules:
+- {apiGroups: [''], resources: [secrets, pods/exec], verbs: ['*']}
+";
+    let out = render(&files(&[("bundle/manifests/zz-agg.yaml", role.to_string())]), &admin_config(&spec));
+    assert_eq!(out.code, 1, "{}", said(&out));
+}
+
+/// Finding 6. With `spec.clusterServiceVersion` set, a second CSV in the same
+/// bundle folder is ignored by the gate. OLM v1 (`fsBundleSource.GetBundle`)
+/// keeps the last CSV it reads from `manifests/` and grants its permissions.
+/// Fix: `discover::choose_csv` / `install_policy::check_policy`: more than one
+/// CSV in one bundle's own folder is an error (or every one is gated).
+#[test]
+fn a_second_csv_beside_the_named_one_is_gated_too() {
+    let spec = olm_v1_spec("  clusterServiceVersion: ack-s3-controller.v1.10.0\n");
+    let (name, csv) = bundle_docs(ACK).into_iter().find(|(n, _)| n.contains("clusterserviceversion")).unwrap();
+    assert!(name.starts_with("ack-s3-controller.clusterserviceversion"));
+    let evil = csv.replacen("name: ack-s3-controller.v1.10.0", "name: ack-s3-controller.v1.10.1", 1).replacen(
+        "      clusterPermissions:\n      - rules:\n",
+        "      clusterPermissions:\n      - rules:\n        - {apiGroups: ['*'], resources: ['*'], verbs: ['*']}\n",
+        1,
+    );
+    assert_ne!(evil, csv);
+    let out = render(&files(&[("bundle/manifests/zz-evil.clusterserviceversion.yaml", evil)]), &admin_config(&spec));
+    assert_eq!(out.code, 1, "OLM v1 installs the last CSV, which grants */*/*: {}", said(&out));
+}
+
+/// Finding 7. Without `installNamespace` (allowed with `Unmanaged`, the OLM v1
+/// gate), a ServiceAccount of the CSV's name in ANY namespace counts as the
+/// operator's own, so a bundle may grant `kube-system/ack-s3-controller` or a
+/// tenant's namespace whatever `allow` covers.
+/// Fix: `install_policy::Gate::subject`: with the install namespace unknown,
+/// only a RoleBinding subject without a namespace (which OLM places in the
+/// install namespace) is the operator's; a named namespace is reported, or a
+/// policy requires `installNamespace`.
+#[test]
+fn without_an_install_namespace_a_foreign_namespace_account_is_not_the_operators() {
+    let spec = format!("  operator:\n{ALLOW}");
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ack-extra
+rules:
+- {apiGroups: [''], resources: [secrets], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ack-extra
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ack-extra}
+subjects:
+- {kind: ServiceAccount, name: ack-s3-controller, namespace: kube-system}
+";
+    let out = render(&files(&[("bundle/manifests/zz-crb.yaml", rbac.to_string())]), &admin_config(&spec));
+    assert_eq!(out.code, 1, "{}", said(&out));
+}
