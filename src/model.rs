@@ -63,6 +63,33 @@ pub(crate) const MODE_ANNOTATION: &str = "olm-rbac.io/mode";
 /// kustomize's record of the file an object came from.
 pub(crate) const ORIGIN_ANNOTATION: &str = "config.kubernetes.io/origin";
 
+/// Which of the items' file annotations the runner wrote, as the marks it
+/// leaves on the functionConfig (which comes from the admin, never from the
+/// bundle) show. kpt writes its path annotations over whatever each file
+/// says, and marks the functionConfig with `internal.config.kubernetes.io/index`;
+/// kustomize passes a file's own `config.kubernetes.io/path` through (even
+/// copying it to the internal key), and writes `config.kubernetes.io/origin`
+/// over each item's own only with `buildMetadata: [originAnnotations]`, when
+/// the functionConfig carries one too. (Observed with kpt 1.0 and kubectl's
+/// kustomize 5.5.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RunnerMarks {
+    /// kpt ran: the path annotations are its.
+    pub paths: bool,
+    /// kustomize with originAnnotations ran: the origin annotations are its.
+    pub origin: bool,
+}
+
+impl RunnerMarks {
+    /// What the functionConfig's annotations show.
+    pub(crate) fn of_function_config(annotations: &BTreeMap<String, String>) -> RunnerMarks {
+        RunnerMarks {
+            paths: annotations.contains_key("internal.config.kubernetes.io/index"),
+            origin: annotations.contains_key(ORIGIN_ANNOTATION),
+        }
+    }
+}
+
 /// One input item, as the core sees it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct InputObject {
@@ -257,18 +284,15 @@ impl Header {
         }
     }
 
-    /// The file and index the runner says this item came from, if any: kpt's
-    /// path annotations (kpt writes them over whatever a file says, and
-    /// kustomize removes them), or, when `origin_is_the_runners`, kustomize's
-    /// `config.kubernetes.io/origin`. kustomize writes that annotation over the
-    /// file's own only with `buildMetadata: [originAnnotations]`, and then on
-    /// the functionConfig too; without it, a file's own origin annotation
-    /// passes through untouched, so it is a claim like any other.
-    pub(crate) fn file_ref(&self, origin_is_the_runners: bool) -> Option<FileRef> {
+    /// The file and index the runner says this item came from, if the runner
+    /// is known to have written it ([`RunnerMarks`]): kpt's path annotations,
+    /// or kustomize's `config.kubernetes.io/origin`. Otherwise the item's own
+    /// annotations are claims like any other, and the file is unknown.
+    pub(crate) fn file_ref(&self, runner: RunnerMarks) -> Option<FileRef> {
         let a = &self.annotations;
-        let Some(path) = a.get("internal.config.kubernetes.io/path").or_else(|| a.get("config.kubernetes.io/path"))
-        else {
-            let origin = a.get(ORIGIN_ANNOTATION).filter(|_| origin_is_the_runners)?;
+        let path = a.get("internal.config.kubernetes.io/path").or_else(|| a.get("config.kubernetes.io/path"));
+        let Some(path) = path.filter(|_| runner.paths) else {
+            let origin = a.get(ORIGIN_ANNOTATION).filter(|_| runner.origin)?;
             let path = origin.lines().find_map(|l| l.trim().strip_prefix("path:"))?.trim().trim_matches(['"', '\'']);
             return Some(FileRef { path: path.to_string(), index: None });
         };

@@ -89,9 +89,12 @@ pub(super) fn check_policy(
 ) {
     let policy = config.operator.policy.as_ref();
     let gate = Gate::new(config, grants, objects, origins);
+    if gate.strict {
+        refuse_unplaced_csvs(objects, origins, results);
+    }
     let mut granted = csv.map(|i| gate.csv_granted(&objects[i], grants)).unwrap_or_default();
     if csv.is_some() {
-        granted.extend(gate.bundle_granted(objects, origins, claims, results));
+        granted.extend(gate.bundle_granted(objects, origins, results));
     }
     let Some(policy) = policy else {
         warn_dangerous(&granted, results);
@@ -103,6 +106,30 @@ pub(super) fn check_policy(
         None => warn_dangerous(&granted, results),
     }
     gate.check_deny(&policy.deny, &granted, results);
+}
+
+/// Several ClusterServiceVersions from no known file (stdin, a runner that
+/// names none) may be one bundle's, of which OLM installs the last: under a
+/// policy, olm-rbac cannot judge the one that counts.
+fn refuse_unplaced_csvs(objects: &[InputObject], origins: &Origins, results: &mut Vec<Finding>) {
+    let unplaced: Vec<&InputObject> = objects
+        .iter()
+        .enumerate()
+        .filter(|(i, o)| matches!(o.body, Body::Csv(_)) && !origins.has_file(*i))
+        .map(|(_, o)| o)
+        .collect();
+    if unplaced.len() > 1 {
+        for o in &unplaced {
+            results.push(
+                Finding::error(format!(
+                    "{} ClusterServiceVersions come from no known file, so olm-rbac cannot tell whether they are one bundle's, of which OLM installs the last; pass each bundle as files, or through kpt",
+                    unplaced.len()
+                ))
+                .on(&o.object_ref())
+                .in_file(o.file.as_ref()),
+            );
+        }
+    }
 }
 
 /// The entries of `allow` and the rules of `allowClusterRole`: `Some(None)`
@@ -282,16 +309,17 @@ impl<'a> Gate<'a> {
         &self,
         objects: &'o [InputObject],
         origins: &Origins,
-        claims: &[Option<String>],
         results: &mut Vec<Finding>,
     ) -> Vec<Granted<'o>> {
-        // This extension's earlier output is replaced by this run; everything else stays.
-        let mine = |i: usize| claims[i].as_deref() == Some(self.config.extension.as_str());
-        let present: Vec<&InputObject> =
-            objects.iter().enumerate().filter(|(i, _)| !mine(*i)).map(|(_, o)| o).collect();
+        // The admin's objects, olm-rbac's earlier output in the admin's files
+        // included, are not the bundle's. A claim to be this extension's earlier
+        // output is believed only there: on stdin the bundle could write one,
+        // and OLM installs what the bundle ships whatever this run removes.
+        let present: Vec<Present> =
+            objects.iter().enumerate().map(|(i, o)| Present { object: o, admin: origins.is_admin(i) }).collect();
         let mut out = Vec::new();
         for (i, o) in objects.iter().enumerate() {
-            if mine(i) || origins.is_admin(i) {
+            if origins.is_admin(i) {
                 continue;
             }
             match &o.body {
@@ -303,7 +331,7 @@ impl<'a> Gate<'a> {
                             self.finding(message).on(&o.object_ref()).at("aggregationRule").in_file(o.file.as_ref()),
                         );
                     }
-                    out.extend(self.aggregated(o, &present));
+                    out.extend(self.aggregated(o, &present, results));
                 }
                 Body::Binding(b) => out.extend(self.bound(o, b, &present, results)),
                 _ => {}
@@ -337,7 +365,7 @@ impl<'a> Gate<'a> {
     /// The rules of a bundle ClusterRole that an aggregating ClusterRole
     /// gathers by label: granted to whoever holds that role, cluster-wide at
     /// worst.
-    fn aggregated<'o>(&self, o: &'o InputObject, present: &[&InputObject]) -> Vec<Granted<'o>> {
+    fn aggregated<'o>(&self, o: &'o InputObject, present: &[Present], results: &mut Vec<Finding>) -> Vec<Granted<'o>> {
         let Body::Role(view) = &o.body else { return Vec::new() };
         if !o.is("rbac.authorization.k8s.io", "ClusterRole") || view.aggregates() {
             return Vec::new();
@@ -348,7 +376,21 @@ impl<'a> Gate<'a> {
             .filter(|(_, label)| labels.get(*label).map(String::as_str) == Some("true"))
             .map(|(name, _)| name.to_string())
             .collect();
-        for r in present {
+        // An aggregation label for a role olm-rbac does not see (OpenShift's
+        // cluster-reader, say) reaches holders it cannot measure.
+        let unseen = labels
+            .keys()
+            .filter(|k| k.starts_with(AGGREGATE_PREFIX))
+            .filter(|k| !BUILTIN_AGGREGATING.iter().any(|(_, label)| label == k));
+        for key in unseen {
+            let message = format!(
+                "the bundle labels this ClusterRole {key}: a role olm-rbac does not see gathers its rules for whoever holds it, which olm-rbac cannot measure against spec.operator.policy"
+            );
+            results.push(
+                self.finding(message).on(&o.object_ref()).at(format!("metadata.labels.{key}")).in_file(o.file.as_ref()),
+            );
+        }
+        for r in present.iter().map(|p| p.object) {
             if let (Body::Role(v), Some(name)) = (&r.body, r.header.name.as_deref()) {
                 let selects_it = v
                     .aggregation_rule
@@ -381,20 +423,24 @@ impl<'a> Gate<'a> {
         &self,
         o: &'o InputObject,
         b: &BindingView,
-        present: &[&'o InputObject],
+        present: &[Present<'o>],
         results: &mut Vec<Finding>,
     ) -> Vec<Granted<'o>> {
-        let namespace = o
-            .is("rbac.authorization.k8s.io", "RoleBinding")
-            .then(|| o.header.namespace.clone().unwrap_or_else(|| self.install.clone()));
-        let place = match &namespace {
-            None => Place::Cluster,
-            Some(ns) => Place::Namespaces(vec![ns.clone()]),
+        // OLM writes a bundle's namespaced objects into the install namespace,
+        // whatever namespace they name; applied as they are (bundleObjects:
+        // Keep), they also land where they say.
+        let role_binding = o.is("rbac.authorization.k8s.io", "RoleBinding");
+        let place = if role_binding {
+            let mut places = BTreeSet::from([self.install.clone()]);
+            places.extend(o.header.namespace.clone().filter(|ns| !ns.is_empty()));
+            Place::Namespaces(places.into_iter().collect())
+        } else {
+            Place::Cluster
         };
-        let Some(rules) = self.role_rules(o, b, namespace.as_deref(), present, results) else { return Vec::new() };
+        let Some(rules) = self.role_rules(o, b, role_binding, present, results) else { return Vec::new() };
         let mut out = Vec::new();
         for (k, s) in b.subjects.iter().enumerate() {
-            let Some(who) = self.subject(o, s, k, namespace.as_deref(), results) else { continue };
+            let Some(who) = self.subject(o, s, k, role_binding, results) else { continue };
             out.extend(rules.iter().map(|(rule, on, file, field)| Granted {
                 who: format!("{who} (through the bundle's {})", o.object_ref()),
                 rule: rule.clone(),
@@ -414,15 +460,17 @@ impl<'a> Gate<'a> {
         o: &InputObject,
         s: &SubjectView,
         k: usize,
-        binding_namespace: Option<&str>,
+        role_binding: bool,
         results: &mut Vec<Finding>,
     ) -> Option<String> {
         let kind = s.kind.as_deref().unwrap_or_default();
         let name = s.name.as_deref().unwrap_or_default();
-        let namespace = s.namespace.as_deref().filter(|n| !n.is_empty()).or(binding_namespace);
-        let own = kind == "ServiceAccount"
-            && self.accounts.contains(name)
-            && (self.install == UNNAMED_INSTALL_NAMESPACE || namespace == Some(self.install.as_str()));
+        // A RoleBinding's subject without a namespace is in the binding's, which
+        // OLM makes the install namespace. Without a named install namespace,
+        // that is the only account known to be the operator's.
+        let written = s.namespace.as_deref().filter(|n| !n.is_empty());
+        let namespace = written.or(role_binding.then_some(self.install.as_str()));
+        let own = kind == "ServiceAccount" && self.accounts.contains(name) && namespace == Some(self.install.as_str());
         let who = match (kind, namespace) {
             ("ServiceAccount", Some(ns)) => format!("ServiceAccount {ns}/{name}"),
             ("ServiceAccount", None) => return None, // matches nobody
@@ -447,8 +495,8 @@ impl<'a> Gate<'a> {
         &self,
         o: &'o InputObject,
         b: &BindingView,
-        namespace: Option<&str>,
-        present: &[&'o InputObject],
+        role_binding: bool,
+        present: &[Present<'o>],
         results: &mut Vec<Finding>,
     ) -> Option<Vec<(PolicyRule, ObjRef, Option<&'o FileRef>, String)>> {
         let kind = b.role_ref.kind.as_deref().unwrap_or_default();
@@ -467,13 +515,17 @@ impl<'a> Gate<'a> {
             let rules = builtins.effective_rules(role).into_iter();
             return Some(rules.map(|(_, r)| (r, o.object_ref(), o.file.as_ref(), "roleRef".to_string())).collect());
         }
-        let role = present.iter().find(|r| {
+        // A Role the bundle ships lands in the install namespace beside the
+        // binding, whatever namespace either names; the admin's stays where it is.
+        let namespace = o.header.namespace.as_deref();
+        let role = present.iter().find(|p| {
+            let r = p.object;
             matches!(r.body, Body::Role(_))
                 && r.header.kind.as_deref() == Some(kind)
                 && r.header.name.as_deref() == Some(name)
-                && (kind == "ClusterRole" || r.header.namespace.as_deref() == namespace)
+                && (kind == "ClusterRole" || !p.admin || (role_binding && r.header.namespace.as_deref() == namespace))
         });
-        match role.map(|r| (r, &r.body)) {
+        match role.map(|p| (p.object, &p.object.body)) {
             Some((r, Body::Role(v))) if !v.aggregates() => Some(
                 v.rules
                     .iter()
@@ -572,6 +624,13 @@ impl<'a> Gate<'a> {
             }
         }
     }
+}
+
+/// An input object, and whether it is known to be the admin's.
+#[derive(Clone, Copy)]
+struct Present<'o> {
+    object: &'o InputObject,
+    admin: bool,
 }
 
 /// The aggregating built-in ClusterRoles and the label each gathers.

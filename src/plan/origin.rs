@@ -35,6 +35,7 @@ pub(crate) enum Origin {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Origins {
     of: Vec<Origin>,
+    files: Vec<bool>,
 }
 
 /// The folders of the input's bundles.
@@ -64,16 +65,18 @@ impl Origins {
                 let Some(f) = source_folder(o) else { return Origin::Unknown };
                 if folders.own(&f) {
                     Origin::Bundle
-                } else if folders.may_be_bundle(&f) || (f.is_empty() && unrooted) {
-                    // Beside the bundle's manifests, or beside a CSV named on its own
-                    // in the working directory: cannot be told apart.
+                } else if folders.in_a_root(&f) || (f.is_empty() && unrooted) {
+                    // Beside the bundle's manifests (an unpacked bundle's root holds
+                    // whatever its author put there), or beside a CSV named on its
+                    // own in the working directory: cannot be told apart.
                     Origin::Unknown
                 } else {
                     Origin::Admin
                 }
             })
             .collect();
-        Origins { of }
+        let files = objects.iter().map(|o| source_folder(o).is_some()).collect();
+        Origins { of, files }
     }
 
     pub(crate) fn of(&self, i: usize) -> Origin {
@@ -83,6 +86,11 @@ impl Origins {
     /// Known to come from a bundle's folder (or to be its CSV or a CRD).
     pub(crate) fn is_bundle(&self, i: usize) -> bool {
         self.of(i) == Origin::Bundle
+    }
+
+    /// Does the runner or the command line say which file it came from?
+    pub(crate) fn has_file(&self, i: usize) -> bool {
+        self.files.get(i).copied().unwrap_or(false)
     }
 
     /// Known to come from the admin's own files.
@@ -108,9 +116,16 @@ impl BundleFolders {
         self.0.iter().any(|b| within(folder, &b.own))
     }
 
+    /// Is `folder` a bundle's root, or below one?
+    pub(crate) fn in_a_root(&self, folder: &str) -> bool {
+        self.0.iter().any(|b| within(folder, &b.root))
+    }
+
     /// Is `folder` a bundle's own, or a subfolder of a bundle's root (where a
     /// bundle may keep files beside its manifests)? Where configs may not
-    /// come from.
+    /// come from. A config directly in a bundle's root is the documented
+    /// layout (`render examples/guestbook/`): pass `--config` when the folder
+    /// is an unpacked bundle you did not write.
     pub(crate) fn may_be_bundle(&self, folder: &str) -> bool {
         self.own(folder) || self.0.iter().any(|b| folder != b.root && within(folder, &b.root))
     }
@@ -125,6 +140,11 @@ pub(crate) fn source_folder(o: &InputObject) -> Option<String> {
 /// The folder part of a file path (`""` for a file in the working directory).
 pub(crate) fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// The own folder of the bundle whose CSV is in `folder` (see [`BundleFolders`]).
+pub(crate) fn own_folder(folder: &str) -> String {
+    bundle_folder(folder).own
 }
 
 /// The folders of the bundle whose CSV is in `folder`: its own (the nearest
@@ -206,7 +226,7 @@ mod tests {
         let o = Origins::classify(&objects);
         let got: Vec<Origin> = (0..objects.len()).map(|i| o.of(i)).collect();
         use Origin::*;
-        assert_eq!(got, [Bundle, Bundle, Unknown, Admin, Admin, Unknown, Unknown]);
+        assert_eq!(got, [Bundle, Bundle, Unknown, Unknown, Admin, Unknown, Unknown]);
         let folders = BundleFolders::of_csvs(["bundle/manifests/sub".to_string()]);
         assert!(folders.may_be_bundle("bundle/metadata") && folders.own("bundle/manifests/x"));
         assert!(!folders.may_be_bundle("bundle") && !folders.may_be_bundle("platform"));

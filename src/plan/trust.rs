@@ -10,7 +10,7 @@ use crate::model::*;
 use crate::report::{FileRef, Finding, ObjRef};
 use crate::reserved::{self, Owner};
 
-use super::origin::Origins;
+use super::origin::{own_folder, source_folder, Origins};
 use super::{Api, ApiSource};
 
 /// May the config's roles grant on `group`? Platform groups are refused; OLM's
@@ -139,6 +139,7 @@ pub(crate) fn check_input(
             );
         }
     }
+    one_csv_a_bundle(objects, results);
     for (i, (o, claim)) in objects.iter().zip(claims).enumerate() {
         if o.header.api_version.is_none() || o.header.kind.is_none() {
             let missing = match (&o.header.api_version, &o.header.kind) {
@@ -198,6 +199,33 @@ pub(crate) fn check_input(
         }
         if !origins.is_admin(i) {
             check_api_service(o, results);
+        }
+    }
+}
+
+/// A bundle has one ClusterServiceVersion: OLM installs whichever of several
+/// in one bundle folder it reads last, so olm-rbac cannot judge the one that
+/// counts. CSVs whose file is unknown cannot be told apart (see the install
+/// policy, which refuses several of them).
+fn one_csv_a_bundle(objects: &[InputObject], results: &mut Vec<Finding>) {
+    let mut by_folder: BTreeMap<String, Vec<&InputObject>> = BTreeMap::new();
+    for o in objects.iter().filter(|o| matches!(o.body, Body::Csv(_))) {
+        if let Some(folder) = source_folder(o) {
+            by_folder.entry(own_folder(&folder)).or_default().push(o);
+        }
+    }
+    for (folder, csvs) in by_folder.into_iter().filter(|(_, c)| c.len() > 1) {
+        let names: Vec<String> = csvs.iter().map(|o| o.object_ref().name).collect();
+        for o in &csvs[1..] {
+            results.push(
+                Finding::error(format!(
+                    "the bundle in {folder:?} holds {} ClusterServiceVersions ({}): OLM installs whichever it reads last, so olm-rbac cannot judge the one that counts; a bundle has one",
+                    csvs.len(),
+                    names.join(", ")
+                ))
+                .on(&o.object_ref())
+                .in_file(o.file.as_ref()),
+            );
         }
     }
 }

@@ -11,7 +11,7 @@ use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::views::{read_config, read_objects, view_finding, yaml_finding};
 use super::Outcome;
 use crate::config::{self, Config};
-use crate::model::{InputObject, ORIGIN_ANNOTATION};
+use crate::model::{InputObject, RunnerMarks};
 use crate::plan::{plan, Generated, Plan};
 use crate::report::{krm_results, Finding, ObjRef};
 use crate::yaml::{self, Chunk, Layout, ListText};
@@ -53,8 +53,8 @@ pub fn function(input: &str) -> Outcome {
     }
 
     let mut results = Vec::new();
-    let origin_is_the_runners = function_config_has_origin(&list);
-    let objects = read_objects(&list.items, |c, _| c.header.file_ref(origin_is_the_runners), &mut results);
+    let runner = runner_marks(&list);
+    let objects = read_objects(&list.items, |c, _| c.header.file_ref(runner), &mut results);
     let config = function_config(&list, &objects, &mut results);
     let mut plan = match config {
         Some(config) if exit_code(&results) == 0 => {
@@ -125,17 +125,15 @@ fn entry_chunk<'a>(entry: &yaml::TopEntry<'a>) -> Chunk<'a> {
     }
 }
 
-/// Did the runner write the items' `config.kubernetes.io/origin`? kustomize
-/// does, over what each file says, only with `buildMetadata:
-/// [originAnnotations]`, and then also on the functionConfig, which comes
-/// from the admin, not the bundle.
-fn function_config_has_origin(list: &ListText<'_>) -> bool {
-    let Some(entry) = list.entries.iter().find(|e| e.key == "functionConfig") else { return false };
+/// Which of the items' file annotations the runner wrote, as the marks it
+/// left on the functionConfig show ([`RunnerMarks`]).
+fn runner_marks(list: &ListText<'_>) -> RunnerMarks {
+    let Some(entry) = list.entries.iter().find(|e| e.key == "functionConfig") else { return RunnerMarks::default() };
     let chunk = entry_chunk(entry);
     yaml::parse_item::<FunctionConfigHead>(&chunk)
         .ok()
         .and_then(|h| h.function_config?.metadata?.annotations)
-        .is_some_and(|a| a.contains_key(ORIGIN_ANNOTATION))
+        .map_or_else(RunnerMarks::default, |a| RunnerMarks::of_function_config(&a))
 }
 
 /// Reads `functionConfig`: it must be an RBACConfig.

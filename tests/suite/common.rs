@@ -297,3 +297,10 @@ pub fn request_for(atom: &olm_rbac::access::cover::Atom, namespace: Option<&str>
         namespace: namespace.map(String::from),
     })
 }
+
+/// `config` as kpt sends a functionConfig read from a file: with the index
+/// annotation kpt writes, which tells olm-rbac that the items' path
+/// annotations are kpt's (`model::RunnerMarks`).
+pub fn as_kpt_sends(config: &str) -> String {
+    config.replacen("\nmetadata:\n", "\nmetadata:\n  annotations:\n    internal.config.kubernetes.io/index: '0'\n", 1)
+}

@@ -58,7 +58,7 @@ fn run(way: Way, extra: &[(&str, &str)], spec: &str) -> Outcome {
         Way::KptPaths => {
             let items: Vec<String> =
                 docs.iter().map(|(p, t)| with_annotation(t, "internal.config.kubernetes.io/path", p)).collect();
-            function(&resource_list(&items, &cfg))
+            function(&resource_list(&items, &as_kpt_sends(&cfg)))
         }
         Way::NoPaths => function(&resource_list(&docs.into_iter().map(|(_, t)| t).collect::<Vec<_>>(), &cfg)),
     }

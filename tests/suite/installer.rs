@@ -346,7 +346,8 @@ fn check_mode_names_what_an_existing_account_lacks() {
 }
 
 fn krm(bundle: &str, spec: &str) -> Outcome {
-    function(&resource_list(&docs_of(bundle), &config("argocd", spec)))
+    // As kpt sends it: the earlier output, in the config's output file, is the admin's.
+    function(&resource_list(&docs_of(bundle), &as_kpt_sends(&config("argocd", spec))))
 }
 
 #[test]

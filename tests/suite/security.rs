@@ -43,7 +43,7 @@ struct Run {
 fn run_both(docs: &[Doc], spec: &str) -> [Run; 2] {
     let config = config("ext", spec);
     let items: Vec<String> = docs.iter().map(|d| with_path(&d.text, &d.path)).collect();
-    let krm = function(&resource_list(&items, &config));
+    let krm = function(&resource_list(&items, &as_kpt_sends(&config)));
     let sources: Vec<Source> = docs.iter().map(|d| Source { name: d.path.clone(), text: d.text.clone() }).collect();
     let rendered = render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config }]);
     [as_run("krm", krm), as_run("render", rendered)]

@@ -1,7 +1,7 @@
-//! A hostile bundle author against the install gate: inputs the bundle
-//! controls that make olm-rbac exit 0 under a policy that should refuse.
-//! Each test FAILS on the code it was written against and passes once the
-//! hole is closed; each names the function the fix belongs in.
+//! Ways a hostile bundle author walked around the install gate (each
+//! reproduced end to end, then closed): inputs the bundle controls that made
+//! olm-rbac exit 0 under a policy that should refuse. Each test names the
+//! function that now closes it.
 
 use crate::common::*;
 use olm_rbac::run::{function, render, Outcome, Source};
@@ -61,12 +61,12 @@ fn with_annotation(doc: &str, key: &str, value: &str) -> String {
     }
 }
 
-/// Finding 1. A bundle binding dressed as this extension's own earlier output
+/// A bundle binding dressed as this extension's own earlier output
 /// (operator shape: any rules, any subjects) is skipped by the gate and
 /// "removed" from the output when its file is unknown (stdin, a ResourceList
 /// without paths). With `bundleObjects: Drop` (or any OLM install) OLM still
 /// creates it from the bundle image.
-/// Fix: `install_policy::Gate::bundle_granted` must measure a claimed item
+/// Closed in: `install_policy::Gate::bundle_granted` must measure a claimed item
 /// unless `origins.is_admin(i)` (or unless this run writes the same object
 /// again); `provenance::generated_claims` should not believe a claim for an
 /// item of unknown origin under a policy.
@@ -95,16 +95,16 @@ fn earlier_output_claimed_by_a_bundle_on_stdin_is_still_measured() {
     assert_eq!(out.code, 1, "KRM without paths: {}", said(&out));
 }
 
-/// Finding 2. kustomize passes a bundle file's own `config.kubernetes.io/path`
+/// kustomize passes a bundle file's own `config.kubernetes.io/path`
 /// through (and kyaml copies it to `internal.config.kubernetes.io/path`);
 /// `Header::file_ref` prefers it to kustomize's `config.kubernetes.io/origin`,
 /// so the bundle names its ClusterRoleBinding an admin file. Reproduced with
 /// `kubectl kustomize --enable-alpha-plugins` (kustomize v5.5.0): the item
 /// below is what kustomize sends. Without `originAnnotations` the forged path
 /// is the only path in the list and wins the same way.
-/// Fix: `model::Header::file_ref`: with `origin_is_the_runners`, read only the
-/// origin annotation; without it, believe path annotations only when every
-/// item carries them (kpt writes them on every item; kustomize on none).
+/// Closed in: `model::Header::file_ref` with `model::RunnerMarks`: path annotations
+/// are believed only when the functionConfig carries kpt's mark, the origin
+/// annotation only when it carries kustomize's origin.
 #[test]
 fn a_path_annotation_the_bundle_wrote_does_not_make_its_object_the_admins() {
     let spec = olm_v1_spec("");
@@ -135,10 +135,10 @@ fn a_path_annotation_the_bundle_wrote_does_not_make_its_object_the_admins() {
     assert_eq!(out.code, 1, "kustomize without originAnnotations: {}", said(&out));
 }
 
-/// Finding 3. A file directly in a bundle's root (beside `manifests/` and
+/// A file directly in a bundle's root (beside `manifests/` and
 /// `metadata/`) is classified as the admin's, while the same file one folder
 /// down is unknown. A bundle image's root is the bundle author's.
-/// Fix: `origin::Origins::classify`: a file whose folder is a bundle's root
+/// Closed in: `origin::Origins::classify`: a file whose folder is a bundle's root
 /// (`BundleFolders::may_be_bundle` without the `folder != b.root` exception)
 /// is `Origin::Unknown`.
 #[test]
@@ -148,10 +148,10 @@ fn a_file_in_the_bundle_root_is_not_the_admins() {
     assert_eq!(out.code, 1, "{}", said(&out));
 }
 
-/// Finding 4. OLM v1 (`BundleAdditionalResourcesGenerator`) and OLM v0 put every
+/// OLM v1 (`BundleAdditionalResourcesGenerator`) and OLM v0 put every
 /// namespaced bundle object in the install namespace, whatever namespace the
 /// manifest names. The gate measures a bundle RoleBinding where it says it is.
-/// Fix: `install_policy::Gate::bound` and `role_rules`: a bundle Role or
+/// Closed in: `install_policy::Gate::bound` and `role_rules`: a bundle Role or
 /// RoleBinding is granted in the install namespace (and, for `bundleObjects:
 /// Keep`, also where it is written); a written namespace other than the
 /// install namespace is itself reported under a policy.
@@ -182,12 +182,12 @@ subjects:
     assert_eq!(out.code, 1, "OLM creates this Role and RoleBinding in ops: {}", said(&out));
 }
 
-/// Finding 5. A bundle ClusterRole labelled for an aggregating role olm-rbac
+/// A bundle ClusterRole labelled for an aggregating role olm-rbac
 /// does not model (OpenShift's `cluster-reader`, any third-party aggregator)
 /// reaches whoever holds that role; under a policy this is only a warning.
 /// With `bundleObjects: Drop`, `stripBundleAggregation` changes nothing OLM
 /// installs.
-/// Fix: `install_policy::Gate::aggregated`: under a strict policy, any
+/// Closed in: `install_policy::Gate::aggregated`: under a strict policy, any
 /// `rbac.authorization.k8s.io/aggregate-to-*` label that no known aggregator
 /// selects is an error ("cannot be measured").
 #[test]
@@ -206,11 +206,11 @@ rules:
     assert_eq!(out.code, 1, "{}", said(&out));
 }
 
-/// Finding 6. With `spec.clusterServiceVersion` set, a second CSV in the same
+/// With `spec.clusterServiceVersion` set, a second CSV in the same
 /// bundle folder is ignored by the gate. OLM v1 (`fsBundleSource.GetBundle`)
 /// keeps the last CSV it reads from `manifests/` and grants its permissions.
-/// Fix: `discover::choose_csv` / `install_policy::check_policy`: more than one
-/// CSV in one bundle's own folder is an error (or every one is gated).
+/// Closed in: `trust::one_csv_a_bundle`: more than one CSV in one bundle's own
+/// folder is an error (and, under a policy, more than one of unknown origin).
 #[test]
 fn a_second_csv_beside_the_named_one_is_gated_too() {
     let spec = olm_v1_spec("  clusterServiceVersion: ack-s3-controller.v1.10.0\n");
@@ -226,11 +226,11 @@ fn a_second_csv_beside_the_named_one_is_gated_too() {
     assert_eq!(out.code, 1, "OLM v1 installs the last CSV, which grants */*/*: {}", said(&out));
 }
 
-/// Finding 7. Without `installNamespace` (allowed with `Unmanaged`, the OLM v1
+/// Without `installNamespace` (allowed with `Unmanaged`, the OLM v1
 /// gate), a ServiceAccount of the CSV's name in ANY namespace counts as the
 /// operator's own, so a bundle may grant `kube-system/ack-s3-controller` or a
 /// tenant's namespace whatever `allow` covers.
-/// Fix: `install_policy::Gate::subject`: with the install namespace unknown,
+/// Closed in: `install_policy::Gate::subject`: with the install namespace unknown,
 /// only a RoleBinding subject without a namespace (which OLM places in the
 /// install namespace) is the operator's; a named namespace is reported, or a
 /// policy requires `installNamespace`.
