@@ -61,7 +61,7 @@ fn parse() -> Result<Policy, String> {
         let list = yaml::split_list(text).map_err(|e| format!("{file}: {e}"))?;
         let list = list.ok_or_else(|| format!("{file}: not a list"))?;
         for item in &list.items {
-            super::add(&mut policy, item, &file, &mut errors);
+            super::load::add(&mut policy, item, &file, &mut errors);
         }
     }
     if !errors.is_empty() {

@@ -2,6 +2,7 @@
 //! documentation (pod-reader, secret-reader, configmap-updater, monitoring).
 
 use super::*;
+use crate::input::Source;
 
 fn load_str(yaml: &str) -> Policy {
     load(&[Source { name: "test.yaml".into(), text: yaml.into() }]).unwrap()
