@@ -363,6 +363,7 @@ impl<'a> ResourceShape<'a> {
         }
     }
 
+    #[cfg(test)]
     fn atoms(&self, cell: &Cell<4>, out: &mut Vec<Atom>) {
         for &g in cell[GROUPS].iter() {
             for &r in cell[RESOURCES].iter() {
@@ -431,6 +432,7 @@ impl<'a> UrlShape<'a> {
         }
     }
 
+    #[cfg(test)]
     fn atoms(&self, cell: &Cell<2>, out: &mut Vec<Atom>) {
         for &u in cell[0].iter() {
             for &v in cell[1].iter() {
@@ -499,6 +501,7 @@ impl<'a> Gap<'a> {
         out
     }
 
+    #[cfg(test)]
     fn atoms(&self, out: &mut Vec<Atom>) {
         for cell in &self.resource_cells {
             self.resources.atoms(cell, out);
@@ -509,6 +512,7 @@ impl<'a> Gap<'a> {
     }
 }
 
+#[cfg(test)]
 /// The permissions `servant` grants that no rule of `owner` covers, each once,
 /// in a stable order. Empty means `owner` covers `servant` entirely. As many
 /// as the atoms left over: prefer [`covers`] or [`uncovered_rules`] where a

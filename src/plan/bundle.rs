@@ -462,6 +462,20 @@ fn patch_to(o: &InputObject, target: &BTreeMap<String, String>, wanted: &Record,
     patch
 }
 
+/// What a role aggregated into `level` may grant: that level on each of the
+/// bundle's own APIs, and reading its CRD object.
+pub(super) fn level_bound(apis: &[Api], level: RoleKind) -> Vec<PolicyRule> {
+    apis.iter()
+        .flat_map(|api| {
+            let mut rules = ceiling(api, level);
+            if api.source == ApiSource::Crd {
+                rules.extend(ceiling(api, RoleKind::CrdView));
+            }
+            rules
+        })
+        .collect()
+}
+
 /// May a recorded removal of `key` be undone on `o`? Labels on other kinds
 /// grant nothing. On a ClusterRole, an aggregation label adds its rules to
 /// every holder of the role it names, so it comes back only onto a role that
@@ -479,23 +493,14 @@ fn restorable(o: &InputObject, key: &str, apis: &[Api]) -> Result<(), String> {
         Some("edit") => RoleKind::Edit,
         _ => RoleKind::View,
     };
-    let bound: Vec<PolicyRule> = apis
-        .iter()
-        .flat_map(|api| {
-            let mut rules = ceiling(api, level);
-            if api.source == ApiSource::Crd {
-                rules.extend(ceiling(api, RoleKind::CrdView));
-            }
-            rules
-        })
-        .collect();
-    let rules: Vec<PolicyRule> = view.rules.iter().map(RuleView::to_policy_rule).collect();
-    match cover::uncovered(&bound, &rules).first() {
+    let bound = level_bound(apis, level);
+    let beyond = view.rules.iter().find_map(|r| cover::uncovered_rules(&bound, &r.to_policy_rule()).into_iter().next());
+    match beyond {
         None => Ok(()),
-        Some(atom) => Err(format!(
+        Some(rule) => Err(format!(
             "the role grants more than {} on the bundle's own APIs ({})",
             level.as_str(),
-            describe_rule(&atom.to_rule())
+            describe_rule(&rule)
         )),
     }
 }

@@ -22,19 +22,21 @@
 //! without one a warning. Coverage and overlap are decided by `access::cover`,
 //! the API server's own escalation semantics.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::cover::{overlaps, uncovered_rules};
 use crate::access::{self, describe_rule, selects};
-use crate::config::{Config, InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope};
+use crate::config::{Config, InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope, RoleKind};
 use crate::model::*;
 use crate::report::{Finding, ObjRef};
 use crate::reserved::is_reserved_role_name;
 
+use super::bundle::level_bound;
 use super::operator::{read_namespaces, watched_namespaces, Grant};
 use super::origin::{Origin, Origins};
+use super::Api;
 
 /// Where a grant applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +67,8 @@ struct Granted<'a> {
 /// the findings go.
 struct Gate<'a> {
     config: &'a Config,
+    /// The bundle's own APIs: what users may be given through aggregation.
+    apis: &'a [Api],
     /// The install namespace (or [`UNNAMED_INSTALL_NAMESPACE`]) and the targets.
     operator_namespaces: Vec<String>,
     install: String,
@@ -78,8 +82,10 @@ struct Gate<'a> {
 /// `allow`, and each rule sharing a permission with `deny`, is an error naming
 /// who gets it, where, and where the bundle asks for it. Without a ceiling,
 /// dangerous permissions are warned about instead.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn check_policy(
     config: &Config,
+    apis: &[Api],
     csv: Option<usize>,
     grants: &[Grant],
     objects: &[InputObject],
@@ -88,7 +94,7 @@ pub(super) fn check_policy(
     results: &mut Vec<Finding>,
 ) {
     let policy = config.operator.policy.as_ref();
-    let gate = Gate::new(config, grants, objects, origins);
+    let gate = Gate::new(config, apis, grants, objects, origins);
     if gate.strict {
         refuse_unplaced_csvs(objects, origins, results);
     }
@@ -214,7 +220,13 @@ fn in_namespaces(list: &[String]) -> String {
 }
 
 impl<'a> Gate<'a> {
-    fn new(config: &'a Config, grants: &[Grant], objects: &[InputObject], origins: &Origins) -> Gate<'a> {
+    fn new(
+        config: &'a Config,
+        apis: &'a [Api],
+        grants: &[Grant],
+        objects: &[InputObject],
+        origins: &Origins,
+    ) -> Gate<'a> {
         let op = &config.operator;
         let install = op.install_namespace.clone().unwrap_or_else(|| UNNAMED_INSTALL_NAMESPACE.to_string());
         let mut operator_namespaces: BTreeSet<String> = BTreeSet::from([install.clone()]);
@@ -230,6 +242,7 @@ impl<'a> Gate<'a> {
         let strict = op.policy.as_ref().is_some_and(|p| p.has_ceiling() || !p.deny.is_empty());
         Gate {
             config,
+            apis,
             operator_namespaces: operator_namespaces.into_iter().collect(),
             install,
             accounts: grants.iter().map(|g| g.account.clone()).collect(),
@@ -331,7 +344,7 @@ impl<'a> Gate<'a> {
                             self.finding(message).on(&o.object_ref()).at("aggregationRule").in_file(o.file.as_ref()),
                         );
                     }
-                    out.extend(self.aggregated(o, &present, results));
+                    self.aggregated(o, &present, results);
                 }
                 Body::Binding(b) => out.extend(self.bound(o, b, &present, results)),
                 _ => {}
@@ -362,26 +375,27 @@ impl<'a> Gate<'a> {
         }
     }
 
-    /// The rules of a bundle ClusterRole that an aggregating ClusterRole
-    /// gathers by label: granted to whoever holds that role, cluster-wide at
-    /// worst.
-    fn aggregated<'o>(&self, o: &'o InputObject, present: &[Present], results: &mut Vec<Finding>) -> Vec<Granted<'o>> {
-        let Body::Role(view) = &o.body else { return Vec::new() };
+    /// A bundle ClusterRole that an aggregating role gathers by label gives
+    /// its rules to whoever holds that role: users, not the operator. They may
+    /// get the level that role stands for on the bundle's own APIs (the
+    /// built-in `admin`, `edit`, `view`; `view` for an aggregating role of the
+    /// input's), and nothing else. A label for an aggregating role olm-rbac
+    /// does not see cannot be measured.
+    fn aggregated(&self, o: &InputObject, present: &[Present], results: &mut Vec<Finding>) {
+        let Body::Role(view) = &o.body else { return };
         if !o.is("rbac.authorization.k8s.io", "ClusterRole") || view.aggregates() {
-            return Vec::new();
+            return;
         }
         let labels = &o.header.labels;
-        let mut gatherers: BTreeSet<String> = BUILTIN_AGGREGATING
+        let mut gatherers: BTreeMap<String, RoleKind> = BUILTIN_AGGREGATING
             .iter()
-            .filter(|(_, label)| labels.get(*label).map(String::as_str) == Some("true"))
-            .map(|(name, _)| name.to_string())
+            .filter(|(_, label, _)| labels.get(*label).map(String::as_str) == Some("true"))
+            .map(|(name, _, level)| (name.to_string(), *level))
             .collect();
-        // An aggregation label for a role olm-rbac does not see (OpenShift's
-        // cluster-reader, say) reaches holders it cannot measure.
         let unseen = labels
             .keys()
             .filter(|k| k.starts_with(AGGREGATE_PREFIX))
-            .filter(|k| !BUILTIN_AGGREGATING.iter().any(|(_, label)| label == k));
+            .filter(|k| !BUILTIN_AGGREGATING.iter().any(|(_, label, _)| label == k));
         for key in unseen {
             let message = format!(
                 "the bundle labels this ClusterRole {key}: a role olm-rbac does not see gathers its rules for whoever holds it, which olm-rbac cannot measure against spec.operator.policy"
@@ -397,25 +411,28 @@ impl<'a> Gate<'a> {
                     .as_ref()
                     .is_some_and(|a| a.cluster_role_selectors.iter().any(|s| selects(s, labels)));
                 if selects_it && r.header.name != o.header.name {
-                    gatherers.insert(name.to_string());
+                    gatherers.entry(name.to_string()).or_insert(RoleKind::View);
                 }
             }
         }
-        let mut out = Vec::new();
-        for gatherer in gatherers {
-            out.extend(view.rules.iter().enumerate().map(|(j, r)| Granted {
-                who: format!(
-                    "anyone bound to ClusterRole {gatherer} (which aggregates the bundle's {})",
-                    o.object_ref()
-                ),
-                rule: r.to_policy_rule(),
-                place: Place::Cluster,
-                on: o.object_ref(),
-                file: o.file.as_ref(),
-                field: format!("rules[{j}]"),
-            }));
+        for (gatherer, level) in gatherers {
+            let bound = level_bound(self.apis, level);
+            for (j, r) in view.rules.iter().enumerate() {
+                let rule = r.to_policy_rule();
+                let beyond: Vec<String> = uncovered_rules(&bound, &rule).iter().map(describe_rule).collect();
+                if beyond.is_empty() {
+                    continue;
+                }
+                let message = format!(
+                    "whoever holds ClusterRole {gatherer}, which aggregates this one, would be granted {}, beyond {} on the bundle's own APIs: {}",
+                    describe_rule(&rule),
+                    level.as_str(),
+                    beyond.join("; ")
+                );
+                results
+                    .push(self.finding(message).on(&o.object_ref()).at(format!("rules[{j}]")).in_file(o.file.as_ref()));
+            }
         }
-        out
     }
 
     /// What one of the bundle's bindings grants each of its subjects, where.
@@ -633,11 +650,12 @@ struct Present<'o> {
     admin: bool,
 }
 
-/// The aggregating built-in ClusterRoles and the label each gathers.
-const BUILTIN_AGGREGATING: [(&str, &str); 3] = [
-    ("admin", "rbac.authorization.k8s.io/aggregate-to-admin"),
-    ("edit", "rbac.authorization.k8s.io/aggregate-to-edit"),
-    ("view", "rbac.authorization.k8s.io/aggregate-to-view"),
+/// The aggregating built-in ClusterRoles, the label each gathers, and the
+/// level each stands for.
+const BUILTIN_AGGREGATING: [(&str, &str, RoleKind); 3] = [
+    ("admin", "rbac.authorization.k8s.io/aggregate-to-admin", RoleKind::Admin),
+    ("edit", "rbac.authorization.k8s.io/aggregate-to-edit", RoleKind::Edit),
+    ("view", "rbac.authorization.k8s.io/aggregate-to-view", RoleKind::View),
 ];
 
 /// The namespaces of a place, `None` standing for cluster-wide.

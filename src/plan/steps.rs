@@ -42,7 +42,7 @@ pub(super) fn plan_one(
     };
     let summary = summarise(config, &apis, &provided, &generated, objects, &mut plan.results);
     generated.sort_by_cached_key(order);
-    generated.extend(operator_step(config, csv, objects, origins, claims, &mut plan.results));
+    generated.extend(operator_step(config, &apis, csv, objects, origins, claims, &mut plan.results));
     report_removed(config, &earlier, &generated, objects, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,
@@ -57,6 +57,7 @@ pub(super) fn plan_one(
 /// (`spec.installer`). Without either nothing is read.
 fn operator_step(
     config: &Config,
+    apis: &[Api],
     csv: Option<usize>,
     objects: &[InputObject],
     origins: &Origins,
@@ -75,7 +76,7 @@ fn operator_step(
         _ => Vec::new(),
     };
     if managed {
-        install_policy::check_policy(config, csv, &grants, objects, origins, claims, results);
+        install_policy::check_policy(config, apis, csv, &grants, objects, origins, claims, results);
     }
     let mut written = operator::plan_operator(config, csv, &grants, objects, origins, results);
     written.extend(installer::plan_installer(config, csv, &grants, objects, origins, claims, results));

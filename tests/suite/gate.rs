@@ -482,3 +482,28 @@ fn the_installers_own_dangerous_rights_are_named() {
         assert!(said(&out).contains("this APIService serves \"apps\", an API group built into Kubernetes: applying it re-routes that API for the whole cluster"), "{way:?}: {}", said(&out));
     }
 }
+
+/// A bundle ClusterRole that the built-in admin, edit or view gathers by label
+/// gives its rules to their holders: users, not the operator. They may get the
+/// level on the bundle's own APIs and nothing else, whatever the operator's
+/// ceiling allows (a property-test find: the ceiling allows `iam.services.k8s.aws`,
+/// which is not ack-s3's API).
+#[test]
+fn aggregation_into_built_in_roles_is_held_to_the_bundles_own_apis() {
+    let labelled = |level: &str, rule: &str| {
+        format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ack-extra-{level}\n  labels:\n    rbac.authorization.k8s.io/aggregate-to-{level}: \"true\"\nrules:\n- {rule}\n")
+    };
+    let beyond = labelled("admin", "{apiGroups: [iam.services.k8s.aws], resources: [roles], verbs: [get]}");
+    let within = labelled(
+        "view",
+        "{apiGroups: [s3.services.k8s.aws], resources: [buckets, buckets/status], verbs: [get, list, watch]}",
+    );
+    let spec = format!("{NAMESPACES}{ALLOW}");
+    for way in WAYS {
+        let out = run(way, &[("bundle/manifests/r.yaml", beyond.as_str())], &spec);
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(said(&out).contains("whoever holds ClusterRole admin, which aggregates this one, would be granted verbs=[get] apiGroups=[iam.services.k8s.aws] resources=[roles], beyond admin on the bundle's own APIs"), "{way:?}: {}", said(&out));
+        let out = run(way, &[("bundle/manifests/r.yaml", within.as_str())], &spec);
+        assert!(!said(&out).contains("which aggregates this one"), "{way:?}: {}", said(&out));
+    }
+}
