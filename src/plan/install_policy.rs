@@ -216,7 +216,12 @@ fn in_namespaces(list: &[String]) -> String {
     if list.iter().any(|n| n == UNNAMED_INSTALL_NAMESPACE) && list.len() == 1 {
         return " in its namespace(s)".to_string();
     }
-    format!(" in namespace(s) {}", list.join(", "))
+    // A selector can pick thousands: name a few, count the rest.
+    const SHOWN: usize = 5;
+    match list.len() {
+        n if n > SHOWN => format!(" in namespace(s) {} and {} more", list[..SHOWN].join(", "), n - SHOWN),
+        _ => format!(" in namespace(s) {}", list.join(", ")),
+    }
 }
 
 impl<'a> Gate<'a> {
@@ -591,6 +596,7 @@ impl<'a> Gate<'a> {
     }
 
     fn check_ceiling(&self, allow: &[PolicyEntry], granted: &[Granted], results: &mut Vec<Finding>) {
+        let mut results = Capped::new(results);
         for g in granted {
             // Each place, with what the entries that apply there leave uncovered;
             // namespaces with the same answer are reported together.
@@ -613,12 +619,14 @@ impl<'a> Gate<'a> {
                     g.describe(namespaces.as_deref()),
                     missing.join("; ")
                 );
-                results.push(g.at(Finding::error(message)));
+                results.push(g, Finding::error(message));
             }
         }
+        results.finish();
     }
 
     fn check_deny(&self, deny: &[PolicyEntry], granted: &[Granted], results: &mut Vec<Finding>) {
+        let mut results = Capped::new(results);
         for g in granted {
             for (k, d) in deny.iter().enumerate().filter(|(_, d)| overlaps(&g.rule, &d.rule)) {
                 let hit: Vec<String> = places(&g.place)
@@ -637,9 +645,10 @@ impl<'a> Gate<'a> {
                     g.describe(namespaces.as_deref()),
                     describe_rule(&d.rule)
                 );
-                results.push(g.at(Finding::error(message)));
+                results.push(g, Finding::error(message));
             }
         }
+        results.finish();
     }
 }
 
@@ -667,6 +676,7 @@ fn places(place: &Place) -> Vec<Option<&str>> {
 }
 
 fn warn_dangerous(granted: &[Granted], results: &mut Vec<Finding>) {
+    let mut results = Capped::new(results);
     for g in granted {
         let dangers = crate::access::danger::dangers(&g.rule, g.place == Place::Cluster);
         if dangers.is_empty() {
@@ -678,6 +688,45 @@ fn warn_dangerous(granted: &[Granted], results: &mut Vec<Finding>) {
             g.describe(None),
             what.join(", ")
         );
-        results.push(g.at(Finding::warning(message)));
+        results.push(g, Finding::warning(message));
+    }
+    results.finish();
+}
+
+/// Findings about grants, at most [`Capped::EACH`] for any one holder: a role
+/// of many rules bound many times would otherwise say the same thing
+/// rules × bindings times. What is left out is counted, once per holder.
+struct Capped<'r> {
+    results: &'r mut Vec<Finding>,
+    said: BTreeMap<String, usize>,
+    first: BTreeMap<String, Finding>,
+}
+
+impl<'r> Capped<'r> {
+    const EACH: usize = 10;
+
+    fn new(results: &'r mut Vec<Finding>) -> Capped<'r> {
+        Capped { results, said: BTreeMap::new(), first: BTreeMap::new() }
+    }
+
+    fn push(&mut self, g: &Granted, finding: Finding) {
+        let n = self.said.entry(g.who.clone()).or_default();
+        *n += 1;
+        if *n <= Self::EACH {
+            self.results.push(g.at(finding));
+        } else {
+            self.first.entry(g.who.clone()).or_insert_with(|| g.at(finding));
+        }
+    }
+}
+
+impl Capped<'_> {
+    /// Counts what was left out, once per holder.
+    fn finish(self) {
+        for (who, first) in self.first {
+            let more = self.said.get(&who).copied().unwrap_or_default() - Self::EACH;
+            let message = format!("and {more} more like it for {who} (the first {} are shown)", Self::EACH);
+            self.results.push(Finding { message, ..first });
+        }
     }
 }

@@ -507,3 +507,48 @@ fn aggregation_into_built_in_roles_is_held_to_the_bundles_own_apis() {
         assert!(!said(&out).contains("which aggregates this one"), "{way:?}: {}", said(&out));
     }
 }
+
+/// What the gate says grows with the input, not with rules × bindings ×
+/// namespaces: at most ten findings per holder, the rest counted, and a few
+/// namespaces named, the rest counted.
+#[test]
+fn findings_stay_in_proportion_to_the_input() {
+    let rules: String =
+        (0..30).map(|i| format!("- {{apiGroups: [g{i}.example.com], resources: [r], verbs: [get]}}\n")).collect();
+    let role = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: many\nrules:\n{rules}"
+    );
+    let bindings: Vec<String> = (0..20)
+        .map(|i| {
+            binding("RoleBinding", &format!("b{i}"), Some(&format!("t{i}")), ("ClusterRole", "many"), &own_account())
+        })
+        .collect();
+    let mut extra = vec![("bundle/manifests/r.yaml".to_string(), role)];
+    extra.extend(bindings.into_iter().enumerate().map(|(i, b)| (format!("bundle/manifests/b{i}.yaml"), b)));
+    let extra: Vec<(&str, &str)> = extra.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let out = run(Way::Files, &extra, &format!("{NAMESPACES}{ALLOW}"));
+    assert_eq!(out.code, 1);
+    assert_eq!(count(&out.stderr, "beyond spec.operator.policy.allow"), 20 * 10, "ten per binding");
+    assert_eq!(
+        count(&out.stderr, "and 20 more like it for ServiceAccount ops/ack-s3-controller (through"),
+        20,
+        "{}",
+        out.stderr
+    );
+    let targets: String = (0..40).map(|i| format!("n{i}, ")).collect();
+    let spec = format!(
+        "{}{}",
+        NAMESPACES
+            .replace("targetNamespaces: [team-a]", &format!("targetNamespaces: [{}]", targets.trim_end_matches(", "))),
+        ALLOW.replace(
+            "resources: [events], verbs: [create, patch]}",
+            "resources: [events], verbs: [create, patch], scope: Namespaces, namespaces: [ops]}"
+        )
+    );
+    let out = run(Way::Files, &[], &spec);
+    assert!(
+        out.stderr.contains("resources=[events] in namespace(s) n0, n1, n10, n11, n12 and 35 more, beyond"),
+        "{}",
+        out.stderr
+    );
+}
