@@ -350,12 +350,45 @@ impl<'a> Gate<'a> {
                         );
                     }
                     self.aggregated(o, &present, results);
+                    if !v.aggregates() {
+                        out.extend(self.installer_holds(o, v));
+                    }
                 }
                 Body::Binding(b) => out.extend(self.bound(o, b, &present, results)),
                 _ => {}
             }
         }
         out
+    }
+
+    /// The installer account olm-rbac writes or checks must hold every rule of
+    /// every role the bundle ships, bound or not: Kubernetes lets nobody write
+    /// a role granting more than they hold. So a role nobody binds still
+    /// reaches that account.
+    fn installer_holds<'o>(&self, o: &'o InputObject, v: &RoleView) -> Vec<Granted<'o>> {
+        let Some(installer) = &self.config.installer else { return Vec::new() };
+        let place = if o.is("rbac.authorization.k8s.io", "ClusterRole") {
+            Place::Cluster
+        } else {
+            let mut places = BTreeSet::from([self.install.clone()]);
+            places.extend(o.header.namespace.clone().filter(|ns| !ns.is_empty()));
+            Place::Namespaces(places.into_iter().collect())
+        };
+        v.rules
+            .iter()
+            .enumerate()
+            .map(|(j, r)| Granted {
+                who: format!(
+                    "installer ServiceAccount {}/{} (which must hold what it writes)",
+                    installer.namespace, installer.name
+                ),
+                rule: r.to_policy_rule(),
+                place: place.clone(),
+                on: o.object_ref(),
+                file: o.file.as_ref(),
+                field: format!("rules[{j}]"),
+            })
+            .collect()
     }
 
     /// An error under a policy, a warning otherwise.

@@ -552,3 +552,22 @@ fn findings_stay_in_proportion_to_the_input() {
         out.stderr
     );
 }
+
+/// A role nobody binds grants nothing to the operator, but the installer
+/// account must hold its rules to write it: with `spec.installer`, the policy
+/// measures them as the installer's (a property-test find).
+#[test]
+fn an_unbound_bundle_role_is_held_by_the_installer() {
+    let role = cluster_role("ack-extra", EVERYTHING);
+    let with_policy = format!(
+        "{NAMESPACES}{ALLOW}  installer:\n    serviceAccount: {{name: installer, namespace: ops}}\n    for: OLMv1\n"
+    );
+    for way in WAYS {
+        let out = run(way, &[("bundle/manifests/r.yaml", role.as_str())], &with_policy);
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(said(&out).contains("install policy: installer ServiceAccount ops/installer (which must hold what it writes) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"), "{way:?}: {}", said(&out));
+        // Without spec.installer, OLM installs as cluster-admin and nobody is granted the role.
+        let out = run(way, &[("bundle/manifests/r.yaml", role.as_str())], &format!("{NAMESPACES}{ALLOW}"));
+        assert_eq!(out.code, 0, "{way:?}: {}", said(&out));
+    }
+}
