@@ -501,18 +501,29 @@ pub(crate) fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String
 }
 
 /// The policy of the planner's typed views: the same roles and bindings the
-/// rendered manifests would give [`load`], for checks that run before
-/// anything is rendered (an installer account's rights).
+/// rendered manifests give [`load`] (which reads them through the same
+/// views), for checks that run before anything is rendered (an installer
+/// account's rights).
 pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject>) -> Policy {
     let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
     for o in objects {
+        policy.add_object(o);
+    }
+    policy.with_builtins()
+}
+
+impl Policy {
+    /// Adds one object: a ClusterRole, Role, binding, or a CRD's resource. The
+    /// one way roles and bindings enter a policy, whether read from rendered
+    /// manifests or handed over by the planner.
+    pub(crate) fn add_object(&mut self, o: &InputObject) {
         let h = &o.header;
         let name = h.name.clone().unwrap_or_default();
         let labels = h.labels.clone();
         match (&o.body, h.kind.as_deref()) {
             (Body::Crd(crd), _) => {
                 if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), crd.spec.names.plural.as_deref()) {
-                    policy.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
+                    self.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
                 }
             }
             (Body::Role(r), Some("ClusterRole")) => {
@@ -524,19 +535,19 @@ pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject
                     aggregation: r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default(),
                     builtin: false,
                 };
-                policy.cluster_roles.insert(name, def);
+                self.cluster_roles.insert(name, def);
             }
             (Body::Role(r), Some("Role")) => {
                 let ns = h.namespace.clone().unwrap_or_else(|| "default".into());
                 let rules = r.rules.iter().map(RuleView::to_policy_rule).collect();
                 let def =
                     RoleDef { name: name.clone(), namespace: Some(ns.clone()), labels, rules, ..Default::default() };
-                policy.roles.insert((ns, name), def);
+                self.roles.insert((ns, name), def);
             }
             (Body::Binding(b), Some(kind @ ("ClusterRoleBinding" | "RoleBinding"))) => {
                 let namespace =
                     (kind == "RoleBinding").then(|| h.namespace.clone().unwrap_or_else(|| "default".into()));
-                policy.bindings.push(BindingDef {
+                self.bindings.push(BindingDef {
                     name,
                     namespace,
                     role_kind: b.role_ref.kind.clone().unwrap_or_default(),
@@ -549,7 +560,6 @@ pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject
             _ => {}
         }
     }
-    policy.with_builtins()
 }
 
 fn subject_of(s: &SubjectView) -> Subject {

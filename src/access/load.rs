@@ -3,11 +3,11 @@
 //! with the same splitter as the function. The kernel
 //! (`access.rs`, `cover`, `allowed`) takes typed roles and bindings only.
 
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
-
-use super::{BindingDef, Policy, Resources, RoleDef};
+use super::{Policy, Resources};
 use crate::input::Source;
-use crate::model::{CrdView, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER};
+use crate::model::{
+    view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
+};
 use crate::yaml::{self, Chunk};
 
 /// Reads manifests (documents, ResourceLists, `kind: List`) into a policy.
@@ -122,7 +122,7 @@ pub(super) fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &m
     }
     let group = h.group().unwrap_or_default();
     let added = match (group, h.kind.as_deref()) {
-        ("rbac.authorization.k8s.io", Some(kind)) => add_rbac(policy, chunk, kind),
+        ("rbac.authorization.k8s.io", Some(_)) => add_rbac(policy, chunk),
         ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => {
             yaml::parse_item::<CrdView>(chunk).and_then(|crd| match (crd.spec.group, crd.spec.names.plural) {
                 // The API server refuses such a CRD; reading it would shadow `pods.v1`-like names.
@@ -153,60 +153,26 @@ pub(super) fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &m
     }
 }
 
-/// Adds a role or a binding of the RBAC API group to the policy.
-fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>, kind: &str) -> Result<(), yaml::ViewError> {
-    match kind {
-        "ClusterRole" => {
-            let r = yaml::parse_item::<ClusterRole>(chunk)?;
-            let name = r.metadata.name.clone().unwrap_or_default();
-            let def = RoleDef {
-                name: name.clone(),
-                namespace: None,
-                labels: r.metadata.labels.unwrap_or_default(),
-                rules: r.rules.unwrap_or_default(),
-                aggregation: r.aggregation_rule.and_then(|a| a.cluster_role_selectors).unwrap_or_default(),
-                builtin: false,
-            };
-            policy.cluster_roles.insert(name, def);
+/// Reads a role or a binding of the RBAC API group through the planner's own
+/// views, and adds it the one way roles and bindings enter a policy
+/// ([`Policy::add_object`]). A binding must name its role, as the API server
+/// requires.
+fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {
+    let body = match view_for(&chunk.header) {
+        Some(ViewKind::Role) => Body::Role(yaml::parse_item(chunk)?),
+        Some(ViewKind::Binding) => {
+            let view: BindingView = yaml::parse_item(chunk)?;
+            if view.role_ref.kind.is_none() || view.role_ref.name.is_none() {
+                return Err(yaml::ViewError {
+                    message: "roleRef needs kind and name, as the API server requires".into(),
+                    path: Some("roleRef".into()),
+                    pos: None,
+                });
+            }
+            Body::Binding(view)
         }
-        "Role" => {
-            let r = yaml::parse_item::<Role>(chunk)?;
-            let name = r.metadata.name.clone().unwrap_or_default();
-            let ns = r.metadata.namespace.clone().unwrap_or_else(|| "default".into());
-            let def = RoleDef {
-                name: name.clone(),
-                namespace: Some(ns.clone()),
-                labels: r.metadata.labels.unwrap_or_default(),
-                rules: r.rules.unwrap_or_default(),
-                ..Default::default()
-            };
-            policy.roles.insert((ns, name), def);
-        }
-        "ClusterRoleBinding" => {
-            let b = yaml::parse_item::<ClusterRoleBinding>(chunk)?;
-            policy.bindings.push(BindingDef {
-                name: b.metadata.name.unwrap_or_default(),
-                namespace: None,
-                role_kind: b.role_ref.kind,
-                role_name: b.role_ref.name,
-                labels: b.metadata.labels.unwrap_or_default(),
-                subjects: b.subjects.unwrap_or_default(),
-                builtin: false,
-            });
-        }
-        "RoleBinding" => {
-            let b = yaml::parse_item::<RoleBinding>(chunk)?;
-            policy.bindings.push(BindingDef {
-                name: b.metadata.name.unwrap_or_default(),
-                namespace: Some(b.metadata.namespace.unwrap_or_else(|| "default".into())),
-                role_kind: b.role_ref.kind,
-                role_name: b.role_ref.name,
-                labels: b.metadata.labels.unwrap_or_default(),
-                subjects: b.subjects.unwrap_or_default(),
-                builtin: false,
-            });
-        }
-        _ => {}
-    }
+        _ => return Ok(()),
+    };
+    policy.add_object(&InputObject { header: chunk.header.clone(), body, file: None });
     Ok(())
 }
