@@ -12,6 +12,7 @@ use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::model::{selector_matches, Body, InputObject, Operator, RuleView, SubjectView};
+use allowed::Place;
 
 /// A role: its own rules, and for ClusterRoles the selectors it aggregates.
 #[derive(Debug, Clone, Default)]
@@ -358,10 +359,26 @@ impl Policy {
 
     /// `kubectl auth can-i`, offline: the first grant found, or `None`.
     pub fn can(&self, who: &Identity, req: &Request) -> Option<Grant> {
-        self.bindings
-            .iter()
-            .filter(|b| b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref())))
-            .find_map(|b| self.grants(b, req).into_iter().next())
+        let place = req.namespace.as_deref().map_or(Place::ClusterWide, Place::Namespace);
+        self.bindings_for(who, place).find_map(|b| self.grants(b, req).into_iter().next())
+    }
+
+    /// The bindings that reach the identity and apply in the place: the one
+    /// resolver of who holds what where, for `can`, `can-i --list` and the
+    /// installer's held rights.
+    pub(crate) fn bindings_for<'a>(
+        &'a self,
+        who: &'a Identity,
+        place: Place<'a>,
+    ) -> impl Iterator<Item = &'a BindingDef> + 'a {
+        self.bindings.iter().filter(move |b| {
+            let here = match (place, b.namespace.as_deref()) {
+                (_, None) | (Place::Each, _) => true,
+                (Place::Namespace(ns), Some(bound)) => ns == bound,
+                (Place::ClusterWide, Some(_)) => false,
+            };
+            here && b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref()))
+        })
     }
 
     /// Every subject that may make the request: with a namespace, there; without,

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use super::{BindingDef, Identity, Policy};
+use super::{Identity, Policy};
 use crate::model::VERBS;
 
 /// Where to list an identity's permissions.
@@ -90,18 +90,6 @@ fn ordered_verbs(verbs: BTreeSet<String>) -> Vec<String> {
 }
 
 impl Policy {
-    /// The bindings that reach the identity and apply in the place.
-    fn bindings_for<'a>(&'a self, who: &'a Identity, place: Place<'a>) -> impl Iterator<Item = &'a BindingDef> + 'a {
-        self.bindings.iter().filter(move |b| {
-            let here = match (place, b.namespace.as_deref()) {
-                (_, None) | (Place::Each, _) => true,
-                (Place::Namespace(ns), Some(bound)) => ns == bound,
-                (Place::ClusterWide, Some(_)) => false,
-            };
-            here && b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref()))
-        })
-    }
-
     /// Every rule that applies to the identity in the place (through
     /// aggregation), as written: what an escalation check measures against.
     pub(crate) fn held_rules(&self, who: &Identity, place: Place<'_>) -> Vec<PolicyRule> {
