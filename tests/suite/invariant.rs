@@ -228,9 +228,11 @@ pub fn csv(docs: &[String]) -> Option<Csv> {
                 }
                 Some(out)
             };
-            let all_namespaces = v["spec"]["installModes"].as_array().into_iter().flatten().any(|m| {
-                m["type"] == serde_json::Value::from("AllNamespaces") && m["supported"] == serde_json::Value::from(true)
-            });
+            let all_namespaces = v["spec"]["installModes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|m| m["type"] == "AllNamespaces" && m["supported"] == true);
             found = Some(Csv {
                 cluster: entries("clusterPermissions")?,
                 namespaced: entries("permissions")?,
