@@ -303,6 +303,8 @@ const SPECS: [&str; 6] = [
 /// What the mutations know of the case: the runner, and the CSV's accounts and rules.
 struct Ctx {
     krm: bool,
+    /// KRM mode through kpt: every item carries kpt's path annotations.
+    kpt: bool,
     /// The install namespace the config will mostly use, which a careful bundle may guess.
     install: &'static str,
     accounts: Vec<String>,
@@ -515,7 +517,7 @@ fn operator_and_installer(
                 targets.push("team-a".into());
                 // In a ResourceList without path annotations no file is known, and the
                 // selector picks a bundle's Namespace too, with a warning (docs/security.md).
-                if ctx.krm {
+                if ctx.krm && !ctx.kpt {
                     targets.extend(labelled_namespaces(docs));
                 }
             }
@@ -764,11 +766,27 @@ fn claimed_output(rng: &mut Rng, ctx: &Ctx) -> Vec<String> {
     ]
 }
 
+/// An item as kpt hands it to a function: with the path of its file in
+/// kpt's annotations (an item whose annotations this cannot place is left as
+/// it is, of unknown origin).
+fn as_kpt_reads(item: &str, path: &str) -> String {
+    let lines = format!("    internal.config.kubernetes.io/path: '{path}'\n    config.kubernetes.io/path: '{path}'\n");
+    if let Some(at) = item.find("\nmetadata:\n  annotations:\n") {
+        let at = at + "\nmetadata:\n  annotations:\n".len();
+        format!("{}{lines}{}", &item[..at], &item[at..])
+    } else if !item.contains("\n  annotations:") {
+        item.replacen("\nmetadata:\n", &format!("\nmetadata:\n  annotations:\n{lines}"), 1)
+    } else {
+        item.to_string()
+    }
+}
+
 /// One generated case.
 struct Case {
     docs: Vec<String>,
     spec: String,
     krm: bool,
+    kpt: bool,
     operator: Option<invariant::Operator>,
     /// `spec.installer`: its namespace, and whether olm-rbac generates it.
     installer: Option<(String, bool)>,
@@ -787,6 +805,11 @@ fn check(case: &Case) -> Result<&'static str, String> {
         if krm {
             let mut items: Vec<String> = docs.to_vec();
             items.push(namespaces.clone());
+            if case.kpt {
+                let paths = (0..docs.len()).map(|i| format!("bundle/manifests/doc{i}.yaml"));
+                let paths: Vec<String> = paths.chain(["admin/namespaces.yaml".to_string()]).collect();
+                items = items.iter().zip(&paths).map(|(item, path)| as_kpt_reads(item, path)).collect();
+            }
             function(&resource_list(&items, &config))
         } else {
             let mut sources: Vec<Source> = docs
@@ -1027,14 +1050,21 @@ fn generate(case_seed: u64, bundles: &[Vec<String>]) -> Case {
     if accounts.is_empty() {
         accounts.push("default".into());
     }
-    let ctx = Ctx { krm: rng.chance(50), install: INSTALL[rng.below(INSTALL.len())], accounts, rules: csv.rules() };
+    let krm = rng.chance(50);
+    let ctx = Ctx {
+        krm,
+        kpt: krm && rng.chance(50),
+        install: INSTALL[rng.below(INSTALL.len())],
+        accounts,
+        rules: csv.rules(),
+    };
     let mut docs = docs;
     for _ in 0..rng.below(4) {
         mutate(&mut rng, &mut docs, &ctx);
     }
     let (operator_yaml, operator, installer) = operator_and_installer(&mut rng, &ctx, &docs);
     let spec = admin_spec(BUNDLES[bundle], &format!("{}{operator_yaml}", rng.pick(&SPECS)));
-    Case { docs, spec, krm: ctx.krm, operator, installer }
+    Case { docs, spec, krm: ctx.krm, kpt: ctx.kpt, operator, installer }
 }
 
 #[test]
@@ -1068,7 +1098,11 @@ fn no_bundle_makes_olm_rbac_grant_beyond_its_own_apis() {
                 );
                 let message = format!(
                     "case {n}, OLM_RBAC_PROPERTY_CASE_SEED={case_seed} ({} mode): {why}; the input is in {}",
-                    if case.krm { "KRM" } else { "render" },
+                    match (case.krm, case.kpt) {
+                        (true, true) => "KRM, through kpt",
+                        (true, false) => "KRM, no paths",
+                        _ => "render",
+                    },
                     path.display()
                 );
                 let class = class_of(&why);
@@ -1131,7 +1165,8 @@ fn the_oracle_finds_what_a_broken_gate_would_let_through() {
         let mut docs = docs.clone();
         docs.extend(extra.iter().map(|d| d.to_string()));
         let stdout = format!("{}---\n{NAMESPACES}", docs.join("---\n"));
-        let case = Case { docs, spec: String::new(), krm: false, operator: Some(operator), installer: None };
+        let case =
+            Case { docs, spec: String::new(), krm: false, kpt: false, operator: Some(operator), installer: None };
         verdict(&case, &olm_rbac::input::Outcome { stdout, stderr: String::new(), code: 0 })
     };
     let role = |rule: &str| {
