@@ -511,18 +511,3 @@ pub fn installer_may_hold(atom: &Atom) -> bool {
         _ => false,
     }
 }
-
-/// The rules of the Roles and ClusterRoles in `text` that no binding there
-/// refers to (Kubernetes' own roles left out): a role nobody binds, which the
-/// install policy does not measure but an installer must hold to create it.
-pub fn unbound_rules(text: &str) -> Vec<PolicyRule> {
-    let p = policy(text);
-    let bound = |kind: &str, ns: Option<&str>, name: &str| {
-        p.bindings.iter().any(|b| {
-            b.role_kind == kind && b.role_name == name && (kind == "ClusterRole" || b.namespace.as_deref() == ns)
-        })
-    };
-    let cluster = p.cluster_roles.values().filter(|r| !r.builtin && !bound("ClusterRole", None, &r.name));
-    let namespaced = p.roles.values().filter(|r| !bound("Role", r.namespace.as_deref(), &r.name));
-    cluster.chain(namespaced).flat_map(|r| r.rules.iter().cloned()).collect()
-}

@@ -20,8 +20,7 @@
 //! has its own seed, printed with a failure: `OLM_RBAC_PROPERTY_CASE_SEED=X`
 //! runs that case alone. A failing case is written to
 //! `target/tmp/property-failure-N.yaml`. `OLM_RBAC_PROPERTY_VERBOSE=1` prints
-//! why each refused case was refused; `OLM_RBAC_PROPERTY_STRICT=1` fails on
-//! the known issue below instead of counting it.
+//! why each refused case was refused.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -913,9 +912,6 @@ fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static s
     let baseline = invariant::holdings(&invariant::cluster(&namespaces, &op, None));
     let accounts: BTreeSet<String> = csv.accounts().iter().map(|sa| invariant::account(&op.install(), sa)).collect();
     let own_namespaces = op.own();
-    let strict = std::env::var_os("OLM_RBAC_PROPERTY_STRICT").is_some();
-    // Known issues, reported with issue 17's fuzzing: counted, not failed, unless strict.
-    let mut known: Option<&'static str> = None;
     for (who, places) in &after {
         if accounts.contains(who) || Some(who) == installer.as_ref() {
             continue;
@@ -930,22 +926,6 @@ fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static s
                 .into_iter()
                 .filter(|a| !users || !invariant::within_own(a, &own))
                 .collect();
-            // A bundle ClusterRole aggregated into a built-in role reaches its holders; the
-            // product measures its rules against the policy as if the operator held them.
-            let within_policy = |a: &cover::Atom| {
-                let rule = a.to_rule();
-                op.allow.as_ref().is_none_or(|allow| {
-                    cover::covers(&invariant::allowed_at(allow, place, &own_namespaces), std::slice::from_ref(&rule))
-                }) && !invariant::denied_at(&op.deny, place, &own_namespaces)
-                    .iter()
-                    .any(|d| invariant::share_a_permission(&rule, d))
-            };
-            if !strict && who.starts_with("holders of ClusterRole ") && beyond.iter().all(within_policy) {
-                if !beyond.is_empty() {
-                    known = Some("passed the gate, KNOWN ISSUE: an aggregated bundle role within the policy reaches holders of built-in roles");
-                }
-                continue;
-            }
             if !beyond.is_empty() {
                 return Err(format!(
                     "the gate let {who} gain {} what it did not hold without the bundle: {beyond:?}",
@@ -995,15 +975,6 @@ fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static s
                 if beyond.is_empty() {
                     continue;
                 }
-                // Known, reported with issue 17's fuzzing: a role the bundle ships and nobody
-                // binds is not measured, yet the generated installer must hold it to create it.
-                let unbound = invariant::unbound_rules(&input_text);
-                if !strict && beyond.iter().all(|a| cover::covers(&unbound, &[a.to_rule()])) {
-                    known = known.or(Some(
-                        "passed the gate, KNOWN ISSUE: installer holds an unbound bundle role beyond the ceiling",
-                    ));
-                    continue;
-                }
                 if !beyond.is_empty() {
                     return Err(format!(
                         "the gate let the installer {who} hold {} {}, beyond the ceiling and what installing takes: {beyond:?}",
@@ -1017,7 +988,7 @@ fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static s
     // Which passes had bundle bindings for the gate to measure, to show the gate
     // lets through what is within the policy, not only bundles without bindings.
     let bound = invariant::policy(&input_text).bindings.iter().any(|b| !b.builtin);
-    Ok(known.unwrap_or(if bound { "passed the gate, with bundle bindings" } else { "passed the gate" }))
+    Ok(if bound { "passed the gate, with bundle bindings" } else { "passed the gate" })
 }
 
 /// The kind of a failure, to count them by kind in a long run.
