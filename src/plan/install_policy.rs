@@ -28,7 +28,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::cover::{overlaps, uncovered_rules};
 use crate::access::{self, describe_rule, selects};
-use crate::config::{Config, InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope, RoleKind};
+use crate::config::{BundleObjects, Config, InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope, RoleKind};
 use crate::model::*;
 use crate::report::{Finding, ObjRef};
 use crate::reserved::is_reserved_role_name;
@@ -483,27 +483,34 @@ impl<'a> Gate<'a> {
     ) -> Vec<Granted<'o>> {
         // OLM writes a bundle's namespaced objects into the install namespace,
         // whatever namespace they name; applied as they are (bundleObjects:
-        // Keep), they also land where they say.
+        // Keep), they also land where they say. Each copy grants in its own
+        // namespace, to subjects without a namespace of their own there.
         let role_binding = o.is("rbac.authorization.k8s.io", "RoleBinding");
-        let place = if role_binding {
-            let mut places = BTreeSet::from([self.install.clone()]);
-            places.extend(o.header.namespace.clone().filter(|ns| !ns.is_empty()));
-            Place::Namespaces(places.into_iter().collect())
-        } else {
-            Place::Cluster
-        };
+        let mut copies: Vec<Option<&str>> = vec![None];
+        if role_binding {
+            copies = vec![Some(self.install.as_str())];
+            let written = o.header.namespace.as_deref().filter(|ns| !ns.is_empty());
+            if let Some(ns) =
+                written.filter(|ns| *ns != self.install && self.config.bundle_objects == BundleObjects::Keep)
+            {
+                copies.push(Some(ns));
+            }
+        }
         let Some(rules) = self.role_rules(o, b, role_binding, present, results) else { return Vec::new() };
         let mut out = Vec::new();
-        for (k, s) in b.subjects.iter().enumerate() {
-            let Some(who) = self.subject(o, s, k, role_binding, results) else { continue };
-            out.extend(rules.iter().map(|(rule, on, file, field)| Granted {
-                who: format!("{who} (through the bundle's {})", o.object_ref()),
-                rule: rule.clone(),
-                place: place.clone(),
-                on: on.clone(),
-                file: *file,
-                field: field.clone(),
-            }));
+        for copy in copies {
+            let place = copy.map_or(Place::Cluster, |ns| Place::Namespaces(vec![ns.to_string()]));
+            for (k, s) in b.subjects.iter().enumerate() {
+                let Some(who) = self.subject(o, s, k, copy, results) else { continue };
+                out.extend(rules.iter().map(|(rule, on, file, field)| Granted {
+                    who: format!("{who} (through the bundle's {})", o.object_ref()),
+                    rule: rule.clone(),
+                    place: place.clone(),
+                    on: on.clone(),
+                    file: *file,
+                    field: field.clone(),
+                }));
+            }
         }
         out
     }
@@ -515,16 +522,16 @@ impl<'a> Gate<'a> {
         o: &InputObject,
         s: &SubjectView,
         k: usize,
-        role_binding: bool,
+        binding_namespace: Option<&str>,
         results: &mut Vec<Finding>,
     ) -> Option<String> {
         let kind = s.kind.as_deref().unwrap_or_default();
         let name = s.name.as_deref().unwrap_or_default();
-        // A RoleBinding's subject without a namespace is in the binding's, which
-        // OLM makes the install namespace. Without a named install namespace,
-        // that is the only account known to be the operator's.
+        // A RoleBinding's subject without a namespace is in the binding's (for
+        // OLM's copy, the install namespace). Without a named install
+        // namespace, that is the only account known to be the operator's.
         let written = s.namespace.as_deref().filter(|n| !n.is_empty());
-        let namespace = written.or(role_binding.then_some(self.install.as_str()));
+        let namespace = written.or(binding_namespace);
         let own = kind == "ServiceAccount" && self.accounts.contains(name) && namespace == Some(self.install.as_str());
         let who = match (kind, namespace) {
             ("ServiceAccount", Some(ns)) => format!("ServiceAccount {ns}/{name}"),

@@ -530,7 +530,7 @@ fn findings_stay_in_proportion_to_the_input() {
     assert_eq!(out.code, 1);
     assert_eq!(count(&out.stderr, "beyond spec.operator.policy.allow"), 20 * 10, "ten per binding");
     assert_eq!(
-        count(&out.stderr, "and 20 more like it for ServiceAccount ops/ack-s3-controller (through"),
+        count(&out.stderr, "and 50 more like it for ServiceAccount ops/ack-s3-controller (through"),
         20,
         "{}",
         out.stderr
@@ -568,6 +568,31 @@ fn an_unbound_bundle_role_is_held_by_the_installer() {
         assert!(said(&out).contains("install policy: installer ServiceAccount ops/installer (which must hold what it writes) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"), "{way:?}: {}", said(&out));
         // Without spec.installer, OLM installs as cluster-admin and nobody is granted the role.
         let out = run(way, &[("bundle/manifests/r.yaml", role.as_str())], &format!("{NAMESPACES}{ALLOW}"));
+        assert_eq!(out.code, 0, "{way:?}: {}", said(&out));
+    }
+}
+
+/// A RoleBinding the bundle writes into another namespace, with a subject
+/// without a namespace: OLM's copy (in the install namespace) grants the
+/// operator's account, but the copy applied as written (bundleObjects: Keep)
+/// grants the account of that name in the other namespace (a property-test find).
+#[test]
+fn a_rolebinding_applied_as_written_grants_that_namespaces_account() {
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: reader\n  namespace: elsewhere\nrules:\n- {apiGroups: [''], resources: [configmaps], verbs: [get]}\n";
+    let b = binding(
+        "RoleBinding",
+        "reader",
+        Some("elsewhere"),
+        ("Role", "reader"),
+        &format!("{{kind: ServiceAccount, name: {OWN}}}"),
+    );
+    let extra = [("bundle/manifests/r.yaml", role), ("bundle/manifests/b.yaml", b.as_str())];
+    for way in WAYS {
+        let out = run(way, &extra, &format!("{NAMESPACES}{ALLOW}"));
+        assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
+        assert!(said(&out).contains("the bundle grants ServiceAccount elsewhere/ack-s3-controller, which is not one of the operator's own ServiceAccounts in ops"), "{way:?}: {}", said(&out));
+        // With the bundle left to OLM, only its copy in the install namespace exists.
+        let out = run(way, &extra, &format!("{NAMESPACES}{ALLOW}  bundleObjects: Drop\n"));
         assert_eq!(out.code, 0, "{way:?}: {}", said(&out));
     }
 }
