@@ -65,6 +65,13 @@ pub(crate) struct Installer {
     pub mode: InstallerMode,
 }
 
+impl Installer {
+    /// The account as messages name it: `installer ServiceAccount NS/NAME`.
+    pub(crate) fn account(&self) -> String {
+        format!("installer ServiceAccount {}/{}", self.namespace, self.name)
+    }
+}
+
 /// Checks `spec.installer`; its namespace must be the operator's install
 /// namespace when both are given (OLM runs the installer where it installs).
 pub(super) fn check_installer(

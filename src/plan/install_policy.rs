@@ -378,10 +378,7 @@ impl<'a> Gate<'a> {
             .iter()
             .enumerate()
             .map(|(j, r)| Granted {
-                who: format!(
-                    "installer ServiceAccount {}/{} (which must hold what it writes)",
-                    installer.namespace, installer.name
-                ),
+                who: format!("{} (which must hold what it writes)", installer.account()),
                 rule: r.to_policy_rule(),
                 place: place.clone(),
                 on: o.object_ref(),

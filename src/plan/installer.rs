@@ -87,10 +87,9 @@ pub(super) fn plan_installer(
             let rules = minimised(&needs);
             results.push(
                 Finding::info(format!(
-                    "extension {:?}: installer ServiceAccount {}/{} ({}): generated {} rule(s) cluster-wide and {} in namespace(s) {}",
+                    "extension {:?}: {} ({}): generated {} rule(s) cluster-wide and {} in namespace(s) {}",
                     config.extension,
-                    installer.namespace,
-                    installer.name,
+                    installer.account(),
                     installer.olm.as_str(),
                     rules.get(&None).map_or(0, Vec::len),
                     rules.iter().filter(|(ns, _)| ns.is_some()).map(|(_, r)| r.len()).sum::<usize>(),
@@ -116,9 +115,8 @@ fn warn_dangerous(installer: &Installer, needs: &[Need], results: &mut Vec<Findi
             }
             results.push(
                 Finding::warning(format!(
-                    "installer ServiceAccount {}/{} must hold {} {} to {}: {} ({})",
-                    installer.namespace,
-                    installer.name,
+                    "{} must hold {} {} to {}: {} ({})",
+                    installer.account(),
                     describe_rule(&n.rule),
                     n.namespace.as_ref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}")),
                     n.why,
@@ -506,9 +504,8 @@ fn check_account(
         }
         results.push(
             Finding::error(format!(
-                "installer ServiceAccount {}/{} cannot {}: it lacks {} {}",
-                installer.namespace,
-                installer.name,
+                "{} cannot {}: it lacks {} {}",
+                installer.account(),
                 n.why,
                 missing.join("; "),
                 n.namespace.as_ref().map_or("cluster-wide".to_string(), |ns| format!("in namespace {ns}"))

@@ -9,14 +9,14 @@
 use crate::common::*;
 use olm_rbac::run::{function, render, Outcome, Source};
 
-const ACK: &str = "ack-s3-controller-1.10.0";
+pub(crate) const ACK: &str = "ack-s3-controller-1.10.0";
 const OWN: &str = "ack-s3-controller";
 
 const NAMESPACES: &str =
     "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaces: [team-a]\n";
 
 /// A ceiling that covers ack's own CSV and reading configmaps.
-const ALLOW: &str = "    policy:
+pub(crate) const ALLOW: &str = "    policy:
       allow:
       - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: ['*']}
       - {apiGroups: [''], resources: [events], verbs: [create, patch]}
@@ -65,7 +65,7 @@ fn run(way: Way, extra: &[(&str, &str)], spec: &str) -> Outcome {
 }
 
 /// `doc` with one more annotation (the doc's `metadata:` is a block map).
-fn with_annotation(doc: &str, key: &str, value: &str) -> String {
+pub(crate) fn with_annotation(doc: &str, key: &str, value: &str) -> String {
     let line = format!("    {key}: {value:?}\n");
     if doc.contains("\n  annotations:\n") {
         doc.replacen("\n  annotations:\n", &format!("\n  annotations:\n{line}"), 1)
@@ -75,7 +75,7 @@ fn with_annotation(doc: &str, key: &str, value: &str) -> String {
 }
 
 /// The results of a run, however it reports them.
-fn said(out: &Outcome) -> String {
+pub(crate) fn said(out: &Outcome) -> String {
     format!("{}{}", out.stdout, out.stderr)
 }
 

@@ -4,18 +4,8 @@
 //! function that now closes it.
 
 use crate::common::*;
-use olm_rbac::run::{function, render, Outcome, Source};
-
-const ACK: &str = "ack-s3-controller-1.10.0";
-
-/// A ceiling that covers ack's own CSV (as `tests/suite/gate.rs` uses).
-const ALLOW: &str = "    policy:
-      allow:
-      - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: ['*']}
-      - {apiGroups: [''], resources: [events], verbs: [create, patch]}
-      - {apiGroups: [''], resources: [configmaps, secrets, namespaces], verbs: [get, list, watch, patch]}
-      - {apiGroups: [s3.services.k8s.aws, services.k8s.aws, iam.services.k8s.aws], resources: ['*'], verbs: ['*']}
-";
+use crate::gate::{said, with_annotation, ACK, ALLOW};
+use olm_rbac::run::{function, render, Source};
 
 /// The OLM v1 gate as the docs recommend it: OLM installs the bundle from the
 /// catalog (`bundleObjects: Drop`), `permissions` stay `Unmanaged`.
@@ -33,10 +23,6 @@ subjects:
 - {kind: Group, apiGroup: rbac.authorization.k8s.io, name: 'system:authenticated'}
 ";
 
-fn said(out: &Outcome) -> String {
-    format!("{}{}", out.stdout, out.stderr)
-}
-
 /// ack's manifests under `bundle/manifests/`, plus `extra` at their paths.
 fn files(extra: &[(&str, String)]) -> Vec<Source> {
     let mut docs: Vec<Source> = bundle_docs(ACK)
@@ -49,16 +35,6 @@ fn files(extra: &[(&str, String)]) -> Vec<Source> {
 
 fn admin_config(spec: &str) -> Vec<Source> {
     vec![Source { name: "admin/rbac.yaml".into(), text: config("ext", spec) }]
-}
-
-/// `doc` with one more annotation (the doc's `metadata:` is a block map).
-fn with_annotation(doc: &str, key: &str, value: &str) -> String {
-    let line = format!("    {key}: {value:?}\n");
-    if doc.contains("\n  annotations:\n") {
-        doc.replacen("\n  annotations:\n", &format!("\n  annotations:\n{line}"), 1)
-    } else {
-        doc.replacen("\nmetadata:\n", &format!("\nmetadata:\n  annotations:\n{line}"), 1)
-    }
 }
 
 /// A bundle binding dressed as this extension's own earlier output
