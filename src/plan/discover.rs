@@ -356,10 +356,7 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
         fail("spec.group", "is missing: a CRD needs an API group".into());
         ok = false;
     } else if !is_crd_group(group) {
-        fail(
-            "spec.group",
-            format!("{group:?} is not a valid API group for a CRD (a DNS subdomain with at least one dot)"),
-        );
+        fail("spec.group", format!("{group:?} is not a CRD's API group (a DNS subdomain with a dot)"));
         ok = false;
     }
     if plural.is_empty() {

@@ -172,16 +172,7 @@ pub(crate) fn check_input(
             );
             continue;
         }
-        if o.header.group().is_none() {
-            results.push(
-                Finding::error(format!(
-                    "apiVersion {:?} is not <group>/<version> or a core <version>: the API server refuses it, and olm-rbac cannot tell which API it means",
-                    o.header.api_version.as_deref().unwrap_or_default()
-                ))
-                .on(&o.object_ref())
-                .at("apiVersion")
-                .in_file(o.file.as_ref()),
-            );
+        if !api_version_readable(o, results) {
             continue;
         }
         let rbac_kind = o.header.group() == Some("rbac.authorization.k8s.io")
@@ -201,6 +192,24 @@ pub(crate) fn check_input(
             check_api_service(o, results);
         }
     }
+}
+
+/// An apiVersion the API server refuses (`a/b/c`) is an error: no check may
+/// read it one way while a client reads it another.
+fn api_version_readable(o: &InputObject, results: &mut Vec<Finding>) -> bool {
+    if o.header.group().is_some() {
+        return true;
+    }
+    results.push(
+        Finding::error(format!(
+            "apiVersion {:?} is not <group>/<version> or a core <version>: the API server refuses it, and olm-rbac cannot tell which API it means",
+            o.header.api_version.as_deref().unwrap_or_default()
+        ))
+        .on(&o.object_ref())
+        .at("apiVersion")
+        .in_file(o.file.as_ref()),
+    );
+    false
 }
 
 /// A bundle has one ClusterServiceVersion: OLM installs whichever of several

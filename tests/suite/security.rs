@@ -292,7 +292,7 @@ fn a_crd_in_a_group_without_a_dot_is_refused() {
         for run in run_both(&docs, "  mode: Aggregate\n") {
             assert_refused(&run, "spec.group");
             assert!(
-                run.messages.contains("with at least one dot") || run.messages.contains("reserved"),
+                run.messages.contains("a DNS subdomain with a dot") || run.messages.contains("reserved"),
                 "{}",
                 run.messages
             );
