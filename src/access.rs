@@ -476,34 +476,65 @@ pub(crate) struct Access {
     pub grant: Grant,
 }
 
-/// Does the rule allow the request? Verbs, API groups and resources match
-/// exactly or by `*`; `*/sub` matches a subresource of any resource;
-/// `resourceNames`, when set, needs the request to name one of them.
+/// The matchers every decision about what a rule grants is made of, named
+/// and composed as Kubernetes' authorizer composes its own (`VerbMatches`,
+/// `APIGroupMatches`, `ResourceMatches`, `NonResourceURLMatches`): the
+/// authorizer's [`rule_allows`] and the escalation check's `cover::rule_covers`
+/// both call these, so the two cannot read a rule differently.
+pub(crate) mod matches {
+    use k8s_openapi::api::rbac::v1::PolicyRule;
+
+    const ALL: &str = "*";
+
+    fn list(v: &Option<Vec<String>>) -> &[String] {
+        v.as_deref().unwrap_or_default()
+    }
+
+    /// The rule names `verb`, or every verb.
+    pub(crate) fn verb(rule: &PolicyRule, verb: &str) -> bool {
+        rule.verbs.iter().any(|v| v == ALL || v == verb)
+    }
+
+    /// The rule names API group `group` (`""`: the core group), or every group.
+    pub(crate) fn api_group(rule: &PolicyRule, group: &str) -> bool {
+        list(&rule.api_groups).iter().any(|g| g == ALL || g == group)
+    }
+
+    /// The rule names `resource` (with `subresource`, as `resource/sub`), or
+    /// every resource, or, as `*/sub`, that subresource of every resource.
+    pub(crate) fn resource(rule: &PolicyRule, resource: &str, subresource: Option<&str>) -> bool {
+        list(&rule.resources).iter().any(|r| {
+            r == ALL
+                || match subresource {
+                    Some(sub) => {
+                        r.strip_prefix("*/") == Some(sub)
+                            || r.split_once('/').is_some_and(|(head, tail)| head == resource && tail == sub)
+                    }
+                    None => r == resource,
+                }
+        })
+    }
+
+    /// The rule names non-resource URL `url`, or a prefix of it ending in `*`.
+    pub(crate) fn non_resource_url(rule: &PolicyRule, url: &str) -> bool {
+        list(&rule.non_resource_urls)
+            .iter()
+            .any(|u| u == url || u.strip_suffix('*').is_some_and(|p| url.starts_with(p)))
+    }
+}
+
+/// Does the rule allow the request? [`matches`] on the verb, the API group
+/// and the resource; `resourceNames`, when set, must hold the requested name
+/// (`""` for a request that names none, as Kubernetes reads it).
 pub(crate) fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
-    let has = |list: &Option<Vec<String>>, want: &str| {
-        list.as_deref().unwrap_or_default().iter().any(|v| v == "*" || v == want)
-    };
-    if !rule.verbs.iter().any(|v| v == "*" || *v == req.verb) {
-        return false;
-    }
-    if !has(&rule.api_groups, &req.group) {
-        return false;
-    }
-    let combined = match &req.subresource {
-        Some(sub) => format!("{}/{sub}", req.resource),
-        None => req.resource.clone(),
-    };
-    let resources = rule.resources.as_deref().unwrap_or_default();
-    let resource_ok = resources.iter().any(|r| {
-        r == "*" || *r == combined || req.subresource.as_deref().is_some_and(|sub| r.strip_prefix("*/") == Some(sub))
-    });
-    if !resource_ok {
-        return false;
-    }
-    match rule.resource_names.as_deref() {
+    let names_ok = match rule.resource_names.as_deref() {
         None | Some([]) => true,
-        Some(names) => req.name.as_ref().is_some_and(|n| names.contains(n)),
-    }
+        Some(names) => names.iter().any(|n| *n == req.name.as_deref().unwrap_or_default()),
+    };
+    matches::verb(rule, &req.verb)
+        && matches::api_group(rule, &req.group)
+        && matches::resource(rule, &req.resource, req.subresource.as_deref())
+        && names_ok
 }
 
 /// Label-selector semantics for aggregation rules ([`selector_matches`]). An

@@ -24,6 +24,8 @@ use std::rc::Rc;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
+use super::matches;
+
 const ALL: &str = "*";
 
 /// One permission: a single group, resource, verb and optional name, or a
@@ -90,30 +92,26 @@ pub fn atoms(rule: &PolicyRule) -> Vec<Atom> {
 }
 
 /// Does `owner` grant the permission `atom`? The definition the box
-/// arithmetic below implements, dimension by dimension.
+/// arithmetic below implements, dimension by dimension, from the same
+/// [`matches`] as the authorizer. Names differ from the authorizer's on
+/// purpose, as Kubernetes' comparator reads them: an atom without a name is
+/// covered only by an owner without `resourceNames`.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn rule_covers(owner: &PolicyRule, atom: &Atom) -> bool {
-    let has = |set: &[String], value: &str| set.iter().any(|s| s == value);
-    let verb_ok = |verb: &str| has(&owner.verbs, ALL) || has(&owner.verbs, verb);
     match atom {
         Atom::Resource { group, resource, verb, name } => {
-            let groups = list(&owner.api_groups);
-            let resources = list(&owner.resources);
+            let (head, sub) = match resource.split_once('/') {
+                Some((h, s)) => (h, Some(s)),
+                None => (resource.as_str(), None),
+            };
             let names = list(&owner.resource_names);
-            let group_ok = has(groups, ALL) || has(groups, group);
-            // `*` covers every resource; `*/sub` covers that subresource of any resource.
-            let resource_ok = has(resources, ALL)
-                || has(resources, resource)
-                || resource.split_once('/').is_some_and(|(_, sub)| has(resources, &format!("*/{sub}")));
-            let name_ok = names.is_empty() || name.as_ref().is_some_and(|n| has(names, n));
-            verb_ok(verb) && group_ok && resource_ok && name_ok
+            let name_ok = names.is_empty() || name.as_ref().is_some_and(|n| names.contains(n));
+            matches::verb(owner, verb)
+                && matches::api_group(owner, group)
+                && matches::resource(owner, head, sub)
+                && name_ok
         }
-        Atom::Url { url, verb } => {
-            let url_ok = list(&owner.non_resource_urls)
-                .iter()
-                .any(|owned| owned == url || owned.strip_suffix('*').is_some_and(|prefix| url.starts_with(prefix)));
-            verb_ok(verb) && url_ok
-        }
+        Atom::Url { url, verb } => matches::verb(owner, verb) && matches::non_resource_url(owner, url),
     }
 }
 

@@ -662,3 +662,24 @@ fn read_counts_objects_and_warns_about_items_without_apiversion_or_kind() {
     let empty = read(&[Source { name: "-".into(), text: String::new() }]).unwrap();
     assert_eq!((empty.objects, empty.warnings.len()), (0, 0));
 }
+
+/// Kubernetes' authorizer reads a request without a name as the name `""`,
+/// so `resourceNames: [""]` allows it; the escalation check, as Kubernetes'
+/// comparator, does not read an unnamed atom as covered by named rules.
+#[test]
+fn an_empty_resource_name_is_a_request_without_a_name() {
+    let rule = PolicyRule {
+        api_groups: Some(vec![String::new()]),
+        resources: Some(vec!["configmaps".into()]),
+        resource_names: Some(vec![String::new()]),
+        verbs: vec!["list".into()],
+        ..Default::default()
+    };
+    assert!(rule_allows(&rule, &req("list", "", "configmaps", Some("a"))));
+    let mut named = req("list", "", "configmaps", Some("a"));
+    named.name = Some("x".into());
+    assert!(!rule_allows(&rule, &named));
+    let atom =
+        cover::Atom::Resource { group: String::new(), resource: "configmaps".into(), verb: "list".into(), name: None };
+    assert!(!cover::rule_covers(&rule, &atom));
+}
