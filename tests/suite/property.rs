@@ -808,6 +808,8 @@ fn check(case: &Case) -> Result<&'static str, String> {
                 let paths = (0..docs.len()).map(|i| format!("bundle/manifests/doc{i}.yaml"));
                 let paths: Vec<String> = paths.chain(["admin/namespaces.yaml".to_string()]).collect();
                 items = items.iter().zip(&paths).map(|(item, path)| as_kpt_reads(item, path)).collect();
+                // kpt's mark on the functionConfig: its path annotations are then believed.
+                return function(&resource_list(&items, &as_kpt_sends(&config)));
             }
             function(&resource_list(&items, &config))
         } else {
