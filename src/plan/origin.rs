@@ -55,6 +55,9 @@ impl Origins {
         let csvs = objects.iter().filter(|o| matches!(o.body, Body::Csv(_))).filter_map(source_folder);
         let folders = BundleFolders::of_csvs(csvs);
         let unrooted = has_unrooted_csv(objects);
+        // A CSV from no known file may be a bundle anywhere: nothing can be
+        // known to be outside it.
+        let unplaced = objects.iter().any(|o| matches!(o.body, Body::Csv(_)) && source_folder(o).is_none());
         let of = objects
             .iter()
             .map(|o| {
@@ -65,7 +68,7 @@ impl Origins {
                 let Some(f) = source_folder(o) else { return Origin::Unknown };
                 if folders.own(&f) {
                     Origin::Bundle
-                } else if folders.in_a_root(&f) || (f.is_empty() && unrooted) {
+                } else if unplaced || folders.in_a_root(&f) || (f.is_empty() && unrooted) {
                     // Beside the bundle's manifests (an unpacked bundle's root holds
                     // whatever its author put there), or beside a CSV named on its
                     // own in the working directory: cannot be told apart.
@@ -230,6 +233,13 @@ mod tests {
         let folders = BundleFolders::of_csvs(["bundle/manifests/sub".to_string()]);
         assert!(folders.may_be_bundle("bundle/metadata") && folders.own("bundle/manifests/x"));
         assert!(!folders.may_be_bundle("bundle") && !folders.may_be_bundle("platform"));
+    }
+
+    #[test]
+    fn nothing_is_known_to_be_outside_a_csv_of_unknown_file() {
+        let objects = [at(None, true), at(Some("bundle/manifests/role.yaml"), false), at(Some("mine/ns.yaml"), false)];
+        let o = Origins::classify(&objects);
+        assert_eq!([o.of(1), o.of(2)], [Origin::Unknown, Origin::Unknown]);
     }
 
     #[test]

@@ -304,3 +304,28 @@ pub fn request_for(atom: &olm_rbac::access::cover::Atom, namespace: Option<&str>
 pub fn as_kpt_sends(config: &str) -> String {
     config.replacen("\nmetadata:\n", "\nmetadata:\n  annotations:\n    internal.config.kubernetes.io/index: '0'\n", 1)
 }
+
+/// The document with kpt's path annotation, as kpt sends items.
+pub fn with_path(text: &str, path: &str) -> String {
+    let annotation = format!("internal.config.kubernetes.io/path: {path:?}");
+    if let Some(at) = text.find("\n  annotations:\n") {
+        let split = at + "\n  annotations:\n".len();
+        return format!("{}    {annotation}\n{}", &text[..split], &text[split..]);
+    }
+    match text.find("metadata:\n") {
+        Some(at) => {
+            let split = at + "metadata:\n".len();
+            format!("{}  annotations:\n    {annotation}\n{}", &text[..split], &text[split..])
+        }
+        None => text.to_string(),
+    }
+}
+
+/// `bundle`'s documents as kpt sends them: each with the path of its file
+/// (`BUNDLE/manifests/NAME`) in kpt's annotation.
+pub fn kpt_items(bundle: &str) -> Vec<String> {
+    bundle_docs(bundle)
+        .into_iter()
+        .map(|(name, text)| with_path(&text, &format!("{bundle}/manifests/{name}")))
+        .collect()
+}

@@ -301,6 +301,13 @@ fn provenance_an_object_writes_about_itself_is_not_believed() {
     // The same annotations written by kustomize with originAnnotations (the functionConfig
     // carries one too) are the runner's word: the admin's own files are not the bundle's.
     let cfg = with_annotation(&config("ext", &spec), "config.kubernetes.io/origin", "path: rbac.yaml\n");
+    let mut docs: Vec<String> = bundle_docs(ACK)
+        .into_iter()
+        .map(|(name, text)| {
+            with_annotation(&text, "config.kubernetes.io/origin", &format!("path: bundle/manifests/{name}\n"))
+        })
+        .collect();
+    docs.extend(items.iter().cloned());
     let out = function(&resource_list(&docs, &cfg));
     assert_eq!(out.code, 0, "{}", out.stdout);
 
@@ -595,4 +602,20 @@ fn a_rolebinding_applied_as_written_grants_that_namespaces_account() {
         let out = run(way, &extra, &format!("{NAMESPACES}{ALLOW}  bundleObjects: Drop\n"));
         assert_eq!(out.code, 0, "{way:?}: {}", said(&out));
     }
+}
+
+/// When the CSV's own file is unknown (a runner or a hand-made list that
+/// names no file for it), olm-rbac cannot tell where the bundle is, so no
+/// object is known to be outside it (a property-test find).
+#[test]
+fn without_the_csvs_file_nothing_is_known_to_be_the_admins() {
+    let role = cluster_role("ack-extra", EVERYTHING);
+    let b = binding("ClusterRoleBinding", "ack-extra", None, ("ClusterRole", "ack-extra"), &own_account());
+    let mut items: Vec<String> = bundle_docs(ACK).into_iter().map(|(_, text)| text).collect();
+    for (path, doc) in [("admin/r.yaml", &role), ("admin/b.yaml", &b)] {
+        items.push(with_annotation(doc, "internal.config.kubernetes.io/path", path));
+    }
+    let out = function(&resource_list(&items, &as_kpt_sends(&config("ext", &format!("{NAMESPACES}{ALLOW}")))));
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"));
 }

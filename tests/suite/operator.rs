@@ -255,7 +255,7 @@ fn the_policy_applies_when_olm_grants_the_permissions_itself() {
 
 fn krm(bundle: &str, spec: &str) -> Outcome {
     // As kpt sends it: the earlier output, in the config's output file, is the admin's.
-    function(&resource_list(&docs_of(bundle), &as_kpt_sends(&config("ext", spec))))
+    function(&resource_list(&kpt_items(bundle), &as_kpt_sends(&config("ext", spec))))
 }
 
 #[test]

@@ -53,22 +53,6 @@ fn as_run(runner: &'static str, o: Outcome) -> Run {
     Run { runner, code: o.code, output: o.stdout.clone(), messages: format!("{}\n{}", o.stderr, o.stdout) }
 }
 
-/// The document with kpt's path annotation, as kpt sends items.
-fn with_path(text: &str, path: &str) -> String {
-    let annotation = format!("internal.config.kubernetes.io/path: {path:?}");
-    if let Some(at) = text.find("\n  annotations:\n") {
-        let split = at + "\n  annotations:\n".len();
-        return format!("{}    {annotation}\n{}", &text[..split], &text[split..]);
-    }
-    match text.find("metadata:\n") {
-        Some(at) => {
-            let split = at + "metadata:\n".len();
-            format!("{}  annotations:\n    {annotation}\n{}", &text[..split], &text[split..])
-        }
-        None => text.to_string(),
-    }
-}
-
 fn req(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Request {
     Request {
         verb: verb.into(),
