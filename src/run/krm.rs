@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::views::{read_config, read_objects, view_finding, yaml_finding};
 use super::Outcome;
-use crate::config::{self, Config};
+use crate::config::{self, BundleObjects, Config};
 use crate::model::{InputObject, RunnerMarks};
 use crate::plan::{plan, Generated, Plan};
 use crate::report::{krm_results, Finding, ObjRef};
@@ -56,6 +56,15 @@ pub fn function(input: &str) -> Outcome {
     let runner = runner_marks(&list);
     let objects = read_objects(&list.items, |c, _| c.header.file_ref(runner), &mut results);
     let config = function_config(&list, &objects, &mut results);
+    if let Some(c) = config.as_ref().filter(|c| runner.paths && c.bundle_objects == BundleObjects::Drop) {
+        results.push(
+            Finding::error(
+                "kpt writes the function's output back over the package's files, so bundleObjects: Drop would delete the bundle's manifests from it; keep them (bundleObjects: Keep, the default) and leave them out of what you apply, or use `olm-rbac render`, whose output goes to stdout",
+            )
+            .on(&c.object_ref())
+            .at("spec.bundleObjects"),
+        );
+    }
     let mut plan = match config {
         Some(config) if exit_code(&results) == 0 => {
             let mut plan = plan(&[config], &objects);

@@ -255,6 +255,34 @@ fn kpt_fn_render_on_the_example_package() {
     assert_eq!(snapshot(&pkg), committed, "and a second render changes nothing");
 }
 
+/// `kpt fn render` writes the function's output back over the package: with
+/// `bundleObjects: Drop` olm-rbac refuses, and every file of the package is
+/// still there, byte for byte.
+#[test]
+fn kpt_fn_render_with_drop_deletes_nothing() {
+    let Some(kpt) = KPT.find() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let pkg = tmp.path().join("kpt");
+    copy_dir(&repo("examples/kpt"), &pkg);
+    let config = pkg.join("rbac.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replacen("spec:\n", "spec:\n  bundleObjects: Drop\n", 1)).unwrap();
+    let before = snapshot(&pkg);
+    let out = Command::new(&kpt)
+        .args(["fn", "render", "--allow-exec", "--truncate-output=false"])
+        .arg(&pkg)
+        .env("PATH", path_with_binary())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "kpt fn render must fail: {}", text_of(&out));
+    assert!(text_of(&out).contains("bundleObjects: Drop would delete the bundle's manifests"), "{}", text_of(&out));
+    assert_eq!(snapshot(&pkg), before, "no file of the package changed or went away");
+}
+
+fn text_of(out: &Output) -> String {
+    format!("{}{}", text(&out.stdout), text(&out.stderr))
+}
+
 /// `kpt fn eval --exec olm-rbac -- key=value` sends a ConfigMap.
 #[test]
 fn kpt_fn_eval_with_key_value_config() {
