@@ -899,6 +899,9 @@ fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static s
             return Err(format!("{} disappeared without a word", d.header.object_ref()));
         }
     }
+    if invariant::malformed_crd(&input_text) {
+        return Ok("unreadable");
+    }
     // The cluster-to-be: the output plus what OLM grants for the CSV.
     let Some(csv) = invariant::csv(docs) else { return Ok("unreadable") };
     let op = case.operator.clone().unwrap_or(invariant::Operator {
