@@ -512,14 +512,18 @@ pub fn installer_may_hold(atom: &Atom) -> bool {
     }
 }
 
-/// The rules of the Roles and ClusterRoles in `text` that no binding there
-/// refers to (Kubernetes' own roles left out): a role nobody binds, which the
-/// install policy does not measure but an installer must hold to create it.
+/// The rules of the Roles and ClusterRoles in `text` that grant nobody (no
+/// binding there refers to them with a subject that matches someone;
+/// Kubernetes' own roles left out): the install policy does not measure
+/// them, but an installer must hold them to create them.
 pub fn unbound_rules(text: &str) -> Vec<PolicyRule> {
     let p = policy(text);
     let bound = |kind: &str, ns: Option<&str>, name: &str| {
         p.bindings.iter().any(|b| {
-            b.role_kind == kind && b.role_name == name && (kind == "ClusterRole" || b.namespace.as_deref() == ns)
+            b.role_kind == kind
+                && b.role_name == name
+                && (kind == "ClusterRole" || b.namespace.as_deref() == ns)
+                && b.subjects.iter().any(|s| subject_key(s, b.namespace.as_deref()).is_some())
         })
     };
     let cluster = p.cluster_roles.values().filter(|r| !r.builtin && !bound("ClusterRole", None, &r.name));
