@@ -511,3 +511,18 @@ pub fn installer_may_hold(atom: &Atom) -> bool {
         _ => false,
     }
 }
+
+/// Does a CustomResourceDefinition in `input` not read as YAML? olm-rbac
+/// reads a CRD's header and names without its schema, so a schema broken in
+/// a way the API server would refuse still counts there as the bundle's API;
+/// [`own_apis`], reading whole documents, leaves it out. On such input the
+/// two disagree about which APIs are the bundle's, and there is nothing to
+/// compare.
+pub fn malformed_crd(input: &str) -> bool {
+    let Ok(docs) = split_documents(input) else { return false };
+    docs.iter().filter(|d| d.header.kind.as_deref() == Some("CustomResourceDefinition")).any(|d| {
+        let mut options = serde_saphyr::Options::default();
+        options.duplicate_keys = serde_saphyr::options::DuplicateKeyPolicy::LastWins;
+        serde_saphyr::from_str_with_options::<serde_json::Value>(&d.text, options).is_err()
+    })
+}

@@ -18,8 +18,9 @@
 //! `OLM_RBAC_PROPERTY_CASES=N`; `OLM_RBAC_PROPERTY_SEED=S` for other cases),
 //! which goes on after a failure and reports them all at the end. Each case
 //! has its own seed, printed with a failure: `OLM_RBAC_PROPERTY_CASE_SEED=X`
-//! runs that case alone. A failing case is written to
-//! `target/tmp/property-failure-N.yaml`. `OLM_RBAC_PROPERTY_VERBOSE=1` prints
+//! runs that case alone. A failing case's inputs are written to
+//! `target/tmp/property-case-<case seed>/`, as files for `render` and as the
+//! ResourceList for KRM mode. `OLM_RBAC_PROPERTY_VERBOSE=1` prints
 //! why each refused case was refused.
 
 use std::collections::BTreeSet;
@@ -766,17 +767,23 @@ fn claimed_output(rng: &mut Rng, ctx: &Ctx) -> Vec<String> {
 }
 
 /// An item as kpt hands it to a function: with the path of its file in
-/// kpt's annotations (an item whose annotations this cannot place is left as
-/// it is, of unknown origin).
-fn as_kpt_reads(item: &str, path: &str) -> String {
+/// kpt's annotations. `None` when this cannot place them (no block-style
+/// `metadata`, or flow-style annotations): the case then runs without kpt,
+/// since kpt annotates every item and a ResourceList where only some carry
+/// paths is not one kpt sends.
+fn as_kpt_reads(item: &str, path: &str) -> Option<String> {
     let lines = format!("    internal.config.kubernetes.io/path: '{path}'\n    config.kubernetes.io/path: '{path}'\n");
-    if let Some(at) = item.find("\nmetadata:\n  annotations:\n") {
-        let at = at + "\nmetadata:\n  annotations:\n".len();
-        format!("{}{lines}{}", &item[..at], &item[at..])
-    } else if !item.contains("\n  annotations:") {
-        item.replacen("\nmetadata:\n", &format!("\nmetadata:\n  annotations:\n{lines}"), 1)
-    } else {
-        item.to_string()
+    let start = item.find("\nmetadata:\n")? + "\nmetadata:\n".len();
+    // The metadata block: its lines are indented.
+    let len = item[start..].split_inclusive('\n').take_while(|l| l.starts_with(' ')).map(str::len).sum::<usize>();
+    let block = &item[start..start + len];
+    match block.find("\n  annotations:").map(|at| at + 1).or(block.starts_with("  annotations:").then_some(0)) {
+        Some(at) if block[at..].starts_with("  annotations:\n") => {
+            let at = start + at + "  annotations:\n".len();
+            Some(format!("{}{lines}{}", &item[..at], &item[at..]))
+        }
+        Some(_) => None,
+        None => Some(format!("{}  annotations:\n{lines}{}", &item[..start], &item[start..])),
     }
 }
 
@@ -794,32 +801,52 @@ struct Case {
 /// The admin's Namespace objects, beside the bundle.
 const NAMESPACES: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n  labels: {tenant: a}\n";
 
+/// What olm-rbac is given for a case: the files `render` reads (the
+/// bundle's documents, the admin's Namespaces and config), and the
+/// ResourceList a KRM runner sends.
+fn inputs(case: &Case) -> (Vec<Source>, Source, String) {
+    let config = config("ext", &case.spec);
+    let mut sources: Vec<Source> = case
+        .docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Source { name: format!("bundle/manifests/doc{i}.yaml"), text: d.clone() })
+        .collect();
+    sources.push(Source { name: "admin/namespaces.yaml".into(), text: NAMESPACES.into() });
+    let mut items: Vec<String> = sources.iter().map(|s| s.text.clone()).collect();
+    if case.kpt {
+        let annotated = items.iter().zip(&sources).map(|(item, s)| as_kpt_reads(item, &s.name));
+        items = annotated.collect::<Option<Vec<_>>>().expect("a kpt case whose items all take kpt's annotations");
+    }
+    // kpt marks the functionConfig too: its path annotations are then believed.
+    let function_config = if case.kpt { as_kpt_sends(&config) } else { config.clone() };
+    let list = resource_list(&items, &function_config);
+    (sources, Source { name: "admin/rbac.yaml".into(), text: config }, list)
+}
+
+/// Writes a case's inputs where a failure message can point: the files for
+/// `olm-rbac render --config admin/rbac.yaml bundle/manifests admin/namespaces.yaml`
+/// and `resource-list.yaml` for `olm-rbac < resource-list.yaml`.
+fn dump(case: &Case, case_seed: u64) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("property-case-{case_seed}"));
+    let (sources, config, list) = inputs(case);
+    for s in sources.iter().chain([&config]) {
+        let path = dir.join(&s.name);
+        let _ = std::fs::create_dir_all(path.parent().unwrap());
+        let _ = std::fs::write(path, &s.text);
+    }
+    let _ = std::fs::write(dir.join("resource-list.yaml"), list);
+    dir
+}
+
 /// Runs one case; `Err` describes a broken invariant.
 fn check(case: &Case) -> Result<&'static str, String> {
-    let (docs, krm) = (&case.docs, case.krm);
-    let extension = "ext";
-    let config = config(extension, &case.spec);
-    let namespaces = NAMESPACES.to_string();
+    let (sources, config, list) = inputs(case);
     let outcome = std::panic::catch_unwind(|| {
-        if krm {
-            let mut items: Vec<String> = docs.to_vec();
-            items.push(namespaces.clone());
-            if case.kpt {
-                let paths = (0..docs.len()).map(|i| format!("bundle/manifests/doc{i}.yaml"));
-                let paths: Vec<String> = paths.chain(["admin/namespaces.yaml".to_string()]).collect();
-                items = items.iter().zip(&paths).map(|(item, path)| as_kpt_reads(item, path)).collect();
-                // kpt's mark on the functionConfig: its path annotations are then believed.
-                return function(&resource_list(&items, &as_kpt_sends(&config)));
-            }
-            function(&resource_list(&items, &config))
+        if case.krm {
+            function(&list)
         } else {
-            let mut sources: Vec<Source> = docs
-                .iter()
-                .enumerate()
-                .map(|(i, d)| Source { name: format!("bundle/manifests/doc{i}.yaml"), text: d.clone() })
-                .collect();
-            sources.push(Source { name: "admin/namespaces.yaml".into(), text: namespaces.clone() });
-            render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config.clone() }])
+            render(&sources, std::slice::from_ref(&config))
         }
     })
     .map_err(|_| "panicked".to_string())?;
@@ -872,6 +899,9 @@ fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static s
         if !present.contains(&key) && !named {
             return Err(format!("{} disappeared without a word", d.header.object_ref()));
         }
+    }
+    if invariant::malformed_crd(&input_text) {
+        return Ok("unreadable");
     }
     // The cluster-to-be: the output plus what OLM grants for the CSV.
     let Some(csv) = invariant::csv(docs) else { return Ok("unreadable") };
@@ -1035,6 +1065,9 @@ fn generate(case_seed: u64, bundles: &[Vec<String>]) -> Case {
     for _ in 0..rng.below(4) {
         mutate(&mut rng, &mut docs, &ctx);
     }
+    // Through kpt only if every item can carry kpt's annotations.
+    let kpt = ctx.kpt && docs.iter().map(String::as_str).chain([NAMESPACES]).all(|d| as_kpt_reads(d, "x").is_some());
+    let ctx = Ctx { kpt, ..ctx };
     let (operator_yaml, operator, installer) = operator_and_installer(&mut rng, &ctx, &docs);
     let spec = admin_spec(BUNDLES[bundle], &format!("{}{operator_yaml}", rng.pick(&SPECS)));
     Case { docs, spec, krm: ctx.krm, kpt: ctx.kpt, operator, installer }
@@ -1060,15 +1093,12 @@ fn no_bundle_makes_olm_rbac_grant_beyond_its_own_apis() {
         let case_seed = one.unwrap_or_else(|| seeds.next());
         let case = generate(case_seed, &bundles);
         match check(&case) {
-            Ok(what) => *outcomes.entry(what).or_default() += 1,
+            Ok(what) => {
+                *outcomes.entry(what).or_default() += 1;
+            }
             Err(why) => {
                 *outcomes.entry("FAILED").or_default() += 1;
-                let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-                    .join(format!("property-failure-{}.yaml", failures.len()));
-                let _ = std::fs::write(
-                    &path,
-                    format!("# spec:\n#{}\n{}", case.spec.replace('\n', "\n#"), case.docs.join("---\n")),
-                );
+                let path = dump(&case, case_seed);
                 let message = format!(
                     "case {n}, OLM_RBAC_PROPERTY_CASE_SEED={case_seed} ({} mode): {why}; the input is in {}",
                     match (case.krm, case.kpt) {
