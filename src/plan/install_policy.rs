@@ -34,7 +34,7 @@ use crate::report::{Finding, ObjRef};
 use crate::reserved::is_reserved_role_name;
 
 use super::bundle::level_bound;
-use super::operator::{read_namespaces, watched_namespaces, Grant};
+use super::operator::{promoted, read_namespaces, watched_namespaces, Grant};
 use super::origin::{Origin, Origins};
 use super::Api;
 
@@ -255,23 +255,6 @@ impl<'a> Gate<'a> {
         }
     }
 
-    /// Does OLM (or olm-rbac, as configured) promote `permissions` to
-    /// cluster-wide grants? `Cluster` does; `Namespaces` does not; with
-    /// `Unmanaged`, OLM does when the operator supports AllNamespaces and no
-    /// targets are named, as OLM v1 installs it.
-    fn promoted(&self, view: &CsvView) -> bool {
-        let op = &self.config.operator;
-        match op.permissions {
-            OperatorPermissions::Cluster => true,
-            OperatorPermissions::Namespaces => false,
-            OperatorPermissions::Unmanaged => {
-                op.target_namespaces.is_empty()
-                    && op.target_selector.is_none()
-                    && view.spec.install_modes.iter().any(|m| m.supported && m.mode.as_deref() == Some("AllNamespaces"))
-            }
-        }
-    }
-
     fn account(&self, name: &str) -> String {
         if self.install == UNNAMED_INSTALL_NAMESPACE {
             format!("ServiceAccount {name}")
@@ -284,7 +267,7 @@ impl<'a> Gate<'a> {
     /// added when `permissions` are promoted.
     fn csv_granted<'o>(&self, csv: &'o InputObject, grants: &[Grant]) -> Vec<Granted<'o>> {
         let promoted = match &csv.body {
-            Body::Csv(view) => self.promoted(view),
+            Body::Csv(view) => promoted(self.config, view),
             _ => false,
         };
         let place = |cluster: bool| {
@@ -367,12 +350,11 @@ impl<'a> Gate<'a> {
     /// reaches that account.
     fn installer_holds<'o>(&self, o: &'o InputObject, v: &RoleView) -> Vec<Granted<'o>> {
         let Some(installer) = &self.config.installer else { return Vec::new() };
+        // The installer writes OLM's copy of a Role: in the install namespace.
         let place = if o.is("rbac.authorization.k8s.io", "ClusterRole") {
             Place::Cluster
         } else {
-            let mut places = BTreeSet::from([self.install.clone()]);
-            places.extend(o.header.namespace.clone().filter(|ns| !ns.is_empty()));
-            Place::Namespaces(places.into_iter().collect())
+            Place::Namespaces(vec![self.install.clone()])
         };
         v.rules
             .iter()

@@ -24,7 +24,7 @@ use crate::names::bounded_name;
 use crate::report::Finding;
 
 use super::accounts::Account;
-use super::operator::{read_namespaces, watched_namespaces, Grant};
+use super::operator::{promoted, read_namespaces, watched_namespaces, Grant};
 use super::origin::{bundle_members, source_folder, Origins};
 use super::{Made, Object};
 
@@ -252,13 +252,7 @@ fn operator_needs(
     results: &mut Vec<Finding>,
 ) -> Vec<Need> {
     let ns = installer.namespace.as_str();
-    let promoted = match config.operator.permissions {
-        OperatorPermissions::Cluster => true,
-        OperatorPermissions::Namespaces => false,
-        OperatorPermissions::Unmanaged => {
-            view.spec.install_modes.iter().any(|m| m.supported && m.mode.as_deref() == Some("AllNamespaces"))
-        }
-    };
+    let promoted = promoted(config, view);
     let mut places: BTreeSet<String> = BTreeSet::from([ns.to_string()]);
     if config.operator.permissions == OperatorPermissions::Namespaces {
         places.extend(watched_namespaces(config, ns, objects, origins, results));

@@ -359,6 +359,20 @@ impl Writer<'_> {
     }
 }
 
+/// Are the CSV's `permissions` granted cluster-wide? `Cluster` promotes them
+/// as OLM does; `Namespaces` does not; with `Unmanaged`, OLM does when the
+/// operator supports AllNamespaces (targets are not configurable then), as
+/// OLM v1 installs it.
+pub(crate) fn promoted(config: &Config, view: &CsvView) -> bool {
+    match config.operator.permissions {
+        OperatorPermissions::Cluster => true,
+        OperatorPermissions::Namespaces => false,
+        OperatorPermissions::Unmanaged => {
+            view.spec.install_modes.iter().any(|m| m.supported && m.mode.as_deref() == Some("AllNamespaces"))
+        }
+    }
+}
+
 /// What OLM adds to `permissions` it promotes cluster-wide: an all-namespaces
 /// operator lists the namespaces it serves.
 pub(crate) fn read_namespaces() -> PolicyRule {
