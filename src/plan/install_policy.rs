@@ -616,14 +616,17 @@ impl<'a> Gate<'a> {
 
     fn check_ceiling(&self, allow: &[PolicyEntry], granted: &[Granted], results: &mut Vec<Finding>) {
         let mut results = Capped::new(results);
+        // The entries that apply in each place, gathered once per place.
+        let mut applicable: BTreeMap<Option<&str>, Vec<PolicyRule>> = BTreeMap::new();
         for g in granted {
             // Each place, with what the entries that apply there leave uncovered;
             // namespaces with the same answer are reported together.
             let mut beyond: Vec<(Vec<String>, Option<Vec<String>>)> = Vec::new();
             for ns in places(&g.place) {
-                let rules: Vec<PolicyRule> =
-                    allow.iter().filter(|e| self.allows_in(e, ns)).map(|e| e.rule.clone()).collect();
-                let missing: Vec<String> = uncovered_rules(&rules, &g.rule).iter().map(describe_rule).collect();
+                let rules = applicable.entry(ns).or_insert_with(|| {
+                    allow.iter().filter(|e| self.allows_in(e, ns)).map(|e| e.rule.clone()).collect()
+                });
+                let missing: Vec<String> = uncovered_rules(rules, &g.rule).iter().map(describe_rule).collect();
                 if missing.is_empty() {
                     continue;
                 }
