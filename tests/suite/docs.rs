@@ -179,6 +179,43 @@ const FROM_LIBRARIES: [(&str, &str); 2] = [
     ("unknown variant `Agregate`, expected one of", "spec:\n  mode: Agregate\n"),
 ];
 
+/// Whether a message (without `error: ` or the like before it) is one a
+/// template in `src/` writes.
+pub(crate) fn is_the_programs(message: &str) -> bool {
+    static TEMPLATES: std::sync::OnceLock<Vec<(String, Vec<String>)>> = std::sync::OnceLock::new();
+    let templates = TEMPLATES.get_or_init(|| {
+        let mut found = Vec::new();
+        literals(&repo("src"), &mut found);
+        found.into_iter().map(|t| (pieces(&t), t)).map(|(p, t)| (t, p)).collect()
+    });
+    let pieced: Vec<Vec<String>> = templates.iter().map(|(_, p)| p.clone()).collect();
+    covered_by(message, &pieced) || templates.iter().any(|(raw, p)| whole_template(message, raw, p))
+}
+
+/// Whether a whole message line is one template with its placeholders filled:
+/// every literal piece in order, the first at the start and the last at the
+/// end unless a placeholder stands there, and at least 20 literal characters,
+/// so that a template of a few words vouches for nothing.
+fn whole_template(line: &str, raw: &str, pieces: &[String]) -> bool {
+    let (Some(first), Some(last)) = (pieces.first(), pieces.last()) else { return false };
+    if pieces.iter().map(String::len).sum::<usize>() < 20 {
+        return false;
+    }
+    let open_start = raw.starts_with('{') && !raw.starts_with("{{");
+    let open_end = raw.ends_with('}') && !raw.ends_with("}}");
+    if (!open_start && !line.starts_with(first.as_str())) || (!open_end && !line.ends_with(last.as_str())) {
+        return false;
+    }
+    let mut at = 0;
+    for piece in pieces {
+        match line[at..].find(piece.as_str()) {
+            Some(i) => at += i + piece.len(),
+            None => return false,
+        }
+    }
+    true
+}
+
 #[test]
 fn every_quoted_message_is_one_the_program_writes() {
     let mut templates = Vec::new();

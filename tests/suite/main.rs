@@ -9,6 +9,7 @@ mod common;
 
 mod access_cli;
 mod access_facts;
+mod doc_blocks;
 mod docs;
 mod e2e;
 mod errors;
@@ -23,7 +24,6 @@ mod kubernetes_tables;
 mod modes;
 mod operator;
 mod property;
-mod readme;
 mod review_regressions;
 mod schema;
 mod security;
