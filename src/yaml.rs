@@ -20,6 +20,7 @@ pub use crate::model::Header;
 mod cut;
 mod edit;
 mod header;
+mod merge;
 mod text;
 mod view;
 mod walk;

@@ -8,6 +8,7 @@ use std::ops::Range;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 use super::header::{resolve_header, HeaderCollector, ItemHeader};
+use super::merge::MergeCheck;
 use super::text::{
     after_marker_line, dash_line, line_start, line_start_at_or_after, marker_line_start, offset, pos_of, relative,
     scan_error, LineCounter,
@@ -56,8 +57,10 @@ impl ListScan {
             kind: None,
         };
         let mut walker = Walker::default();
+        let mut merges = MergeCheck::default();
         for next in Parser::new_from_str_with_options(src, parser_options()) {
             let (event, span) = next.map_err(|e| scan_error(&e))?;
+            merges.track(&event, &span)?;
             let depth = walker.frames.len();
             if !scan.document(&event, &span, depth, src)? {
                 return Ok(None);
@@ -160,7 +163,7 @@ impl ListScan {
             kind: self.kind,
         };
         let ends: Vec<usize> = self.key_starts.iter().skip(1).map(|k| k.1).chain([self.doc_end]).collect();
-        let item_headers = self.headers.finish(src)?;
+        let item_headers = self.headers.finish();
         let mut entry_lines = LineCounter::default();
         for ((key, start), end) in self.key_starts.into_iter().zip(ends) {
             let line = entry_lines.line_at(src, start);
@@ -247,12 +250,14 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
         content: bool,
     }
     let mut walker = Walker::default();
+    let mut merges = MergeCheck::default();
     let mut headers = HeaderCollector::new(0);
     let mut docs: Vec<Doc> = Vec::new();
     // Where the next implicit document would start (after a `...` line).
     let mut resume = 0usize;
     for next in Parser::new_from_str_with_options(src, parser_options()) {
         let (event, span) = next.map_err(|e| scan_error(&e))?;
+        merges.track(&event, &span)?;
         match &event {
             Event::DocumentStart(explicit, _) => {
                 let start = if *explicit { after_marker_line(src, offset(&span.end, src)) } else { resume };
@@ -290,7 +295,7 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
         let step = walker.step(&event);
         headers.observe(&walker, &step);
     }
-    let mut item_headers = headers.finish(src)?.into_iter();
+    let mut item_headers = headers.finish().into_iter();
     let mut lines = LineCounter::default();
     docs.into_iter()
         .filter(|d| d.content)
@@ -472,16 +477,20 @@ mod tests {
     }
 
     #[test]
-    fn merge_keys_are_refused_wherever_they_are() {
-        for text in [
-            "kind: A\nmetadata:\n  <<: {name: a}\n",
-            "kind: A\nrules:\n- apiGroups: [x]\n  <<: {apiGroups: [\"*\"]}\n",
-            "kind: A\nspec: {!!merge <<: {a: 1}}\n",
-        ] {
-            let err = split_documents(text).unwrap_err();
-            assert!(err.message.contains("merge key"), "{text}: {}", err.message);
-        }
-        // A key that only looks like one is fine.
-        assert!(split_documents("kind: A\ndata: {\"<<\": x}\n").is_ok());
+    fn headers_written_through_merge_keys_are_the_merged_ones() {
+        let docs = split_documents(
+            "base: &b {kind: Role, metadata: {name: r}}\n<<: *b\n---\nkind: A\nmetadata:\n  labels: {x: \"1\"}\n  <<: {name: a, labels: {y: \"2\"}}\n",
+        );
+        // A key written before a `<<` that sets it too: readers disagree.
+        assert!(docs.unwrap_err().message.contains("\"labels\" (line 6) is written before a merge key (<<)"));
+        let docs = split_documents(
+            "base: &b {kind: Role, metadata: {name: r}}\n<<: *b\n---\nkind: A\nmetadata: {<<: {name: a}}\n",
+        )
+        .unwrap();
+        assert_eq!((docs[0].header.kind.as_deref(), docs[0].header.name.as_deref()), (Some("Role"), Some("r")));
+        assert_eq!(docs[1].header.name.as_deref(), Some("a"));
+        assert!(docs.iter().all(|d| d.indirect), "a merged header is read whole");
+        assert!(split_documents("kind: A\ndata: {\"<<\": x}\n").is_ok(), "a key that only looks like one");
+        assert!(split_list("apiVersion: v1\nitems:\n- kind: A\n  spec: {a: 1, <<: {a: 2}}\n").is_err(), "lists too");
     }
 }

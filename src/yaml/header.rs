@@ -5,9 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use granit_parser::{Event, ScalarStyle};
+use granit_parser::Event;
 
-use super::text::{line_start, LineCounter};
+use super::merge::is_merge_key;
+use super::view::REPEATED_KEY;
 use super::walk::{Step, Walker};
 use super::{parse_item, Chunk, Header, Pos, YamlError};
 
@@ -30,8 +31,6 @@ pub(super) struct HeaderCollector {
     /// Header keys seen in the current item, by map (0 root, 1 metadata,
     /// 2 labels, 3 annotations), to notice a repeated one.
     seen: BTreeSet<(u8, String)>,
-    /// Where the first merge key (`<<`) is, if any.
-    merge_key: Option<usize>,
     /// An elided collection being walked: its start and its frame depth.
     open: Option<(usize, usize)>,
 }
@@ -44,7 +43,6 @@ impl HeaderCollector {
             elide: Vec::new(),
             indirect: Vec::new(),
             seen: BTreeSet::new(),
-            merge_key: None,
             open: None,
         }
     }
@@ -66,12 +64,10 @@ impl HeaderCollector {
     pub(super) fn track(&mut self, walker: &Walker<'_>, event: &Event<'_>, at: usize) {
         let indirect = match event {
             Event::Alias(..) | Event::UnresolvedAlias(..) => true,
-            Event::Scalar(value, style, anchor, tag) => {
+            Event::Scalar(_, _, anchor, tag) => {
+                // A merge key brings keys the walk does not see (`<<: {kind: Role}`).
                 let key = walker.frames.last().is_some_and(|f| f.is_map && f.expect_key);
-                if key && value == "<<" && (*style == ScalarStyle::Plain || tag.is_some()) {
-                    self.merge_key.get_or_insert(at);
-                }
-                *anchor != 0 || tag.is_some()
+                (key && is_merge_key(event)) || *anchor != 0 || tag.is_some()
             }
             Event::MappingStart(_, anchor, tag) | Event::SequenceStart(_, anchor, tag) => *anchor != 0 || tag.is_some(),
             _ => false,
@@ -159,18 +155,9 @@ impl HeaderCollector {
     }
 
     /// Each item's header, its elided ranges (absolute), and whether it is
-    /// indirect. A merge key anywhere is refused: YAML readers apply it
-    /// differently (Kubernetes' lets a `<<` override keys written before it,
-    /// the YAML spec does not), so no reading of the item can be trusted.
-    pub(super) fn finish(self, src: &str) -> Result<Vec<ItemHeader>, YamlError> {
-        if let Some(at) = self.merge_key {
-            let line = LineCounter::default().line_at(src, at);
-            return Err(YamlError {
-                message: "the input uses a YAML merge key (<<), which YAML readers apply differently (Kubernetes' lets it override keys written before it); write the keys out".into(),
-                pos: Pos { line, col: src[line_start(src, at)..at].chars().count() + 1 },
-            });
-        }
-        Ok(self.headers.into_iter().zip(self.elide).zip(self.indirect).map(|((h, e), i)| (h, e, i)).collect())
+    /// indirect. (Merge keys are checked beside the walk, in `merge`.)
+    pub(super) fn finish(self) -> Vec<ItemHeader> {
+        self.headers.into_iter().zip(self.elide).zip(self.indirect).map(|((h, e), i)| (h, e, i)).collect()
     }
 }
 
@@ -210,12 +197,18 @@ pub(super) fn resolve_header(chunk: &mut Chunk<'_>) -> Result<(), YamlError> {
     let view: HeaderView = parse_item(chunk).map_err(|e| {
         // The parser's own positions are within the item; the error carries the stream's.
         let why = e.message.split(" at line ").next().unwrap_or_default().trim_end_matches(':').to_string();
-        YamlError {
-            message: format!(
+        let why = match &e.path {
+            Some(path) => format!("{path}: {why}"),
+            None => why,
+        };
+        let message = if why.contains(REPEATED_KEY) {
+            format!("this item cannot be read as a whole: {why}")
+        } else {
+            format!(
                 "this item uses YAML anchors, aliases, merge keys, tags or a repeated key, and cannot be read as a whole: {why}"
-            ),
-            pos: e.pos.unwrap_or(Pos { line: chunk.line, col: 1 }),
-        }
+            )
+        };
+        YamlError { message, pos: e.pos.unwrap_or(Pos { line: chunk.line, col: 1 }) }
     })?;
     let meta = view.metadata;
     chunk.header = Header {

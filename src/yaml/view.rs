@@ -36,8 +36,9 @@ pub(crate) fn options() -> serde_saphyr::Options {
     budget.max_documents = usize::MAX / 2;
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
-    // See `HeaderCollector::finish`: readers disagree on merge keys.
-    options.merge_keys = serde_saphyr::options::MergeKeyPolicy::Error;
+    // Merge keys as Kubernetes applies them; where readers would disagree, the
+    // cut has refused the input already (`merge`).
+    options.merge_keys = serde_saphyr::options::MergeKeyPolicy::Merge;
     options.with_snippet = false;
     options
 }
@@ -77,7 +78,10 @@ pub(crate) struct ViewError {
 impl ViewError {
     pub(super) fn from_saphyr(e: &serde_saphyr::Error, text: &str, first_line: usize, layout: Layout) -> Self {
         let location = e.location();
-        let mut message = e.without_snippet().to_string();
+        let mut message = match e.without_snippet() {
+            serde_saphyr::Error::DuplicateMappingKey { key, .. } => repeated_key(key.as_deref()),
+            other => other.to_string(),
+        };
         if let Some(rest) = message.strip_prefix("error: ") {
             message = rest.to_string();
         }
@@ -103,6 +107,20 @@ impl ViewError {
         let message = explain_type(&message, path.as_deref());
         ViewError { message, path, pos }
     }
+}
+
+/// What every repeated key says, in whichever item and field.
+pub(super) const REPEATED_KEY: &str = "is written twice in one mapping";
+
+/// A repeated key, said in olm-rbac's words. Readers disagree on it: kubectl
+/// converts YAML to JSON keeping the last value without a word (the API server
+/// never sees the first), while kustomize and the API server's strict field
+/// validation, given the YAML itself, refuse it.
+fn repeated_key(key: Option<&str>) -> String {
+    let key = key.map_or_else(|| "a key".to_string(), |k| format!("the key {k:?}"));
+    format!(
+        "{key} {REPEATED_KEY}: kubectl keeps the last one without a word, while kustomize and the API server's strict field validation refuse it; keep one"
+    )
 }
 
 /// Says a type mismatch in the terms of the field that has it, where the
@@ -185,6 +203,23 @@ fn join_path(segments: Vec<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn views_read_merge_keys_as_kubernetes_does() {
+        let src = "a: &x {p: 1, d: x}\nb: &y {p: 2, q: 2}\nc:\n  <<: [*x, *y]\n  d: own\n";
+        let docs = super::super::split_documents(src).unwrap();
+        let v: serde_json::Value = parse_item(&docs[0]).unwrap();
+        // The first mapping of a list wins, and keys written after the `<<` win over it.
+        assert_eq!(v["c"], serde_json::json!({"p": 1, "q": 2, "d": "own"}));
+    }
+
+    #[test]
+    fn a_repeated_key_is_said_in_olm_rbacs_words() {
+        let docs = super::super::split_documents("kind: A\nspec:\n  a: 1\n  a: 2\n").unwrap();
+        let e = parse_item::<serde_json::Value>(&docs[0]).unwrap_err();
+        assert_eq!(e.message, "the key \"a\" is written twice in one mapping: kubectl keeps the last one without a word, while kustomize and the API server's strict field validation refuse it; keep one");
+        assert_eq!((e.pos.map(|p| p.line), e.path.as_deref()), (Some(4), Some("spec.a")));
+    }
 
     #[test]
     fn path_at_names_nested_keys() {

@@ -617,6 +617,84 @@ fn merge_keys_are_refused_because_readers_apply_them_differently() {
 }
 
 #[test]
+fn fields_a_merge_key_brings_are_judged_as_the_cluster_reads_them() {
+    // The kind or the labels come through a merge key: the cluster sees a
+    // ClusterRole that aggregates reading secrets into view.
+    let cases = [
+        // The kind, from an anchored mapping merged at the top level.
+        "base: &b {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}\n<<: *b\nmetadata:\n  name: reader\n  labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
+        // The labels, merged into metadata.
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  <<: {labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}}\n  name: reader\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
+        // The labels map itself, merged from a list.
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  labels:\n    <<: [{rbac.authorization.k8s.io/aggregate-to-view: \"true\"}, {app: x}]\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
+    ];
+    for case in cases {
+        let docs = bundle(&[case.to_string()]);
+        for mode in MODES {
+            let spec = format!("{mode}  stripBundleAggregation: true\n");
+            for run in run_both(&docs, &spec) {
+                assert_eq!(run.code, 0, "{case}\n{}", run.messages);
+                assert!(
+                    run.messages.contains("ClusterRole reader: removed its aggregation labels"),
+                    "{case}\n{}",
+                    run.messages
+                );
+                let (viewer, binding) = holder_of("view");
+                let p = policy(&format!("{}{binding}", run.output));
+                assert!(p.can(&viewer, &req("get", "", "secrets", Some("team-a"))).is_none(), "{case}");
+            }
+        }
+        for run in run_both(&docs, "  mode: Unmanaged\n") {
+            assert!(
+                run.messages.contains("ClusterRole reader: this bundle role carries aggregation labels"),
+                "{case}\n{}",
+                run.messages
+            );
+        }
+    }
+}
+
+#[test]
+fn a_rule_written_through_a_merge_key_is_the_merged_rule() {
+    // To the cluster this rule is `*` on `*`: the merge brings the groups and resources.
+    let wildcard = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: foo-viewer\n  labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}\nrules:\n- <<: {apiGroups: [\"*\"], resources: [\"*\"]}\n  verbs: [\"*\"]\n";
+    let docs = bundle(&[wildcard.to_string()]);
+    for run in run_both(&docs, "  mode: Aggregate\n") {
+        assert_eq!(run.code, 0, "{}", run.messages);
+        assert!(!run.messages.contains("provides the view role"), "never adopted: {}", run.messages);
+        assert!(
+            run.messages
+                .contains("grants more than view on the bundle's own APIs (verbs=[*] apiGroups=[*] resources=[*])"),
+            "{}",
+            run.messages
+        );
+    }
+    for run in run_both(&docs, "  mode: Aggregate\n  stripBundleAggregation: true\n") {
+        assert_eq!(run.code, 0, "{}", run.messages);
+        assert_grants_only_own_apis(&joined(&docs), &run, &[("example.com", "foos")]);
+    }
+}
+
+#[test]
+fn a_merge_key_that_overrides_or_repeats_is_refused() {
+    let cases = [
+        // Written before the `<<` that sets it again: kubectl reads ClusterRole, others ConfigMap.
+        ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ConfigMap\n<<: {kind: ClusterRole}\nmetadata: {name: reader}\nrules: []\n", "is written before a merge key (<<) that sets it too"),
+        // Two merges in one mapping: kubectl applies both, kustomize refuses.
+        ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  <<: {labels: {app: x}}\n  <<: {labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}}\nrules: []\n", "a second merge key (<<)"),
+        // A merge of something that is not a mapping.
+        ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  <<: ~\nrules: []\n", "a merge key (<<) takes a mapping"),
+    ];
+    for (case, says) in cases {
+        for spec in MODES {
+            for run in run_both(&bundle(&[case.to_string()]), spec) {
+                assert_refused(&run, says);
+            }
+        }
+    }
+}
+
+#[test]
 fn line_breaks_only_kubernetes_sees_are_refused() {
     // After U+2028, a comment goes on as a second rule for Kubernetes' reader.
     let hidden = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: foo-viewer\nrules:\n- apiGroups: [example.com]\n  resources: [foos]\n  verbs: [get, list, watch] # read-only\u{2028}- apiGroups: [\"*\"]\u{2028}  resources: [\"*\"]\u{2028}  verbs: [\"*\"]\n";
