@@ -6,10 +6,11 @@
 //! read only inside itself, a symbolic link that leads out of it is refused, a
 //! link cycle is followed once, and anything that is not a regular file (a
 //! FIFO, a device such as /dev/zero) is refused instead of read until memory
-//! runs out.
+//! runs out. A folder laid out as an OLM bundle (`manifests/` beside
+//! `metadata/annotations.yaml`) is read as one: see [`BundleRoot`].
 
 use std::collections::BTreeSet;
-use std::io::Read;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 /// What a run prints and how it exits. Errors never leave partial output:
@@ -42,6 +43,14 @@ pub struct Source {
     pub text: String,
 }
 
+/// A command that reads stdin when it is given no path would wait there for
+/// input a terminal never sends: it says so at once instead, and what it
+/// reads (`reads`: "render reads manifests") and how to give it (`instead`).
+/// The one place that decides it, for every command.
+pub fn refuse_terminal(reads: &str, instead: &str, paths_given: bool, stdin_is_terminal: bool) -> Option<String> {
+    (!paths_given && stdin_is_terminal).then(|| format!("{reads}, and stdin is a terminal: {instead}"))
+}
+
 /// Reads stdin whole.
 pub fn read_stdin() -> std::io::Result<String> {
     let mut text = String::new();
@@ -49,26 +58,64 @@ pub fn read_stdin() -> std::io::Result<String> {
     Ok(text)
 }
 
+/// A folder read as an OLM bundle's root: it holds `manifests/` and
+/// `metadata/annotations.yaml` (the registry+v1 layout). The bundle's objects
+/// are in `manifests/`; `metadata/` (annotations, dependencies, properties)
+/// and `tests/` (scorecard configuration) hold none to apply, so they are not
+/// read. Anything else in the folder is read as in any folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleRoot {
+    /// The folder, as reached from the path named on the command line.
+    pub path: String,
+    /// The folders not read, by name: `metadata`, and `tests` when there is one.
+    pub skipped: Vec<String>,
+}
+
+impl BundleRoot {
+    /// `dir` as a bundle's root, if it is laid out as one.
+    fn of(dir: &Path) -> Option<BundleRoot> {
+        if !dir.join("manifests").is_dir() || !dir.join("metadata").join("annotations.yaml").is_file() {
+            return None;
+        }
+        let skipped = ["metadata", "tests"].into_iter().filter(|d| dir.join(d).is_dir()).map(String::from).collect();
+        Some(BundleRoot { path: dir.display().to_string(), skipped })
+    }
+}
+
+/// What reading a path gave: the sources, and the folders read as a bundle's root.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    pub sources: Vec<Source>,
+    pub bundle_roots: Vec<BundleRoot>,
+}
+
 /// A file, stdin (`-`), or every manifest (`*.yaml`, `*.yml`, `*.json`)
 /// under a directory, in name order.
 pub fn read_path(path: &Path) -> Result<Vec<Source>, String> {
+    read_input(path).map(|read| read.sources)
+}
+
+/// [`read_path`], saying which folders were read as a bundle's root.
+pub fn read_input(path: &Path) -> Result<Inputs, String> {
     if path == Path::new("-") {
         let text = read_stdin().map_err(|e| format!("reading stdin: {e}"))?;
-        return Ok(vec![Source { name: "-".into(), text }]);
+        return Ok(Inputs { sources: vec![Source { name: "-".into(), text }], bundle_roots: Vec::new() });
     }
     // A path named on the command line is followed wherever it leads: the user chose it.
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_dir() {
         let root = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut walk = Walk { root, dirs: BTreeSet::new(), files: BTreeSet::new(), found: Vec::new() };
+        let mut walk =
+            Walk { root, dirs: BTreeSet::new(), files: BTreeSet::new(), found: Vec::new(), bundle_roots: Vec::new() };
         walk.dir(path)?;
         walk.found.sort();
-        return walk.found.iter().map(|f| read_file(f)).collect();
+        let sources = walk.found.iter().map(|f| read_file(f)).collect::<Result<_, _>>()?;
+        return Ok(Inputs { sources, bundle_roots: walk.bundle_roots });
     }
     if !meta.is_file() {
         return Err(not_regular(path));
     }
-    Ok(vec![read_file(path)?])
+    Ok(Inputs { sources: vec![read_file(path)?], bundle_roots: Vec::new() })
 }
 
 fn not_regular(path: &Path) -> String {
@@ -90,6 +137,7 @@ struct Walk {
     dirs: BTreeSet<PathBuf>,
     files: BTreeSet<PathBuf>,
     found: Vec<PathBuf>,
+    bundle_roots: Vec<BundleRoot>,
 }
 
 impl Walk {
@@ -106,7 +154,18 @@ impl Walk {
             paths.push((entry.path(), kind));
         }
         paths.sort_by(|a, b| a.0.cmp(&b.0));
+        let skipped = match BundleRoot::of(dir) {
+            Some(bundle) => {
+                let skipped: Vec<PathBuf> = bundle.skipped.iter().map(|d| dir.join(d)).collect();
+                self.bundle_roots.push(bundle);
+                skipped
+            }
+            None => Vec::new(),
+        };
         for (path, kind) in paths {
+            if skipped.contains(&path) {
+                continue;
+            }
             if kind.is_symlink() {
                 self.link(&path)?;
             } else if kind.is_dir() {
@@ -214,6 +273,36 @@ mod tests {
         std::fs::remove_file(root.join("innocent.yaml")).unwrap();
         symlink(tmp.path(), root.join("up")).unwrap();
         assert!(read_path(&root).unwrap_err().contains("up: a symbolic link to"));
+    }
+
+    #[test]
+    fn a_bundle_root_is_read_as_a_bundle_without_its_metadata_and_tests() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("bundle");
+        for dir in ["manifests", "metadata", "tests/scorecard"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::write(root.join("manifests/csv.yaml"), "kind: ClusterServiceVersion\n").unwrap();
+        std::fs::write(root.join("metadata/annotations.yaml"), "annotations: {}\n").unwrap();
+        std::fs::write(root.join("tests/scorecard/config.yaml"), "kind: Configuration\n").unwrap();
+        std::fs::write(root.join("rbac.yaml"), "kind: RBACConfig\n").unwrap();
+        let read = read_input(&root).unwrap();
+        assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml"]);
+        let skipped = vec!["metadata".to_string(), "tests".to_string()];
+        assert_eq!(read.bundle_roots, [BundleRoot { path: root.display().to_string(), skipped }]);
+        // Without metadata/annotations.yaml it is an ordinary folder.
+        std::fs::remove_file(root.join("metadata/annotations.yaml")).unwrap();
+        let read = read_input(&root).unwrap();
+        assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml", "tests/scorecard/config.yaml"]);
+        assert!(read.bundle_roots.is_empty());
+    }
+
+    #[test]
+    fn stdin_on_a_terminal_is_refused_with_what_was_expected() {
+        let refused = refuse_terminal("render reads manifests", "pass them as paths", false, true);
+        assert_eq!(refused.as_deref(), Some("render reads manifests, and stdin is a terminal: pass them as paths"));
+        assert_eq!(refuse_terminal("x", "y", true, true), None, "a path is given");
+        assert_eq!(refuse_terminal("x", "y", false, false), None, "stdin is a pipe");
     }
 
     #[test]

@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use olm_rbac::access::commands::{self, CanI, CanIList, Format};
-use olm_rbac::input::{read_path, read_stdin, Source};
-use olm_rbac::run::{self, Outcome};
+use olm_rbac::input::{read_input, read_path, read_stdin, refuse_terminal, Source};
+use olm_rbac::run::{self, Outcome, OutputFormat, RenderOptions};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -42,13 +42,27 @@ struct Cli {
 enum Command {
     /// Read manifests (files, directories, or - for stdin), print them with the
     /// generated RBAC appended; results go to stderr.
-    #[command(after_help = EXAMPLES, override_usage = "olm-rbac render [-c <FILE>] [PATH]...")]
+    #[command(
+        after_help = EXAMPLES,
+        override_usage = "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [-f <PATH>]... [PATH]..."
+    )]
     Render {
         /// An RBACConfig file. Without it, the config is taken from the inputs.
         #[arg(long, short = 'c', value_name = "FILE")]
         config: Option<PathBuf>,
-        /// Files and directories to read (*.yaml, *.yml, *.json, recursively);
-        /// - or nothing reads stdin.
+        /// A file or directory to read, as kubectl takes it (repeatable; read
+        /// before the PATHs).
+        #[arg(short = 'f', long = "filename", value_name = "PATH")]
+        files: Vec<PathBuf>,
+        /// yaml: the documents, the input's as they came (the default); json:
+        /// one v1 List, as kubectl get -o json prints several objects.
+        #[arg(short = 'o', long = "output", value_enum, default_value_t = RenderOutput::Yaml)]
+        output: RenderOutput,
+        /// Only errors on stderr: no infos, warnings or summary line.
+        #[arg(short = 'q', long)]
+        quiet: bool,
+        /// Files and directories to read (*.yaml, *.yml, *.json, recursively;
+        /// a bundle's root as a bundle); - or nothing reads stdin.
         #[arg(value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
@@ -142,6 +156,13 @@ const CAN_I_USAGE: &str = "\
 olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain]
        olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]...";
 
+/// `render -o`.
+#[derive(Clone, Copy, ValueEnum)]
+enum RenderOutput {
+    Yaml,
+    Json,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum ReportFormat {
     Table,
@@ -172,16 +193,30 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Outcome {
     match cli.command {
         None => {
-            if std::io::stdin().is_terminal() {
-                let message = "olm-rbac: expecting a ResourceList on stdin (see olm-rbac --help)\n";
-                return Outcome { stdout: String::new(), stderr: message.into(), code: 2 };
+            if let Some(refusal) = refuse_terminal(
+                "olm-rbac without a command is a KRM function and reads a ResourceList from stdin",
+                "run it through kpt or kustomize, or render plain manifests with olm-rbac render (see olm-rbac --help)",
+                false,
+                std::io::stdin().is_terminal(),
+            ) {
+                return failure(&refusal, USAGE_ERROR);
             }
             match read_stdin() {
                 Ok(text) => run::function(&text),
                 Err(e) => failure(&format!("reading stdin: {e}"), 1),
             }
         }
-        Some(Command::Render { config, paths }) => render(config, paths),
+        Some(Command::Render { config, files, output, quiet, paths }) => {
+            let options = RenderOptions {
+                output: match output {
+                    RenderOutput::Yaml => OutputFormat::Yaml,
+                    RenderOutput::Json => OutputFormat::Json,
+                },
+                quiet,
+                bundle_roots: Vec::new(),
+            };
+            render(config, [files, paths].concat(), options)
+        }
         Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
         Some(Command::CanI { verb, resource, name, namespace, all_namespaces, list, user, groups, files, explain }) => {
             let inputs = match read_all("can-i", &files) {
@@ -228,8 +263,17 @@ fn run(cli: Cli) -> Outcome {
     }
 }
 
-/// `render`: reads the config file and the inputs, then renders.
-fn render(config: Option<PathBuf>, paths: Vec<PathBuf>) -> Outcome {
+/// `render`: reads the config file and the inputs (`-f` and PATHs alike),
+/// then renders.
+fn render(config: Option<PathBuf>, paths: Vec<PathBuf>, mut options: RenderOptions) -> Outcome {
+    if let Some(refusal) = refuse_terminal(
+        "render without a path reads manifests from stdin",
+        "pass files or directories (olm-rbac render --config rbac.yaml bundle/manifests/), or pipe them in (helm template my-release chart/ | olm-rbac render --config rbac.yaml -)",
+        !paths.is_empty(),
+        std::io::stdin().is_terminal(),
+    ) {
+        return failure(&refusal, USAGE_ERROR);
+    }
     let configs = match config.as_deref().map(read_path).transpose() {
         Ok(c) => c.unwrap_or_default(),
         Err(e) => return failure(&e, 1),
@@ -239,17 +283,23 @@ fn render(config: Option<PathBuf>, paths: Vec<PathBuf>) -> Outcome {
     let mut inputs = Vec::new();
     let paths = if paths.is_empty() { vec![PathBuf::from("-")] } else { paths };
     for p in &paths {
-        match read_path(p) {
-            Ok(sources) => inputs.extend(
-                sources
-                    .into_iter()
-                    .filter(|s| config_file.is_none() || std::fs::canonicalize(&s.name).ok() != config_file),
-            ),
+        match read_input(p) {
+            Ok(read) => {
+                inputs.extend(
+                    read.sources
+                        .into_iter()
+                        .filter(|s| config_file.is_none() || std::fs::canonicalize(&s.name).ok() != config_file),
+                );
+                options.bundle_roots.extend(read.bundle_roots);
+            }
             Err(e) => return failure(&e, 1),
         }
     }
-    run::render(&inputs, &configs)
+    run::render_with(&inputs, &configs, &options)
 }
+
+/// Exit code when a command is run so that it cannot work (nothing to read), as for clap's usage errors.
+const USAGE_ERROR: i32 = 2;
 
 /// Writes the outcome, stderr first; the result of writing stdout, which
 /// [`Outcome::exit_status`] turns into the exit status.

@@ -7,6 +7,7 @@
 //! configs both hand to the planner, and `output` the text and exit code both
 //! write.
 
+mod json;
 mod krm;
 mod output;
 mod render;
@@ -14,4 +15,4 @@ mod views;
 
 pub use crate::input::{Outcome, Source};
 pub use krm::function;
-pub use render::render;
+pub use render::{render, render_with, OutputFormat, RenderOptions};

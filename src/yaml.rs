@@ -27,9 +27,9 @@ mod walk;
 mod write;
 
 pub(crate) use cut::normalize;
-pub use cut::{split_documents, split_list};
+pub use cut::{is_second_document, split_documents, split_list};
 pub(crate) use edit::patched_text;
-pub(crate) use view::{options_for, parse_item, ViewError};
+pub(crate) use view::{json_value, options_for, parse_item, ViewError};
 pub(crate) use write::{as_seq_entry, line_ending, to_yaml, with_line_ending};
 
 /// Where a problem sits in the bytes we were given: 1-based line and column.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::output::{describe, exit_code, item_text, stderr_lines};
+use super::output::{describe, exit_code, in_order, item_text, stderr_lines};
 use super::views::{read_config, read_objects, view_finding, yaml_finding};
 use super::Outcome;
 use crate::config::{self, BundleObjects, Config};
@@ -17,6 +17,9 @@ use crate::report::{krm_results, Finding, ObjRef};
 use crate::yaml::{self, Chunk, Layout, ListText};
 
 const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
+
+/// What to do when plain manifests reach the KRM function.
+const PLAIN: &str = "olm-rbac without a command is a KRM function, which reads one ResourceList (what kpt and kustomize send); to render plain manifests, run `olm-rbac render -` (with --config FILE)";
 
 /// KRM function mode: a `ResourceList` in, a `ResourceList` out.
 pub fn function(input: &str) -> Outcome {
@@ -36,14 +39,25 @@ pub fn function(input: &str) -> Outcome {
             }
             Err(e) => return fatal(yaml_finding(&e, None)),
         },
+        Err(e) if yaml::is_second_document(&e) => {
+            return fatal(Finding::error(format!(
+                "the input holds several YAML documents, not one ResourceList: {PLAIN}"
+            )));
+        }
         Err(e) => return fatal(yaml_finding(&e, None)),
     };
     if list.kind.as_deref() != Some("ResourceList")
         || !LIST_VERSIONS.contains(&list.api_version.as_deref().unwrap_or_default())
     {
+        // A Kubernetes object on its own is plain manifests, sent where a list was expected.
+        let plain = if list.kind.is_some() && list.kind.as_deref() != Some("ResourceList") {
+            format!("; {PLAIN}")
+        } else {
+            String::new()
+        };
         return fatal(
             Finding::error(format!(
-                "the input is not a ResourceList: expected apiVersion {} and kind ResourceList, got {} {}",
+                "the input is not a ResourceList: expected apiVersion {} and kind ResourceList, got {} {}{plain}",
                 LIST_VERSIONS.join(" or "),
                 list.api_version.as_deref().unwrap_or("(none)"),
                 list.kind.as_deref().unwrap_or("(none)")
@@ -82,7 +96,7 @@ pub fn function(input: &str) -> Outcome {
     match write_list(&list, &mut plan, yaml::line_ending(input)) {
         Ok(stdout) => {
             // kpt shows the results and stderr both; other runners (kustomize) only stderr.
-            let stderr = if shows_results(&list) { String::new() } else { stderr_lines(plan.results()) };
+            let stderr = if shows_results(&list) { String::new() } else { stderr_lines(plan.results(), false) };
             Outcome { stdout, stderr, code }
         }
         Err(e) => fatal(Finding::error(format!("could not write the output: {e}"))),
@@ -325,7 +339,8 @@ fn results_yaml(findings: &[Finding]) -> Result<String, String> {
     if findings.is_empty() {
         return Ok(String::new());
     }
-    Ok(format!("results:\n{}", yaml::to_yaml(&krm_results(findings))?))
+    let ordered: Vec<Finding> = in_order(findings).into_iter().cloned().collect();
+    Ok(format!("results:\n{}", yaml::to_yaml(&krm_results(&ordered))?))
 }
 
 /// A failure before any item could be read: an empty list carrying the error.
@@ -333,7 +348,7 @@ fn fatal(finding: Finding) -> Outcome {
     let results = results_yaml(std::slice::from_ref(&finding)).unwrap_or_default();
     Outcome {
         stdout: format!("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n{results}"),
-        stderr: format!("{finding}\n"),
+        stderr: stderr_lines(std::slice::from_ref(&finding), false),
         code: 1,
     }
 }

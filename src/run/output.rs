@@ -42,6 +42,59 @@ pub(super) fn exit_code(results: &[Finding]) -> i32 {
     i32::from(results.iter().any(|r| r.severity == Severity::Error))
 }
 
-pub(super) fn stderr_lines(results: &[Finding]) -> String {
-    results.iter().map(|r| format!("{r}\n")).collect()
+/// The results in the order they are shown, on stderr and in a ResourceList's
+/// `results`: what was done (info), then what to look at (warning), then what
+/// failed (error), each kind in the order the run found them, so that the
+/// last line of a failed run is an error.
+pub(super) fn in_order(results: &[Finding]) -> Vec<&Finding> {
+    let mut ordered: Vec<&Finding> = results.iter().collect();
+    ordered.sort_by_key(|r| std::cmp::Reverse(r.severity));
+    ordered
+}
+
+/// What stderr shows of the results: each on a line, in [`in_order`], then
+/// the [`summary`]; with `quiet`, the errors alone.
+pub(super) fn stderr_lines(results: &[Finding], quiet: bool) -> String {
+    if quiet {
+        return results.iter().filter(|r| r.severity == Severity::Error).map(|r| format!("{r}\n")).collect();
+    }
+    let mut out: String = in_order(results).iter().map(|r| format!("{r}\n")).collect();
+    if let Some(summary) = summary(results) {
+        out.push_str(&summary);
+        out.push('\n');
+    }
+    out
+}
+
+/// One line after the results that counts them, when any is an error or a
+/// warning (`2 errors, 14 warnings`); nothing when all went well.
+pub(super) fn summary(results: &[Finding]) -> Option<String> {
+    let count = |severity: Severity| results.iter().filter(|r| r.severity == severity).count();
+    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+    let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+    (errors + warnings > 0).then(|| format!("{}, {}", plural(errors, "error"), plural(warnings, "warning")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_come_last_and_a_summary_counts_them() {
+        let results = [
+            Finding::error("e1"),
+            Finding::warning("w1"),
+            Finding::info("i1"),
+            Finding::error("e2"),
+            Finding::warning("w2"),
+        ];
+        assert_eq!(
+            stderr_lines(&results, false),
+            "info: i1\nwarning: w1\nwarning: w2\nerror: e1\nerror: e2\n2 errors, 2 warnings\n"
+        );
+        assert_eq!(stderr_lines(&results, true), "error: e1\nerror: e2\n", "quiet: the errors alone");
+        assert_eq!(summary(&[Finding::warning("w")]).as_deref(), Some("0 errors, 1 warning"));
+        assert_eq!(summary(&[Finding::error("e")]).as_deref(), Some("1 error, 0 warnings"));
+        assert_eq!(stderr_lines(&[Finding::info("i")], false), "info: i\n", "no summary when all went well");
+    }
 }

@@ -6,16 +6,46 @@ use std::borrow::Cow;
 
 use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::views::{read_config, read_objects, yaml_finding};
-use super::{Outcome, Source};
+use super::{json, Outcome, Source};
 use crate::config;
+use crate::input::BundleRoot;
 use crate::plan::origin::{folder_of, BundleFolders};
 use crate::plan::{plan, Plan};
 use crate::report::{FileRef, Finding};
 use crate::yaml::{self, Chunk};
 
+/// How `render` writes what it decided: the command line's choices.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// `-o`: the documents as YAML, byte for byte, or one JSON `List`.
+    pub output: OutputFormat,
+    /// `-q`: only errors on stderr.
+    pub quiet: bool,
+    /// The folders read as a bundle's layout (see [`BundleRoot`]), each said
+    /// in an info result.
+    pub bundle_roots: Vec<BundleRoot>,
+}
+
+/// `render -o`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The documents, separated by `---`: the input's exactly as they came
+    /// (or edited by whole lines), the generated ones appended.
+    #[default]
+    Yaml,
+    /// A `v1` `List` of the same objects, as `kubectl get -o json` prints
+    /// several: the values as read, indented by four spaces.
+    Json,
+}
+
 /// Standalone mode: manifests in, manifests out, results on stderr. The
 /// configs come from `configs` and from among the inputs (and are not echoed).
 pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
+    render_with(inputs, configs, &RenderOptions::default())
+}
+
+/// [`render`], written as `options` say.
+pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOptions) -> Outcome {
     let mut results = Vec::new();
     let split = Split::read(inputs, configs, &mut results);
     check_config_sources(&split.configs[split.from_inputs..], &split.kept, !configs.is_empty(), &mut results);
@@ -33,12 +63,31 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
             config::KIND
         )));
     }
-    let plan = if results.is_empty() { plan(&parsed, &objects) } else { Plan::refused(results) };
+    let mut plan = if results.is_empty() { plan(&parsed, &objects) } else { Plan::refused(results) };
+    plan.add_results(options.bundle_roots.iter().map(layout_note).collect(), Vec::new());
     let code = exit_code(plan.results());
     if code != 0 {
-        return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results()), code };
+        return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results(), options.quiet), code };
     }
-    write_documents(inputs, &split.kept, plan)
+    write_output(inputs, &split.kept, plan, options)
+}
+
+/// Says how a bundle's root was read.
+fn layout_note(root: &BundleRoot) -> Finding {
+    let parts: Vec<&str> = root
+        .skipped
+        .iter()
+        .map(|s| match s.as_str() {
+            "metadata" => "metadata/ (the bundle's annotations)",
+            _ => "tests/ (its scorecard tests)",
+        })
+        .collect();
+    let (verb, holds) = if parts.len() == 1 { ("was", "it holds") } else { ("were", "they hold") };
+    Finding::info(format!(
+        "{}: read as an OLM bundle (registry+v1 layout): its objects are in manifests/; {} {verb} not read, since {holds} no objects to apply",
+        root.path,
+        parts.join(" and ")
+    ))
 }
 
 /// The documents of the inputs and the config files, each with the file it
@@ -96,28 +145,47 @@ fn not_a_config(chunk: &Chunk<'_>, file: &FileRef) -> Finding {
         .in_file(Some(file))
 }
 
-/// The output: the kept documents (patched where the plan says) and the
-/// generated ones, separated by `---`, in the first input's line endings.
-fn write_documents(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan) -> Outcome {
+/// What goes out, in order: the kept documents (patched where the plan says)
+/// and the generated ones.
+enum Out<'a> {
+    Kept(Cow<'a, str>, &'a (Chunk<'a>, FileRef)),
+    Generated(&'a crate::plan::Generated),
+}
+
+/// The output, as `options.output` says, and the results on stderr.
+fn write_output(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan, options: &RenderOptions) -> Outcome {
     let mut notes = Vec::new();
-    let mut docs: Vec<Cow<'_, str>> = Vec::new();
-    for (i, (chunk, _)) in kept.iter().enumerate() {
+    let mut docs: Vec<Out<'_>> = Vec::new();
+    for (i, item) in kept.iter().enumerate() {
         if !plan.remove().contains(&i) {
-            match item_text(chunk, &plan, i, &mut notes) {
-                Ok(text) => docs.push(text),
-                Err(e) => return fatal_render(e),
+            match item_text(&item.0, &plan, i, &mut notes) {
+                Ok(text) => docs.push(Out::Kept(text, item)),
+                Err(e) => return fatal_render(Finding::error(e), options.quiet),
             }
         }
     }
-    for g in plan.generated() {
-        match yaml::to_yaml(&g.object) {
-            Ok(text) => docs.push(Cow::Owned(text)),
-            Err(e) => return fatal_render(format!("could not write {}: {e}", describe(&g.object.object_ref()))),
-        }
-    }
-    let generated = plan.generated().len();
+    docs.extend(plan.generated().iter().map(Out::Generated));
+    let written = match options.output {
+        OutputFormat::Yaml => write_documents(inputs, &docs).map_err(|e| Box::new(Finding::error(e))),
+        OutputFormat::Json => json::list(docs.iter().map(|d| match d {
+            Out::Kept(text, (chunk, file)) => {
+                json::Item::Text { text, object: chunk.header.object_ref(), line: chunk.line, file }
+            }
+            Out::Generated(g) => json::Item::Object(&g.object),
+        })),
+    };
+    let stdout = match written {
+        Ok(stdout) => stdout,
+        Err(e) => return fatal_render(*e, options.quiet),
+    };
+    drop(docs);
     let code = exit_code(plan.results());
-    let stderr = stderr_lines(&[plan.into_results(), notes].concat());
+    let stderr = stderr_lines(&[plan.into_results(), notes].concat(), options.quiet);
+    Outcome { stdout, stderr, code }
+}
+
+/// The documents separated by `---`, in the first input's line endings.
+fn write_documents(inputs: &[Source], docs: &[Out<'_>]) -> Result<String, String> {
     // Separators and generated documents follow the first input's line endings.
     let eol = yaml::line_ending(inputs.first().map_or("", |s| s.text.as_str()));
     let mut stdout = String::new();
@@ -126,16 +194,20 @@ fn write_documents(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan)
             stdout.push_str("---");
             stdout.push_str(eol);
         }
-        if i >= docs.len() - generated {
-            stdout.push_str(&yaml::with_line_ending(doc, eol));
-        } else {
-            stdout.push_str(doc);
-        }
-        if !doc.ends_with('\n') {
+        let text = match doc {
+            Out::Kept(text, _) => text.clone(),
+            Out::Generated(g) => Cow::Owned(yaml::with_line_ending(
+                &yaml::to_yaml(&g.object)
+                    .map_err(|e| format!("could not write {}: {e}", describe(&g.object.object_ref())))?,
+                eol,
+            )),
+        };
+        stdout.push_str(&text);
+        if !text.ends_with('\n') {
             stdout.push_str(eol);
         }
     }
-    Outcome { stdout, stderr, code }
+    Ok(stdout)
 }
 
 /// The config comes from the admin, never from the bundle: with `--config`,
@@ -172,6 +244,6 @@ fn is_config(chunk: &Chunk<'_>) -> bool {
         && h.group().is_some_and(|g| Some(g) == crate::model::group_of(config::API_VERSION))
 }
 
-fn fatal_render(message: String) -> Outcome {
-    Outcome { stdout: String::new(), stderr: format!("{}\n", Finding::error(message)), code: 1 }
+fn fatal_render(error: Finding, quiet: bool) -> Outcome {
+    Outcome { stdout: String::new(), stderr: stderr_lines(&[error], quiet), code: 1 }
 }

@@ -16,6 +16,14 @@ use super::text::{
 use super::walk::{parser_options, Step, Walker};
 use super::{options_for, to_yaml, Chunk, Layout, ListText, Pos, TopEntry, ViewError, YamlError};
 
+/// What [`split_list`] says of a stream with more than one document.
+const SECOND_DOCUMENT: &str = "expected one ResourceList document, found another document";
+
+/// Is this [`split_list`]'s error for a stream of several documents (plain manifests, most likely)?
+pub fn is_second_document(e: &YamlError) -> bool {
+    e.message == SECOND_DOCUMENT
+}
+
 /// Cuts a `ResourceList` into top-level entries and item chunks.
 ///
 /// Returns `Ok(None)` when the list is not written in block style (JSON, or
@@ -113,10 +121,7 @@ impl ListScan {
             Event::DocumentStart(..) => {
                 self.documents += 1;
                 if self.documents > 1 {
-                    return Err(YamlError {
-                        message: "expected one ResourceList document, found another document".into(),
-                        pos: pos_of(span),
-                    });
+                    return Err(YamlError { message: SECOND_DOCUMENT.into(), pos: pos_of(span) });
                 }
             }
             Event::DocumentEnd if self.seen_root && self.doc_end == src.len() => {

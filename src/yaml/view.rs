@@ -67,6 +67,25 @@ fn parse_text<T: DeserializeOwned>(text: &str, chunk: &Chunk<'_>) -> Result<T, V
     result.map_err(|e| ViewError::from_saphyr(&e, text, chunk.line, chunk.layout))
 }
 
+/// A whole document's values as JSON (`render -o json`), read as Kubernetes
+/// reads them. The error's line (within `text`) and why, where a plain value
+/// reads otherwise to kubectl's YAML 1.1 than to olm-rbac's reader, which
+/// would change it.
+pub(crate) fn json_value(text: &str) -> Result<serde_json::Value, (Option<usize>, String)> {
+    if let Some((line, value)) = super::edit::yaml11_differs(text) {
+        return Err((
+            Some(line),
+            format!(
+                "the plain value `{value}` reads otherwise to kubectl's YAML 1.1 (a number or a boolean where YAML 1.2 reads something else), so its JSON would not be what kubectl applies; quote it in the input, or use -o yaml, which passes it through as written"
+            ),
+        ));
+    }
+    serde_saphyr::from_str_with_options(text, options_for(text.len())).map_err(|e| {
+        let v = ViewError::from_saphyr(&e, text, 1, Layout::Document);
+        (v.pos.map(|p| p.line), v.message)
+    })
+}
+
 /// A serde view failed: the message, the field path when known, the position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ViewError {

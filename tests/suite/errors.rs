@@ -273,6 +273,66 @@ fn config_mistakes_are_explained_in_the_configs_terms() {
             &[Source { name: "rbac.yaml".into(), text: config.into() }],
         );
         assert_eq!(out.code, 1);
-        assert_eq!(out.stderr.trim_end(), expected);
+        assert_eq!(out.stderr.trim_end(), format!("{expected}\n1 error, 0 warnings"));
     }
+}
+
+#[test]
+fn a_repeated_key_names_the_key_file_and_line_in_olm_rbacs_words() {
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: a\nrules:\n- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n  verbs: [\"*\"]\n";
+    let cfg = [Source { name: "rbac.yaml".into(), text: config("ext", "  mode: Aggregate\n") }];
+    let out = render(&[Source { name: "bundle/dup.yaml".into(), text: role.into() }], &cfg);
+    assert_eq!((out.code, out.stdout.as_str()), (1, ""));
+    assert_eq!(
+        out.stderr,
+        "error: ClusterRole a: rules[0].verbs: the key \"verbs\" is written twice in one mapping: kubectl keeps the last one without a word, while kustomize and the API server's strict field validation refuse it; keep one (line 9, column 3) [bundle/dup.yaml#0]\n1 error, 0 warnings\n"
+    );
+    assert!(!out.stderr.contains("DuplicateKeyPolicy"), "no library wording");
+    // In an item's header too, where the whole item is read.
+    let header = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\n";
+    let out = render(&[Source { name: "cm.yaml".into(), text: header.into() }], &cfg);
+    assert!(
+        out.stderr.starts_with("error: this item cannot be read as a whole: metadata.name: the key \"name\" is written twice in one mapping:"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("(line 5, column 3) [cm.yaml]"), "{}", out.stderr);
+}
+
+#[test]
+fn plain_manifests_sent_to_the_function_point_to_render() {
+    for input in [
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+    ] {
+        let out = function(input);
+        assert_eq!(out.code, 1);
+        assert!(
+            out.stderr.contains("olm-rbac without a command is a KRM function, which reads one ResourceList (what kpt and kustomize send); to render plain manifests, run `olm-rbac render -` (with --config FILE)\n1 error, 0 warnings\n"),
+            "{}",
+            out.stderr
+        );
+    }
+    assert!(function("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nkind: B\n")
+        .stderr
+        .starts_with("error: the input holds several YAML documents, not one ResourceList:"));
+}
+
+#[test]
+fn results_end_with_errors_and_a_summary_line() {
+    // A warning (an exclude pattern that matches nothing), an error (a CRD without its group).
+    let broken = CRD.replace("widgets", "gadgets").replace("  group: example.com\n", "");
+    let out = failing(&[CRD, &broken], "  mode: Aggregate\n  apis:\n    exclude: [nothing.example.com]\n");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.last(), Some(&"1 error, 1 warning"), "{}", out.stderr);
+    let kinds: Vec<&str> = lines[..lines.len() - 1].iter().map(|l| l.split(':').next().unwrap()).collect();
+    let mut sorted = kinds.clone();
+    sorted.sort_by_key(|k| ["info", "warning", "error"].iter().position(|s| s == k));
+    assert_eq!(kinds, sorted, "infos, then warnings, then errors: {}", out.stderr);
+    assert_eq!(kinds.last(), Some(&"error"));
+    // The ResourceList's results come in the same order; the summary is not one of them.
+    let results = &out.stdout[out.stdout.find("results:").unwrap()..];
+    let severities: Vec<&str> = results.lines().filter_map(|l| l.trim().strip_prefix("severity: ")).collect::<Vec<_>>();
+    assert_eq!(severities.last(), Some(&"error"), "{results}");
+    assert!(!results.contains("1 error, 1 warning"));
 }

@@ -24,6 +24,7 @@ mod kubernetes_tables;
 mod modes;
 mod operator;
 mod property;
+mod render_habits;
 mod review_regressions;
 mod schema;
 mod security;
