@@ -272,10 +272,13 @@ pub(crate) fn bundle_package(objects: &[InputObject]) -> Option<(String, ObjRef)
 
 /// An input with no API to manage: a pipeline that syncs nothing should not
 /// look like success. An error in Aggregate and Bind mode (unless the config
-/// expects it), a warning in Unmanaged mode; either way it says what was found.
+/// expects it), a warning in Unmanaged mode; either way it says what was found,
+/// leaving out what olm-rbac wrote on an earlier run (by its label: this is
+/// only a count), so that a run on its own output says the same.
 fn no_apis(config: &Config, objects: &[InputObject]) -> Finding {
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
-    for o in objects {
+    let written_by_us = |o: &&InputObject| o.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER);
+    for o in objects.iter().filter(|o| !written_by_us(o)) {
         *kinds.entry(o.header.kind.as_deref().unwrap_or("(no kind)")).or_default() += 1;
     }
     let found = if kinds.is_empty() {

@@ -91,6 +91,7 @@ pub(super) fn check_policy(
     objects: &[InputObject],
     origins: &Origins,
     claims: &[Option<String>],
+    rewritten: &BTreeSet<usize>,
     results: &mut Vec<Finding>,
 ) {
     let policy = config.operator.policy.as_ref();
@@ -100,7 +101,7 @@ pub(super) fn check_policy(
     }
     let mut granted = csv.map(|i| gate.csv_granted(&objects[i], grants)).unwrap_or_default();
     if csv.is_some() {
-        granted.extend(gate.bundle_granted(objects, origins, results));
+        granted.extend(gate.bundle_granted(objects, origins, claims, rewritten, results));
     }
     let Some(policy) = policy else {
         warn_dangerous(&granted, results);
@@ -310,17 +311,21 @@ impl<'a> Gate<'a> {
         &self,
         objects: &'o [InputObject],
         origins: &Origins,
+        claims: &[Option<String>],
+        rewritten: &BTreeSet<usize>,
         results: &mut Vec<Finding>,
     ) -> Vec<Granted<'o>> {
         // The admin's objects, olm-rbac's earlier output in the admin's files
         // included, are not the bundle's. A claim to be this extension's earlier
         // output is believed only there: on stdin the bundle could write one,
         // and OLM installs what the bundle ships whatever this run removes.
+        // Unless the item is exactly an object this run writes from the admin's
+        // config: then the cluster holds that grant either way.
         let present: Vec<Present> =
             objects.iter().enumerate().map(|(i, o)| Present { object: o, admin: origins.is_admin(i) }).collect();
         let mut out = Vec::new();
         for (i, o) in objects.iter().enumerate() {
-            if origins.is_admin(i) {
+            if origins.is_admin(i) || (claims[i].is_some() && rewritten.contains(&i)) {
                 continue;
             }
             match &o.body {

@@ -6,7 +6,9 @@
 //! shape olm-rbac writes, and is about an API the input defines. Anything else
 //! carrying the labels is an ordinary item: never removed, never trusted.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::rbac::v1::{PolicyRule, RoleRef, Subject};
 
 use crate::config::RoleKind;
 use crate::model::*;
@@ -19,26 +21,48 @@ use super::installer::INSTALLER_ROLE;
 use super::operator::OPERATOR_ROLE;
 use super::origin::Origins;
 use super::roles::rule_for_parts;
+use super::Object;
 
-/// For each input item, the extension it was generated for, if the claim holds.
+/// Which input items are earlier output.
+pub(crate) struct Claims {
+    /// For each input item, the extension it was generated for, if the claim holds.
+    pub of: Vec<Option<String>>,
+    /// Items whose claim would hold were they anywhere but in a bundle's own
+    /// folder, or that hold: candidates for [`Claims::rewritten`].
+    pub candidates: Vec<usize>,
+    /// The items this run writes again exactly (see [`is_exactly`] and
+    /// [`super::plan`]): only they may be earlier output in a bundle's own
+    /// folder, and the install gate does not count them as the bundle's.
+    pub rewritten: BTreeSet<usize>,
+}
+
+/// For each input item, the extension it was generated for, if the claim
+/// holds. In a bundle's own folder a claim holds only for the items in
+/// `rewritten`: those this run writes again exactly.
 pub(crate) fn generated_claims(
     objects: &[InputObject],
     origins: &Origins,
+    rewritten: &BTreeSet<usize>,
     results: &mut Vec<Finding>,
-) -> Vec<Option<String>> {
+) -> Claims {
     let defined = defined_apis(objects);
-    objects
+    let mut candidates = Vec::new();
+    let of = objects
         .iter()
         .enumerate()
         .map(|(i, o)| {
             if o.header.labels.get(MANAGED_BY).map(String::as_str) != Some(MANAGER) {
                 return None;
             }
+            let claim = check_claim(o, &defined);
+            if claim.is_ok() {
+                candidates.push(i);
+            }
             // olm-rbac writes to its output path, never into a bundle.
-            let claim = if origins.is_bundle(i) {
-                Err("it comes from a bundle's own folder, where olm-rbac never writes".to_string())
-            } else {
-                check_claim(o, &defined)
+            let claim = match claim {
+                Ok(extension) if origins.is_bundle(i) && rewritten.contains(&i) => Ok(extension),
+                _ if origins.is_bundle(i) => Err(IN_BUNDLE.to_string()),
+                other => other,
             };
             match claim {
                 Ok(extension) => Some(extension),
@@ -54,7 +78,63 @@ pub(crate) fn generated_claims(
                 }
             }
         })
-        .collect()
+        .collect();
+    Claims { of, candidates, rewritten: rewritten.clone() }
+}
+
+const IN_BUNDLE: &str = "it comes from a bundle's own folder, where olm-rbac never writes";
+
+/// Is the item exactly `g`, in everything that grants or identifies: kind,
+/// name and namespace, labels and annotations (the runners' own path
+/// annotations aside), and the rules, or the role and subjects? Then
+/// replacing the item with `g` changes nothing on the cluster.
+pub(crate) fn is_exactly(o: &InputObject, g: &Object) -> bool {
+    let r = g.object_ref();
+    let m = g.metadata();
+    let own = |map: &BTreeMap<String, String>| -> Vec<(String, String)> {
+        map.iter().filter(|(k, _)| !is_runners(k)).map(|(k, v)| (k.clone(), v.clone())).collect()
+    };
+    let h = &o.header;
+    let same_meta = h.api_version.as_deref() == Some(r.api_version.as_str())
+        && h.kind.as_deref() == Some(r.kind.as_str())
+        && h.name == m.name
+        && h.namespace == m.namespace
+        && own(&h.labels) == own(&m.labels.clone().unwrap_or_default())
+        && own(&h.annotations) == own(&m.annotations.clone().unwrap_or_default());
+    let rules = |v: &crate::model::RoleView| -> Option<Vec<PolicyRule>> {
+        (!v.aggregates()).then(|| v.rules.iter().map(RuleView::to_policy_rule).collect())
+    };
+    let binding = |v: &crate::model::BindingView, role_ref: &RoleRef, subjects: &Option<Vec<Subject>>| {
+        let subjects: Vec<Subject> = subjects.clone().unwrap_or_default();
+        v.role_ref.kind.as_deref() == Some(role_ref.kind.as_str())
+            && v.role_ref.name.as_deref() == Some(role_ref.name.as_str())
+            && v.subjects.len() == subjects.len()
+            && v.subjects.iter().zip(&subjects).all(|(a, b)| {
+                a.kind.as_deref() == Some(b.kind.as_str())
+                    && a.name.as_deref() == Some(b.name.as_str())
+                    && a.namespace == b.namespace
+                    && a.api_group == b.api_group
+            })
+    };
+    same_meta
+        && match (&o.body, g) {
+            (Body::Role(v), Object::ClusterRole(c)) => {
+                c.aggregation_rule.is_none() && rules(v) == Some(c.rules.clone().unwrap_or_default())
+            }
+            (Body::Role(v), Object::Role(c)) => rules(v) == Some(c.rules.clone().unwrap_or_default()),
+            (Body::Binding(v), Object::ClusterRoleBinding(b)) => binding(v, &b.role_ref, &b.subjects),
+            (Body::Binding(v), Object::RoleBinding(b)) => binding(v, &b.role_ref, &b.subjects),
+            // A ServiceAccount holds nothing by itself: its header is all it is.
+            (Body::Other, Object::ServiceAccount(_)) => true,
+            _ => false,
+        }
+}
+
+/// An annotation kpt or kustomize writes on every item it sends.
+fn is_runners(key: &str) -> bool {
+    ["config.kubernetes.io/", "internal.config.kubernetes.io/", "kustomize.config.k8s.io/"]
+        .iter()
+        .any(|p| key.starts_with(p))
 }
 
 /// `<plural>.<group>` of every API the input defines: its CRDs and the

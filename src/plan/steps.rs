@@ -11,6 +11,7 @@ use crate::report::{Finding, ObjRef};
 use super::bundle::Provided;
 use super::discover::{discover, select};
 use super::origin::{bundle_members, Origin, Origins};
+use super::provenance::Claims;
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{
     bind, bundle, install_policy, installer, operator, order, trust, About, Api, ApiSource, Draft, Generated, Made,
@@ -19,13 +20,9 @@ use super::{
 
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
-pub(super) fn plan_one(
-    config: &Config,
-    objects: &[InputObject],
-    origins: &Origins,
-    claims: &[Option<String>],
-    plan: &mut Draft,
-) {
+pub(super) fn plan_one(config: &Config, objects: &[InputObject], origins: &Origins, claims: &Claims, plan: &mut Draft) {
+    let rewritten = &claims.rewritten;
+    let claims = claims.of.as_slice();
     let earlier = earlier_output(config, claims);
     plan.remove.extend(earlier.iter().copied());
     let (apis, csv) = discover(config, objects, &mut plan.results);
@@ -42,7 +39,8 @@ pub(super) fn plan_one(
     };
     let summary = summarise(config, &apis, &provided, &generated, objects, &mut plan.results);
     generated.sort_by_cached_key(order);
-    generated.extend(operator_step(config, &apis, csv, objects, origins, claims, &mut plan.results));
+    let sources = Sources { objects, origins, claims, rewritten };
+    generated.extend(operator_step(config, &apis, csv, &sources, &mut plan.results));
     report_removed(config, &earlier, &generated, objects, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,
@@ -55,15 +53,23 @@ pub(super) fn plan_one(
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
 /// manages it, the install policy, and the installer account
 /// (`spec.installer`). Without either nothing is read.
+/// What the operator step reads besides the config: the input, whose each
+/// item is, which are earlier output, and which this run writes again exactly.
+struct Sources<'a> {
+    objects: &'a [InputObject],
+    origins: &'a Origins,
+    claims: &'a [Option<String>],
+    rewritten: &'a BTreeSet<usize>,
+}
+
 fn operator_step(
     config: &Config,
     apis: &[Api],
     csv: Option<usize>,
-    objects: &[InputObject],
-    origins: &Origins,
-    claims: &[Option<String>],
+    sources: &Sources<'_>,
     results: &mut Vec<Finding>,
 ) -> Vec<Made> {
+    let Sources { objects, origins, claims, rewritten } = *sources;
     let op = &config.operator;
     // Granting the CSV's rules (to the operator, or to an installer that must
     // hold them) is when they are checked.
@@ -76,7 +82,7 @@ fn operator_step(
         _ => Vec::new(),
     };
     if managed {
-        install_policy::check_policy(config, apis, csv, &grants, objects, origins, claims, results);
+        install_policy::check_policy(config, apis, csv, &grants, objects, origins, claims, rewritten, results);
     }
     let mut written = operator::plan_operator(config, csv, &grants, objects, origins, results);
     written.extend(installer::plan_installer(config, csv, &grants, objects, origins, claims, results));

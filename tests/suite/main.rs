@@ -25,6 +25,7 @@ mod modes;
 mod operator;
 mod property;
 mod render_habits;
+mod render_roundtrip;
 mod review_regressions;
 mod schema;
 mod security;
