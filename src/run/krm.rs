@@ -19,7 +19,7 @@ use crate::yaml::{self, Chunk, Layout, ListText};
 const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
 
 /// What to do when plain manifests reach the KRM function.
-const PLAIN: &str = "olm-rbac without a command is a KRM function, which reads one ResourceList (what kpt and kustomize send); to render plain manifests, run `olm-rbac render -` (with --config FILE)";
+const PLAIN: &str = "olm-rbac without a command is a KRM function, which reads one ResourceList (what kpt and kustomize send); to render plain manifests, use olm-rbac render --config FILE - instead";
 
 /// KRM function mode: a `ResourceList` in, a `ResourceList` out.
 pub fn function(input: &str) -> Outcome {

@@ -76,7 +76,7 @@ pub(crate) fn json_value(text: &str) -> Result<serde_json::Value, (Option<usize>
         return Err((
             Some(line),
             format!(
-                "the plain value `{value}` reads otherwise to kubectl's YAML 1.1 (a number or a boolean where YAML 1.2 reads something else), so its JSON would not be what kubectl applies; quote it in the input, or use -o yaml, which passes it through as written"
+                "the plain value {value:?} reads otherwise to kubectl's YAML 1.1 (a number or a boolean where YAML 1.2 reads something else), so its JSON would not be what kubectl applies; quote it in the input, or use -o yaml, which passes it through as written"
             ),
         ));
     }

@@ -308,7 +308,7 @@ fn plain_manifests_sent_to_the_function_point_to_render() {
         let out = function(input);
         assert_eq!(out.code, 1);
         assert!(
-            out.stderr.contains("olm-rbac without a command is a KRM function, which reads one ResourceList (what kpt and kustomize send); to render plain manifests, run `olm-rbac render -` (with --config FILE)\n1 error, 0 warnings\n"),
+            out.stderr.contains("olm-rbac without a command is a KRM function, which reads one ResourceList (what kpt and kustomize send); to render plain manifests, use olm-rbac render --config FILE - instead\n1 error, 0 warnings\n"),
             "{}",
             out.stderr
         );

@@ -111,7 +111,7 @@ fn output_json_refuses_a_value_kubectl_reads_otherwise() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         text(&out.stderr),
-        "error: ConfigMap modes: cannot be written as JSON: the plain value `0644` reads otherwise to kubectl's YAML 1.1 (a number or a boolean where YAML 1.2 reads something else), so its JSON would not be what kubectl applies; quote it in the input, or use -o yaml, which passes it through as written (line 6) [bundle/manifests/cm.yaml#0]\n1 error, 0 warnings\n"
+        "error: ConfigMap modes: cannot be written as JSON: the plain value \"0644\" reads otherwise to kubectl's YAML 1.1 (a number or a boolean where YAML 1.2 reads something else), so its JSON would not be what kubectl applies; quote it in the input, or use -o yaml, which passes it through as written (line 6) [bundle/manifests/cm.yaml#0]\n1 error, 0 warnings\n"
     );
     // -o yaml passes it through as written.
     let out = run_in(dir.path(), &["render", "-c", "rbac.yaml", "bundle/manifests"]);

@@ -997,3 +997,34 @@ fn objects_kubectl_would_unpack_as_lists_are_refused() {
         }
     }
 }
+
+#[test]
+fn earlier_output_in_a_bundle_folder_counts_only_as_exactly_what_this_run_writes() {
+    // Under a policy, a bundle binding to anyone but the operator's accounts is
+    // an error; a copy of the very binding the admin's config makes is not a
+    // bundle grant, since the cluster holds it either way.
+    let spec = "  mode: Bind\n  bindings:\n  - role: edit\n    subjects: [{kind: Group, name: devs}]\n    namespaces: [team-a]\n  operator:\n    installNamespace: ops\n    policy:\n      allow: []\n";
+    let clean = run_both(&bundle(&[]), spec);
+    assert!(clean.iter().all(|r| r.code == 0), "{}", clean[1].messages);
+    let generated = clean[1]
+        .output
+        .split("---\n")
+        .find(|d| d.contains("kind: RoleBinding\n") && d.contains("name: ext-foos.example.com-edit\n"))
+        .unwrap()
+        .to_string();
+    for (copy, run) in run_both(&bundle(&[generated.clone()]), spec).into_iter().zip(&clean) {
+        assert_eq!(copy.code, 0, "{}: {}", copy.runner, copy.messages);
+        assert_eq!(copy.output, run.output, "{}: replacing the copy changes nothing", copy.runner);
+    }
+    // The same binding, granting everyone: an ordinary bundle binding, measured and refused.
+    let everyone = generated.replace("name: devs", "name: system:authenticated");
+    assert_ne!(everyone, generated);
+    for run in run_both(&bundle(&[everyone]), spec) {
+        assert_refused(&run, "so it cannot hold it to spec.operator.policy");
+        assert!(
+            run.messages.contains("it comes from a bundle's own folder, where olm-rbac never writes"),
+            "{}",
+            run.messages
+        );
+    }
+}
