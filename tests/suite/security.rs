@@ -1012,7 +1012,7 @@ fn earlier_output_in_a_bundle_folder_counts_only_as_exactly_what_this_run_writes
         .find(|d| d.contains("kind: RoleBinding\n") && d.contains("name: ext-foos.example.com-edit\n"))
         .unwrap()
         .to_string();
-    for (copy, run) in run_both(&bundle(&[generated.clone()]), spec).into_iter().zip(&clean) {
+    for (copy, run) in run_both(&bundle(std::slice::from_ref(&generated)), spec).into_iter().zip(&clean) {
         assert_eq!(copy.code, 0, "{}: {}", copy.runner, copy.messages);
         assert_eq!(copy.output, run.output, "{}: replacing the copy changes nothing", copy.runner);
     }
