@@ -281,7 +281,9 @@ fn no_apis(config: &Config, objects: &[InputObject]) -> Finding {
     for o in objects.iter().filter(|o| !written_by_us(o)) {
         *kinds.entry(o.header.kind.as_deref().unwrap_or("(no kind)")).or_default() += 1;
     }
-    let found = if kinds.is_empty() {
+    let found = if kinds.is_empty() && !objects.is_empty() {
+        "it holds only objects olm-rbac generated on an earlier run".to_string()
+    } else if kinds.is_empty() {
         "the input is empty".to_string()
     } else {
         let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();

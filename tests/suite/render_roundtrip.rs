@@ -138,3 +138,20 @@ fn a_run_on_its_own_output_reports_what_the_first_reported() {
     let strip = |s: &str| s.lines().map(|l| l.rsplit_once(" [").map_or(l, |(h, _)| h).to_string()).collect::<Vec<_>>();
     assert_eq!(strip(&again.stderr), strip(&first.stderr));
 }
+
+#[test]
+fn the_output_of_drop_given_back_says_it_holds_only_earlier_output() {
+    let cfg = [Source { name: "rbac.yaml".into(), text: config("ext", "  mode: Aggregate\n  bundleObjects: Drop\n") }];
+    let first = render(&foo_bundle(&[]), &cfg);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(!first.stdout.contains("kind: CustomResourceDefinition"), "Drop leaves the bundle out");
+    let again = render(&[Source { name: "rendered.yaml".into(), text: first.stdout }], &cfg);
+    assert_eq!(again.code, 1);
+    assert!(
+        again.stderr.contains(
+            "the input holds no API to grant access to (it holds only objects olm-rbac generated on an earlier run)"
+        ),
+        "{}",
+        again.stderr
+    );
+}
