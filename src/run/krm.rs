@@ -44,6 +44,12 @@ pub fn function(input: &str) -> Outcome {
                 "the input holds several YAML documents, not one ResourceList: {PLAIN}"
             )));
         }
+        // Manifests run together without `---` read as one mapping with repeated keys, say.
+        Err(_) if !input.contains("ResourceList") => {
+            return fatal(Finding::error(format!(
+                "the input is not a ResourceList (it has no kind: ResourceList): {PLAIN}"
+            )));
+        }
         Err(e) => return fatal(yaml_finding(&e, None)),
     };
     if list.kind.as_deref() != Some("ResourceList")

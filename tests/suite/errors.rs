@@ -316,6 +316,16 @@ fn plain_manifests_sent_to_the_function_point_to_render() {
     assert!(function("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nkind: B\n")
         .stderr
         .starts_with("error: the input holds several YAML documents, not one ResourceList:"));
+    // Files run together without `---` (cat *.yaml | olm-rbac) read as one mapping with repeated keys.
+    let run_together =
+        function("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\napiVersion: v1\nkind: Secret\n");
+    assert!(
+        run_together.stderr.starts_with(
+            "error: the input is not a ResourceList (it has no kind: ResourceList): olm-rbac without a command is a KRM function"
+        ),
+        "{}",
+        run_together.stderr
+    );
 }
 
 #[test]
