@@ -207,15 +207,7 @@ fn run(cli: Cli) -> Outcome {
             }
         }
         Some(Command::Render { config, files, output, quiet, paths }) => {
-            let options = RenderOptions {
-                output: match output {
-                    RenderOutput::Yaml => OutputFormat::Yaml,
-                    RenderOutput::Json => OutputFormat::Json,
-                },
-                quiet,
-                bundle_roots: Vec::new(),
-            };
-            render(config, [files, paths].concat(), options)
+            render(config, [files, paths].concat(), render_options(output, quiet))
         }
         Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
         Some(Command::CanI { verb, resource, name, namespace, all_namespaces, list, user, groups, files, explain }) => {
@@ -261,6 +253,15 @@ fn run(cli: Cli) -> Outcome {
             Err(outcome) => outcome,
         },
     }
+}
+
+/// What `render -o` and `-q` ask for.
+fn render_options(output: RenderOutput, quiet: bool) -> RenderOptions {
+    let output = match output {
+        RenderOutput::Yaml => OutputFormat::Yaml,
+        RenderOutput::Json => OutputFormat::Json,
+    };
+    RenderOptions { output, quiet, bundle_roots: Vec::new() }
 }
 
 /// `render`: reads the config file and the inputs (`-f` and PATHs alike),
