@@ -344,22 +344,34 @@ fn is_config(b: &Block) -> bool {
 #[test]
 fn every_command_block_runs() {
     let Some(bash) = BASH.find() else { return };
-    let mut failures = Vec::new();
-    let mut ran = 0;
-    for doc in docs() {
-        let dir = scratch(&doc);
-        for block in blocks(&doc) {
-            let shown = if is_shell(&block) {
-                shell_commands(&block.text)
-            } else if is_transcript(&block) {
-                transcript(&block.text)
-            } else {
-                continue;
-            };
-            ran += shown.len();
-            run_block(&bash, dir.path(), &block, &shown, &mut failures);
-        }
-    }
+    // The docs are independent of each other: run them side by side.
+    let results: Vec<(usize, Vec<String>)> = std::thread::scope(|s| {
+        let runs: Vec<_> = docs()
+            .into_iter()
+            .map(|doc| {
+                let bash = &bash;
+                s.spawn(move || {
+                    let (mut ran, mut failures) = (0, Vec::new());
+                    let dir = scratch(&doc);
+                    for block in blocks(&doc) {
+                        let shown = if is_shell(&block) {
+                            shell_commands(&block.text)
+                        } else if is_transcript(&block) {
+                            transcript(&block.text)
+                        } else {
+                            continue;
+                        };
+                        ran += shown.len();
+                        run_block(bash, dir.path(), &block, &shown, &mut failures);
+                    }
+                    (ran, failures)
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let ran: usize = results.iter().map(|r| r.0).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
     assert!(ran >= 40, "the docs' commands are found ({ran})");
     assert!(failures.is_empty(), "doc commands that do not do what the doc says:\n\n{}", failures.join("\n\n"));
 }
