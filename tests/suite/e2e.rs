@@ -1,17 +1,10 @@
 //! End to end: the built binary, on its own and run by the real kpt.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use crate::common::*;
-
-fn run(cmd: &mut Command, stdin: &str) -> Output {
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 #[test]
 fn version_and_help() {
@@ -96,22 +89,6 @@ fn render_reads_stdin_and_directories_like_a_helm_post_renderer() {
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with(&stream), "the stream passes through first, unchanged");
     assert_eq!(count(&stdout[stream.len()..], "kind: ClusterRole\n"), 20);
-}
-
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                files.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    files
 }
 
 fn kpt_eval(kpt: &Path, pkg: &Path, exec: &Path, config: Option<&Path>) -> Output {
@@ -347,14 +324,6 @@ fn kustomize(example: &str) -> Option<(String, String, bool)> {
         .output()
         .unwrap();
     Some((text(&out.stdout), text(&out.stderr), out.status.success()))
-}
-
-fn kinds(manifests: &str) -> BTreeMap<String, usize> {
-    let mut kinds = BTreeMap::new();
-    for line in manifests.lines().filter_map(|l| l.strip_prefix("kind: ")) {
-        *kinds.entry(line.to_string()).or_insert(0) += 1;
-    }
-    kinds
 }
 
 #[test]
