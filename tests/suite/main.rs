@@ -27,6 +27,7 @@ mod property;
 mod review_regressions;
 mod schema;
 mod security;
+mod workflow;
 
 /// A new file directly in `tests/` would be a test binary of its own, linked
 /// again after every library change: add a module here instead.
