@@ -1,7 +1,7 @@
 //! End to end: the built binary, on its own and run by the real kpt.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::common::*;
@@ -435,43 +435,6 @@ fn argocd_plugin_generate_prints_plain_manifests() {
     assert!(!out.status.success());
     assert_eq!(text(&out.stdout), "", "no partial manifests");
     assert!(text(&out.stderr).contains("spec.mdoe: unknown field `mdoe`"), "{}", text(&out.stderr));
-}
-
-/// The stream `helm template` (or `helm install`) hands a post-renderer, built
-/// from the example chart: `---`, a `# Source:` comment, each template.
-fn helm_stream() -> String {
-    let templates = repo("examples/helm/chart/templates");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&templates).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    files
-        .iter()
-        .map(|f| {
-            let body = std::fs::read_to_string(f)
-                .unwrap()
-                .replace("{{ .Release.Name }}", "guestbook")
-                .replace("{{ .Chart.AppVersion }}", "0.1.0");
-            format!("---\n# Source: guestbook-operator/templates/{}\n{body}", f.file_name().unwrap().to_string_lossy())
-        })
-        .collect()
-}
-
-#[test]
-fn helm_post_renderer_appends_rbac_to_the_stream() {
-    let stream = helm_stream();
-    let out = run(
-        Command::new(repo("examples/helm/post-renderer.sh"))
-            .current_dir(repo("examples/helm"))
-            .env("PATH", path_with_binary()),
-        &stream,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    // Every document comes back as it went in (the leading `---` lines are separators).
-    for doc in stream.split("---\n").filter(|d| !d.is_empty()) {
-        assert!(stdout.contains(doc), "a chart document was changed:\n{doc}");
-    }
-    assert!(stdout.contains("# Source: guestbook-operator/templates/deployment.yaml\n"), "comments survive");
-    assert_eq!(kinds(&stdout).get("ClusterRole"), Some(&8), "no CSV: every CRD gets roles");
 }
 
 /// The access commands on the Bind example's rendered output, as a reviewer

@@ -16,6 +16,7 @@ mod errors;
 mod gate;
 mod gate_bypasses;
 mod golden;
+mod helm;
 mod installer;
 mod invariant;
 mod json_schema;
