@@ -16,6 +16,7 @@ mod errors;
 mod gate;
 mod gate_bypasses;
 mod golden;
+mod helm;
 mod installer;
 mod invariant;
 mod json_schema;
@@ -27,6 +28,7 @@ mod property;
 mod review_regressions;
 mod schema;
 mod security;
+mod workflow;
 
 /// A new file directly in `tests/` would be a test binary of its own, linked
 /// again after every library change: add a module here instead.
