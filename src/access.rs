@@ -141,11 +141,6 @@ impl PartialEq<&str> for ChainRole {
     }
 }
 
-/// How a built-in role or binding is marked wherever a chain is shown.
-fn builtin_mark() -> String {
-    format!(" (built-in, Kubernetes {})", builtin::KUBERNETES_VERSION)
-}
-
 /// What a grant comes through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Via {
@@ -163,17 +158,15 @@ impl Via {
     }
 }
 
+/// `RoleBinding NAMESPACE/NAME`, `ClusterRoleBinding NAME`, or `any binding
+/// to ClusterRole NAME`.
 impl fmt::Display for Via {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Via::Binding { namespace: Some(ns), name, .. } => write!(f, "RoleBinding {ns}/{name}")?,
-            Via::Binding { namespace: None, name, .. } => write!(f, "ClusterRoleBinding {name}")?,
-            Via::AnyBindingTo(role) => write!(f, "any binding to ClusterRole {role}")?,
+            Via::Binding { namespace: Some(ns), name, .. } => write!(f, "RoleBinding {ns}/{name}"),
+            Via::Binding { namespace: None, name, .. } => write!(f, "ClusterRoleBinding {name}"),
+            Via::AnyBindingTo(role) => write!(f, "any binding to ClusterRole {role}"),
         }
-        if self.builtin() {
-            f.write_str(&builtin_mark())?;
-        }
-        Ok(())
     }
 }
 
@@ -190,15 +183,24 @@ pub struct Grant {
 }
 
 /// `RoleBinding team-a/x → edit (built-in, Kubernetes 1.33) ← aggregates
-/// widgets-edit → rule …`: each role after the first is one the role before
-/// it aggregates.
+/// view (built-in) ← aggregates widgets-view → rule …`: each role after the
+/// first is one the role before it aggregates; the first built-in binding or
+/// role of the chain names the Kubernetes release, the others are `(built-in)`.
 impl fmt::Display for Grant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.via)?;
+        let mut versioned = false;
+        let mut mark = |builtin: bool| match (builtin, versioned) {
+            (false, _) => String::new(),
+            (true, true) => " (built-in)".to_string(),
+            (true, false) => {
+                versioned = true;
+                format!(" (built-in, Kubernetes {})", builtin::KUBERNETES_VERSION)
+            }
+        };
+        write!(f, "{}{}", self.via, mark(self.via.builtin()))?;
         for (i, role) in self.roles.iter().enumerate() {
             let step = if i == 0 { "→" } else { "← aggregates" };
-            let mark = if role.builtin { builtin_mark() } else { String::new() };
-            write!(f, " {step} {}{mark}", role.name)?;
+            write!(f, " {step} {}{}", role.name, mark(role.builtin))?;
         }
         write!(f, " → rule {}", describe_rule(&self.rule))
     }
