@@ -98,7 +98,7 @@ enum Command {
         #[arg(long, conflicts_with = "list")]
         explain: bool,
         /// With --list: table (default), json or yaml.
-        #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT", requires = "list")]
+        #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
         output: Option<ListOutput>,
         /// Print nothing: the exit code answers (with --list: no warnings).
         #[arg(short = 'q', long)]
@@ -275,6 +275,12 @@ fn run(cli: Cli) -> Outcome {
             quiet,
             builtin_roles,
         }) => {
+            if output.is_some() && !list {
+                return failure(
+                    "-o/--output goes with --list: can-i VERB RESOURCE answers yes or no",
+                    commands::INPUT_ERROR,
+                );
+            }
             let inputs = match read_all("can-i", &files) {
                 Ok(inputs) => inputs,
                 Err(outcome) => return outcome,

@@ -9,6 +9,7 @@ mod common;
 
 mod access_cli;
 mod access_facts;
+mod access_habits;
 mod docs;
 mod e2e;
 mod errors;
