@@ -23,7 +23,7 @@ Examples:
   olm-rbac render examples/bind/ examples/guestbook/manifests > rendered.yaml
   olm-rbac can-i create guestbooks -n team-a --as alice --as-group team-a-devs -f rendered.yaml
   olm-rbac can-i --list -A --as alice --as-group team-a-devs -f rendered.yaml
-  olm-rbac who-can delete guestbooks.webapp.example.com -f rendered.yaml
+  olm-rbac who-can delete guestbooks.webapp.example.com -A -f rendered.yaml
   olm-rbac report --format markdown -f rendered.yaml
 ";
 
@@ -109,7 +109,7 @@ enum Command {
         builtin_roles: BuiltinRoles,
     },
     /// List every subject that may make a request, where, and through what.
-    #[command(name = "who-can", override_usage = WHO_CAN_USAGE)]
+    #[command(name = "who-can", override_usage = WHO_CAN_USAGE, after_help = WHO_CAN_EXAMPLES)]
     WhoCan {
         /// get, list, watch, create, update, patch, delete, deletecollection, or *
         #[arg(value_name = "VERB")]
@@ -165,11 +165,26 @@ Examples:
   # May bob, in the group team-a-devs, create guestbooks in team-a? (yes: exit 0, no: exit 1)
   olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -f rendered.yaml
 
-  # ... anywhere at all, and through which binding?
-  olm-rbac can-i create guestbooks -A --as bob --as-group team-a-devs -f rendered.yaml --explain
+  # ... and through which binding and roles?
+  olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -f rendered.yaml --explain
 
-  # Everything bob may do, per namespace
-  olm-rbac can-i --list -A --as bob --as-group team-a-devs -f rendered.yaml
+  # In every namespace at once (only ClusterRoleBindings answer that), for a script: no output
+  olm-rbac can-i create guestbooks -A --as bob -f rendered.yaml -q && echo everywhere
+
+  # Everything bob may do, per namespace, as JSON
+  olm-rbac can-i --list -A --as bob --as-group team-a-devs -f rendered.yaml -o json
+
+  # A non-resource URL; the input's bindings alone, without Kubernetes' built-in ones
+  olm-rbac can-i get /metrics --as bob -f rendered.yaml --builtin-roles=none
+";
+
+const WHO_CAN_EXAMPLES: &str = "\
+Examples:
+  # Who may delete guestbooks in team-a (RoleBindings there, and ClusterRoleBindings)
+  olm-rbac who-can delete guestbooks -n team-a -f rendered.yaml
+
+  # ... in any namespace, each answer saying where; as YAML
+  olm-rbac who-can delete guestbooks -A -f rendered.yaml -o yaml
 ";
 
 /// Both forms of can-i, every optional flag in brackets.
@@ -188,6 +203,17 @@ enum ReportFormat {
     Markdown,
     Json,
     Yaml,
+}
+
+impl ReportFormat {
+    fn format(self) -> Format {
+        match self {
+            ReportFormat::Table => Format::Table,
+            ReportFormat::Markdown => Format::Markdown,
+            ReportFormat::Json => Format::Json,
+            ReportFormat::Yaml => Format::Yaml,
+        }
+    }
 }
 
 /// How a list prints: a table, or the JSON or YAML shape of docs/access-checks.md.
@@ -311,27 +337,14 @@ fn run(cli: Cli) -> Outcome {
             }
         }
         Some(Command::WhoCan { verb, resource, namespace, all_namespaces, files, output, quiet, builtin_roles }) => {
-            match read_all("who-can", &files) {
-                Ok(inputs) => {
-                    let query =
-                        WhoCan { verb: &verb, resource: &resource, namespace: namespace.as_deref(), all_namespaces };
-                    commands::who_can_with(&inputs, &query, output.format(), builtin_roles.common(quiet))
-                }
-                Err(outcome) => outcome,
-            }
+            let query = WhoCan { verb: &verb, resource: &resource, namespace: namespace.as_deref(), all_namespaces };
+            read_all("who-can", &files)
+                .map(|inputs| commands::who_can_with(&inputs, &query, output.format(), builtin_roles.common(quiet)))
+                .unwrap_or_else(|refused| refused)
         }
-        Some(Command::Report { files, format, quiet, builtin_roles }) => match read_all("report", &files) {
-            Ok(inputs) => {
-                let format = match format {
-                    ReportFormat::Table => Format::Table,
-                    ReportFormat::Markdown => Format::Markdown,
-                    ReportFormat::Json => Format::Json,
-                    ReportFormat::Yaml => Format::Yaml,
-                };
-                commands::report_with(&inputs, format, builtin_roles.common(quiet))
-            }
-            Err(outcome) => outcome,
-        },
+        Some(Command::Report { files, format, quiet, builtin_roles }) => read_all("report", &files)
+            .map(|inputs| commands::report_with(&inputs, format.format(), builtin_roles.common(quiet)))
+            .unwrap_or_else(|refused| refused),
     }
 }
 

@@ -50,13 +50,14 @@ impl Resources {
     }
 
     /// A CRD's resource: its scope, and the kind, singular and short names it
-    /// declares (a built-in resource of the same group and plural keeps its own).
+    /// declares. One of Kubernetes' own resources keeps its scope and names: the
+    /// API server serves it, whatever a CRD of the same group and plural says.
     pub(crate) fn add_named(&mut self, group: &str, plural: &str, cluster_scoped: bool, names: &CrdNames<'_>) {
         let known = self.scope.entry((group.to_string(), plural.to_string())).or_default();
-        known.cluster = cluster_scoped;
         if known.kubernetes {
             return;
         }
+        known.cluster = cluster_scoped;
         let lower = |n: Option<&str>| n.filter(|n| !n.is_empty()).map(str::to_lowercase);
         known.kind = lower(names.kind).or(known.kind.take());
         known.singular = lower(names.singular).or_else(|| known.kind.clone());

@@ -292,6 +292,9 @@ fn resources_resolve_by_singular_kind_and_short_name_preferring_kubernetes_own()
     r.add_named("evil.example.com", "things", false, &CrdNames { kind: Some("Thing"), singular: None, short: &evil });
     assert_eq!(r.resolve("po").unwrap().0, "");
     assert_eq!(r.resolve("secret").unwrap(), ("".into(), "secrets".into(), None));
+    // Nor does a CRD of Kubernetes' own group and plural change its scope.
+    r.add_named("networking.k8s.io", "ingresses", true, &CrdNames::default());
+    assert_eq!(r.cluster_scoped("networking.k8s.io", "ingresses"), Some(false));
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod common;
 mod access_cli;
 mod access_facts;
 mod access_habits;
+mod access_output;
 mod docs;
 mod e2e;
 mod errors;
