@@ -224,7 +224,7 @@ pub fn can_i_list_with(inputs: &[Source], q: &CanIList<'_>, output: Format, comm
         };
         let who = Identity::new(q.user, q.groups);
         let permissions = policy.permissions(&who, place);
-        if output != Format::Table {
+        if matches!(output, Format::Json | Format::Yaml) {
             let shaped: Vec<PermissionOut> = permissions.iter().map(PermissionOut::of).collect();
             return encoded(&shaped, output);
         }
@@ -292,7 +292,7 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
             (false, None) => Place::ClusterWide,
         };
         let holders = policy.who_can(asked.asked(), place);
-        if output != Format::Table {
+        if matches!(output, Format::Json | Format::Yaml) {
             let (resource, non_resource_url) = match &asked {
                 Question::Resource(_) => (Some(asked.target()), None),
                 Question::Url(_) => (None, Some(asked.target())),

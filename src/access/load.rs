@@ -219,7 +219,7 @@ fn rbac_body(chunk: &Chunk<'_>) -> Result<Option<Body>, yaml::ViewError> {
             let view: BindingView = yaml::parse_item(chunk)?;
             if view.role_ref.kind.is_none() || view.role_ref.name.is_none() {
                 return Err(yaml::ViewError {
-                    message: "roleRef needs kind and name, as the API server requires".into(),
+                    message: "needs kind and name, as the API server requires".into(),
                     path: Some("roleRef".into()),
                     pos: None,
                 });

@@ -21,7 +21,8 @@ pub enum Format {
     Yaml,
 }
 
-/// `value` as JSON (pretty, with a final line break) or YAML.
+/// `value` as YAML for [`Format::Yaml`], else as JSON (pretty, with a final
+/// line break).
 pub(crate) fn encode<T: Serialize>(value: &T, format: Format) -> Result<String, String> {
     match format {
         Format::Yaml => crate::yaml::to_yaml(value),

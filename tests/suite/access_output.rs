@@ -137,6 +137,15 @@ fn documents_are_named_as_render_names_them() {
     assert_eq!(named(&text(&render.stderr)), Some(true), "render: {}", text(&render.stderr));
     assert_eq!(named(&text(&access.stderr)), Some(true), "report: {}", text(&access.stderr));
 
+    let unbound = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {kind: ClusterRole}\n";
+    assert_eq!(
+        outcome(&run(&["who-can", "get", "pods"], unbound)),
+        (
+            Some(2),
+            String::new(),
+            "error: ClusterRoleBinding b: roleRef: needs kind and name, as the API server requires [-#0]\n".into()
+        )
+    );
     let list = "apiVersion: v1\nkind: List\nitems:\n- kind: RoleBinding\n  metadata: {name: lost}\n";
     let (code, _, stderr) = outcome(&run(&["can-i", "get", "pods", "--as", "bob"], &format!("{WIDGETS}---\n{list}")));
     assert_eq!(code, Some(1));
