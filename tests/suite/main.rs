@@ -9,6 +9,8 @@ mod common;
 
 mod access_cli;
 mod access_facts;
+mod access_habits;
+mod access_output;
 mod doc_blocks;
 mod docs;
 mod e2e;
