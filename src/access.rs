@@ -13,6 +13,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::model::{selector_matches, Body, InputObject, Operator, RuleView, SubjectView};
 use allowed::Place;
+use builtin::Bootstrap;
 
 /// A role: its own rules, and for ClusterRoles the selectors it aggregates.
 #[derive(Debug, Clone, Default)]
@@ -101,26 +102,105 @@ fn service_account(user: &str) -> Option<(&str, &str)> {
     rest.split_once(':')
 }
 
+/// A request for a non-resource URL (`/healthz`, `/metrics`): a verb and a
+/// path, which only ClusterRoleBindings grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlRequest {
+    pub verb: String,
+    pub path: String,
+}
+
+/// What is asked: a resource request or a non-resource URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Asked<'a> {
+    Resource(&'a Request),
+    Url(&'a UrlRequest),
+}
+
+impl Asked<'_> {
+    /// Does the rule allow it?
+    fn allowed_by(self, rule: &PolicyRule) -> bool {
+        match self {
+            Asked::Resource(req) => rule_allows(rule, req),
+            Asked::Url(req) => matches::verb(rule, &req.verb) && matches::non_resource_url(rule, &req.path),
+        }
+    }
+}
+
+/// A role of a grant's chain, and whether it is Kubernetes' built-in one
+/// (from the bootstrap policy, [`builtin`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainRole {
+    pub name: String,
+    pub builtin: bool,
+}
+
+impl PartialEq<&str> for ChainRole {
+    fn eq(&self, other: &&str) -> bool {
+        self.name == *other
+    }
+}
+
+/// What a grant comes through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Via {
+    /// A binding: a RoleBinding (its namespace set) or a ClusterRoleBinding;
+    /// `builtin` when it is Kubernetes' own ([`builtin`]).
+    Binding { namespace: Option<String>, name: String, builtin: bool },
+    /// Any binding to this built-in ClusterRole, wherever one is.
+    AnyBindingTo(String),
+}
+
+impl Via {
+    /// Is it one of Kubernetes' bootstrap bindings?
+    pub fn builtin(&self) -> bool {
+        matches!(self, Via::Binding { builtin: true, .. })
+    }
+}
+
+/// `RoleBinding NAMESPACE/NAME`, `ClusterRoleBinding NAME`, or `any binding
+/// to ClusterRole NAME`.
+impl fmt::Display for Via {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Via::Binding { namespace: Some(ns), name, .. } => write!(f, "RoleBinding {ns}/{name}"),
+            Via::Binding { namespace: None, name, .. } => write!(f, "ClusterRoleBinding {name}"),
+            Via::AnyBindingTo(role) => write!(f, "any binding to ClusterRole {role}"),
+        }
+    }
+}
+
 /// Why a request is allowed: binding → role → (aggregated roles) → rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grant {
-    pub binding: String,
-    /// Role names from the bound role down to the one that holds the rule.
-    pub roles: Vec<String>,
+    pub via: Via,
+    /// The roles from the bound role down to the one that holds the rule,
+    /// each aggregated into the one before it.
+    pub roles: Vec<ChainRole>,
     pub rule: PolicyRule,
     /// `None`: cluster-wide.
     pub namespace: Option<String>,
 }
 
+/// `RoleBinding team-a/x → edit (built-in, Kubernetes 1.33) ← aggregates
+/// view (built-in) ← aggregates widgets-view → rule …`: each role after the
+/// first is one the role before it aggregates; the first built-in binding or
+/// role of the chain names the Kubernetes release, the others are `(built-in)`.
 impl fmt::Display for Grant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.binding)?;
-        for (i, role) in self.roles.iter().enumerate() {
-            if i == 0 {
-                write!(f, " → {role}")?;
-            } else {
-                write!(f, " → (aggregated) {role}")?;
+        let mut versioned = false;
+        let mut mark = |builtin: bool| match (builtin, versioned) {
+            (false, _) => String::new(),
+            (true, true) => " (built-in)".to_string(),
+            (true, false) => {
+                versioned = true;
+                format!(" (built-in, Kubernetes {})", builtin::KUBERNETES_VERSION)
             }
+        };
+        write!(f, "{}{}", self.via, mark(self.via.builtin()))?;
+        for (i, role) in self.roles.iter().enumerate() {
+            let step = if i == 0 { "→" } else { "← aggregates" };
+            write!(f, " {step} {}{}", role.name, mark(role.builtin))?;
         }
         write!(f, " → rule {}", describe_rule(&self.rule))
     }
@@ -150,87 +230,6 @@ pub fn describe_rule(rule: &PolicyRule) -> String {
     out
 }
 
-/// The scope of resources: what the input's CRDs say, and the built-in kinds.
-#[derive(Debug, Clone, Default)]
-pub struct Resources {
-    /// `(group, plural)` → cluster-scoped?
-    scope: BTreeMap<(String, String), bool>,
-}
-
-impl Resources {
-    /// Every resource Kubernetes and OLM serve (`kinds`), with its scope.
-    pub(crate) fn builtin() -> Resources {
-        Resources { scope: crate::kinds::known_resources().map(|r| ((r.group, r.plural), r.cluster)).collect() }
-    }
-
-    pub(crate) fn add(&mut self, group: &str, plural: &str, cluster_scoped: bool) {
-        self.scope.insert((group.to_string(), plural.to_string()), cluster_scoped);
-    }
-
-    pub fn cluster_scoped(&self, group: &str, plural: &str) -> Option<bool> {
-        self.scope.get(&(group.to_string(), plural.to_string())).copied()
-    }
-
-    /// Resolves `plural`, `plural.group`, `plural/sub` and `plural.group/sub`
-    /// as kubectl does: a bare plural must name exactly one known resource.
-    pub(crate) fn resolve(&self, text: &str) -> Result<(String, String, Option<String>), String> {
-        let (head, sub) = match text.split_once('/') {
-            Some((h, s)) => (h, Some(s.to_string())),
-            None => (text, None),
-        };
-        if head == "*" {
-            return Ok(("*".into(), "*".into(), sub));
-        }
-        if let Some((plural, group)) = head.split_once('.') {
-            // kubectl also takes `plural.version.group` (deployments.v1.apps), and
-            // `plural.version.` for the core group.
-            let group = match group.split_once('.') {
-                Some((version, rest)) if is_version(version) => rest,
-                _ => group,
-            };
-            // A dotless group is one of Kubernetes' own (apps, batch): `pods.v1`
-            // names no group.
-            let known =
-                group.contains('.') || group.is_empty() || crate::reserved::kubernetes_groups().contains(&group);
-            if !known {
-                return Err(format!(
-                    "{head:?} names the API group {group:?}, which is not one of Kubernetes' own and has no dot, so no CRD can define it; name a core resource alone ({plural}) or as {plural}.v1. (trailing dot), others as <plural>.<group>"
-                ));
-            }
-            return Ok((group.to_string(), plural.to_string(), sub));
-        }
-        let matches: Vec<&(String, String)> = self.scope.keys().filter(|(_, p)| p == head).collect();
-        // As kubectl does, the core group wins over a CRD of the same plural.
-        let core = matches.iter().find(|(g, _)| g.is_empty());
-        match (core, &matches[..]) {
-            (Some((group, plural)), _) | (None, [(group, plural)]) => Ok((group.clone(), plural.clone(), sub)),
-            (None, []) => Err(format!(
-                "the resource {head:?} is not known from the input or the built-in kinds: name it as <plural>.<group>"
-            )),
-            (None, _) => Err(format!(
-                "the resource {head:?} is ambiguous: {}",
-                matches
-                    .iter()
-                    .map(|(g, p)| if g.is_empty() { p.clone() } else { format!("{p}.{g}") })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        }
-    }
-}
-
-/// `v1`, `v1beta2`, `v2alpha1`: an API version segment.
-fn is_version(s: &str) -> bool {
-    let Some(rest) = s.strip_prefix('v') else { return false };
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    let tail = &rest[digits..];
-    digits > 0
-        && (tail.is_empty()
-            || ["alpha", "beta"]
-                .iter()
-                .any(|p| tail.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))))
-}
-
 /// Everything the checks know: roles, bindings and resource scopes.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -241,37 +240,13 @@ pub struct Policy {
     /// The operator APIs in the input (`<plural>.<group>`), with the extension
     /// whose generated RBAC serves each, if any.
     pub apis: BTreeMap<String, Option<String>>,
+    /// The ClusterRoles and ClusterRoleBindings (kind, name) of the input that
+    /// opt out of the API server's reconciliation of the bootstrap policy
+    /// ([`builtin::AUTOUPDATE_ANNOTATION`] `"false"`): kept as written.
+    pub kept_as_written: BTreeSet<(Bootstrap, String)>,
 }
 
 impl Policy {
-    /// Adds Kubernetes' bootstrap policy ([`builtin`], Kubernetes 1.33): every
-    /// ClusterRole and ClusterRoleBinding an API server creates at start, each
-    /// marked `builtin`. The input keeps priority, except for the roles the API
-    /// server reconciles back at every start ([`builtin::is_reconciled`]:
-    /// `cluster-admin`, and the aggregating `admin`, `edit` and `view`): an
-    /// input copy of those would be reconciled away, so the real one is
-    /// modelled. Other bootstrap roles the input holds (a dump of the cluster's
-    /// roles, say) are taken as the input has them, and a bootstrap binding is
-    /// added only when the input has no ClusterRoleBinding of its name.
-    pub(crate) fn with_builtins(mut self) -> Policy {
-        // The embedded data is proven to parse by a test; should it not, the
-        // input alone is all there is to go on.
-        let Ok(builtins) = builtin::policy() else { return self };
-        for (name, role) in &builtins.cluster_roles {
-            if builtin::is_reconciled(name) {
-                self.cluster_roles.insert(name.clone(), role.clone());
-            } else {
-                self.cluster_roles.entry(name.clone()).or_insert_with(|| role.clone());
-            }
-        }
-        for binding in &builtins.bindings {
-            if !self.bindings.iter().any(|b| b.namespace.is_none() && b.name == binding.name) {
-                self.bindings.push(binding.clone());
-            }
-        }
-        self
-    }
-
     /// A role's rules with the chain of roles each comes from, following
     /// aggregation rules by label (transitively, cycles cut).
     pub fn effective_rules(&self, role: &RoleDef) -> Vec<(Vec<String>, PolicyRule)> {
@@ -314,13 +289,6 @@ impl Policy {
         }
     }
 
-    fn describe_binding(b: &BindingDef) -> String {
-        match &b.namespace {
-            Some(ns) => format!("RoleBinding {ns}/{}", b.name),
-            None => format!("ClusterRoleBinding {}", b.name),
-        }
-    }
-
     /// Whether the request is cluster-scoped (unknown resources count as
     /// namespaced). A request for one Namespace object is made in that
     /// namespace, so RoleBindings there apply to it, as on a cluster.
@@ -331,36 +299,64 @@ impl Policy {
     }
 
     /// Can a binding apply to this request at all, given its scope?
-    fn binding_applies(&self, b: &BindingDef, req: &Request) -> bool {
-        match &b.namespace {
-            None => true,
+    fn binding_applies(&self, b: &BindingDef, asked: Asked<'_>) -> bool {
+        match (&b.namespace, asked) {
+            (None, _) => true,
             // A RoleBinding grants only namespaced resources, only in its namespace.
-            Some(ns) => !self.cluster_scoped(req) && req.namespace.as_deref() == Some(ns.as_str()),
+            (Some(ns), Asked::Resource(req)) => {
+                !self.cluster_scoped(req) && req.namespace.as_deref() == Some(ns.as_str())
+            }
+            // Non-resource URLs are granted cluster-wide only.
+            (Some(_), Asked::Url(_)) => false,
         }
     }
 
     /// The grants of one binding for the request, ignoring who asks.
-    fn grants(&self, b: &BindingDef, req: &Request) -> Vec<Grant> {
-        if !self.binding_applies(b, req) {
+    fn grants(&self, b: &BindingDef, asked: Asked<'_>) -> Vec<Grant> {
+        if !self.binding_applies(b, asked) {
             return Vec::new();
         }
         let Some(role) = self.bound_role(b) else { return Vec::new() };
         self.effective_rules(role)
             .into_iter()
-            .filter(|(_, rule)| rule_allows(rule, req))
+            .filter(|(_, rule)| asked.allowed_by(rule))
             .map(|(roles, rule)| Grant {
-                binding: Self::describe_binding(b),
-                roles,
+                via: Via::Binding { namespace: b.namespace.clone(), name: b.name.clone(), builtin: b.builtin },
+                roles: self.chain(&roles, b.role_kind == "ClusterRole"),
                 rule,
                 namespace: b.namespace.clone(),
             })
             .collect()
     }
 
+    /// The roles of a path of [`Policy::effective_rules`], marked built-in or
+    /// not; the first is a Role, not a ClusterRole, unless `cluster` says so.
+    fn chain(&self, path: &[String], cluster: bool) -> Vec<ChainRole> {
+        path.iter()
+            .enumerate()
+            .map(|(i, name)| ChainRole {
+                name: name.clone(),
+                builtin: (i > 0 || cluster) && self.cluster_roles.get(name).is_some_and(|r| r.builtin),
+            })
+            .collect()
+    }
+
     /// `kubectl auth can-i`, offline: the first grant found, or `None`.
     pub fn can(&self, who: &Identity, req: &Request) -> Option<Grant> {
-        let place = req.namespace.as_deref().map_or(Place::ClusterWide, Place::Namespace);
-        self.bindings_for(who, place).find_map(|b| self.grants(b, req).into_iter().next())
+        self.can_asked(who, Asked::Resource(req))
+    }
+
+    /// `kubectl auth can-i VERB /path`, offline: only ClusterRoleBindings grant it.
+    pub fn can_url(&self, who: &Identity, req: &UrlRequest) -> Option<Grant> {
+        self.can_asked(who, Asked::Url(req))
+    }
+
+    pub(crate) fn can_asked(&self, who: &Identity, asked: Asked<'_>) -> Option<Grant> {
+        let place = match asked {
+            Asked::Resource(req) => req.namespace.as_deref().map_or(Place::ClusterWide, Place::Namespace),
+            Asked::Url(_) => Place::ClusterWide,
+        };
+        self.bindings_for(who, place).find_map(|b| self.grants(b, asked).into_iter().next())
     }
 
     /// The bindings that reach the identity and apply in the place: the one
@@ -380,100 +376,6 @@ impl Policy {
             here && b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref()))
         })
     }
-
-    /// Every subject that may make the request: with a namespace, there; without,
-    /// anywhere (each answer says where). Holders of the built-in aggregated
-    /// roles appear as [`Holder::RoleHolders`] when no binding to them is known.
-    pub(crate) fn who_can(&self, req: &Request) -> Vec<Access> {
-        let mut out: Vec<Access> = Vec::new();
-        for b in &self.bindings {
-            // Without a namespace, a RoleBinding answers for its own namespace.
-            let mut scoped = req.clone();
-            if req.namespace.is_none() {
-                scoped.namespace = b.namespace.clone();
-            }
-            let Some(grant) = self.grants(b, &scoped).into_iter().next() else { continue };
-            for s in &b.subjects {
-                let mut subject = s.clone();
-                // Written with or without apiGroup, a subject is the same subject.
-                subject.api_group = None;
-                if subject.kind == "ServiceAccount" {
-                    match subject_namespace(s, b.namespace.as_deref()) {
-                        Some(ns) => subject.namespace = Some(ns.to_string()),
-                        None => continue, // matches nobody
-                    }
-                }
-                out.push(Access {
-                    holder: Holder::Subject(subject),
-                    namespace: b.namespace.clone(),
-                    grant: grant.clone(),
-                });
-            }
-        }
-        // Bindings to the built-in aggregated roles usually live on the cluster,
-        // not in the rendered output: say who they reach, whatever the input binds.
-        let cluster_only = self.cluster_scoped(req);
-        for name in ["admin", "edit", "view"] {
-            let Some(role) = self.cluster_roles.get(name) else { continue };
-            if let Some((roles, rule)) = self.effective_rules(role).into_iter().find(|(_, r)| rule_allows(r, req)) {
-                let binding = format!("any binding to ClusterRole {name}");
-                out.push(Access {
-                    holder: Holder::RoleHolders { role: name.to_string(), cluster_only },
-                    namespace: req.namespace.clone(),
-                    grant: Grant { binding, roles, rule, namespace: req.namespace.clone() },
-                });
-            }
-        }
-        out.sort_by(|a, b| (a.holder.sort_key(), &a.namespace).cmp(&(b.holder.sort_key(), &b.namespace)));
-        out.dedup_by(|a, b| a.holder == b.holder && a.namespace == b.namespace);
-        out
-    }
-}
-
-/// Who holds access: a subject of a binding, or whoever is bound to a
-/// built-in aggregated role somewhere the input does not show.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Holder {
-    Subject(Subject),
-    /// Whoever is bound to this built-in role; for a cluster-scoped request,
-    /// only through a ClusterRoleBinding.
-    RoleHolders {
-        role: String,
-        cluster_only: bool,
-    },
-}
-
-impl Holder {
-    fn sort_key(&self) -> (u8, String, String, String) {
-        match self {
-            Holder::RoleHolders { role, .. } => (0, String::new(), String::new(), role.clone()),
-            Holder::Subject(s) => (1, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
-        }
-    }
-}
-
-impl fmt::Display for Holder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Holder::RoleHolders { role, cluster_only: false } => write!(f, "anyone bound to ClusterRole {role}"),
-            Holder::RoleHolders { role, cluster_only: true } => {
-                write!(f, "anyone bound to ClusterRole {role} by a ClusterRoleBinding")
-            }
-            Holder::Subject(s) => match &s.namespace {
-                Some(ns) => write!(f, "{} {ns}/{}", s.kind, s.name),
-                None => write!(f, "{} {}", s.kind, s.name),
-            },
-        }
-    }
-}
-
-/// One answer of [`Policy::who_can`].
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Access {
-    pub holder: Holder,
-    /// `None`: cluster-wide.
-    pub namespace: Option<String>,
-    pub grant: Grant,
 }
 
 /// The matchers every decision about what a rule grants is made of, named
@@ -557,7 +459,8 @@ pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject
     for o in objects {
         policy.add_object(o);
     }
-    policy.with_builtins()
+    builtin::reconcile_into(&mut policy);
+    policy
 }
 
 impl Policy {
@@ -568,10 +471,18 @@ impl Policy {
         let h = &o.header;
         let name = h.name.clone().unwrap_or_default();
         let labels = h.labels.clone();
+        let opted_out = h.annotations.get(builtin::AUTOUPDATE_ANNOTATION).is_some_and(|v| v == "false");
         match (&o.body, h.kind.as_deref()) {
             (Body::Crd(crd), _) => {
-                if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), crd.spec.names.plural.as_deref()) {
-                    self.resources.add(g, p, crd.spec.scope.as_deref() == Some("Cluster"));
+                let names = &crd.spec.names;
+                if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), names.plural.as_deref()) {
+                    let named = CrdNames {
+                        kind: names.kind.as_deref(),
+                        singular: names.singular.as_deref(),
+                        short: &names.short_names,
+                    };
+                    self.resources.add_named(g, p, crd.spec.scope.as_deref() == Some("Cluster"), &named);
+                    self.apis.entry(format!("{p}.{g}")).or_insert(None);
                 }
             }
             (Body::Role(r), Some("ClusterRole")) => {
@@ -583,6 +494,9 @@ impl Policy {
                     aggregation: r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default(),
                     builtin: false,
                 };
+                if opted_out {
+                    self.kept_as_written.insert((Bootstrap::ClusterRole, name.clone()));
+                }
                 self.cluster_roles.insert(name, def);
             }
             (Body::Role(r), Some("Role")) => {
@@ -595,6 +509,9 @@ impl Policy {
             (Body::Binding(b), Some(kind @ ("ClusterRoleBinding" | "RoleBinding"))) => {
                 let namespace =
                     (kind == "RoleBinding").then(|| h.namespace.clone().unwrap_or_else(|| "default".into()));
+                if opted_out && namespace.is_none() {
+                    self.kept_as_written.insert((Bootstrap::ClusterRoleBinding, name.clone()));
+                }
                 self.bindings.push(BindingDef {
                     name,
                     namespace,
@@ -621,8 +538,15 @@ fn subject_of(s: &SubjectView) -> Subject {
 
 pub(crate) mod allowed;
 mod load;
+mod resources;
+pub(crate) use resources::CrdNames;
+pub use resources::Resources;
+mod shapes;
+mod table;
+mod who;
 pub use load::load;
 pub(crate) use load::read;
+pub(crate) use who::{Access, Holder};
 pub mod builtin;
 pub mod commands;
 pub mod cover;

@@ -142,14 +142,82 @@ const OPERATOR_KINDS: [(&str, &str, &str, bool); 16] = [
     ("console.openshift.io", "ConsolePlugin", "consoleplugins", true),
 ];
 
+/// The short names the API server's discovery gives each resource that has
+/// some (`kubectl api-resources`, SHORTNAMES), as `(group, plural, names)`:
+/// Kubernetes 1.33's own, and those the operator kinds' CRDs declare.
+const SHORT_NAMES: [(&str, &str, &[&str]); 38] = [
+    ("", "componentstatuses", &["cs"]),
+    ("", "configmaps", &["cm"]),
+    ("", "endpoints", &["ep"]),
+    ("", "events", &["ev"]),
+    ("", "limitranges", &["limits"]),
+    ("", "namespaces", &["ns"]),
+    ("", "nodes", &["no"]),
+    ("", "persistentvolumeclaims", &["pvc"]),
+    ("", "persistentvolumes", &["pv"]),
+    ("", "pods", &["po"]),
+    ("", "replicationcontrollers", &["rc"]),
+    ("", "resourcequotas", &["quota"]),
+    ("", "serviceaccounts", &["sa"]),
+    ("", "services", &["svc"]),
+    ("apiextensions.k8s.io", "customresourcedefinitions", &["crd", "crds"]),
+    ("apps", "daemonsets", &["ds"]),
+    ("apps", "deployments", &["deploy"]),
+    ("apps", "replicasets", &["rs"]),
+    ("apps", "statefulsets", &["sts"]),
+    ("autoscaling", "horizontalpodautoscalers", &["hpa"]),
+    ("batch", "cronjobs", &["cj"]),
+    ("certificates.k8s.io", "certificatesigningrequests", &["csr"]),
+    ("events.k8s.io", "events", &["ev"]),
+    ("networking.k8s.io", "ingresses", &["ing"]),
+    ("networking.k8s.io", "ipaddresses", &["ip"]),
+    ("networking.k8s.io", "networkpolicies", &["netpol"]),
+    ("policy", "poddisruptionbudgets", &["pdb"]),
+    ("scheduling.k8s.io", "priorityclasses", &["pc"]),
+    ("storage.k8s.io", "storageclasses", &["sc"]),
+    ("storage.k8s.io", "volumeattributesclasses", &["vac"]),
+    ("operators.coreos.com", "clusterserviceversions", &["csv", "csvs"]),
+    ("operators.coreos.com", "subscriptions", &["sub", "subs"]),
+    ("operators.coreos.com", "installplans", &["ip"]),
+    ("operators.coreos.com", "operatorgroups", &["og"]),
+    ("operators.coreos.com", "catalogsources", &["catsrc"]),
+    ("monitoring.coreos.com", "servicemonitors", &["smon"]),
+    ("monitoring.coreos.com", "prometheusrules", &["promrule"]),
+    ("autoscaling.k8s.io", "verticalpodautoscalers", &["vpa"]),
+];
+
+/// How a user may name a resource besides its plural: its kind, its singular
+/// (for Kubernetes' own resources and these operator kinds, the kind in lower
+/// case, as discovery gives it) and its short names; and whether it is one of
+/// Kubernetes' own (which kubectl prefers over a CRD's of the same name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ResourceNames {
+    pub kind: String,
+    pub singular: String,
+    pub short: Vec<String>,
+    pub kubernetes: bool,
+}
+
 /// Every resource known here, once each (the first version that defines it).
 pub(crate) fn known_resources() -> impl Iterator<Item = ApiResource> {
+    known_named().map(|(resource, _)| resource)
+}
+
+/// [`known_resources`], each with the names a user may call it by.
+pub(crate) fn known_named() -> impl Iterator<Item = (ApiResource, ResourceNames)> {
     let mut seen = std::collections::BTreeSet::new();
-    kubernetes()
-        .into_iter()
-        .chain(OPERATOR_KINDS)
-        .filter(move |(g, _, p, _)| seen.insert((*g, *p)))
-        .map(|(group, _, plural, cluster)| ApiResource { group: group.into(), plural: plural.into(), cluster })
+    let own = kubernetes().into_iter().map(|entry| (entry, true));
+    own.chain(OPERATOR_KINDS.into_iter().map(|entry| (entry, false)))
+        .filter(move |((g, _, p, _), _)| seen.insert((*g, *p)))
+        .map(|((group, kind, plural, cluster), kubernetes)| {
+            let short = SHORT_NAMES
+                .iter()
+                .filter(|(g, p, _)| *g == group && *p == plural)
+                .flat_map(|(_, _, names)| names.iter().map(|n| n.to_string()))
+                .collect();
+            let names = ResourceNames { kind: kind.into(), singular: kind.to_lowercase(), short, kubernetes };
+            (ApiResource { group: group.into(), plural: plural.into(), cluster }, names)
+        })
 }
 
 /// The resource `plural` in `group`, if known here (custom resources: see
@@ -197,5 +265,21 @@ mod tests {
         let pairs: std::collections::BTreeSet<(&str, &str)> =
             all.iter().map(|r| (r.group.as_str(), r.plural.as_str())).collect();
         assert_eq!(pairs.len(), all.len(), "once each");
+    }
+
+    #[test]
+    fn every_short_name_is_of_a_known_resource_and_singulars_are_lower_case_kinds() {
+        let named: Vec<(ApiResource, ResourceNames)> = known_named().collect();
+        for (group, plural, _) in &SHORT_NAMES {
+            assert!(named.iter().any(|(r, _)| r.group == *group && r.plural == *plural), "{plural}.{group}");
+        }
+        let names =
+            |g: &str, p: &str| named.iter().find(|(r, _)| r.group == g && r.plural == p).map(|(_, n)| n.clone());
+        let deployments = names("apps", "deployments").unwrap();
+        assert_eq!((deployments.kind.as_str(), deployments.singular.as_str()), ("Deployment", "deployment"));
+        assert_eq!((deployments.short.clone(), deployments.kubernetes), (vec!["deploy".to_string()], true));
+        let csv = names("operators.coreos.com", "clusterserviceversions").unwrap();
+        assert_eq!((csv.short, csv.kubernetes), (vec!["csv".to_string(), "csvs".to_string()], false));
+        assert_eq!(names("", "pods").unwrap().short, ["po"]);
     }
 }

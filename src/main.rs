@@ -3,7 +3,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use olm_rbac::access::commands::{self, CanI, CanIList, Format};
+use olm_rbac::access::builtin;
+use olm_rbac::access::commands::{self, CanI, CanIList, Common, Format, WhoCan};
 use olm_rbac::input::{read_input, read_path, read_stdin, refuse_terminal, Source};
 use olm_rbac::run::{self, Outcome, OutputFormat, RenderOptions};
 
@@ -22,7 +23,7 @@ Examples:
   olm-rbac render examples/bind/ examples/guestbook/manifests > rendered.yaml
   olm-rbac can-i create guestbooks -n team-a --as alice --as-group team-a-devs -f rendered.yaml
   olm-rbac can-i --list -A --as alice --as-group team-a-devs -f rendered.yaml
-  olm-rbac who-can delete guestbooks.webapp.example.com -f rendered.yaml
+  olm-rbac who-can delete guestbooks.webapp.example.com -A -f rendered.yaml
   olm-rbac report --format markdown -f rendered.yaml
 ";
 
@@ -78,8 +79,9 @@ enum Command {
         /// (not with --list).
         #[arg(value_name = "VERB", required_unless_present = "list", conflicts_with = "list")]
         verb: Option<String>,
-        /// plural, plural.group, or either with /subresource (pods/log); * for any
-        /// (not with --list).
+        /// A resource by plural, singular, kind or short name (pods, pod, Pod,
+        /// po), with .group and /subresource (deployments.apps/scale); * for any;
+        /// or a non-resource URL starting with / (/healthz). Not with --list.
         #[arg(value_name = "RESOURCE", required_unless_present = "list", conflicts_with = "list")]
         resource: Option<String>,
         /// An object name, for rules with resourceNames (not with --list).
@@ -109,33 +111,66 @@ enum Command {
         /// (not with --list).
         #[arg(long, conflicts_with = "list")]
         explain: bool,
+        /// With --list: table (default), json or yaml.
+        #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT")]
+        output: Option<ListOutput>,
+        /// Print nothing: the exit code answers (with --list: no warnings).
+        #[arg(short = 'q', long)]
+        quiet: bool,
+        /// Kubernetes' built-in roles and bindings to add to the input's:
+        /// kubernetes-1.33 (its bootstrap policy) or none.
+        #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes133)]
+        builtin_roles: BuiltinRoles,
     },
     /// List every subject that may make a request, where, and through what.
-    #[command(name = "who-can", override_usage = "olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE>] [-f <PATH>]...")]
+    #[command(name = "who-can", override_usage = WHO_CAN_USAGE, after_help = WHO_CAN_EXAMPLES)]
     WhoCan {
         /// get, list, watch, create, update, patch, delete, deletecollection, or *
         #[arg(value_name = "VERB")]
         verb: String,
-        /// plural, plural.group, or either with /subresource (pods/log); * for any
+        /// A resource by plural, singular, kind or short name, with .group and
+        /// /subresource; * for any; or a non-resource URL starting with / (/metrics).
         #[arg(value_name = "RESOURCE")]
         resource: String,
-        /// Only grants that apply in this namespace; without it, everywhere.
+        /// Only grants that apply in this namespace; without it (and without
+        /// -A), only cluster-wide grants.
         #[arg(short = 'n', long, value_name = "NAMESPACE")]
         namespace: Option<String>,
+        /// Grants in any namespace or cluster-wide, each saying where.
+        #[arg(short = 'A', long, conflicts_with = "namespace")]
+        all_namespaces: bool,
         /// Manifests: files, directories, - for stdin (repeatable; default stdin).
         #[arg(short = 'f', long = "filename", value_name = "PATH")]
         files: Vec<PathBuf>,
+        /// table (default), json or yaml.
+        #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT", default_value_t = ListOutput::Table)]
+        output: ListOutput,
+        /// No warnings on stderr; the answer only.
+        #[arg(short = 'q', long)]
+        quiet: bool,
+        /// Kubernetes' built-in roles and bindings to add to the input's:
+        /// kubernetes-1.33 (its bootstrap policy) or none.
+        #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes133)]
+        builtin_roles: BuiltinRoles,
     },
     /// Per extension, who holds admin, edit and view on each API, and where;
     /// and which APIs only cluster-admins can use.
-    #[command(override_usage = "olm-rbac report [--format <FORMAT>] [-f <PATH>]...")]
+    #[command(override_usage = REPORT_USAGE)]
     Report {
         /// Manifests: files, directories, - for stdin (repeatable; default stdin).
         #[arg(short = 'f', long = "filename", value_name = "PATH")]
         files: Vec<PathBuf>,
-        /// table for a terminal, markdown for a pull-request comment, json for scripts.
-        #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+        /// table for a terminal (120 columns), markdown for a pull-request
+        /// comment, json or yaml for scripts.
+        #[arg(short = 'o', long = "output", visible_alias = "format", value_enum, value_name = "FORMAT", default_value_t = ReportFormat::Table)]
         format: ReportFormat,
+        /// No warnings on stderr; the report only.
+        #[arg(short = 'q', long)]
+        quiet: bool,
+        /// Kubernetes' built-in roles and bindings to add to the input's:
+        /// kubernetes-1.33 (its bootstrap policy) or none.
+        #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes133)]
+        builtin_roles: BuiltinRoles,
     },
 }
 
@@ -144,17 +179,37 @@ Examples:
   # May bob, in the group team-a-devs, create guestbooks in team-a? (yes: exit 0, no: exit 1)
   olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -f rendered.yaml
 
-  # ... anywhere at all, and through which binding?
-  olm-rbac can-i create guestbooks -A --as bob --as-group team-a-devs -f rendered.yaml --explain
+  # ... and through which binding and roles?
+  olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -f rendered.yaml --explain
 
-  # Everything bob may do, per namespace
-  olm-rbac can-i --list -A --as bob --as-group team-a-devs -f rendered.yaml
+  # In every namespace at once (only ClusterRoleBindings answer that), for a script: no output
+  olm-rbac can-i create guestbooks -A --as bob -f rendered.yaml -q && echo everywhere
+
+  # Everything bob may do, per namespace, as JSON
+  olm-rbac can-i --list -A --as bob --as-group team-a-devs -f rendered.yaml -o json
+
+  # A non-resource URL; the input's bindings alone, without Kubernetes' built-in ones
+  olm-rbac can-i get /metrics --as bob -f rendered.yaml --builtin-roles=none
+";
+
+const WHO_CAN_EXAMPLES: &str = "\
+Examples:
+  # Who may delete guestbooks in team-a (RoleBindings there, and ClusterRoleBindings)
+  olm-rbac who-can delete guestbooks -n team-a -f rendered.yaml
+
+  # ... in any namespace, each answer saying where; as YAML
+  olm-rbac who-can delete guestbooks -A -f rendered.yaml -o yaml
 ";
 
 /// Both forms of can-i, every optional flag in brackets.
 const CAN_I_USAGE: &str = "\
-olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain]
-       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]...";
+olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain] [-q] [--builtin-roles <SET>]
+       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
+
+const WHO_CAN_USAGE: &str = "\
+olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
+
+const REPORT_USAGE: &str = "olm-rbac report [-o <FORMAT>] [-f <PATH>]... [-q] [--builtin-roles <SET>]";
 
 /// `render -o`.
 #[derive(Clone, Copy, ValueEnum)]
@@ -168,6 +223,54 @@ enum ReportFormat {
     Table,
     Markdown,
     Json,
+    Yaml,
+}
+
+impl ReportFormat {
+    fn format(self) -> Format {
+        match self {
+            ReportFormat::Table => Format::Table,
+            ReportFormat::Markdown => Format::Markdown,
+            ReportFormat::Json => Format::Json,
+            ReportFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
+/// How a list prints: a table, or the JSON or YAML shape of docs/access-checks.md.
+#[derive(Clone, Copy, ValueEnum)]
+enum ListOutput {
+    Table,
+    Json,
+    Yaml,
+}
+
+impl ListOutput {
+    fn format(self) -> Format {
+        match self {
+            ListOutput::Table => Format::Table,
+            ListOutput::Json => Format::Json,
+            ListOutput::Yaml => Format::Yaml,
+        }
+    }
+}
+
+/// `--builtin-roles`: which bootstrap policy the checks add, if any.
+#[derive(Clone, Copy, ValueEnum)]
+enum BuiltinRoles {
+    #[value(name = "kubernetes-1.33")]
+    Kubernetes133,
+    None,
+}
+
+impl BuiltinRoles {
+    fn common(self, quiet: bool) -> Common {
+        let builtin_roles = match self {
+            BuiltinRoles::Kubernetes133 => builtin::BuiltinRoles::Kubernetes1_33,
+            BuiltinRoles::None => builtin::BuiltinRoles::None,
+        };
+        Common { builtin_roles, quiet }
+    }
 }
 
 /// Reads `-f` arguments (stdin when there are none, unless stdin is a
@@ -210,14 +313,36 @@ fn run(cli: Cli) -> Outcome {
             render(config, [files, paths].concat(), render_options(output, quiet))
         }
         Some(Command::Schema) => Outcome { stdout: olm_rbac::config::json_schema(), stderr: String::new(), code: 0 },
-        Some(Command::CanI { verb, resource, name, namespace, all_namespaces, list, user, groups, files, explain }) => {
+        Some(Command::CanI {
+            verb,
+            resource,
+            name,
+            namespace,
+            all_namespaces,
+            list,
+            user,
+            groups,
+            files,
+            explain,
+            output,
+            quiet,
+            builtin_roles,
+        }) => {
+            if output.is_some() && !list {
+                return failure(
+                    "-o/--output goes with --list: can-i VERB RESOURCE answers yes or no",
+                    commands::INPUT_ERROR,
+                );
+            }
             let inputs = match read_all("can-i", &files) {
                 Ok(inputs) => inputs,
                 Err(outcome) => return outcome,
             };
+            let common = builtin_roles.common(quiet);
             if list {
+                let output = output.map_or(Format::Table, ListOutput::format);
                 let query = CanIList { namespace: namespace.as_deref(), all_namespaces, user: &user, groups: &groups };
-                commands::can_i_list(&inputs, &query)
+                commands::can_i_list_with(&inputs, &query, output, common)
             } else if let (Some(verb), Some(resource)) = (verb, resource) {
                 commands::can_i(
                     &inputs,
@@ -230,6 +355,7 @@ fn run(cli: Cli) -> Outcome {
                         user: &user,
                         groups: &groups,
                         explain,
+                        common,
                     },
                 )
             } else {
@@ -237,21 +363,15 @@ fn run(cli: Cli) -> Outcome {
                 failure("can-i needs <VERB> and <RESOURCE>, or --list", commands::INPUT_ERROR)
             }
         }
-        Some(Command::WhoCan { verb, resource, namespace, files }) => match read_all("who-can", &files) {
-            Ok(inputs) => commands::who_can(&inputs, &verb, &resource, namespace.as_deref()),
-            Err(outcome) => outcome,
-        },
-        Some(Command::Report { files, format }) => match read_all("report", &files) {
-            Ok(inputs) => commands::report(
-                &inputs,
-                match format {
-                    ReportFormat::Table => Format::Table,
-                    ReportFormat::Markdown => Format::Markdown,
-                    ReportFormat::Json => Format::Json,
-                },
-            ),
-            Err(outcome) => outcome,
-        },
+        Some(Command::WhoCan { verb, resource, namespace, all_namespaces, files, output, quiet, builtin_roles }) => {
+            let query = WhoCan { verb: &verb, resource: &resource, namespace: namespace.as_deref(), all_namespaces };
+            read_all("who-can", &files)
+                .map(|inputs| commands::who_can_with(&inputs, &query, output.format(), builtin_roles.common(quiet)))
+                .unwrap_or_else(|refused| refused)
+        }
+        Some(Command::Report { files, format, quiet, builtin_roles }) => read_all("report", &files)
+            .map(|inputs| commands::report_with(&inputs, format.format(), builtin_roles.common(quiet)))
+            .unwrap_or_else(|refused| refused),
     }
 }
 

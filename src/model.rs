@@ -327,6 +327,10 @@ pub(crate) struct CrdSpec {
 pub(crate) struct CrdNames {
     pub plural: Option<String>,
     pub kind: Option<String>,
+    /// How else kubectl lets a user name the resource (`can-i`, `who-can`).
+    pub singular: Option<String>,
+    #[serde(default, rename = "shortNames", deserialize_with = "nullable")]
+    pub short_names: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

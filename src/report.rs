@@ -60,7 +60,8 @@ impl fmt::Display for Finding {
         };
         write!(f, "{severity}: ")?;
         if let Some(o) = &self.object {
-            write!(f, "{o}: ")?;
+            // An object without a kind is named by its name alone.
+            write!(f, "{}: ", o.to_string().trim_start())?;
         }
         if let Some(field) = &self.field {
             write!(f, "{field}: ")?;

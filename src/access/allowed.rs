@@ -185,8 +185,9 @@ impl Policy {
                     by_head.entry(head(r)).or_default().push(i);
                 }
                 let mut cluster: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
-                for ((group, plural), _) in self.resources.scope.iter().filter(|(_, cluster)| **cluster) {
-                    if let (Ok(g), Some(rs)) = (groups.binary_search(group), by_head.get(plural)) {
+                for (group, plural) in self.resources.cluster_scoped_resources() {
+                    if let (Ok(g), Some(rs)) = (groups.binary_search_by(|x| x.as_str().cmp(group)), by_head.get(plural))
+                    {
                         cluster.entry(groups[g].as_str()).or_default().extend(rs);
                     }
                 }

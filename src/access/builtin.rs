@@ -12,6 +12,8 @@
 
 use std::sync::OnceLock;
 
+use k8s_openapi::api::rbac::v1::Subject;
+
 use super::Policy;
 use crate::yaml;
 
@@ -23,13 +25,26 @@ pub(crate) const CLUSTER_ROLES: &str = include_str!("../../data/kubernetes-v1.33
 /// The bootstrap ClusterRoleBindings.
 pub(crate) const CLUSTER_ROLE_BINDINGS: &str = include_str!("../../data/kubernetes-v1.33/cluster-role-bindings.yaml");
 
-/// The built-in roles a cluster keeps as it defines them, whatever an input
-/// says: the API server reconciles these bootstrap roles at every start
-/// (`rbac.authorization.kubernetes.io/autoupdate: "true"`), restoring
-/// `cluster-admin`'s rules and the aggregation rules of `admin`, `edit` and
-/// `view`, whose own rules the aggregation controller then replaces. An input
-/// copy of one of these would be reconciled away, so the checks model the real one.
-const RECONCILED: &[&str] = &["admin", "cluster-admin", "edit", "view"];
+/// The annotation by which a role or binding opts out of the API server's
+/// reconciliation of the bootstrap policy (`"false"`).
+pub(crate) const AUTOUPDATE_ANNOTATION: &str = "rbac.authorization.kubernetes.io/autoupdate";
+
+/// The kinds of the bootstrap policy's objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Bootstrap {
+    ClusterRole,
+    ClusterRoleBinding,
+}
+
+/// Which built-in roles and bindings the access checks add to the input's:
+/// Kubernetes 1.33's bootstrap policy (`--builtin-roles=kubernetes-1.33`, the
+/// default), or none (`--builtin-roles=none`: the input's alone).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BuiltinRoles {
+    #[default]
+    Kubernetes1_33,
+    None,
+}
 
 /// Is `name` one of Kubernetes' bootstrap ClusterRoles (`admin`,
 /// `system:node`, …)? A bundle that ships a ClusterRole by such a name asks to
@@ -38,11 +53,69 @@ pub fn is_builtin_role(name: &str) -> bool {
     policy().is_ok_and(|p| p.cluster_roles.contains_key(name))
 }
 
-/// Is `name` a built-in role that the cluster restores whatever an input
-/// defines (`admin`, `edit`, `view`, `cluster-admin`)? For these, the checks
-/// use the built-in definition instead of the input's.
-pub fn is_reconciled(name: &str) -> bool {
-    RECONCILED.contains(&name)
+/// Adds the bootstrap policy to an input's, as a cluster holds it once the
+/// API server has reconciled its bootstrap policy (which it does at every
+/// start): a bootstrap role or binding the input lacks is added; one the
+/// input has by the same name is reconciled as the API server reconciles it,
+/// unless the input's carries `rbac.authorization.kubernetes.io/autoupdate:
+/// "false"`, which the API server leaves as it is. Reconciling a role adds
+/// the bootstrap labels it lacks (the input's values win), the bootstrap
+/// rules its own rules do not cover, and the bootstrap aggregation selectors
+/// it lacks (a bootstrap role without aggregation loses the input's); an
+/// aggregating role's rules are then what it aggregates, as the aggregation
+/// controller computes them. Reconciling a binding adds the bootstrap subjects
+/// it lacks; one whose roleRef differs is replaced by the bootstrap one.
+pub(crate) fn reconcile_into(input: &mut Policy) {
+    // The embedded data is proven to parse by a test; should it not, the
+    // input alone is all there is to go on.
+    let Ok(builtins) = policy() else { return };
+    for (name, expected) in &builtins.cluster_roles {
+        if input.kept_as_written.contains(&(Bootstrap::ClusterRole, name.clone())) {
+            continue;
+        }
+        let Some(role) = input.cluster_roles.get_mut(name) else {
+            input.cluster_roles.insert(name.clone(), expected.clone());
+            continue;
+        };
+        for (key, value) in &expected.labels {
+            role.labels.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        let missing: Vec<_> =
+            expected.rules.iter().flat_map(|rule| super::cover::uncovered_rules(&role.rules, rule)).collect();
+        role.rules.extend(missing);
+        if expected.aggregation.is_empty() {
+            role.aggregation.clear();
+        }
+        for selector in &expected.aggregation {
+            if !role.aggregation.contains(selector) {
+                role.aggregation.push(selector.clone());
+            }
+        }
+        role.builtin = true;
+    }
+    for expected in &builtins.bindings {
+        if input.kept_as_written.contains(&(Bootstrap::ClusterRoleBinding, expected.name.clone())) {
+            continue;
+        }
+        let same_name = |b: &&mut super::BindingDef| b.namespace.is_none() && b.name == expected.name;
+        match input.bindings.iter_mut().find(same_name) {
+            None => input.bindings.push(expected.clone()),
+            Some(b) if (&b.role_kind, &b.role_name) != (&expected.role_kind, &expected.role_name) => {
+                *b = expected.clone();
+            }
+            // The input's binding, with what the API server adds to it: its
+            // own subjects stay the input's, for the report to show.
+            Some(b) => {
+                let same =
+                    |x: &Subject, y: &Subject| (&x.kind, &x.name, &x.namespace) == (&y.kind, &y.name, &y.namespace);
+                for subject in &expected.subjects {
+                    if !b.subjects.iter().any(|s| same(s, subject)) {
+                        b.subjects.push(subject.clone());
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The bootstrap policy: every role and binding marked `builtin`, resources
@@ -61,7 +134,9 @@ fn parse() -> Result<Policy, String> {
         let list = yaml::split_list(text).map_err(|e| format!("{file}: {e}"))?;
         let list = list.ok_or_else(|| format!("{file}: not a list"))?;
         for item in &list.items {
-            super::load::add(&mut policy, item, &file, &mut errors);
+            if let Err(e) = super::load::add_data(&mut policy, item) {
+                errors.push(format!("{file}: {e}"));
+            }
         }
     }
     if !errors.is_empty() {
@@ -95,6 +170,5 @@ mod tests {
     fn built_in_names() {
         assert!(is_builtin_role("admin") && is_builtin_role("system:node") && is_builtin_role("system:basic-user"));
         assert!(!is_builtin_role("guestbook-admin") && !is_builtin_role("system:controller:job-controller"));
-        assert!(is_reconciled("edit") && !is_reconciled("system:node"));
     }
 }

@@ -2,14 +2,27 @@
 //! what to print and the exit code.
 
 use super::allowed::{Place, Target};
-use super::{matrix, read, Identity, Policy, Request};
+use super::builtin::{BuiltinRoles, KUBERNETES_VERSION};
+use super::shapes::{encode, HolderOut, PermissionOut, WhoCanOut};
+use super::{matrix, read, Asked, Holder, Identity, Policy, Request, UrlRequest};
 use crate::input::{Outcome, Source};
+
+pub use super::shapes::Format;
 
 /// Exit code for a broken input or a usage error, apart from can-i's "no" (1).
 pub const INPUT_ERROR: i32 = 2;
 
 fn fail(message: String) -> Outcome {
     Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code: INPUT_ERROR }
+}
+
+/// What every access command takes besides its question.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Common {
+    /// The built-in roles and bindings added to the input's (`--builtin-roles`).
+    pub builtin_roles: BuiltinRoles,
+    /// `-q`: no warnings; `can-i` prints nothing at all, its exit code answers.
+    pub quiet: bool,
 }
 
 /// Without `-f` the manifests come on stdin; from a terminal they would not
@@ -23,52 +36,100 @@ pub fn refuse_terminal(command: &str, files_given: bool, stdin_is_terminal: bool
     })
 }
 
-/// The policy, and the warnings to print first (one per skipped item).
-fn policy(inputs: &[Source]) -> Result<(Policy, String), Outcome> {
-    let loaded = read(inputs).map_err(|errors| fail(errors.join("\nerror: ")))?;
-    let warnings: String = loaded.warnings.iter().map(|w| format!("warning: {w}\n")).collect();
-    if loaded.objects == 0 {
-        let mut out =
-            fail("the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin".to_string());
-        out.stderr.insert_str(0, &warnings);
-        return Err(out);
+/// Runs a command on the policy read from the inputs. Warnings (about the
+/// input, then the command's own) go first on stderr, unless `quiet`; errors
+/// always do.
+fn with_policy(
+    inputs: &[Source],
+    common: Common,
+    command: impl FnOnce(&Policy, &mut Vec<String>) -> Outcome,
+) -> Outcome {
+    let loaded = match read(inputs, common.builtin_roles) {
+        Ok(loaded) => loaded,
+        Err(errors) => {
+            let stderr = errors.iter().map(|e| format!("{e}\n")).collect();
+            return Outcome { stdout: String::new(), stderr, code: INPUT_ERROR };
+        }
+    };
+    let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    let mut out = if loaded.objects == 0 {
+        fail("the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin".to_string())
+    } else {
+        command(&loaded.policy, &mut warnings)
+    };
+    if !common.quiet {
+        out.stderr.insert_str(0, &warnings.iter().map(|w| format!("{w}\n")).collect::<String>());
     }
-    Ok((loaded.policy, warnings))
+    out
 }
 
-/// Builds a request as kubectl does: `RESOURCE` is `plural`, `plural.group`
-/// or either with `/subresource`; a namespace is ignored for cluster-scoped
-/// resources.
-fn request(
+/// What a command asks about: a resource request or a non-resource URL.
+enum Question {
+    Resource(Request),
+    Url(UrlRequest),
+}
+
+impl Question {
+    fn asked(&self) -> Asked<'_> {
+        match self {
+            Question::Resource(r) => Asked::Resource(r),
+            Question::Url(u) => Asked::Url(u),
+        }
+    }
+
+    /// The resource as `can-i` takes it, or the URL.
+    fn target(&self) -> String {
+        match self {
+            Question::Resource(req) => {
+                let mut r = super::allowed::resource_text(&req.group, &req.resource);
+                if let Some(sub) = &req.subresource {
+                    r.push('/');
+                    r.push_str(sub);
+                }
+                r
+            }
+            Question::Url(u) => u.path.clone(),
+        }
+    }
+}
+
+/// Builds the question as kubectl does: `RESOURCE` starting with `/` is a
+/// non-resource URL; otherwise a resource (plural, singular, kind or short
+/// name, with `.group` and `/subresource`). A namespace is ignored, with a
+/// warning, for a URL and for a cluster-scoped resource.
+fn question(
     policy: &Policy,
     verb: &str,
     resource: &str,
     name: Option<&str>,
     namespace: Option<&str>,
-) -> Result<Request, Outcome> {
+    warnings: &mut Vec<String>,
+) -> Result<Question, Outcome> {
+    if resource.starts_with('/') {
+        if let Some(name) = name {
+            return Err(fail(format!("{resource} is a non-resource URL, which takes no NAME (given {name:?})")));
+        }
+        if let Some(ns) = namespace {
+            warnings
+                .push(format!("warning: {resource} is a non-resource URL, which has no namespace: -n {ns} is ignored"));
+        }
+        return Ok(Question::Url(UrlRequest { verb: verb.to_string(), path: resource.to_string() }));
+    }
     let (group, plural, subresource) = policy.resources.resolve(resource).map_err(fail)?;
     let own_namespace = group.is_empty() && plural == "namespaces" && name.is_some() && name == namespace;
     let cluster = !own_namespace && policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
-    Ok(Request {
+    if let (true, Some(ns)) = (cluster, namespace) {
+        let text = super::allowed::resource_text(&group, &plural);
+        warnings.push(format!("warning: {text} is cluster-scoped: -n {ns} is ignored"));
+    }
+    Ok(Question::Resource(Request {
         verb: verb.to_string(),
         group,
         resource: plural,
         subresource,
         name: name.map(String::from),
         namespace: if cluster { None } else { namespace.map(String::from) },
-    })
-}
-
-/// Runs a command on the policy read from the inputs, warnings first on stderr.
-fn with_policy(inputs: &[Source], command: impl FnOnce(&Policy) -> Outcome) -> Outcome {
-    match policy(inputs) {
-        Ok((policy, warnings)) => {
-            let mut out = command(&policy);
-            out.stderr.insert_str(0, &warnings);
-            out
-        }
-        Err(out) => out,
-    }
+    }))
 }
 
 pub struct CanI<'a> {
@@ -82,55 +143,60 @@ pub struct CanI<'a> {
     pub user: &'a str,
     pub groups: &'a [String],
     pub explain: bool,
+    pub common: Common,
 }
 
-/// `yes` (exit 0) or `no` (exit 1); with `explain`, the granting chain.
+/// `yes` (exit 0) or `no` (exit 1); with `explain`, the granting chain; with
+/// `quiet`, nothing but the exit code.
 pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
-    with_policy(inputs, |policy| {
+    with_policy(inputs, q.common, |policy, warnings| {
         // `-A` asks with no namespace, as kubectl sends it: RoleBindings do not answer.
         let namespace = if q.all_namespaces { None } else { q.namespace };
-        let req = match request(policy, q.verb, q.resource, q.name, namespace) {
+        let asked = match question(policy, q.verb, q.resource, q.name, namespace, warnings) {
             Ok(r) => r,
             Err(o) => return o,
         };
         let who = Identity::new(q.user, q.groups);
-        let answer = policy.can(&who, &req);
-        match answer {
-            Some(grant) => {
-                let mut stdout = String::from("yes\n");
-                if q.explain {
-                    stdout.push_str(&format!("  {grant}\n"));
-                    let first = grant.roles.first().map(String::as_str).unwrap_or_default();
-                    if policy.cluster_roles.get(first).is_some_and(|r| r.builtin) {
-                        stdout.push_str(&format!(
-                            "  (ClusterRole {first} is built in: Kubernetes {}'s bootstrap policy)\n",
-                            super::builtin::KUBERNETES_VERSION
-                        ));
-                    }
-                }
-                Outcome { stdout, stderr: String::new(), code: 0 }
-            }
-            None => {
-                let mut stdout = String::from("no\n");
-                if q.explain {
-                    let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
-                    let place = match (q.all_namespaces, req.namespace.as_deref()) {
-                        (true, _) => "in all namespaces at once (only cluster-wide grants answer that)".to_string(),
-                        (false, Some(ns)) => format!("in namespace {ns}"),
-                        (false, None) => "cluster-wide".to_string(),
-                    };
-                    stdout.push_str(&format!(
-                        "  no binding in the input grants {} on {} {place} to user {:?} (groups: {})\n",
-                        req.verb,
-                        describe_resource(&req),
-                        who.user,
-                        groups.join(", ")
-                    ));
-                }
-                Outcome { stdout, stderr: String::new(), code: 1 }
-            }
+        let (mut stdout, code) = match policy.can_asked(&who, asked.asked()) {
+            Some(grant) if q.explain => (format!("yes\n  {grant}\n"), 0),
+            Some(_) => ("yes\n".to_string(), 0),
+            None if q.explain => (format!("no\n  {}\n", refusal(&asked, q, &who, policy)), 1),
+            None => ("no\n".to_string(), 1),
+        };
+        if q.common.quiet {
+            stdout.clear();
         }
+        Outcome { stdout, stderr: String::new(), code }
     })
+}
+
+/// Why `no`: what was asked, where, of whom, and what was searched.
+fn refusal(asked: &Question, q: &CanI<'_>, who: &Identity, policy: &Policy) -> String {
+    let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
+    let place = match (asked, q.all_namespaces) {
+        (Question::Url(_), _) => "cluster-wide (a non-resource URL: only ClusterRoleBindings grant it)".to_string(),
+        (Question::Resource(_), true) => "in all namespaces at once (only cluster-wide grants answer that)".to_string(),
+        (Question::Resource(req), false) => match &req.namespace {
+            Some(ns) => format!("in namespace {ns}"),
+            None => "cluster-wide".to_string(),
+        },
+    };
+    let name = match asked {
+        Question::Resource(Request { name: Some(name), .. }) => format!(" {name:?}"),
+        _ => String::new(),
+    };
+    let searched = if policy.bindings.iter().any(|b| b.builtin) {
+        format!("the input or Kubernetes {KUBERNETES_VERSION}'s bootstrap policy")
+    } else {
+        "the input".to_string()
+    };
+    format!(
+        "no binding in {searched} grants {} on {}{name} {place} to user {:?} (groups: {})",
+        q.verb,
+        asked.target(),
+        who.user,
+        groups.join(", ")
+    )
 }
 
 pub struct CanIList<'a> {
@@ -144,16 +210,27 @@ pub struct CanIList<'a> {
 /// `can-i --list`: a table of what the identity may do, with kubectl's
 /// columns; with `-A`, a Namespace column first (`*`: cluster-wide).
 pub fn can_i_list(inputs: &[Source], q: &CanIList<'_>) -> Outcome {
-    with_policy(inputs, |policy| {
+    can_i_list_with(inputs, q, Format::Table, Common::default())
+}
+
+/// [`can_i_list`] as a table, or in the JSON or YAML shape of
+/// [`PermissionOut`]: one entry per line of the table.
+pub fn can_i_list_with(inputs: &[Source], q: &CanIList<'_>, output: Format, common: Common) -> Outcome {
+    with_policy(inputs, common, |policy, _| {
         let place = match (q.all_namespaces, q.namespace) {
             (true, _) => Place::Each,
             (false, Some(ns)) => Place::Namespace(ns),
             (false, None) => Place::ClusterWide,
         };
         let who = Identity::new(q.user, q.groups);
+        let permissions = policy.permissions(&who, place);
+        if matches!(output, Format::Json | Format::Yaml) {
+            let shaped: Vec<PermissionOut> = permissions.iter().map(PermissionOut::of).collect();
+            return encoded(&shaped, output);
+        }
         let bracket = |items: &[String]| format!("[{}]", items.join(" "));
         let mut rows: Vec<Vec<String>> = Vec::new();
-        for p in policy.permissions(&who, place) {
+        for p in permissions {
             let (urls, names) = match &p.target {
                 Target::Resources { names, .. } => (bracket(&[]), bracket(names)),
                 Target::Urls(urls) => (bracket(urls), bracket(&[])),
@@ -169,107 +246,103 @@ pub fn can_i_list(inputs: &[Source], q: &CanIList<'_>) -> Outcome {
         if q.all_namespaces {
             header.insert(0, "Namespace".into());
         }
-        let stdout = columns(&header, &rows, 3);
+        let stdout = super::table::columns(&header, &rows, 3);
         Outcome { stdout, stderr: String::new(), code: 0 }
     })
 }
 
-/// The widest a cell may make its column: a longer cell (a rule listing
-/// hundreds of resources) overflows its own line instead of padding every
-/// other line to its width.
-const MAX_COLUMN: usize = 80;
-
-/// Left-aligned columns, `gap` spaces apart; the last column is not padded,
-/// and cells wider than [`MAX_COLUMN`] do not widen theirs.
-fn columns(header: &[String], rows: &[Vec<String>], gap: usize) -> String {
-    let last = header.len().saturating_sub(1);
-    let widths: Vec<usize> = (0..last)
-        .map(|i| {
-            let cells = rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).filter(|&w| w <= MAX_COLUMN);
-            cells.chain([header[i].len()]).max().unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
-        let start = out.len();
-        for (i, cell) in row.iter().enumerate() {
-            out.push_str(cell);
-            if let Some(w) = widths.get(i) {
-                let pad = w.saturating_sub(cell.chars().count()) + gap;
-                out.extend(std::iter::repeat_n(' ', pad));
-            }
-        }
-        let end = out[start..].trim_end().len() + start;
-        out.truncate(end);
-        out.push('\n');
+/// `value` in the format asked, exit 0; should it not encode, an error.
+fn encoded<T: serde::Serialize>(value: &T, format: Format) -> Outcome {
+    match encode(value, format) {
+        Ok(stdout) => Outcome { stdout, stderr: String::new(), code: 0 },
+        Err(e) => fail(format!("could not write the output: {e}")),
     }
-    out
 }
 
-fn describe_resource(req: &Request) -> String {
-    let mut r = if req.group.is_empty() { req.resource.clone() } else { format!("{}.{}", req.resource, req.group) };
-    if let Some(sub) = &req.subresource {
-        r.push('/');
-        r.push_str(sub);
-    }
-    if let Some(name) = &req.name {
-        r.push_str(&format!(" {name:?}"));
-    }
-    r
+pub struct WhoCan<'a> {
+    pub verb: &'a str,
+    pub resource: &'a str,
+    /// `-n`: grants that apply in this namespace; without it (and without
+    /// `-A`), cluster-wide grants only, as `can-i` without `-n` asks.
+    pub namespace: Option<&'a str>,
+    /// `-A`: grants in any namespace or cluster-wide, each saying where.
+    pub all_namespaces: bool,
 }
 
-/// Every subject that may make the request, where, and through what.
+/// Every subject that may make the request in the namespace (cluster-wide
+/// without one), as a table, with Kubernetes' bootstrap roles.
 pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<&str>) -> Outcome {
-    with_policy(inputs, |policy| {
-        let req = match request(policy, verb, resource, None, namespace) {
+    let q = WhoCan { verb, resource, namespace, all_namespaces: false };
+    who_can_with(inputs, &q, Format::Table, Common::default())
+}
+
+/// Every subject that may make the request, where, and through what. Those
+/// reached through Kubernetes' bootstrap bindings follow the input's, under a
+/// line that says so.
+pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: Common) -> Outcome {
+    with_policy(inputs, common, |policy, warnings| {
+        let namespace = if q.all_namespaces { None } else { q.namespace };
+        let asked = match question(policy, q.verb, q.resource, None, namespace, warnings) {
             Ok(r) => r,
             Err(o) => return o,
         };
-        let rows: Vec<[String; 3]> = policy
-            .who_can(&req)
-            .into_iter()
-            .map(|a| {
-                let place = match (&a.holder, &a.namespace) {
-                    (super::Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
-                    (super::Holder::RoleHolders { cluster_only: true, .. }, _) => "cluster-wide".to_string(),
-                    (_, None) => "cluster-wide".to_string(),
-                    (_, Some(ns)) => ns.clone(),
-                };
-                [a.holder.to_string(), place, a.grant.to_string()]
-            })
-            .collect();
-        let header = ["SUBJECT".to_string(), "WHERE".into(), "GRANTED BY".into()];
-        let widths: Vec<usize> =
-            (0..2).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
-        let mut stdout = String::new();
-        for row in std::iter::once(&header).chain(&rows) {
-            stdout.push_str(&format!("{:<w0$}  {:<w1$}  {}\n", row[0], row[1], row[2], w0 = widths[0], w1 = widths[1]));
+        let place = match (q.all_namespaces, q.namespace) {
+            (true, _) => Place::Each,
+            (false, Some(ns)) => Place::Namespace(ns),
+            (false, None) => Place::ClusterWide,
+        };
+        let holders = policy.who_can(asked.asked(), place);
+        if matches!(output, Format::Json | Format::Yaml) {
+            let (resource, non_resource_url) = match &asked {
+                Question::Resource(_) => (Some(asked.target()), None),
+                Question::Url(_) => (None, Some(asked.target())),
+            };
+            let scope = match place {
+                Place::ClusterWide => "*".to_string(),
+                Place::Namespace(ns) => ns.to_string(),
+                Place::Each => "each".to_string(),
+            };
+            let holders = holders.iter().map(HolderOut::of).collect();
+            let shaped = WhoCanOut { verb: q.verb.to_string(), resource, non_resource_url, scope, holders };
+            return encoded(&shaped, output);
         }
+        let row = |a: &super::Access| {
+            let place = match (&a.holder, &a.namespace) {
+                (_, Some(ns)) => ns.clone(),
+                (Holder::RoleHolders { cluster_only: false, .. }, None) => "where bound".to_string(),
+                (_, None) => "cluster-wide".to_string(),
+            };
+            vec![a.holder.to_string(), place, a.grant.to_string()]
+        };
+        let (builtin, input): (Vec<_>, Vec<_>) = holders.iter().partition(|a| a.grant.via.builtin());
+        let header = ["SUBJECT".to_string(), "WHERE".into(), "GRANTED BY".into()];
+        let mut rows: Vec<Vec<String>> = input.iter().map(|a| row(a)).collect();
+        if !builtin.is_empty() {
+            let note = format!(
+                "# Kubernetes {KUBERNETES_VERSION}'s bootstrap bindings (--builtin-roles=none leaves them out):"
+            );
+            rows.push(vec![note]);
+            rows.extend(builtin.iter().map(|a| row(a)));
+        }
+        let stdout = super::table::columns(&header, &rows, 2);
         Outcome { stdout, stderr: String::new(), code: 0 }
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Markdown,
-    Json,
+/// The access matrix per extension, with Kubernetes' bootstrap roles.
+pub fn report(inputs: &[Source], format: Format) -> Outcome {
+    report_with(inputs, format, Common::default())
 }
 
-/// The access matrix per extension.
-pub fn report(inputs: &[Source], format: Format) -> Outcome {
-    with_policy(inputs, |policy| {
+/// The access matrix per extension: a table that fits 120 columns, Markdown,
+/// JSON or YAML.
+pub fn report_with(inputs: &[Source], format: Format, common: Common) -> Outcome {
+    with_policy(inputs, common, |policy, _| {
         let r = matrix::build(policy);
-        let stdout = match format {
-            Format::Table => matrix::table(&r),
-            Format::Markdown => matrix::markdown(&r),
-            Format::Json => serde_json::to_string_pretty(&r)
-                .map(|mut s| {
-                    s.push('\n');
-                    s
-                })
-                .unwrap_or_default(),
-        };
-        Outcome { stdout, stderr: String::new(), code: 0 }
+        match format {
+            Format::Table => Outcome { stdout: matrix::table(&r), stderr: String::new(), code: 0 },
+            Format::Markdown => Outcome { stdout: matrix::markdown(&r), stderr: String::new(), code: 0 },
+            Format::Json | Format::Yaml => encoded(&r, format),
+        }
     })
 }

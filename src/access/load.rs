@@ -2,18 +2,26 @@
 //! checks that sees YAML (with `builtin`, which reads its data the same way),
 //! with the same splitter as the function. The kernel
 //! (`access.rs`, `cover`, `allowed`) takes typed roles and bindings only.
+//!
+//! What it says about the input is a [`Finding`], written as `render` writes
+//! its results: the object, the field, the message, and the document as
+//! `[file#index]`, counted from 0 as `render` counts them.
 
+use super::builtin::BuiltinRoles;
 use super::{Policy, Resources};
 use crate::input::Source;
 use crate::model::{
     view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
 };
+use crate::report::{FileRef, Finding};
 use crate::yaml::{self, Chunk};
 
-/// Reads manifests (documents, ResourceLists, `kind: List`) into a policy.
-/// Problems name the file and object.
+/// Reads manifests (documents, ResourceLists, `kind: List`) into a policy,
+/// with Kubernetes' bootstrap roles. Problems name the file and object.
 pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
-    read(inputs).map(|loaded| loaded.policy)
+    read(inputs, BuiltinRoles::default())
+        .map(|loaded| loaded.policy)
+        .map_err(|errors| errors.iter().map(ToString::to_string).collect())
 }
 
 /// What [`read`] made of the input: the policy, how many Kubernetes objects
@@ -23,13 +31,48 @@ pub(crate) struct Loaded {
     pub policy: Policy,
     /// Objects with an `apiVersion` and a `kind` (list items counted, lists not).
     pub objects: usize,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Finding>,
+}
+
+/// Where an item sits: its document, and within a list document its index
+/// and the line its text starts on in the document (when the list was read
+/// as written, not re-serialised).
+struct Place<'a> {
+    file: FileRef,
+    list: Option<(&'a Chunk<'a>, usize, Option<usize>)>,
+}
+
+impl Place<'_> {
+    /// A result about `chunk`, placed: on the list and at `items[i]` for a
+    /// list item, on the object itself otherwise; positions made the file's.
+    fn finding(&self, finding: Finding, chunk: &Chunk<'_>, field: Option<String>) -> Finding {
+        let (object, field) = match self.list {
+            Some((list, i, _)) => {
+                let inner = field.map(|f| format!(".{f}")).unwrap_or_default();
+                (list.header.object_ref(), Some(format!("items[{i}]{inner}")))
+            }
+            None => (chunk.header.object_ref(), field),
+        };
+        let finding = finding.on(&object).in_file(Some(&self.file));
+        match field {
+            Some(field) => finding.at(field),
+            None => finding,
+        }
+    }
+
+    /// The line of the stream a line of the item's text is on, when known.
+    fn line(&self, line: usize) -> Option<usize> {
+        match self.list {
+            Some((_, _, offset)) => offset.map(|o| o + line.saturating_sub(1)),
+            None => Some(line),
+        }
+    }
 }
 
 /// [`load`], keeping what the commands tell the user about: the number of
 /// objects, and the items that were skipped because they lack `apiVersion`
-/// or `kind` (each named by file, document, list item and name).
-pub(crate) fn read(inputs: &[Source]) -> Result<Loaded, Vec<String>> {
+/// or `kind`. With [`BuiltinRoles::None`], the input's roles and bindings only.
+pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, Vec<Finding>> {
     let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
     let mut errors = Vec::new();
     let mut seen = Seen { objects: 0, warnings: Vec::new() };
@@ -37,17 +80,19 @@ pub(crate) fn read(inputs: &[Source]) -> Result<Loaded, Vec<String>> {
         let docs = match yaml::split_documents(&input.text) {
             Ok(d) => d,
             Err(e) => {
-                errors.push(format!("{}: {e}", input.name));
+                let message = format!("{} (line {}, column {})", e.message, e.pos.line, e.pos.col);
+                errors.push(Finding::error(message).in_file(Some(&FileRef { path: input.name.clone(), index: None })));
                 continue;
             }
         };
         for (index, doc) in docs.iter().enumerate() {
-            let place = format!("document {}", index + 1);
+            let file = FileRef { path: input.name.clone(), index: Some(index) };
             // ResourceList, List, and typed lists such as ClusterRoleBindingList.
             let is_list = doc.header.kind.as_deref().is_some_and(|k| k == "ResourceList" || k.ends_with("List"));
             if !is_list {
-                if seen.object(doc, &input.name, &place, Some(doc.line)) {
-                    add(&mut policy, doc, &input.name, &mut errors);
+                let place = Place { file, list: None };
+                if seen.object(doc, &place) {
+                    add(&mut policy, doc, &place, &mut errors);
                 }
                 continue;
             }
@@ -59,36 +104,45 @@ pub(crate) fn read(inputs: &[Source]) -> Result<Loaded, Vec<String>> {
             match yaml::split_list(normalized.as_deref().unwrap_or(&doc.text)) {
                 Ok(Some(list)) => {
                     for (i, item) in list.items.iter().enumerate() {
-                        let place = format!("document {}, item {}", index + 1, i + 1);
                         // Lines of a re-serialised list are not the input's.
-                        let line = normalized.is_none().then(|| doc.line + item.line.saturating_sub(1));
-                        if seen.object(item, &input.name, &place, line) {
-                            add(&mut policy, item, &input.name, &mut errors);
+                        let offset = normalized.is_none().then_some(doc.line);
+                        let place = Place { file: file.clone(), list: Some((doc, i, offset)) };
+                        if seen.object(item, &place) {
+                            add(&mut policy, item, &place, &mut errors);
                         }
                     }
                 }
-                Ok(None) => errors.push(format!("{}: could not read the list at line {}", input.name, doc.line)),
-                Err(e) => errors.push(format!("{}: {e}", input.name)),
+                Ok(None) => errors.push(
+                    Finding::error(format!("could not read the list at line {}", doc.line))
+                        .on(&doc.header.object_ref())
+                        .in_file(Some(&file)),
+                ),
+                Err(e) => {
+                    let message = format!("{} (line {}, column {})", e.message, e.pos.line, e.pos.col);
+                    errors.push(Finding::error(message).on(&doc.header.object_ref()).in_file(Some(&file)));
+                }
             }
         }
     }
-    if errors.is_empty() {
-        Ok(Loaded { policy: policy.with_builtins(), objects: seen.objects, warnings: seen.warnings })
-    } else {
-        Err(errors)
+    if !errors.is_empty() {
+        return Err(errors);
     }
+    if builtins != BuiltinRoles::None {
+        super::builtin::reconcile_into(&mut policy);
+    }
+    Ok(Loaded { policy, objects: seen.objects, warnings: seen.warnings })
 }
 
 /// Counts the input's objects and warns about the items that are not ones.
 struct Seen {
     objects: usize,
-    warnings: Vec<String>,
+    warnings: Vec<Finding>,
 }
 
 impl Seen {
     /// Whether the item is a Kubernetes object (it has `apiVersion` and `kind`);
     /// if not, a warning naming where it is.
-    fn object(&mut self, chunk: &Chunk<'_>, file: &str, place: &str, line: Option<usize>) -> bool {
+    fn object(&mut self, chunk: &Chunk<'_>, place: &Place<'_>) -> bool {
         let h = &chunk.header;
         let missing: Vec<&str> = [("apiVersion", &h.api_version), ("kind", &h.kind)]
             .into_iter()
@@ -99,80 +153,79 @@ impl Seen {
             self.objects += 1;
             return true;
         }
-        let details: Vec<String> = line
-            .map(|l| format!("line {l}"))
-            .into_iter()
-            .chain(h.name.as_ref().map(|n| format!("name {n:?}")))
-            .collect();
-        let details = if details.is_empty() { String::new() } else { format!(" ({})", details.join(", ")) };
-        self.warnings.push(format!(
-            "{file}: {place}{details} is not a Kubernetes object: it has no {}; ignored",
-            missing.join(" and no ")
-        ));
+        let what = if place.list.is_some() { "list item" } else { "document" };
+        let line = place.line(chunk.line).map(|l| format!(" (line {l})")).unwrap_or_default();
+        let message =
+            format!("this {what} is not a Kubernetes object (no {}); ignored{line}", missing.join(" and no "));
+        self.warnings.push(place.finding(Finding::warning(message), chunk, None));
         false
     }
 }
 
-pub(super) fn add(policy: &mut Policy, chunk: &Chunk<'_>, file: &str, errors: &mut Vec<String>) {
+/// Adds one item of a file to the policy; a problem is an error placed in it.
+fn add(policy: &mut Policy, chunk: &Chunk<'_>, place: &Place<'_>, errors: &mut Vec<Finding>) {
+    if let Err(e) = add_item(policy, chunk) {
+        let mut message = e.message;
+        if let Some(line) = e.pos.and_then(|p| place.line(p.line).map(|l| (l, p.col))) {
+            message = format!("{message} (line {}, column {})", line.0, line.1);
+        }
+        errors.push(place.finding(Finding::error(message), chunk, e.path));
+    }
+}
+
+/// Reads a bootstrap data item the way the input's are read.
+pub(super) fn add_data(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), String> {
+    add_item(policy, chunk).map_err(|e| e.message)
+}
+
+fn add_item(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {
     let h = &chunk.header;
     if h.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) {
         if let (Some(ext), Some(api)) = (h.labels.get(EXTENSION_LABEL), h.annotations.get(API_ANNOTATION)) {
             policy.apis.insert(api.clone(), Some(ext.clone()));
         }
     }
-    let group = h.group().unwrap_or_default();
-    let added = match (group, h.kind.as_deref()) {
-        ("rbac.authorization.k8s.io", Some(_)) => add_rbac(policy, chunk),
+    let body = match (h.group().unwrap_or_default(), h.kind.as_deref()) {
+        ("rbac.authorization.k8s.io", Some(_)) => match rbac_body(chunk)? {
+            Some(body) => body,
+            None => return Ok(()),
+        },
         ("apiextensions.k8s.io", Some("CustomResourceDefinition")) => {
-            yaml::parse_item::<CrdView>(chunk).and_then(|crd| match (crd.spec.group, crd.spec.names.plural) {
-                // The API server refuses such a CRD; reading it would shadow `pods.v1`-like names.
-                (Some(g), Some(_)) if !crate::names::is_crd_group(&g) => Err(yaml::ViewError {
+            let crd: CrdView = yaml::parse_item(chunk)?;
+            // The API server refuses such a CRD; reading it would shadow `pods.v1`-like names.
+            if let Some(g) = crd.spec.group.as_deref().filter(|g| !crate::names::is_crd_group(g)) {
+                return Err(yaml::ViewError {
                     message: format!(
                         "spec.group {g:?} has no dot (or is not a DNS subdomain): the API server refuses such a CRD"
                     ),
                     path: Some("spec.group".into()),
                     pos: None,
-                }),
-                (Some(g), Some(p)) => {
-                    policy.resources.add(&g, &p, crd.spec.scope.as_deref() == Some("Cluster"));
-                    policy.apis.entry(format!("{p}.{g}")).or_insert(None);
-                    Ok(())
-                }
-                _ => Ok(()),
-            })
-        }
-        _ => Ok(()),
-    };
-    if let Err(e) = added {
-        errors.push(format!(
-            "{file}: {} {}: {}",
-            h.kind.as_deref().unwrap_or("object"),
-            h.name.as_deref().unwrap_or("(unnamed)"),
-            e.message
-        ));
-    }
-}
-
-/// Reads a role or a binding of the RBAC API group through the planner's own
-/// views, and adds it the one way roles and bindings enter a policy
-/// ([`Policy::add_object`]). A binding must name its role, as the API server
-/// requires.
-fn add_rbac(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {
-    let body = match view_for(&chunk.header) {
-        Some(ViewKind::Role) => Body::Role(yaml::parse_item(chunk)?),
-        Some(ViewKind::Binding) => {
-            let view: BindingView = yaml::parse_item(chunk)?;
-            if view.role_ref.kind.is_none() || view.role_ref.name.is_none() {
-                return Err(yaml::ViewError {
-                    message: "roleRef needs kind and name, as the API server requires".into(),
-                    path: Some("roleRef".into()),
-                    pos: None,
                 });
             }
-            Body::Binding(view)
+            Body::Crd(crd)
         }
         _ => return Ok(()),
     };
     policy.add_object(&InputObject { header: chunk.header.clone(), body, file: None });
     Ok(())
+}
+
+/// Reads a role or a binding of the RBAC API group through the planner's own
+/// views. A binding must name its role, as the API server requires.
+fn rbac_body(chunk: &Chunk<'_>) -> Result<Option<Body>, yaml::ViewError> {
+    Ok(match view_for(&chunk.header) {
+        Some(ViewKind::Role) => Some(Body::Role(yaml::parse_item(chunk)?)),
+        Some(ViewKind::Binding) => {
+            let view: BindingView = yaml::parse_item(chunk)?;
+            if view.role_ref.kind.is_none() || view.role_ref.name.is_none() {
+                return Err(yaml::ViewError {
+                    message: "needs kind and name, as the API server requires".into(),
+                    path: Some("roleRef".into()),
+                    pos: None,
+                });
+            }
+            Some(Body::Binding(view))
+        }
+        _ => None,
+    })
 }

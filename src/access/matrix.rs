@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::allowed::Place;
 use super::danger::dangers;
-use super::{describe_rule, BindingDef, Holder, Identity, Policy, Request};
+use super::table::{wrap_indented, wrapped, TERMINAL};
+use super::{describe_rule, Asked, Holder, Identity, Policy, Request};
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
 /// The verbs that make up each level of access to an API.
@@ -151,15 +153,13 @@ fn holders(policy: &Policy, group: &str, plural: &str, verb: &str) -> Scopes {
         namespace: None,
     };
     let mut scopes = Scopes::new();
-    for access in policy.who_can(&req) {
+    for access in policy.who_can(Asked::Resource(&req), Place::Each) {
         if matches!(&access.holder, Holder::Subject(s) if s.kind == "Group" && s.name == "system:masters") {
             continue;
         }
         // Kubernetes' own bindings reach control-plane components (the
         // controller manager lists and watches everything), not users.
-        let bootstrap = |b: &&BindingDef| b.builtin && b.namespace.is_none();
-        let through = &access.grant.binding;
-        if policy.bindings.iter().filter(bootstrap).any(|b| *through == format!("ClusterRoleBinding {}", b.name)) {
+        if access.grant.via.builtin() {
             continue;
         }
         let scope = match (&access.holder, &access.namespace) {
@@ -265,38 +265,69 @@ pub(crate) fn markdown(r: &Report) -> String {
     out
 }
 
-/// A plain-text table for terminals.
+/// A plain-text table for terminals that fits [`TERMINAL`] columns: per
+/// extension, a line per API, level and holder (the API and the level written
+/// on their first line only), long cells wrapped within their column; then the
+/// APIs only cluster-admins can use, and each ServiceAccount's rules, wrapped.
 pub(crate) fn table(r: &Report) -> String {
     let mut out = String::new();
     for e in &r.extensions {
         out.push_str(&format!("{}\n", title(&e.extension)));
-        let rows: Vec<[String; 4]> =
-            e.apis.iter().map(|a| [a.api.clone(), cell(&a.admin), cell(&a.edit), cell(&a.view)]).collect();
-        let header = ["API".to_string(), "ADMIN".into(), "EDIT".into(), "VIEW".into()];
-        let widths: Vec<usize> =
-            (0..4).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
-        for row in std::iter::once(&header).chain(&rows) {
-            let line: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
-            out.push_str(line.join("  ").trim_end());
-            out.push('\n');
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for a in &e.apis {
+            for (i, (level, holdings)) in
+                [("admin", &a.admin), ("edit", &a.edit), ("view", &a.view)].into_iter().enumerate()
+            {
+                let api = if i == 0 { a.api.clone() } else { String::new() };
+                if holdings.is_empty() {
+                    rows.push(vec![api.clone(), level.to_string(), "-".into(), String::new()]);
+                }
+                for (j, h) in holdings.iter().enumerate() {
+                    let first = |s: &str| if j == 0 { s.to_string() } else { String::new() };
+                    rows.push(vec![first(&api), first(level), h.holder.clone(), scope_text(&h.scope)]);
+                }
+            }
         }
+        out.push_str(&wrapped(&["API", "ACCESS", "HOLDER", "WHERE"], &rows, 2, TERMINAL));
         out.push('\n');
     }
     if !r.cluster_admins_only.is_empty() {
-        out.push_str(&format!("only cluster-admins can use: {}\n", r.cluster_admins_only.join(", ")));
+        let line = format!("only cluster-admins can use: {}", r.cluster_admins_only.join(", "));
+        out.extend(wrap_indented(&line, TERMINAL, 2).into_iter().map(|l| l + "\n"));
     }
     for a in &r.accounts {
-        out.push_str(&format!("ServiceAccount {} ({} of extension {})\n", a.account, a.role, a.extension));
+        let line = format!("ServiceAccount {} ({} of extension {})", a.account, a.role, a.extension);
+        out.extend(wrap_indented(&line, TERMINAL, 2).into_iter().map(|l| l + "\n"));
         for rule in &a.rules {
             let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { format!("in {}", rule.scope) };
-            let flag = if rule.dangerous.is_empty() {
-                String::new()
-            } else {
-                format!("  DANGEROUS: {}", rule.dangerous.join(", "))
+            let text = format!("  {scope}: {}", rule.rule);
+            let flag = (!rule.dangerous.is_empty()).then(|| format!("DANGEROUS: {}", rule.dangerous.join(", ")));
+            // The flag follows the rule on its line when both fit, else on its own.
+            let lines = match flag {
+                Some(flag) if width_of(&text) + 2 + width_of(&flag) <= TERMINAL => vec![format!("{text}  {flag}")],
+                Some(flag) => {
+                    let mut lines = wrap_indented(&text, TERMINAL, 4);
+                    lines.extend(wrap_indented(&format!("    {flag}"), TERMINAL, 6));
+                    lines
+                }
+                None => wrap_indented(&text, TERMINAL, 4),
             };
-            out.push_str(&format!("  {scope}: {}{flag}\n", rule.rule));
+            out.extend(lines.into_iter().map(|l| l + "\n"));
         }
         out.push('\n');
     }
     out
+}
+
+fn width_of(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Where a holder holds access, as the table writes it.
+fn scope_text(scope: &[String]) -> String {
+    if scope == ["*"] {
+        "cluster-wide".to_string()
+    } else {
+        scope.join(", ")
+    }
 }

@@ -2,6 +2,7 @@
 //! documentation (pod-reader, secret-reader, configmap-updater, monitoring).
 
 use super::*;
+use crate::access::builtin::BuiltinRoles;
 use crate::input::Source;
 
 fn load_str(yaml: &str) -> Policy {
@@ -17,6 +18,22 @@ fn req(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Requ
         name: None,
         namespace: namespace.map(String::from),
     }
+}
+
+/// `who-can`: in the request's namespace, or cluster-wide without one.
+fn who_can(p: &Policy, req: &Request) -> Vec<Access> {
+    let place = req.namespace.as_deref().map_or(allowed::Place::ClusterWide, allowed::Place::Namespace);
+    p.who_can(Asked::Resource(req), place)
+}
+
+/// `who-can -A`: anywhere, each answer saying where.
+fn who_can_anywhere(p: &Policy, req: &Request) -> Vec<Access> {
+    p.who_can(Asked::Resource(req), allowed::Place::Each)
+}
+
+/// A CRD's resource, without names of its own.
+fn add(r: &mut Resources, group: &str, plural: &str, cluster: bool) {
+    r.add_named(group, plural, cluster, &CrdNames::default());
 }
 
 fn user(name: &str) -> Identity {
@@ -150,7 +167,7 @@ fn aggregation_rules_collect_labelled_roles_with_their_chain() {
     assert_eq!(grant.roles, ["monitoring", "monitoring-endpoints"]);
     assert!(
         grant.to_string().contains(
-            "ClusterRoleBinding mon → monitoring → (aggregated) monitoring-endpoints → rule verbs=[get,list,watch]"
+            "ClusterRoleBinding mon → monitoring ← aggregates monitoring-endpoints → rule verbs=[get,list,watch]"
         ),
         "{grant}"
     );
@@ -169,7 +186,7 @@ fn built_in_roles_aggregate_view_into_edit_into_admin() {
         let grant = p
             .can(&user("u"), &req("list", "example.com", "widgets", Some("team-a")))
             .unwrap_or_else(|| panic!("{role}"));
-        assert_eq!(grant.roles.last().map(String::as_str), Some("widgets-view"), "{role}: {grant}");
+        assert_eq!(grant.roles.last().map(|r| r.name.as_str()), Some("widgets-view"), "{role}: {grant}");
         assert!(p.can(&user("u"), &req("list", "example.com", "widgets", Some("team-b"))).is_none());
     }
     let p = load_str(&format!("{WIDGET_VIEW}{}", binding("edit")));
@@ -207,7 +224,7 @@ fn everyone_is_authenticated_except_anonymous_and_masters_are_admins() {
 #[test]
 fn who_can_lists_subjects_and_where() {
     let p = load_str(POD_READER);
-    let all = p.who_can(&req("get", "", "pods", None));
+    let all = who_can_anywhere(&p, &req("get", "", "pods", None));
     let names: Vec<String> =
         all.iter().map(|a| format!("{} @ {}", a.holder, a.namespace.as_deref().unwrap_or("*"))).collect();
     // The bootstrap policy's holders come first: whoever is bound to admin, edit
@@ -224,28 +241,77 @@ fn who_can_lists_subjects_and_where() {
         ]
     );
     assert!(
-        p.who_can(&req("get", "", "pods", Some("kube-system")))
+        who_can(&p, &req("get", "", "pods", Some("kube-system")))
             .iter()
             .all(|a| a.namespace.is_none() || matches!(a.holder, Holder::RoleHolders { .. })),
         "only cluster-wide grants there"
     );
+    let cluster_wide: Vec<String> =
+        who_can(&p, &req("get", "", "pods", None)).iter().map(|a| a.holder.to_string()).collect();
+    assert_eq!(
+        cluster_wide,
+        [
+            "anyone bound to ClusterRole admin by a ClusterRoleBinding",
+            "anyone bound to ClusterRole edit by a ClusterRoleBinding",
+            "anyone bound to ClusterRole view by a ClusterRoleBinding",
+            "Group system:masters",
+            "User system:kube-scheduler"
+        ],
+        "without a namespace, what `can-i` without -n answers: jane's RoleBinding does not"
+    );
+}
+
+#[test]
+fn resources_resolve_by_singular_kind_and_short_name_preferring_kubernetes_own() {
+    let mut r = Resources::builtin();
+    let short = ["wdg".to_string()];
+    let names = CrdNames { kind: Some("Widget"), singular: Some("widget"), short: &short };
+    r.add_named("example.com", "widgets", false, &names);
+    for name in ["widgets", "widget", "Widget", "WIDGETS", "wdg", "wdg.example.com", "Widget.v1.example.com"] {
+        assert_eq!(r.resolve(name).unwrap(), ("example.com".into(), "widgets".into(), None), "{name}");
+    }
+    for name in ["pods", "pod", "Pod", "po", "po.v1.", "pod/log"] {
+        assert_eq!(r.resolve(name).unwrap().1, "pods", "{name}");
+    }
+    assert_eq!(r.resolve("deploy.apps/scale").unwrap(), ("apps".into(), "deployments".into(), Some("scale".into())));
+    assert_eq!(r.resolve("csv").unwrap().1, "clusterserviceversions");
+    // `ip`: Kubernetes' ipaddresses win over OLM's installplans, as kubectl prefers Kubernetes' groups.
+    assert_eq!(r.resolve("ip").unwrap(), ("networking.k8s.io".into(), "ipaddresses".into(), None));
+    // `ev`: the core events over events.k8s.io's.
+    assert_eq!(r.resolve("ev").unwrap(), ("".into(), "events".into(), None));
+    // Two CRDs' short names collide: ambiguous, naming both.
+    let taken = ["wdg".to_string()];
+    r.add_named("other.io", "gadgets", false, &CrdNames { kind: Some("Gadget"), singular: None, short: &taken });
+    assert_eq!(
+        r.resolve("wdg").unwrap_err(),
+        "the resource \"wdg\" is ambiguous: it may be widgets.example.com, gadgets.other.io; name one of them"
+    );
+    assert_eq!(r.resolve("gadget").unwrap().1, "gadgets", "the singular defaults to the kind in lower case");
+    // A CRD's short name never shadows Kubernetes' own.
+    let evil = ["po".to_string(), "secret".to_string()];
+    r.add_named("evil.example.com", "things", false, &CrdNames { kind: Some("Thing"), singular: None, short: &evil });
+    assert_eq!(r.resolve("po").unwrap().0, "");
+    assert_eq!(r.resolve("secret").unwrap(), ("".into(), "secrets".into(), None));
+    // Nor does a CRD of Kubernetes' own group and plural change its scope.
+    r.add_named("networking.k8s.io", "ingresses", true, &CrdNames::default());
+    assert_eq!(r.cluster_scoped("networking.k8s.io", "ingresses"), Some(false));
 }
 
 #[test]
 fn resources_resolve_like_kubectl() {
     let mut r = Resources::builtin();
-    r.add("example.com", "widgets", false);
+    add(&mut r, "example.com", "widgets", false);
     assert_eq!(r.resolve("widgets").unwrap(), ("example.com".into(), "widgets".into(), None));
     assert_eq!(r.resolve("pods/log").unwrap(), ("".into(), "pods".into(), Some("log".into())));
     assert_eq!(
         r.resolve("deployments.apps/scale").unwrap(),
         ("apps".into(), "deployments".into(), Some("scale".into()))
     );
-    r.add("other.io", "widgets", false);
+    add(&mut r, "other.io", "widgets", false);
     assert!(r.resolve("widgets").unwrap_err().contains("ambiguous"));
     assert!(r.resolve("gizmos").unwrap_err().contains("<plural>.<group>"));
     // A CRD whose plural is a core resource's: kubectl answers for the core one.
-    r.add("evil.example.com", "secrets", false);
+    add(&mut r, "evil.example.com", "secrets", false);
     assert_eq!(r.resolve("secrets").unwrap(), ("".into(), "secrets".into(), None));
     assert_eq!(r.resolve("secrets.evil.example.com").unwrap().0, "evil.example.com");
     // Dotless groups are Kubernetes' own; a version is no group.
@@ -309,7 +375,7 @@ fn service_account_subject_namespaces() {
         "empty means the binding's"
     );
     let names: Vec<String> =
-        empty.who_can(&req("get", "", "pods", Some("ci"))).iter().map(|a| a.holder.to_string()).collect();
+        who_can(&empty, &req("get", "", "pods", Some("ci"))).iter().map(|a| a.holder.to_string()).collect();
     assert!(names.contains(&"ServiceAccount ci/deployer".to_string()), "{names:?}");
     let none = load_str(&bind_user(
         "ClusterRoleBinding",
@@ -322,7 +388,7 @@ fn service_account_subject_namespaces() {
         none.can(&user("system:serviceaccount::builder"), &req("get", "", "pods", None)).is_none(),
         "matches nobody"
     );
-    assert!(none.who_can(&req("get", "", "pods", None)).iter().all(|a| !a.holder.to_string().contains("builder")));
+    assert!(who_can(&none, &req("get", "", "pods", None)).iter().all(|a| !a.holder.to_string().contains("builder")));
 }
 
 #[test]
@@ -338,8 +404,7 @@ fn who_can_lists_a_subject_once_with_or_without_api_group() {
         );
     }
     let p = load_str(&yaml);
-    let alice = p
-        .who_can(&req("get", "", "secrets", None))
+    let alice = who_can(&p, &req("get", "", "secrets", None))
         .into_iter()
         .filter(|a| a.holder.to_string() == "User alice")
         .count();
@@ -353,7 +418,7 @@ fn holders_of_built_in_roles_are_always_shown_and_cluster_scope_says_how() {
     cluster.push_str(&bind_user("RoleBinding", "Role", "view", Some("x"), "{kind: User, name: u}"));
     let p = load_str(&cluster);
     let holders: Vec<String> =
-        p.who_can(&req("get", "example.com", "widgets", None)).iter().map(|a| a.holder.to_string()).collect();
+        who_can(&p, &req("get", "example.com", "widgets", None)).iter().map(|a| a.holder.to_string()).collect();
     assert!(holders.contains(&"anyone bound to ClusterRole view by a ClusterRoleBinding".to_string()), "{holders:?}");
 }
 
@@ -648,18 +713,18 @@ fn read_counts_objects_and_warns_about_items_without_apiversion_or_kind() {
     let text = format!(
         "{SECRET_READER}---\nmetadata: {{name: orphan}}\nrules: []\n---\napiVersion: v1\nkind: List\nitems:\n- kind: ClusterRole\n  metadata: {{name: half}}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c}}\n---\n# only a comment\n"
     );
-    let loaded = read(&[Source { name: "in.yaml".into(), text }]).unwrap();
+    let loaded = read(&[Source { name: "in.yaml".into(), text }], BuiltinRoles::default()).unwrap();
     assert_eq!(loaded.objects, 2, "the ClusterRole and the ConfigMap; not the List itself");
     assert_eq!(
-        loaded.warnings,
+        loaded.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
         [
-            "in.yaml: document 2 (line 10, name \"orphan\") is not a Kubernetes object: it has no apiVersion and no kind; ignored",
-            "in.yaml: document 3, item 1 (line 16, name \"half\") is not a Kubernetes object: it has no apiVersion; ignored",
+            "warning: orphan: this document is not a Kubernetes object (no apiVersion and no kind); ignored (line 10) [in.yaml#1]",
+            "warning: List (unnamed): items[0]: this list item is not a Kubernetes object (no apiVersion); ignored (line 16) [in.yaml#2]",
         ]
     );
     assert!(loaded.policy.cluster_roles.contains_key("secret-reader"));
     assert!(!loaded.policy.cluster_roles.contains_key("half"), "an item without apiVersion is skipped");
-    let empty = read(&[Source { name: "-".into(), text: String::new() }]).unwrap();
+    let empty = read(&[Source { name: "-".into(), text: String::new() }], BuiltinRoles::default()).unwrap();
     assert_eq!((empty.objects, empty.warnings.len()), (0, 0));
 }
 

@@ -20,7 +20,7 @@ fn crd(plural: &str, group: &str, version: &str) -> InputObject {
         body: Body::Crd(CrdView {
             spec: CrdSpec {
                 group: Some(group.into()),
-                names: CrdNames { plural: Some(plural.into()), kind: None },
+                names: CrdNames { plural: Some(plural.into()), kind: None, ..Default::default() },
                 scope: Some("Namespaced".into()),
                 versions: vec![CrdVersion { name: Some(version.into()), storage: true }],
                 version: None,

@@ -101,7 +101,7 @@ fn all_namespaces_asks_as_kubectl_does() {
         outcome(&everywhere),
         (
             Some(1),
-            "no\n  no binding in the input grants create on widgets.example.com in all namespaces at once (only cluster-wide grants answer that) to user \"bob\" (groups: system:authenticated)\n".into(),
+            "no\n  no binding in the input or Kubernetes 1.33's bootstrap policy grants create on widgets.example.com in all namespaces at once (only cluster-wide grants answer that) to user \"bob\" (groups: system:authenticated)\n".into(),
             String::new()
         )
     );
@@ -321,7 +321,7 @@ fn empty_input_is_an_error_that_says_so() {
     let only_junk = run(&["report"], "metadata: {name: x}\n");
     assert_eq!(
         text(&only_junk.stderr),
-        format!("warning: -: document 1 (line 1, name \"x\") is not a Kubernetes object: it has no apiVersion and no kind; ignored\n{expected}")
+        format!("warning: x: this document is not a Kubernetes object (no apiVersion and no kind); ignored (line 1) [-#0]\n{expected}")
     );
 }
 
@@ -331,8 +331,8 @@ fn items_without_apiversion_or_kind_are_named_and_skipped() {
         "{WIDGETS}---\nkind: RoleBinding\nmetadata: {{name: lost, namespace: team-b}}\nsubjects: [{{kind: User, name: bob}}]\nroleRef: {{kind: ClusterRole, name: widgets-edit}}\n---\napiVersion: v1\nkind: List\nitems:\n- name: not-an-object\n"
     );
     let warnings = "\
-warning: -: document 6 (line 51, name \"lost\") is not a Kubernetes object: it has no apiVersion; ignored
-warning: -: document 7, item 1 (line 59) is not a Kubernetes object: it has no apiVersion and no kind; ignored
+warning: RoleBinding team-b/lost: this document is not a Kubernetes object (no apiVersion); ignored (line 51) [-#5]
+warning: List (unnamed): items[0]: this list item is not a Kubernetes object (no apiVersion and no kind); ignored (line 59) [-#6]
 ";
     let no = run(&["can-i", "create", "widgets", "-n", "team-b", "--as", "bob"], &input);
     assert_eq!(
@@ -454,7 +454,7 @@ fn every_help_describes_every_argument_and_the_usage_shows_every_flag() {
     let can_i = text(&Command::new(BIN).args(["can-i", "--help"]).output().unwrap().stdout);
     assert!(
         can_i.contains(
-            "Usage: olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain]\n       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]...\n"
+            "Usage: olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain] [-q] [--builtin-roles <SET>]\n       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]\n"
         ),
         "{can_i}"
     );

@@ -60,7 +60,8 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&paths).map(|dir| dir.join(name)).find(|p| is_executable(p))
 }
 
-fn is_executable(path: &Path) -> bool {
+/// Whether `path` is an executable file.
+pub fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -328,4 +329,40 @@ pub fn kpt_items(bundle: &str) -> Vec<String> {
         .into_iter()
         .map(|(name, text)| with_path(&text, &format!("{bundle}/manifests/{name}")))
         .collect()
+}
+
+/// Runs `cmd` with `stdin` written to its standard input.
+pub fn run(cmd: &mut std::process::Command, stdin: &str) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    // A program that fails before reading its input closes the pipe: that is its answer, not the test's error.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+/// Every file under `dir`, by its path relative to `dir`, with its bytes.
+pub fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// How many documents of each kind a manifest stream holds (top-level
+/// `kind:` lines, as olm-rbac and kpt write them).
+pub fn kinds(manifests: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut kinds = std::collections::BTreeMap::new();
+    for line in manifests.lines().filter_map(|l| l.strip_prefix("kind: ")) {
+        *kinds.entry(line.to_string()).or_insert(0) += 1;
+    }
+    kinds
 }

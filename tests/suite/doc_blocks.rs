@@ -119,16 +119,37 @@ fn answer_of(comment: &str) -> Option<&'static str> {
 fn shell_commands(block: &str) -> Vec<Shown> {
     let mut out: Vec<Shown> = Vec::new();
     let mut pending = String::new();
+    // The delimiter of a here-document being read: its lines belong to the command.
+    let mut here: Option<String> = None;
+    // Whether the comment lines read now belong to the last command's output.
+    let mut answering = false;
     for line in block.lines() {
-        let trimmed = line.trim_start();
-        if let Some(comment) = trimmed.strip_prefix('#') {
-            if let (Some(answer), Some(last)) = (answer_of(comment), out.last_mut()) {
-                if pending.is_empty() && last.expect.answer.is_none() {
-                    last.expect.answer = Some(answer);
-                }
+        if let Some(end) = &here {
+            let last = out.last_mut().expect("a here-document follows its command");
+            last.command.push('\n');
+            last.command.push_str(line);
+            if line.trim() == end {
+                here = None;
             }
             continue;
         }
+        let trimmed = line.trim_start();
+        if let Some(comment) = trimmed.strip_prefix('#') {
+            match out.last_mut() {
+                // The answer, on the line after the command...
+                Some(last) if pending.is_empty() && answering && last.expect.answer.is_none() => {
+                    last.expect.answer = answer_of(comment);
+                    answering = last.expect.answer.is_some();
+                }
+                // ...and what follows it (`--explain`'s chain), indented.
+                Some(last) if answering && comment.starts_with("   ") => {
+                    last.expect.lines.push(comment[1..].to_string())
+                }
+                _ => answering = false,
+            }
+            continue;
+        }
+        answering = false;
         let (code, comment) = match line.find(" #") {
             Some(at) => (&line[..at], Some(&line[at + 2..])),
             None => (line, None),
@@ -144,7 +165,11 @@ fn shell_commands(block: &str) -> Vec<Shown> {
                 pending.push_str(code);
                 let command = pending.split_whitespace().collect::<Vec<_>>().join(" ");
                 pending.clear();
+                here = command
+                    .split_once("<<")
+                    .map(|(_, d)| d.trim_start_matches('-').trim().trim_matches('\'').to_string());
                 let answer = comment.and_then(answer_of);
+                answering = true;
                 out.push(Shown { command, expect: Expect { answer, lines: Vec::new() } });
             }
         }
@@ -344,22 +369,34 @@ fn is_config(b: &Block) -> bool {
 #[test]
 fn every_command_block_runs() {
     let Some(bash) = BASH.find() else { return };
-    let mut failures = Vec::new();
-    let mut ran = 0;
-    for doc in docs() {
-        let dir = scratch(&doc);
-        for block in blocks(&doc) {
-            let shown = if is_shell(&block) {
-                shell_commands(&block.text)
-            } else if is_transcript(&block) {
-                transcript(&block.text)
-            } else {
-                continue;
-            };
-            ran += shown.len();
-            run_block(&bash, dir.path(), &block, &shown, &mut failures);
-        }
-    }
+    // The docs are independent of each other: run them side by side.
+    let results: Vec<(usize, Vec<String>)> = std::thread::scope(|s| {
+        let runs: Vec<_> = docs()
+            .into_iter()
+            .map(|doc| {
+                let bash = &bash;
+                s.spawn(move || {
+                    let (mut ran, mut failures) = (0, Vec::new());
+                    let dir = scratch(&doc);
+                    for block in blocks(&doc) {
+                        let shown = if is_shell(&block) {
+                            shell_commands(&block.text)
+                        } else if is_transcript(&block) {
+                            transcript(&block.text)
+                        } else {
+                            continue;
+                        };
+                        ran += shown.len();
+                        run_block(bash, dir.path(), &block, &shown, &mut failures);
+                    }
+                    (ran, failures)
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let ran: usize = results.iter().map(|r| r.0).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
     assert!(ran >= 40, "the docs' commands are found ({ran})");
     assert!(failures.is_empty(), "doc commands that do not do what the doc says:\n\n{}", failures.join("\n\n"));
 }
@@ -444,14 +481,19 @@ fn the_quick_start_is_two_cargo_commands() {
 #[test]
 fn the_block_reader_reads_answers_transcripts_and_continuations() {
     let shell = shell_commands(
-        "olm-rbac can-i a b # yes\nolm-rbac can-i c d\n# no            (exit code 1)\n\
-         olm-rbac x \\\n  --y   # a note\n# yes, but only after a note\n",
+        "olm-rbac can-i a b # yes\nolm-rbac can-i c d\n# no            (exit code 1)\n#   Role r → rule\n\
+         olm-rbac x \\\n  --y   # a note\n# yes, but only after a note\n# a remark\n#   not output\n",
     );
+    assert_eq!(shell[1].expect.lines, ["  Role r → rule"]);
+    assert!(shell[2].expect.lines.is_empty());
     let got: Vec<(&str, Option<&str>)> = shell.iter().map(|s| (s.command.as_str(), s.expect.answer)).collect();
     assert_eq!(
         got,
         [("olm-rbac can-i a b", Some("yes")), ("olm-rbac can-i c d", Some("no")), ("olm-rbac x --y", Some("yes"))]
     );
+    let here = shell_commands("cat > a.yaml <<'EOF'\nkind: X # not a comment\nEOF\nolm-rbac render a.yaml\n");
+    assert_eq!(here[0].command, "cat > a.yaml <<'EOF'\nkind: X # not a comment\nEOF");
+    assert_eq!(here[1].command, "olm-rbac render a.yaml");
     let t = transcript("$ olm-rbac report\nA  B\n\n1  2\n$ olm-rbac x\n");
     assert_eq!(t[0].expect.lines, ["A  B", "1  2"]);
     assert!(t[1].expect.lines.is_empty());

@@ -1,17 +1,10 @@
 //! End to end: the built binary, on its own and run by the real kpt.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 
 use crate::common::*;
-
-fn run(cmd: &mut Command, stdin: &str) -> Output {
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 #[test]
 fn version_and_help() {
@@ -96,22 +89,6 @@ fn render_reads_stdin_and_directories_like_a_helm_post_renderer() {
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with(&stream), "the stream passes through first, unchanged");
     assert_eq!(count(&stdout[stream.len()..], "kind: ClusterRole\n"), 20);
-}
-
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                files.insert(p.strip_prefix(dir).unwrap().display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    files
 }
 
 fn kpt_eval(kpt: &Path, pkg: &Path, exec: &Path, config: Option<&Path>) -> Output {
@@ -349,14 +326,6 @@ fn kustomize(example: &str) -> Option<(String, String, bool)> {
     Some((text(&out.stdout), text(&out.stderr), out.status.success()))
 }
 
-fn kinds(manifests: &str) -> BTreeMap<String, usize> {
-    let mut kinds = BTreeMap::new();
-    for line in manifests.lines().filter_map(|l| l.strip_prefix("kind: ")) {
-        *kinds.entry(line.to_string()).or_insert(0) += 1;
-    }
-    kinds
-}
-
 #[test]
 fn kustomize_runs_the_container_transformer() {
     let Some((out, err, ok)) = kustomize("examples/kustomize/container") else { return };
@@ -466,43 +435,6 @@ fn argocd_plugin_generate_prints_plain_manifests() {
     assert!(!out.status.success());
     assert_eq!(text(&out.stdout), "", "no partial manifests");
     assert!(text(&out.stderr).contains("spec.mdoe: unknown field `mdoe`"), "{}", text(&out.stderr));
-}
-
-/// The stream `helm template` (or `helm install`) hands a post-renderer, built
-/// from the example chart: `---`, a `# Source:` comment, each template.
-fn helm_stream() -> String {
-    let templates = repo("examples/helm/chart/templates");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&templates).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
-    files
-        .iter()
-        .map(|f| {
-            let body = std::fs::read_to_string(f)
-                .unwrap()
-                .replace("{{ .Release.Name }}", "guestbook")
-                .replace("{{ .Chart.AppVersion }}", "0.1.0");
-            format!("---\n# Source: guestbook-operator/templates/{}\n{body}", f.file_name().unwrap().to_string_lossy())
-        })
-        .collect()
-}
-
-#[test]
-fn helm_post_renderer_appends_rbac_to_the_stream() {
-    let stream = helm_stream();
-    let out = run(
-        Command::new(repo("examples/helm/post-renderer.sh"))
-            .current_dir(repo("examples/helm"))
-            .env("PATH", path_with_binary()),
-        &stream,
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    // Every document comes back as it went in (the leading `---` lines are separators).
-    for doc in stream.split("---\n").filter(|d| !d.is_empty()) {
-        assert!(stdout.contains(doc), "a chart document was changed:\n{doc}");
-    }
-    assert!(stdout.contains("# Source: guestbook-operator/templates/deployment.yaml\n"), "comments survive");
-    assert_eq!(kinds(&stdout).get("ClusterRole"), Some(&8), "no CSV: every CRD gets roles");
 }
 
 /// The access commands on the Bind example's rendered output, as a reviewer

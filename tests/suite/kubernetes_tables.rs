@@ -639,11 +639,13 @@ fn aggregation_of_the_built_in_roles_comes_out_as_on_a_cluster() {
         (2, 13, 10),
         "admin = aggregate-to-admin + edit (aggregate-to-edit + view (aggregate-to-view))"
     );
-    // An input copy of a reconciled role gives way to the real one; another built-in's does not.
-    let input = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: edit}\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: system:heapster}\nrules: []\n";
+    // An input copy of a bootstrap role is reconciled as the API server reconciles
+    // it at every start; one annotated autoupdate "false" is kept as written.
+    let input = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: edit}\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: system:heapster}\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: system:basic-user, annotations: {rbac.authorization.kubernetes.io/autoupdate: \"false\"}}\nrules: []\n";
     let p = load_str(input);
     assert!(p.cluster_roles["edit"].builtin && !p.cluster_roles["edit"].aggregation.is_empty());
-    assert!(!p.cluster_roles["system:heapster"].builtin && p.cluster_roles["system:heapster"].rules.is_empty());
+    assert!(p.cluster_roles["system:heapster"].builtin && !p.cluster_roles["system:heapster"].rules.is_empty());
+    assert!(!p.cluster_roles["system:basic-user"].builtin && p.cluster_roles["system:basic-user"].rules.is_empty());
 }
 
 #[test]

@@ -9,6 +9,8 @@ mod common;
 
 mod access_cli;
 mod access_facts;
+mod access_habits;
+mod access_output;
 mod doc_blocks;
 mod docs;
 mod e2e;
@@ -16,6 +18,7 @@ mod errors;
 mod gate;
 mod gate_bypasses;
 mod golden;
+mod helm;
 mod installer;
 mod invariant;
 mod json_schema;
@@ -29,6 +32,7 @@ mod render_roundtrip;
 mod review_regressions;
 mod schema;
 mod security;
+mod workflow;
 mod yaml_merge;
 
 /// A new file directly in `tests/` would be a test binary of its own, linked

@@ -459,16 +459,21 @@ fn report_and_can_i_answer_for_the_operator() {
     let rendered = vec![Source { name: "rendered.yaml".into(), text: out.stdout }];
     let report = olm_rbac::access::commands::report(&rendered, olm_rbac::access::commands::Format::Table);
     let expected = "ServiceAccount ops/ack-s3-controller (operator of extension ext)
-  cluster-wide: verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets]  DANGEROUS: read secrets cluster-wide, write secrets cluster-wide
+  cluster-wide: verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets]
+    DANGEROUS: read secrets cluster-wide, write secrets cluster-wide
   cluster-wide: verbs=[get,list,watch] apiGroups=[\"\"] resources=[namespaces]
   cluster-wide: verbs=[get,list] apiGroups=[iam.services.k8s.aws] resources=[roles,roles/status]
   cluster-wide: verbs=[create,delete,get,list,patch,update,watch] apiGroups=[s3.services.k8s.aws] resources=[buckets]
   cluster-wide: verbs=[get,patch,update] apiGroups=[s3.services.k8s.aws] resources=[buckets/status]
-  cluster-wide: verbs=[create,delete,get,list,patch,update,watch] apiGroups=[services.k8s.aws] resources=[fieldexports,iamroleselectors]
-  cluster-wide: verbs=[get,patch,update] apiGroups=[services.k8s.aws] resources=[fieldexports/status,iamroleselectors/status]
-  cluster-wide: verbs=[create] apiGroups=[authorization.k8s.io] resources=[selfsubjectaccessreviews,selfsubjectrulesreviews]
+  cluster-wide: verbs=[create,delete,get,list,patch,update,watch] apiGroups=[services.k8s.aws]
+    resources=[fieldexports,iamroleselectors]
+  cluster-wide: verbs=[get,patch,update] apiGroups=[services.k8s.aws]
+    resources=[fieldexports/status,iamroleselectors/status]
+  cluster-wide: verbs=[create] apiGroups=[authorization.k8s.io]
+    resources=[selfsubjectaccessreviews,selfsubjectrulesreviews]
   cluster-wide: verbs=[create] apiGroups=[authentication.k8s.io] resources=[selfsubjectreviews]
-  cluster-wide: verbs=[get] nonResourceURLs=[/api,/api/*,/apis,/apis/*,/healthz,/livez,/openapi,/openapi/*,/readyz,/version,/version/]
+  cluster-wide: verbs=[get]
+    nonResourceURLs=[/api,/api/*,/apis,/apis/*,/healthz,/livez,/openapi,/openapi/*,/readyz,/version,/version/]
   cluster-wide: verbs=[get] nonResourceURLs=[/healthz,/livez,/readyz,/version,/version/]
   cluster-wide: verbs=[get] nonResourceURLs=[/.well-known/openid-configuration,/openid/v1/jwks]
   in ops: verbs=[get,list,watch,create,update,patch,delete] apiGroups=[coordination.k8s.io] resources=[leases]

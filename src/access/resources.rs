@@ -1,0 +1,161 @@
+//! The resources the checks know and how a user names them: the built-in
+//! table (`kinds`) and the input's CRDs, resolved as kubectl resolves a
+//! resource argument.
+
+use std::collections::BTreeMap;
+
+/// What the checks know of a resource: its scope and the names a user may
+/// call it by besides its plural.
+#[derive(Debug, Clone, Default)]
+struct Known {
+    cluster: bool,
+    kind: Option<String>,
+    singular: Option<String>,
+    short: Vec<String>,
+    /// One of Kubernetes' own: kubectl prefers it over a CRD's of the same name.
+    kubernetes: bool,
+}
+
+/// The resources the input's CRDs define, and the built-in kinds.
+#[derive(Debug, Clone, Default)]
+pub struct Resources {
+    /// `(group, plural)` → what is known of it.
+    scope: BTreeMap<(String, String), Known>,
+}
+
+/// A resource as a CRD names it (`spec.names`), for [`Resources::add_named`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CrdNames<'a> {
+    pub kind: Option<&'a str>,
+    pub singular: Option<&'a str>,
+    pub short: &'a [String],
+}
+
+impl Resources {
+    /// Every resource Kubernetes and OLM serve (`kinds`), with its scope and names.
+    pub(crate) fn builtin() -> Resources {
+        let scope = crate::kinds::known_named()
+            .map(|(r, n)| {
+                let known = Known {
+                    cluster: r.cluster,
+                    kind: Some(n.kind),
+                    singular: Some(n.singular),
+                    short: n.short,
+                    kubernetes: n.kubernetes,
+                };
+                ((r.group, r.plural), known)
+            })
+            .collect();
+        Resources { scope }
+    }
+
+    /// A CRD's resource: its scope, and the kind, singular and short names it
+    /// declares. One of Kubernetes' own resources keeps its scope and names: the
+    /// API server serves it, whatever a CRD of the same group and plural says.
+    pub(crate) fn add_named(&mut self, group: &str, plural: &str, cluster_scoped: bool, names: &CrdNames<'_>) {
+        let known = self.scope.entry((group.to_string(), plural.to_string())).or_default();
+        if known.kubernetes {
+            return;
+        }
+        known.cluster = cluster_scoped;
+        let lower = |n: Option<&str>| n.filter(|n| !n.is_empty()).map(str::to_lowercase);
+        known.kind = lower(names.kind).or(known.kind.take());
+        known.singular = lower(names.singular).or_else(|| known.kind.clone());
+        known.short = names.short.iter().map(|n| n.to_lowercase()).collect();
+    }
+
+    pub fn cluster_scoped(&self, group: &str, plural: &str) -> Option<bool> {
+        self.scope.get(&(group.to_string(), plural.to_string())).map(|k| k.cluster)
+    }
+
+    /// The cluster-scoped resources, as `(group, plural)`.
+    pub(crate) fn cluster_scoped_resources(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.scope.iter().filter(|(_, k)| k.cluster).map(|((g, p), _)| (g.as_str(), p.as_str()))
+    }
+
+    /// Resolves a resource as kubectl does, case aside: its plural, singular,
+    /// kind or a short name, alone or with `.group` or `.version.group`, each
+    /// with `/subresource`. A name alone must name one resource: Kubernetes'
+    /// core group wins, then Kubernetes' other groups, as kubectl prefers
+    /// them; any other tie is ambiguous.
+    pub(crate) fn resolve(&self, text: &str) -> Result<(String, String, Option<String>), String> {
+        let lower = text.to_lowercase();
+        let (head, sub) = match lower.split_once('/') {
+            Some((h, s)) => (h, Some(s.to_string())),
+            None => (lower.as_str(), None),
+        };
+        if head == "*" {
+            return Ok(("*".into(), "*".into(), sub));
+        }
+        if let Some((name, group)) = head.split_once('.') {
+            // kubectl also takes `plural.version.group` (deployments.v1.apps), and
+            // `plural.version.` for the core group.
+            let group = match group.split_once('.') {
+                Some((version, rest)) if is_version(version) => rest,
+                _ => group,
+            };
+            // A dotless group is one of Kubernetes' own (apps, batch): `pods.v1`
+            // names no group.
+            let known =
+                group.contains('.') || group.is_empty() || crate::reserved::kubernetes_groups().contains(&group);
+            if !known {
+                return Err(format!(
+                    "{head:?} names the API group {group:?}, which is not one of Kubernetes' own and has no dot, so no CRD can define it; name a core resource alone ({name}) or as {name}.v1. (trailing dot), others as <plural>.<group>"
+                ));
+            }
+            // A resource the input does not define keeps the name it is given.
+            let plural = match self.named(name, Some(group))[..] {
+                [(_, plural)] => plural.to_string(),
+                _ => name.to_string(),
+            };
+            return Ok((group.to_string(), plural, sub));
+        }
+        let matches = self.named(head, None);
+        // As kubectl does, Kubernetes' own resources win over a CRD's, the core group first.
+        let tier = |(g, p): &(&str, &str)| match g.is_empty() {
+            true => 0,
+            false if self.scope.get(&(g.to_string(), p.to_string())).is_some_and(|k| k.kubernetes) => 1,
+            false => 2,
+        };
+        let best = matches.iter().map(tier).min();
+        let first: Vec<&(&str, &str)> = matches.iter().filter(|m| Some(tier(m)) == best).collect();
+        match first[..] {
+            [(group, plural)] => Ok((group.to_string(), plural.to_string(), sub)),
+            [] => Err(format!(
+                "the resource {head:?} is not known from the input or the built-in kinds: name it as <plural>.<group>"
+            )),
+            _ => Err(format!(
+                "the resource {head:?} is ambiguous: it may be {}; name one of them",
+                first.iter().map(|(g, p)| super::allowed::resource_text(g, p)).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// The resources (in `group`, if given) that `name` names: by plural,
+    /// singular, kind or short name.
+    fn named(&self, name: &str, group: Option<&str>) -> Vec<(&str, &str)> {
+        self.scope
+            .iter()
+            .filter(|((g, _), _)| group.is_none_or(|group| g == group))
+            .filter(|((_, plural), k)| {
+                plural == name
+                    || k.singular.as_deref() == Some(name)
+                    || k.kind.as_deref().is_some_and(|kind| kind.eq_ignore_ascii_case(name))
+                    || k.short.iter().any(|s| s == name)
+            })
+            .map(|((g, p), _)| (g.as_str(), p.as_str()))
+            .collect()
+    }
+}
+
+/// `v1`, `v1beta2`, `v2alpha1`: an API version segment.
+fn is_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else { return false };
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let tail = &rest[digits..];
+    digits > 0
+        && (tail.is_empty()
+            || ["alpha", "beta"]
+                .iter()
+                .any(|p| tail.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))))
+}

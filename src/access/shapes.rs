@@ -1,0 +1,179 @@
+//! The shapes `-o json` and `-o yaml` print, each defined once for both
+//! encodings (docs/access-checks.md, "Output for scripts"): `who-can`'s
+//! holders, `can-i --list`'s permissions; `report`'s is [`super::matrix::Report`].
+//! Wherever a place is written, `"*"` means cluster-wide, as in `report`.
+
+use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
+use serde::Serialize;
+
+use super::allowed::{Permission, Target};
+use super::{Access, Grant, Holder, Via};
+
+/// How a command prints what it found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Columns for a terminal.
+    #[default]
+    Table,
+    /// A Markdown table, for a pull-request comment (`report` only).
+    Markdown,
+    Json,
+    Yaml,
+}
+
+/// `value` as YAML for [`Format::Yaml`], else as JSON (pretty, with a final
+/// line break).
+pub(crate) fn encode<T: Serialize>(value: &T, format: Format) -> Result<String, String> {
+    match format {
+        Format::Yaml => crate::yaml::to_yaml(value),
+        _ => serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(|e| e.to_string()),
+    }
+}
+
+/// The place of a grant: `"*"` for cluster-wide, else the namespace.
+fn place(namespace: &Option<String>) -> String {
+    namespace.clone().unwrap_or_else(|| "*".into())
+}
+
+/// `who-can -o json|yaml`: the question and every holder.
+#[derive(Debug, Serialize)]
+pub(crate) struct WhoCanOut {
+    pub verb: String,
+    /// `plural.group[/subresource]` (core resources without a group); absent for a URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    #[serde(rename = "nonResourceURL", skip_serializing_if = "Option::is_none")]
+    pub non_resource_url: Option<String>,
+    /// Where the question was asked: `"*"` cluster-wide (no `-n`), a
+    /// namespace (`-n`), or `"each"` (`-A`).
+    #[serde(rename = "where")]
+    pub scope: String,
+    pub holders: Vec<HolderOut>,
+}
+
+/// One holder: a binding's subject, or whoever is bound to a built-in role.
+#[derive(Debug, Serialize)]
+pub(crate) struct HolderOut {
+    /// As the binding names it (without `apiGroup`; a ServiceAccount with its namespace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<Subject>,
+    /// Instead of `subject`: whoever is bound to this built-in ClusterRole.
+    #[serde(rename = "anyoneBoundTo", skip_serializing_if = "Option::is_none")]
+    pub anyone_bound_to: Option<AnyoneBoundTo>,
+    /// `"*"` cluster-wide or the namespace; absent for `anyoneBoundTo` when
+    /// it is wherever they are bound.
+    #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    pub grant: GrantOut,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct AnyoneBoundTo {
+    #[serde(rename = "clusterRole")]
+    pub cluster_role: String,
+    /// Only a ClusterRoleBinding to it grants this (a cluster-scoped resource, a URL).
+    #[serde(rename = "clusterRoleBindingOnly")]
+    pub cluster_role_binding_only: bool,
+}
+
+/// The chain that grants it: binding, roles, rule.
+#[derive(Debug, Serialize)]
+pub(crate) struct GrantOut {
+    /// Absent for `anyoneBoundTo`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binding: Option<BindingOut>,
+    /// From the bound role to the one that holds the rule, each aggregated
+    /// into the one before it.
+    pub roles: Vec<NamedOut>,
+    pub rule: PolicyRule,
+}
+
+/// A binding, and whether it is Kubernetes' built-in one.
+#[derive(Debug, Serialize)]
+pub(crate) struct BindingOut {
+    /// `RoleBinding` or `ClusterRoleBinding`.
+    pub kind: &'static str,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(rename = "builtIn")]
+    pub builtin: bool,
+}
+
+/// A role by name, and whether it is Kubernetes' built-in one.
+#[derive(Debug, Serialize)]
+pub(crate) struct NamedOut {
+    pub name: String,
+    #[serde(rename = "builtIn")]
+    pub builtin: bool,
+}
+
+impl GrantOut {
+    fn of(grant: &Grant) -> GrantOut {
+        let binding = match &grant.via {
+            Via::AnyBindingTo(_) => None,
+            Via::Binding { namespace, name, builtin } => Some(BindingOut {
+                kind: if namespace.is_some() { "RoleBinding" } else { "ClusterRoleBinding" },
+                name: name.clone(),
+                namespace: namespace.clone(),
+                builtin: *builtin,
+            }),
+        };
+        let roles = grant.roles.iter().map(|r| NamedOut { name: r.name.clone(), builtin: r.builtin }).collect();
+        GrantOut { binding, roles, rule: grant.rule.clone() }
+    }
+}
+
+impl HolderOut {
+    pub(crate) fn of(access: &Access) -> HolderOut {
+        let grant = GrantOut::of(&access.grant);
+        match &access.holder {
+            Holder::Subject(s) => HolderOut {
+                subject: Some(s.clone()),
+                anyone_bound_to: None,
+                scope: Some(place(&access.namespace)),
+                grant,
+            },
+            Holder::RoleHolders { role, cluster_only } => HolderOut {
+                subject: None,
+                anyone_bound_to: Some(AnyoneBoundTo {
+                    cluster_role: role.clone(),
+                    cluster_role_binding_only: *cluster_only,
+                }),
+                scope: (*cluster_only || access.namespace.is_some()).then(|| place(&access.namespace)),
+                grant,
+            },
+        }
+    }
+}
+
+/// `can-i --list -o json|yaml`: one entry per line of the table, a rule as
+/// Kubernetes writes one, with where it holds.
+#[derive(Debug, Serialize)]
+pub(crate) struct PermissionOut {
+    /// `"*"`: cluster-wide; a namespace: there (with `-n`, what holds there,
+    /// cluster-wide grants included).
+    #[serde(rename = "where")]
+    pub scope: String,
+    #[serde(flatten)]
+    pub rule: PolicyRule,
+}
+
+impl PermissionOut {
+    pub(crate) fn of(p: &Permission) -> PermissionOut {
+        let some = |v: &[String]| (!v.is_empty()).then(|| v.to_vec());
+        let rule = match &p.target {
+            Target::Resources { groups, resources, names } => PolicyRule {
+                api_groups: Some(groups.clone()),
+                resources: Some(resources.clone()),
+                resource_names: some(names),
+                verbs: p.verbs.clone(),
+                ..Default::default()
+            },
+            Target::Urls(urls) => {
+                PolicyRule { non_resource_urls: Some(urls.clone()), verbs: p.verbs.clone(), ..Default::default() }
+            }
+        };
+        PermissionOut { scope: place(&p.namespace), rule }
+    }
+}
