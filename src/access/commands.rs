@@ -28,12 +28,13 @@ pub struct Common {
 /// Without `-f` the manifests come on stdin; from a terminal they would not
 /// come at all, so the command refuses at once instead of waiting.
 pub fn refuse_terminal(command: &str, files_given: bool, stdin_is_terminal: bool) -> Option<Outcome> {
-    (!files_given && stdin_is_terminal).then(|| {
-        fail(format!(
-            "{command} reads rendered manifests, and stdin is a terminal: pass them with -f FILE, \
-             or pipe them in (olm-rbac render ... | olm-rbac {command} ...)"
-        ))
-    })
+    crate::input::refuse_terminal(
+        &format!("{command} reads rendered manifests"),
+        &format!("pass them with -f FILE, or pipe them in (olm-rbac render ... | olm-rbac {command} ...)"),
+        files_given,
+        stdin_is_terminal,
+    )
+    .map(fail)
 }
 
 /// Runs a command on the policy read from the inputs. Warnings (about the
