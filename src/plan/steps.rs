@@ -95,6 +95,33 @@ fn earlier_output(config: &Config, claims: &[Option<String>]) -> BTreeSet<usize>
     (0..claims.len()).filter(|&i| claims[i].as_deref() == Some(config.extension.as_str())).collect()
 }
 
+/// Who puts the bundle's own objects on the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Installs {
+    /// Whoever applies this output: the bundle's objects are in it, changes included.
+    ThisOutput,
+    /// OLM, from its catalog, as the bundle has them: `bundleObjects: Drop` ...
+    OlmDropped,
+    /// ... or the extension's `ClusterExtension` is in the input (OLM v1
+    /// installs what it names), while the bundle's files stay as input.
+    OlmExtension,
+}
+
+/// The input item that is this extension's `ClusterExtension`, if any.
+fn extension_object(config: &Config, objects: &[InputObject]) -> Option<usize> {
+    objects.iter().position(|o| {
+        o.is("olm.operatorframework.io", "ClusterExtension") && o.header.name.as_deref() == Some(&config.extension)
+    })
+}
+
+fn installer_of_bundle(config: &Config, objects: &[InputObject]) -> Installs {
+    match (config.bundle_objects, extension_object(config, objects)) {
+        (BundleObjects::Drop, _) => Installs::OlmDropped,
+        (BundleObjects::Keep, Some(_)) => Installs::OlmExtension,
+        (BundleObjects::Keep, None) => Installs::ThisOutput,
+    }
+}
+
 /// Drop and adopt: the bundle objects left out of the output
 /// (`bundleObjects: Drop`), the bundle roles that serve an API's role instead
 /// of a generated one, and the label changes on the bundle's roles. Returns
@@ -107,22 +134,48 @@ fn bundle_objects(
     claims: &[Option<String>],
     plan: &mut Draft,
 ) -> Provided {
-    let dropped = match config.bundle_objects {
-        BundleObjects::Keep => BTreeSet::new(),
-        BundleObjects::Drop => bundle_members(objects, origins, claims),
+    let installs = installer_of_bundle(config, objects);
+    let members = match installs {
+        Installs::ThisOutput => BTreeSet::new(),
+        Installs::OlmDropped | Installs::OlmExtension => bundle_members(objects, origins, claims),
     };
-    // With the bundle dropped, its roles reach the cluster through OLM, unchanged:
-    // Bind can bind them, but Aggregate cannot label them, so it generates its own.
-    let adopt =
-        !matches!((config.mode, config.bundle_objects), (Mode::Unmanaged, _) | (Mode::Aggregate, BundleObjects::Drop));
+    // When OLM installs the bundle, its roles reach the cluster unchanged: Bind
+    // can bind them, but Aggregate cannot label them, so it generates its own.
+    let adopt = match config.mode {
+        Mode::Unmanaged => false,
+        Mode::Aggregate => installs == Installs::ThisOutput,
+        Mode::Bind => true,
+    };
     let provided =
         if adopt { bundle::adopt(config, apis, objects, claims, &mut plan.results) } else { Default::default() };
     let mut patches = bundle::label_patches(config, apis, &provided, objects, claims, &mut plan.results);
-    patches.retain(|i, _| !dropped.contains(i));
+    let wanted = patches.len();
+    patches.retain(|i, _| !members.contains(i));
+    let unreachable = wanted - patches.len();
     plan.patches.extend(patches);
-    if !dropped.is_empty() {
-        report_dropped(config, &dropped, origins, claims, &mut plan.results);
-        plan.remove.extend(dropped);
+    match installs {
+        Installs::ThisOutput => {}
+        Installs::OlmDropped => {
+            report_dropped(config, &members, origins, claims, &mut plan.results);
+            plan.remove.extend(members);
+        }
+        Installs::OlmExtension => {
+            if unreachable > 0 || config.strip_bundle_aggregation {
+                let changes = if unreachable > 0 {
+                    format!("{unreachable} label change(s) to the bundle's roles would not reach the cluster, so olm-rbac leaves their files as they are")
+                } else {
+                    "stripBundleAggregation cannot change the bundle's roles".to_string()
+                };
+                plan.results.push(
+                    Finding::warning(format!(
+                        "{changes}: ClusterExtension {} is in the input, and OLM installs the bundle from its catalog as the bundle has it",
+                        config.extension
+                    ))
+                    .on(&config.object_ref())
+                    .at(if config.strip_bundle_aggregation { "spec.stripBundleAggregation" } else { "spec.mode" }),
+                );
+            }
+        }
     }
     provided
 }
@@ -332,17 +385,15 @@ fn report_removed(
 
 /// Shows the outcome on the extension's `ClusterExtension`, if it is in the input.
 fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], plan: &mut Draft) {
-    for (i, o) in objects.iter().enumerate() {
-        if o.is("olm.operatorframework.io", "ClusterExtension") && o.header.name.as_deref() == Some(&config.extension) {
-            if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {
-                let patch = plan.patches.entry(i).or_default();
-                patch.annotations.push(Edit::Set(STATUS_ANNOTATION.into(), summary.into()));
-            }
-            plan.results.push(
-                Finding::info(format!("annotated with {STATUS_ANNOTATION}: {summary}"))
-                    .on(&o.object_ref())
-                    .in_file(o.file.as_ref()),
-            );
-        }
+    let Some(i) = extension_object(config, objects) else { return };
+    let o = &objects[i];
+    if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {
+        let patch = plan.patches.entry(i).or_default();
+        patch.annotations.push(Edit::Set(STATUS_ANNOTATION.into(), summary.into()));
     }
+    plan.results.push(
+        Finding::info(format!("annotated with {STATUS_ANNOTATION}: {summary}"))
+            .on(&o.object_ref())
+            .in_file(o.file.as_ref()),
+    );
 }

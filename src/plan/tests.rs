@@ -807,6 +807,44 @@ fn bundle_objects_drop_leaves_out_the_bundle_folder_only() {
     assert_eq!(edit.3, "widget-editor-role", "Bind binds the bundle's role, which OLM installs");
 }
 
+/// With the extension's ClusterExtension in the input, OLM v1 installs the
+/// bundle from its catalog: its files are input only, so changing them would
+/// reach nobody, and Aggregate generates the roles it cannot label.
+#[test]
+fn a_cluster_extension_in_the_input_leaves_the_bundles_files_alone() {
+    let extension =
+        InputObject { header: header("olm.operatorframework.io/v1", "ClusterExtension", "op"), ..Default::default() };
+    let objects = [
+        in_file(csv("op.v1", &[("widgets.example.com", "v1")], &[]), "bundle/manifests/op.csv.yaml"),
+        in_file(crd("widgets", "example.com", "v1"), "bundle/manifests/widgets.yaml"),
+        in_file(editor_role("widget-editor-role"), "bundle/manifests/editor.yaml"),
+        in_file(extension, "extension/op.yaml"),
+    ];
+    let p = plan_of(Config::new("op", Mode::Aggregate), &objects);
+    assert!(errors(&p).is_empty(), "{:?}", p.results);
+    assert!(p.remove.is_empty(), "Keep: nothing leaves the output");
+    assert_eq!(names(&p).len(), 4, "all four roles generated, the bundle's editor role not adopted");
+    assert!(p.patches.keys().all(|i| *i == 3), "only the ClusterExtension is annotated: {:?}", p.patches);
+
+    let without = plan_of(Config::new("op", Mode::Aggregate), &objects[..3]);
+    assert_eq!(names(&without).len(), 3, "without it, the bundle's editor role serves edit");
+    assert!(without.patches.contains_key(&2), "and gains its aggregation label");
+
+    let mut strip = Config::new("op", Mode::Bind);
+    strip.strip_bundle_aggregation = true;
+    let mut labelled = editor_role("widget-editor-role");
+    labelled.header.labels.insert("rbac.authorization.k8s.io/aggregate-to-edit".into(), "true".into());
+    let objects =
+        [objects[0].clone(), objects[1].clone(), in_file(labelled, "bundle/manifests/editor.yaml"), objects[3].clone()];
+    let p = plan_of(strip, &objects);
+    assert!(!p.patches.contains_key(&2), "the bundle's role keeps its label: OLM installs it so");
+    assert!(
+        warnings(&p).iter().any(|w| w.message.contains("ClusterExtension op is in the input")),
+        "and the run says why: {:?}",
+        p.results
+    );
+}
+
 #[test]
 fn the_bundle_package_comes_from_the_csv_annotation_or_its_name() {
     for (name, package) in [
