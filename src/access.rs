@@ -3,7 +3,8 @@
 //!
 //! [`Policy`] is built from typed RBAC objects and answers [`Policy::can`] and
 //! [`Policy::who_can`] with the chain that grants each answer. Nothing here
-//! reads YAML; [`load`] does that, with the same splitter as the function.
+//! reads YAML or writes output: [`crate::check`] reads rendered manifests into
+//! a policy and prints the answers.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -77,7 +78,7 @@ impl Identity {
         Identity { user: user.to_string(), groups: all }
     }
 
-    fn is(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
+    pub(crate) fn is(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
         match subject.kind.as_str() {
             "User" => subject.name == self.user,
             "Group" => self.groups.contains(&subject.name),
@@ -281,7 +282,7 @@ impl Policy {
         }
     }
 
-    fn bound_role(&self, b: &BindingDef) -> Option<&RoleDef> {
+    pub(crate) fn bound_role(&self, b: &BindingDef) -> Option<&RoleDef> {
         match (b.role_kind.as_str(), &b.namespace) {
             ("ClusterRole", _) => self.cluster_roles.get(&b.role_name),
             ("Role", Some(ns)) => self.roles.get(&(ns.clone(), b.role_name.clone())),
@@ -537,21 +538,11 @@ fn subject_of(s: &SubjectView) -> Subject {
 }
 
 pub(crate) mod allowed;
-mod load;
 mod resources;
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;
-mod shapes;
-mod table;
 mod who;
-pub use load::load;
-pub(crate) use load::read;
 pub(crate) use who::{Access, Holder};
 pub mod builtin;
-pub mod commands;
 pub mod cover;
 pub mod danger;
-pub(crate) mod matrix;
-
-#[cfg(test)]
-mod tests;

@@ -32,6 +32,7 @@ mod render_roundtrip;
 mod review_regressions;
 mod schema;
 mod security;
+mod tidy;
 mod workflow;
 mod yaml_merge;
 

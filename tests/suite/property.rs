@@ -872,11 +872,11 @@ fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static s
     // The input may not even be valid YAML for the evaluator (a mutation broke it
     // and olm-rbac passed it through in KRM mode): then there is nothing to compare.
     let Ok(input_docs) = split_documents(&input_text) else { return Ok("unreadable") };
-    if olm_rbac::access::load(&[Source { name: "in".into(), text: input_text.clone() }]).is_err() {
+    if olm_rbac::check::load(&[Source { name: "in".into(), text: input_text.clone() }]).is_err() {
         return Ok("unreadable");
     }
     let output = outcome.stdout.clone();
-    olm_rbac::access::load(&[Source { name: "out".into(), text: output.clone() }])
+    olm_rbac::check::load(&[Source { name: "out".into(), text: output.clone() }])
         .map_err(|e| format!("the output cannot be read back: {e:?}"))?;
     // Nothing disappears unnamed: every input object is in the output, or a
     // result says it was removed.

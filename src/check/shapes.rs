@@ -6,8 +6,8 @@
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use serde::Serialize;
 
-use super::allowed::{Permission, Target};
-use super::{Access, Grant, Holder, Via};
+use crate::access::allowed::{Permission, Target};
+use crate::access::{Access, Grant, Holder, Via};
 
 /// How a command prints what it found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

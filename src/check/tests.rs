@@ -1,9 +1,12 @@
 //! One test per RBAC rule, built on the examples of the Kubernetes RBAC
 //! documentation (pod-reader, secret-reader, configmap-updater, monitoring).
 
-use super::*;
+use super::load::read;
+use super::{commands, load, matrix};
 use crate::access::builtin::BuiltinRoles;
+use crate::access::*;
 use crate::input::Source;
+use k8s_openapi::api::rbac::v1::PolicyRule;
 
 fn load_str(yaml: &str) -> Policy {
     load(&[Source { name: "test.yaml".into(), text: yaml.into() }]).unwrap()
@@ -467,7 +470,7 @@ fn the_report_counts_partial_access_and_collapses_cluster_wide_scope() {
 // ---------------------------------------------------------------------------
 // can-i -A and --list.
 
-use super::allowed::{resource_text, Permission, Place, Target};
+use crate::access::allowed::{resource_text, Permission, Place, Target};
 
 /// jane reads pods in default (Role), dave reads secrets in development
 /// (RoleBinding to a ClusterRole), the group manager reads secrets everywhere.
@@ -747,4 +750,22 @@ fn an_empty_resource_name_is_a_request_without_a_name() {
     let atom =
         cover::Atom::Resource { group: String::new(), resource: "configmaps".into(), verb: "list".into(), name: None };
     assert!(!cover::rule_covers(&rule, &atom));
+}
+
+/// The kernel reads Kubernetes' bootstrap data without the input's YAML
+/// reader; read as rendered manifests, the same files make the same roles
+/// and bindings, label for label and rule for rule.
+#[test]
+fn the_bootstrap_data_reads_as_the_same_manifests_would() {
+    let inputs: Vec<Source> =
+        builtin::files().into_iter().map(|(name, text)| Source { name, text: text.to_string() }).collect();
+    let mut read = read(&inputs, BuiltinRoles::None).unwrap().policy;
+    read.cluster_roles.values_mut().for_each(|r| r.builtin = true);
+    read.bindings.iter_mut().for_each(|b| b.builtin = true);
+    let kernel = builtin::policy().unwrap();
+    assert_eq!(format!("{:?}", read.cluster_roles), format!("{:?}", kernel.cluster_roles));
+    assert_eq!(format!("{:?}", read.bindings), format!("{:?}", kernel.bindings));
+    assert_eq!(read.kept_as_written, kernel.kept_as_written);
+    assert!(read.roles.is_empty() && kernel.roles.is_empty() && kernel.apis.is_empty());
+    assert_eq!((kernel.cluster_roles.len(), kernel.bindings.len()), (31, 12));
 }

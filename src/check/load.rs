@@ -1,14 +1,13 @@
 //! Reading rendered manifests into a [`Policy`]: the one part of the access
-//! checks that sees YAML (with `builtin`, which reads its data the same way),
-//! with the same splitter as the function. The kernel
-//! (`access.rs`, `cover`, `allowed`) takes typed roles and bindings only.
+//! checks that sees the input's YAML, with the same splitter as the function.
+//! The kernel ([`crate::access`]) takes typed roles and bindings only.
 //!
 //! What it says about the input is a [`Finding`], written as `render` writes
 //! its results: the object, the field, the message, and the document as
 //! `[file#index]`, counted from 0 as `render` counts them.
 
-use super::builtin::BuiltinRoles;
-use super::{Policy, Resources};
+use crate::access::builtin::{self, BuiltinRoles};
+use crate::access::{Policy, Resources};
 use crate::input::Source;
 use crate::model::{
     view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
@@ -128,7 +127,7 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
         return Err(errors);
     }
     if builtins != BuiltinRoles::None {
-        super::builtin::reconcile_into(&mut policy);
+        builtin::reconcile_into(&mut policy);
     }
     Ok(Loaded { policy, objects: seen.objects, warnings: seen.warnings })
 }
@@ -171,11 +170,6 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, place: &Place<'_>, errors: &mut V
         }
         errors.push(place.finding(Finding::error(message), chunk, e.path));
     }
-}
-
-/// Reads a bootstrap data item the way the input's are read.
-pub(super) fn add_data(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), String> {
-    add_item(policy, chunk).map_err(|e| e.message)
 }
 
 fn add_item(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {

@@ -1,10 +1,12 @@
 //! `can-i`, `who-can` and `report`: the access checks as commands, returning
 //! what to print and the exit code.
 
-use super::allowed::{Place, Target};
-use super::builtin::{BuiltinRoles, KUBERNETES_VERSION};
+use super::load::read;
+use super::matrix;
 use super::shapes::{encode, HolderOut, PermissionOut, WhoCanOut};
-use super::{matrix, read, Asked, Holder, Identity, Policy, Request, UrlRequest};
+use crate::access::allowed::{resource_text, Place, Target};
+use crate::access::builtin::{BuiltinRoles, KUBERNETES_VERSION};
+use crate::access::{Access, Asked, Holder, Identity, Policy, Request, UrlRequest};
 use crate::input::{Outcome, Source};
 
 pub use super::shapes::Format;
@@ -82,7 +84,7 @@ impl Question {
     fn target(&self) -> String {
         match self {
             Question::Resource(req) => {
-                let mut r = super::allowed::resource_text(&req.group, &req.resource);
+                let mut r = resource_text(&req.group, &req.resource);
                 if let Some(sub) = &req.subresource {
                     r.push('/');
                     r.push_str(sub);
@@ -120,7 +122,7 @@ fn question(
     let own_namespace = group.is_empty() && plural == "namespaces" && name.is_some() && name == namespace;
     let cluster = !own_namespace && policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
     if let (true, Some(ns)) = (cluster, namespace) {
-        let text = super::allowed::resource_text(&group, &plural);
+        let text = resource_text(&group, &plural);
         warnings.push(format!("warning: {text} is cluster-scoped: -n {ns} is ignored"));
     }
     Ok(Question::Resource(Request {
@@ -307,7 +309,7 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
             let shaped = WhoCanOut { verb: q.verb.to_string(), resource, non_resource_url, scope, holders };
             return encoded(&shaped, output);
         }
-        let row = |a: &super::Access| {
+        let row = |a: &Access| {
             let place = match (&a.holder, &a.namespace) {
                 (_, Some(ns)) => ns.clone(),
                 (Holder::RoleHolders { cluster_only: false, .. }, None) => "where bound".to_string(),

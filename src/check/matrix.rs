@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::allowed::Place;
-use super::danger::dangers;
 use super::table::{wrap_indented, wrapped, TERMINAL};
-use super::{describe_rule, Asked, Holder, Identity, Policy, Request};
+use crate::access::allowed::Place;
+use crate::access::danger::dangers;
+use crate::access::{describe_rule, Asked, Holder, Identity, Policy, Request};
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
 /// The verbs that make up each level of access to an API.
