@@ -7,7 +7,6 @@
 //! a policy and prints the answers.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
@@ -39,196 +38,6 @@ pub struct BindingDef {
     /// Its labels: how `report` finds the operator's and installer's bindings.
     pub labels: BTreeMap<String, String>,
     pub builtin: bool,
-}
-
-/// A request, as the API server's authorizer sees it. `namespace: None` asks
-/// cluster-wide (which only ClusterRoleBindings answer).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
-    pub verb: String,
-    pub group: String,
-    pub resource: String,
-    pub subresource: Option<String>,
-    pub name: Option<String>,
-    pub namespace: Option<String>,
-}
-
-/// Who is asking: a user and its groups, as the API server would see them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identity {
-    pub user: String,
-    pub groups: BTreeSet<String>,
-}
-
-impl Identity {
-    /// `--as USER --as-group G...`: every user is in `system:authenticated`, and
-    /// a service account user (`system:serviceaccount:NS:NAME`) is also in
-    /// `system:serviceaccounts` and `system:serviceaccounts:NS`.
-    pub fn new(user: &str, groups: &[String]) -> Identity {
-        let mut all: BTreeSet<String> = groups.iter().cloned().collect();
-        if user == "system:anonymous" {
-            all.insert("system:unauthenticated".into());
-        } else {
-            all.insert("system:authenticated".into());
-        }
-        if let Some((ns, _)) = service_account(user) {
-            all.insert("system:serviceaccounts".into());
-            all.insert(format!("system:serviceaccounts:{ns}"));
-        }
-        Identity { user: user.to_string(), groups: all }
-    }
-
-    pub(crate) fn is(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
-        match subject.kind.as_str() {
-            "User" => subject.name == self.user,
-            "Group" => self.groups.contains(&subject.name),
-            "ServiceAccount" => match subject_namespace(subject, binding_namespace) {
-                Some(ns) => service_account(&self.user) == Some((ns, subject.name.as_str())),
-                None => false,
-            },
-            _ => false,
-        }
-    }
-}
-
-/// A ServiceAccount subject's namespace: its own when set (an empty string
-/// counts as unset), else its RoleBinding's; a ClusterRoleBinding subject
-/// without one matches nobody.
-fn subject_namespace<'a>(subject: &'a Subject, binding_namespace: Option<&'a str>) -> Option<&'a str> {
-    subject.namespace.as_deref().filter(|ns| !ns.is_empty()).or(binding_namespace)
-}
-
-fn service_account(user: &str) -> Option<(&str, &str)> {
-    let rest = user.strip_prefix("system:serviceaccount:")?;
-    rest.split_once(':')
-}
-
-/// A request for a non-resource URL (`/healthz`, `/metrics`): a verb and a
-/// path, which only ClusterRoleBindings grant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UrlRequest {
-    pub verb: String,
-    pub path: String,
-}
-
-/// What is asked: a resource request or a non-resource URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Asked<'a> {
-    Resource(&'a Request),
-    Url(&'a UrlRequest),
-}
-
-impl Asked<'_> {
-    /// Does the rule allow it?
-    fn allowed_by(self, rule: &PolicyRule) -> bool {
-        match self {
-            Asked::Resource(req) => rule_allows(rule, req),
-            Asked::Url(req) => matches::verb(rule, &req.verb) && matches::non_resource_url(rule, &req.path),
-        }
-    }
-}
-
-/// A role of a grant's chain, and whether it is Kubernetes' built-in one
-/// (from the bootstrap policy, [`builtin`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChainRole {
-    pub name: String,
-    pub builtin: bool,
-}
-
-impl PartialEq<&str> for ChainRole {
-    fn eq(&self, other: &&str) -> bool {
-        self.name == *other
-    }
-}
-
-/// What a grant comes through.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Via {
-    /// A binding: a RoleBinding (its namespace set) or a ClusterRoleBinding;
-    /// `builtin` when it is Kubernetes' own ([`builtin`]).
-    Binding { namespace: Option<String>, name: String, builtin: bool },
-    /// Any binding to this built-in ClusterRole, wherever one is.
-    AnyBindingTo(String),
-}
-
-impl Via {
-    /// Is it one of Kubernetes' bootstrap bindings?
-    pub fn builtin(&self) -> bool {
-        matches!(self, Via::Binding { builtin: true, .. })
-    }
-}
-
-/// `RoleBinding NAMESPACE/NAME`, `ClusterRoleBinding NAME`, or `any binding
-/// to ClusterRole NAME`.
-impl fmt::Display for Via {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Via::Binding { namespace: Some(ns), name, .. } => write!(f, "RoleBinding {ns}/{name}"),
-            Via::Binding { namespace: None, name, .. } => write!(f, "ClusterRoleBinding {name}"),
-            Via::AnyBindingTo(role) => write!(f, "any binding to ClusterRole {role}"),
-        }
-    }
-}
-
-/// Why a request is allowed: binding → role → (aggregated roles) → rule.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Grant {
-    pub via: Via,
-    /// The roles from the bound role down to the one that holds the rule,
-    /// each aggregated into the one before it.
-    pub roles: Vec<ChainRole>,
-    pub rule: PolicyRule,
-    /// `None`: cluster-wide.
-    pub namespace: Option<String>,
-}
-
-/// `RoleBinding team-a/x → edit (built-in, Kubernetes 1.33) ← aggregates
-/// view (built-in) ← aggregates widgets-view → rule …`: each role after the
-/// first is one the role before it aggregates; the first built-in binding or
-/// role of the chain names the Kubernetes release, the others are `(built-in)`.
-impl fmt::Display for Grant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut versioned = false;
-        let mut mark = |builtin: bool| match (builtin, versioned) {
-            (false, _) => String::new(),
-            (true, true) => " (built-in)".to_string(),
-            (true, false) => {
-                versioned = true;
-                format!(" (built-in, Kubernetes {})", builtin::KUBERNETES_VERSION)
-            }
-        };
-        write!(f, "{}{}", self.via, mark(self.via.builtin()))?;
-        for (i, role) in self.roles.iter().enumerate() {
-            let step = if i == 0 { "→" } else { "← aggregates" };
-            write!(f, " {step} {}{}", role.name, mark(role.builtin))?;
-        }
-        write!(f, " → rule {}", describe_rule(&self.rule))
-    }
-}
-
-pub fn describe_rule(rule: &PolicyRule) -> String {
-    let list = |v: &Option<Vec<String>>| v.as_deref().map(|v| v.join(",")).unwrap_or_default();
-    // The core group is the empty string: show it as "".
-    let groups: Vec<&str> =
-        rule.api_groups.iter().flatten().map(|g| if g.is_empty() { "\"\"" } else { g.as_str() }).collect();
-    let urls = list(&rule.non_resource_urls);
-    if !urls.is_empty() && rule.resources.as_ref().is_none_or(|r| r.is_empty()) {
-        return format!("verbs=[{}] nonResourceURLs=[{urls}]", rule.verbs.join(","));
-    }
-    let mut out = format!(
-        "verbs=[{}] apiGroups=[{}] resources=[{}]",
-        rule.verbs.join(","),
-        groups.join(","),
-        list(&rule.resources)
-    );
-    if !urls.is_empty() {
-        out.push_str(&format!(" nonResourceURLs=[{urls}]"));
-    }
-    if rule.resource_names.as_ref().is_some_and(|n| !n.is_empty()) {
-        out.push_str(&format!(" resourceNames=[{}]", list(&rule.resource_names)));
-    }
-    out
 }
 
 /// Everything the checks know: roles, bindings and resource scopes.
@@ -379,67 +188,6 @@ impl Policy {
     }
 }
 
-/// The matchers every decision about what a rule grants is made of, named
-/// and composed as Kubernetes' authorizer composes its own (`VerbMatches`,
-/// `APIGroupMatches`, `ResourceMatches`, `NonResourceURLMatches`): the
-/// authorizer's [`rule_allows`] and the escalation check's `cover::rule_covers`
-/// both call these, so the two cannot read a rule differently.
-pub(crate) mod matches {
-    use k8s_openapi::api::rbac::v1::PolicyRule;
-
-    const ALL: &str = "*";
-
-    fn list(v: &Option<Vec<String>>) -> &[String] {
-        v.as_deref().unwrap_or_default()
-    }
-
-    /// The rule names `verb`, or every verb.
-    pub(crate) fn verb(rule: &PolicyRule, verb: &str) -> bool {
-        rule.verbs.iter().any(|v| v == ALL || v == verb)
-    }
-
-    /// The rule names API group `group` (`""`: the core group), or every group.
-    pub(crate) fn api_group(rule: &PolicyRule, group: &str) -> bool {
-        list(&rule.api_groups).iter().any(|g| g == ALL || g == group)
-    }
-
-    /// The rule names `resource` (with `subresource`, as `resource/sub`), or
-    /// every resource, or, as `*/sub`, that subresource of every resource.
-    pub(crate) fn resource(rule: &PolicyRule, resource: &str, subresource: Option<&str>) -> bool {
-        list(&rule.resources).iter().any(|r| {
-            r == ALL
-                || match subresource {
-                    Some(sub) => {
-                        r.strip_prefix("*/") == Some(sub)
-                            || r.split_once('/').is_some_and(|(head, tail)| head == resource && tail == sub)
-                    }
-                    None => r == resource,
-                }
-        })
-    }
-
-    /// The rule names non-resource URL `url`, or a prefix of it ending in `*`.
-    pub(crate) fn non_resource_url(rule: &PolicyRule, url: &str) -> bool {
-        list(&rule.non_resource_urls)
-            .iter()
-            .any(|u| u == url || u.strip_suffix('*').is_some_and(|p| url.starts_with(p)))
-    }
-}
-
-/// Does the rule allow the request? [`matches`] on the verb, the API group
-/// and the resource; `resourceNames`, when set, must hold the requested name
-/// (`""` for a request that names none, as Kubernetes reads it).
-pub(crate) fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
-    let names_ok = match rule.resource_names.as_deref() {
-        None | Some([]) => true,
-        Some(names) => names.iter().any(|n| *n == req.name.as_deref().unwrap_or_default()),
-    };
-    matches::verb(rule, &req.verb)
-        && matches::api_group(rule, &req.group)
-        && matches::resource(rule, &req.resource, req.subresource.as_deref())
-        && names_ok
-}
-
 /// Label-selector semantics for aggregation rules ([`selector_matches`]). An
 /// empty selector selects every ClusterRole, as Kubernetes reads it.
 pub(crate) fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
@@ -452,7 +200,7 @@ pub(crate) fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String
 }
 
 /// The policy of the planner's typed views: the same roles and bindings the
-/// rendered manifests give [`load`] (which reads them through the same
+/// rendered manifests give `check::load` (which reads them through the same
 /// views), for checks that run before anything is rendered (an installer
 /// account's rights).
 pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject>) -> Policy {
@@ -538,11 +286,17 @@ fn subject_of(s: &SubjectView) -> Subject {
 }
 
 pub(crate) mod allowed;
+pub mod builtin;
+mod chain;
+pub mod cover;
+pub mod danger;
+pub(crate) mod matches;
+mod request;
 mod resources;
+pub use chain::{describe_rule, ChainRole, Grant, Via};
+pub(crate) use request::Asked;
+pub use request::{Identity, Request, UrlRequest};
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;
 mod who;
 pub(crate) use who::{Access, Holder};
-pub mod builtin;
-pub mod cover;
-pub mod danger;

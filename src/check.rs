@@ -18,4 +18,6 @@ mod table;
 pub use load::load;
 
 #[cfg(test)]
+mod list_tests;
+#[cfg(test)]
 mod tests;

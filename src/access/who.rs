@@ -6,7 +6,8 @@ use std::fmt;
 use k8s_openapi::api::rbac::v1::Subject;
 
 use super::allowed::Place;
-use super::{subject_namespace, Asked, Grant, Policy, Request, Via};
+use super::request::subject_namespace;
+use super::{Asked, Grant, Policy, Request, Via};
 
 impl Policy {
     /// Every subject that may make the request in the place: cluster-wide
