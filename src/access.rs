@@ -62,11 +62,11 @@ impl Policy {
     pub fn effective_rules(&self, role: &RoleDef) -> Vec<(Vec<String>, PolicyRule)> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
-        self.collect(role, &mut vec![role.name.clone()], &mut seen, &mut out);
+        self.collect_rules(role, &mut vec![role.name.clone()], &mut seen, &mut out);
         out
     }
 
-    fn collect(
+    fn collect_rules(
         &self,
         role: &RoleDef,
         path: &mut Vec<String>,
@@ -85,7 +85,7 @@ impl Policy {
         for member in self.cluster_roles.values() {
             if member.name != role.name && role.aggregation.iter().any(|s| selects(s, &member.labels)) {
                 path.push(member.name.clone());
-                self.collect(member, path, seen, out);
+                self.collect_rules(member, path, seen, out);
                 path.pop();
             }
         }
@@ -121,8 +121,8 @@ impl Policy {
         }
     }
 
-    /// The grants of one binding for the request, ignoring who asks.
-    fn grants(&self, b: &BindingDef, asked: Asked<'_>) -> Vec<Grant> {
+    /// The chains through one binding that grant the request, ignoring who asks.
+    fn chains_through(&self, b: &BindingDef, asked: Asked<'_>) -> Vec<GrantChain> {
         if !self.binding_applies(b, asked) {
             return Vec::new();
         }
@@ -130,9 +130,9 @@ impl Policy {
         self.effective_rules(role)
             .into_iter()
             .filter(|(_, rule)| asked.allowed_by(rule))
-            .map(|(roles, rule)| Grant {
+            .map(|(roles, rule)| GrantChain {
                 via: Via::Binding { namespace: b.namespace.clone(), name: b.name.clone(), builtin: b.builtin },
-                roles: self.chain(&roles, b.role_kind == "ClusterRole"),
+                roles: self.chain_roles(&roles, b.role_kind == "ClusterRole"),
                 rule,
                 namespace: b.namespace.clone(),
             })
@@ -141,7 +141,7 @@ impl Policy {
 
     /// The roles of a path of [`Policy::effective_rules`], marked built-in or
     /// not; the first is a Role, not a ClusterRole, unless `cluster` says so.
-    fn chain(&self, path: &[String], cluster: bool) -> Vec<ChainRole> {
+    fn chain_roles(&self, path: &[String], cluster: bool) -> Vec<ChainRole> {
         path.iter()
             .enumerate()
             .map(|(i, name)| ChainRole {
@@ -152,21 +152,21 @@ impl Policy {
     }
 
     /// `kubectl auth can-i`, offline: the first grant found, or `None`.
-    pub fn can(&self, who: &Identity, req: &Request) -> Option<Grant> {
+    pub fn can(&self, who: &Identity, req: &Request) -> Option<GrantChain> {
         self.can_asked(who, Asked::Resource(req))
     }
 
     /// `kubectl auth can-i VERB /path`, offline: only ClusterRoleBindings grant it.
-    pub fn can_url(&self, who: &Identity, req: &UrlRequest) -> Option<Grant> {
+    pub fn can_url(&self, who: &Identity, req: &UrlRequest) -> Option<GrantChain> {
         self.can_asked(who, Asked::Url(req))
     }
 
-    pub(crate) fn can_asked(&self, who: &Identity, asked: Asked<'_>) -> Option<Grant> {
+    pub(crate) fn can_asked(&self, who: &Identity, asked: Asked<'_>) -> Option<GrantChain> {
         let place = match asked {
             Asked::Resource(req) => req.namespace.as_deref().map_or(Place::ClusterWide, Place::Namespace),
             Asked::Url(_) => Place::ClusterWide,
         };
-        self.bindings_for(who, place).find_map(|b| self.grants(b, asked).into_iter().next())
+        self.bindings_for(who, place).find_map(|b| self.chains_through(b, asked).into_iter().next())
     }
 
     /// The bindings that reach the identity and apply in the place: the one
@@ -183,7 +183,7 @@ impl Policy {
                 (Place::Namespace(ns), Some(bound)) => ns == bound,
                 (Place::ClusterWide, Some(_)) => false,
             };
-            here && b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref()))
+            here && b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref()))
         })
     }
 }
@@ -293,10 +293,10 @@ pub mod danger;
 pub(crate) mod matches;
 mod request;
 mod resources;
-pub use chain::{describe_rule, ChainRole, Grant, Via};
+pub use chain::{describe_rule, ChainRole, GrantChain, Via};
 pub(crate) use request::Asked;
 pub use request::{Identity, Request, UrlRequest};
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;
 mod who;
-pub(crate) use who::{Access, Holder};
+pub(crate) use who::{Grantee, HeldAccess};

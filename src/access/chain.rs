@@ -52,7 +52,7 @@ impl fmt::Display for Via {
 
 /// Why a request is allowed: binding → role → (aggregated roles) → rule.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Grant {
+pub struct GrantChain {
     pub via: Via,
     /// The roles from the bound role down to the one that holds the rule,
     /// each aggregated into the one before it.
@@ -66,7 +66,7 @@ pub struct Grant {
 /// view (built-in) ← aggregates widgets-view → rule …`: each role after the
 /// first is one the role before it aggregates; the first built-in binding or
 /// role of the chain names the Kubernetes release, the others are `(built-in)`.
-impl fmt::Display for Grant {
+impl fmt::Display for GrantChain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut versioned = false;
         let mut mark = |builtin: bool| match (builtin, versioned) {

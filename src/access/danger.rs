@@ -3,7 +3,7 @@
 //! practices. olm-rbac warns when a bundle grants one to its operator and no
 //! install policy ceiling decides, and `report` flags them.
 //!
-//! Each entry holds one or more grants (verbs on resources of API groups), and
+//! Each entry holds one or more permission sets (verbs on resources of API groups), and
 //! a rule is dangerous when it shares any one permission with a grant. The
 //! rule is read as the API server reads it: `*` is every verb, group or
 //! resource, `*/sub` is that subresource of every resource, and resource names
@@ -65,25 +65,25 @@ pub struct Danger {
     pub why: &'static str,
     /// How much it gives its holder: the worst of what its permissions allow.
     pub severity: Severity,
-    /// The permissions; none means the wildcard entry, which looks for `*`.
-    grants: &'static [Grant],
+    /// The permissions, as sets; none means the wildcard entry, which looks for `*`.
+    sets: &'static [PermissionSet],
     /// Dangerous only when granted in every namespace.
     cluster_only: bool,
 }
 
 /// Any of `verbs` on any of `resources` in any of `groups`.
-struct Grant {
+struct PermissionSet {
     groups: &'static [&'static str],
     resources: &'static [&'static str],
     verbs: &'static [&'static str],
 }
 
-const fn grant(
+const fn any_of(
     groups: &'static [&'static str],
     resources: &'static [&'static str],
     verbs: &'static [&'static str],
-) -> Grant {
-    Grant { groups, resources, verbs }
+) -> PermissionSet {
+    PermissionSet { groups, resources, verbs }
 }
 
 const WRITE: &[&str] = &["create", "update", "patch", "delete", "deletecollection"];
@@ -106,31 +106,31 @@ const CATALOGUE: &[Danger] = &[
         what: "wildcard verbs or resources",
         why: "`*` grants every verb or resource, including those added to the cluster later.",
         severity: Severity::Medium,
-        grants: &[],
+        sets: &[],
         cluster_only: false,
     },
     Danger {
         what: "read secrets cluster-wide",
         why: "get, list or watch on secrets in every namespace reveals every credential in the cluster, service account tokens included.",
         severity: Severity::High,
-        grants: &[grant(&[""], &["secrets"], READ)],
+        sets: &[any_of(&[""], &["secrets"], READ)],
         cluster_only: true,
     },
     Danger {
         what: "write secrets cluster-wide",
         why: "creating or changing secrets in every namespace replaces other workloads' keys and credentials, and a bootstrap token or service account token secret it creates is honoured by the control plane.",
         severity: Severity::High,
-        grants: &[grant(&[""], &["secrets"], CREATE_OR_CHANGE)],
+        sets: &[any_of(&[""], &["secrets"], CREATE_OR_CHANGE)],
         cluster_only: true,
     },
     Danger {
         what: "create workloads cluster-wide",
         why: "whoever creates pods (or what makes pods) in a namespace can mount its secrets and run as any of its service accounts; in every namespace, that is all of them.",
         severity: Severity::Critical,
-        grants: &[
-            grant(&[""], &["pods", "replicationcontrollers"], CREATE_OR_CHANGE),
-            grant(&["apps"], &["deployments", "replicasets", "statefulsets", "daemonsets"], CREATE_OR_CHANGE),
-            grant(&["batch"], &["jobs", "cronjobs"], CREATE_OR_CHANGE),
+        sets: &[
+            any_of(&[""], &["pods", "replicationcontrollers"], CREATE_OR_CHANGE),
+            any_of(&["apps"], &["deployments", "replicasets", "statefulsets", "daemonsets"], CREATE_OR_CHANGE),
+            any_of(&["batch"], &["jobs", "cronjobs"], CREATE_OR_CHANGE),
         ],
         cluster_only: true,
     },
@@ -138,59 +138,59 @@ const CATALOGUE: &[Danger] = &[
         what: "exec, attach or port-forward into pods",
         why: "a shell in another workload's container gets its service account, secrets and network position.",
         severity: Severity::High,
-        grants: &[grant(&[""], &["pods/exec", "pods/attach", "pods/portforward"], &["create", "get"])],
+        sets: &[any_of(&[""], &["pods/exec", "pods/attach", "pods/portforward"], &["create", "get"])],
         cluster_only: false,
     },
     Danger {
         what: "add ephemeral containers to pods",
         why: "an ephemeral container added to a running pod runs the holder's image and command in it, with its service account and volumes: exec by another name.",
         severity: Severity::High,
-        grants: &[grant(&[""], &["pods/ephemeralcontainers"], &["update", "patch"])],
+        sets: &[any_of(&[""], &["pods/ephemeralcontainers"], &["update", "patch"])],
         cluster_only: false,
     },
     Danger {
         what: "create persistent volumes",
         why: "a hostPath persistent volume gives access to the node's file system.",
         severity: Severity::High,
-        grants: &[grant(&[""], &["persistentvolumes"], &["create"])],
+        sets: &[any_of(&[""], &["persistentvolumes"], &["create"])],
         cluster_only: false,
     },
     Danger {
         what: "nodes/proxy",
         why: "any verb on nodes/proxy, get included, reaches the kubelet API, which runs commands in every pod on the node and bypasses audit and admission.",
         severity: Severity::Critical,
-        grants: &[grant(&[""], &["nodes/proxy"], &[ALL])],
+        sets: &[any_of(&[""], &["nodes/proxy"], &[ALL])],
         cluster_only: false,
     },
     Danger {
         what: "escalate on roles",
         why: "escalate lets the holder write roles granting more than it holds.",
         severity: Severity::Critical,
-        grants: &[grant(&[RBAC], &["roles", "clusterroles"], &["escalate"])],
+        sets: &[any_of(&[RBAC], &["roles", "clusterroles"], &["escalate"])],
         cluster_only: false,
     },
     Danger {
         what: "bind roles",
         why: "bind lets the holder bind roles granting more than it holds, to anyone.",
         severity: Severity::Critical,
-        grants: &[grant(&[RBAC], &["roles", "clusterroles"], &["bind"])],
+        sets: &[any_of(&[RBAC], &["roles", "clusterroles"], &["bind"])],
         cluster_only: false,
     },
     Danger {
         what: "write cluster roles or their bindings",
         why: "writing ClusterRoles or ClusterRoleBindings changes who may do what in the whole cluster (within what the writer holds, unless it may also escalate or bind).",
         severity: Severity::Medium,
-        grants: &[grant(&[RBAC], &["clusterroles", "clusterrolebindings"], WRITE)],
+        sets: &[any_of(&[RBAC], &["clusterroles", "clusterrolebindings"], WRITE)],
         cluster_only: false,
     },
     Danger {
         what: "impersonate",
         why: "impersonating a user, group, service account or node gains its rights.",
         severity: Severity::Critical,
-        grants: &[
-            grant(&[""], &["users", "groups", "serviceaccounts"], &["impersonate"]),
-            grant(&["authentication.k8s.io"], &["uids", "userextras/*"], &["impersonate"]),
-            grant(
+        sets: &[
+            any_of(&[""], &["users", "groups", "serviceaccounts"], &["impersonate"]),
+            any_of(&["authentication.k8s.io"], &["uids", "userextras/*"], &["impersonate"]),
+            any_of(
                 &["authentication.k8s.io"],
                 &["users", "groups", "serviceaccounts", "nodes", "uids", "userextras/*"],
                 IMPERSONATE_AS,
@@ -202,16 +202,16 @@ const CATALOGUE: &[Danger] = &[
         what: "request service account tokens",
         why: "creating serviceaccounts/token issues tokens for existing service accounts, with their rights.",
         severity: Severity::High,
-        grants: &[grant(&[""], &["serviceaccounts/token"], &["create"])],
+        sets: &[any_of(&[""], &["serviceaccounts/token"], &["create"])],
         cluster_only: false,
     },
     Danger {
         what: "approve or sign certificates",
         why: "approving certificate signing requests (or approving and signing for a signer) issues client certificates with any name, system components' included.",
         severity: Severity::Critical,
-        grants: &[
-            grant(&["certificates.k8s.io"], &["certificatesigningrequests/approval"], &["update", "patch"]),
-            grant(&["certificates.k8s.io"], &["signers"], &["approve", "sign"]),
+        sets: &[
+            any_of(&["certificates.k8s.io"], &["certificatesigningrequests/approval"], &["update", "patch"]),
+            any_of(&["certificates.k8s.io"], &["signers"], &["approve", "sign"]),
         ],
         cluster_only: false,
     },
@@ -219,42 +219,42 @@ const CATALOGUE: &[Danger] = &[
         what: "write admission webhooks",
         why: "an admission webhook can be sent every object admitted to the cluster, and a mutating one can change them; deleting one removes a policy.",
         severity: Severity::Critical,
-        grants: &[grant(&[ADMISSION], &["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], WRITE)],
+        sets: &[any_of(&[ADMISSION], &["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], WRITE)],
         cluster_only: false,
     },
     Danger {
         what: "write mutating admission policies",
         why: "a mutating admission policy rewrites any object admitted to the cluster, pods and their service accounts included, inside the API server.",
         severity: Severity::Critical,
-        grants: &[grant(&[ADMISSION], &["mutatingadmissionpolicies", "mutatingadmissionpolicybindings"], WRITE)],
+        sets: &[any_of(&[ADMISSION], &["mutatingadmissionpolicies", "mutatingadmissionpolicybindings"], WRITE)],
         cluster_only: false,
     },
     Danger {
         what: "write validating admission policies",
         why: "a validating admission policy can refuse any request in the cluster, and changing or deleting one removes a safeguard.",
         severity: Severity::Medium,
-        grants: &[grant(&[ADMISSION], &["validatingadmissionpolicies", "validatingadmissionpolicybindings"], WRITE)],
+        sets: &[any_of(&[ADMISSION], &["validatingadmissionpolicies", "validatingadmissionpolicybindings"], WRITE)],
         cluster_only: false,
     },
     Danger {
         what: "write API services",
         why: "an APIService routes a whole API group and version, built-in ones included, to a service of the writer's choosing, which then sees and answers every request for it.",
         severity: Severity::Critical,
-        grants: &[grant(&["apiregistration.k8s.io"], &["apiservices"], WRITE)],
+        sets: &[any_of(&["apiregistration.k8s.io"], &["apiservices"], WRITE)],
         cluster_only: false,
     },
     Danger {
         what: "write custom resource definitions",
         why: "writing CRDs can replace or delete any custom API in the cluster, other operators' included, with their data, or send its objects to a conversion webhook of the writer's choosing.",
         severity: Severity::High,
-        grants: &[grant(&["apiextensions.k8s.io"], &["customresourcedefinitions"], WRITE)],
+        sets: &[any_of(&["apiextensions.k8s.io"], &["customresourcedefinitions"], WRITE)],
         cluster_only: false,
     },
     Danger {
         what: "modify namespaces",
         why: "changing a namespace's labels (its status and finalize subresources carry them too) can lower its Pod Security Admission level or take it out of network policies.",
         severity: Severity::Medium,
-        grants: &[grant(&[""], &["namespaces", "namespaces/status", "namespaces/finalize"], &["update", "patch"])],
+        sets: &[any_of(&[""], &["namespaces", "namespaces/status", "namespaces/finalize"], &["update", "patch"])],
         cluster_only: false,
     },
 ];
@@ -274,12 +274,12 @@ impl Danger {
     /// The permissions the entry stands for, as docs/dangerous-permissions.md
     /// lists them, e.g. "`create` on `serviceaccounts/token` in `""`".
     pub fn permissions(&self) -> String {
-        if self.grants.is_empty() {
+        if self.sets.is_empty() {
             return "a `*` verb, resource, API group or non-resource URL".to_string();
         }
         let code = |items: &[&str]| items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ");
         let shown: Vec<String> = self
-            .grants
+            .sets
             .iter()
             .map(|g| {
                 let verbs = if g.verbs == [ALL] { "any verb".to_string() } else { code(g.verbs) };
@@ -306,14 +306,14 @@ impl Danger {
         if self.cluster_only && !cluster_wide {
             return false;
         }
-        if self.grants.is_empty() {
+        if self.sets.is_empty() {
             return wildcard(rule);
         }
-        self.grants.iter().any(|g| g.shares_a_permission_with(rule))
+        self.sets.iter().any(|g| g.shares_a_permission_with(rule))
     }
 }
 
-impl Grant {
+impl PermissionSet {
     /// Does `rule` grant one of this grant's permissions? Resource names are
     /// not looked at: a named object is still one of the resource's objects.
     fn shares_a_permission_with(&self, rule: &PolicyRule) -> bool {

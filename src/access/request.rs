@@ -44,7 +44,7 @@ impl Identity {
         Identity { user: user.to_string(), groups: all }
     }
 
-    pub(crate) fn is(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
+    pub(crate) fn is_subject(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
         match subject.kind.as_str() {
             "User" => subject.name == self.user,
             "Group" => self.groups.contains(&subject.name),

@@ -36,12 +36,12 @@ pub(crate) struct Loaded {
 /// Where an item sits: its document, and within a list document its index
 /// and the line its text starts on in the document (when the list was read
 /// as written, not re-serialised).
-struct Place<'a> {
+struct ItemPlace<'a> {
     file: FileRef,
     list: Option<(&'a Chunk<'a>, usize, Option<usize>)>,
 }
 
-impl Place<'_> {
+impl ItemPlace<'_> {
     /// A result about `chunk`, placed: on the list and at `items[i]` for a
     /// list item, on the object itself otherwise; positions made the file's.
     fn finding(&self, finding: Finding, chunk: &Chunk<'_>, field: Option<String>) -> Finding {
@@ -89,9 +89,9 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
             // ResourceList, List, and typed lists such as ClusterRoleBindingList.
             let is_list = doc.header.kind.as_deref().is_some_and(|k| k == "ResourceList" || k.ends_with("List"));
             if !is_list {
-                let place = Place { file, list: None };
-                if seen.object(doc, &place) {
-                    add(&mut policy, doc, &place, &mut errors);
+                let place = ItemPlace { file, list: None };
+                if seen.is_object(doc, &place) {
+                    add_or_report(&mut policy, doc, &place, &mut errors);
                 }
                 continue;
             }
@@ -105,9 +105,9 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
                     for (i, item) in list.items.iter().enumerate() {
                         // Lines of a re-serialised list are not the input's.
                         let offset = normalized.is_none().then_some(doc.line);
-                        let place = Place { file: file.clone(), list: Some((doc, i, offset)) };
-                        if seen.object(item, &place) {
-                            add(&mut policy, item, &place, &mut errors);
+                        let place = ItemPlace { file: file.clone(), list: Some((doc, i, offset)) };
+                        if seen.is_object(item, &place) {
+                            add_or_report(&mut policy, item, &place, &mut errors);
                         }
                     }
                 }
@@ -141,7 +141,7 @@ struct Seen {
 impl Seen {
     /// Whether the item is a Kubernetes object (it has `apiVersion` and `kind`);
     /// if not, a warning naming where it is.
-    fn object(&mut self, chunk: &Chunk<'_>, place: &Place<'_>) -> bool {
+    fn is_object(&mut self, chunk: &Chunk<'_>, place: &ItemPlace<'_>) -> bool {
         let h = &chunk.header;
         let missing: Vec<&str> = [("apiVersion", &h.api_version), ("kind", &h.kind)]
             .into_iter()
@@ -162,7 +162,7 @@ impl Seen {
 }
 
 /// Adds one item of a file to the policy; a problem is an error placed in it.
-fn add(policy: &mut Policy, chunk: &Chunk<'_>, place: &Place<'_>, errors: &mut Vec<Finding>) {
+fn add_or_report(policy: &mut Policy, chunk: &Chunk<'_>, place: &ItemPlace<'_>, errors: &mut Vec<Finding>) {
     if let Err(e) = add_item(policy, chunk) {
         let mut message = e.message;
         if let Some(line) = e.pos.and_then(|p| place.line(p.line).map(|l| (l, p.col))) {

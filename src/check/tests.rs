@@ -25,13 +25,13 @@ pub(super) fn req(verb: &str, group: &str, resource: &str, namespace: Option<&st
 }
 
 /// `who-can`: in the request's namespace, or cluster-wide without one.
-fn who_can(p: &Policy, req: &Request) -> Vec<Access> {
+fn who_can(p: &Policy, req: &Request) -> Vec<HeldAccess> {
     let place = req.namespace.as_deref().map_or(allowed::Place::ClusterWide, allowed::Place::Namespace);
     p.who_can(Asked::Resource(req), place)
 }
 
 /// `who-can -A`: anywhere, each answer saying where.
-fn who_can_anywhere(p: &Policy, req: &Request) -> Vec<Access> {
+fn who_can_anywhere(p: &Policy, req: &Request) -> Vec<HeldAccess> {
     p.who_can(Asked::Resource(req), allowed::Place::Each)
 }
 
@@ -230,7 +230,7 @@ fn who_can_lists_subjects_and_where() {
     let p = load_str(POD_READER);
     let all = who_can_anywhere(&p, &req("get", "", "pods", None));
     let names: Vec<String> =
-        all.iter().map(|a| format!("{} @ {}", a.holder, a.namespace.as_deref().unwrap_or("*"))).collect();
+        all.iter().map(|a| format!("{} @ {}", a.grantee, a.namespace.as_deref().unwrap_or("*"))).collect();
     // The bootstrap policy's holders come first: whoever is bound to admin, edit
     // or view (which read pods), and the scheduler (`system:kube-scheduler`).
     assert_eq!(
@@ -247,11 +247,11 @@ fn who_can_lists_subjects_and_where() {
     assert!(
         who_can(&p, &req("get", "", "pods", Some("kube-system")))
             .iter()
-            .all(|a| a.namespace.is_none() || matches!(a.holder, Holder::RoleHolders { .. })),
+            .all(|a| a.namespace.is_none() || matches!(a.grantee, Grantee::AnyoneBoundTo { .. })),
         "only cluster-wide grants there"
     );
     let cluster_wide: Vec<String> =
-        who_can(&p, &req("get", "", "pods", None)).iter().map(|a| a.holder.to_string()).collect();
+        who_can(&p, &req("get", "", "pods", None)).iter().map(|a| a.grantee.to_string()).collect();
     assert_eq!(
         cluster_wide,
         [
@@ -379,7 +379,7 @@ fn service_account_subject_namespaces() {
         "empty means the binding's"
     );
     let names: Vec<String> =
-        who_can(&empty, &req("get", "", "pods", Some("ci"))).iter().map(|a| a.holder.to_string()).collect();
+        who_can(&empty, &req("get", "", "pods", Some("ci"))).iter().map(|a| a.grantee.to_string()).collect();
     assert!(names.contains(&"ServiceAccount ci/deployer".to_string()), "{names:?}");
     let none = load_str(&bind_user(
         "ClusterRoleBinding",
@@ -392,7 +392,7 @@ fn service_account_subject_namespaces() {
         none.can(&user("system:serviceaccount::builder"), &req("get", "", "pods", None)).is_none(),
         "matches nobody"
     );
-    assert!(who_can(&none, &req("get", "", "pods", None)).iter().all(|a| !a.holder.to_string().contains("builder")));
+    assert!(who_can(&none, &req("get", "", "pods", None)).iter().all(|a| !a.grantee.to_string().contains("builder")));
 }
 
 #[test]
@@ -410,7 +410,7 @@ fn who_can_lists_a_subject_once_with_or_without_api_group() {
     let p = load_str(&yaml);
     let alice = who_can(&p, &req("get", "", "secrets", None))
         .into_iter()
-        .filter(|a| a.holder.to_string() == "User alice")
+        .filter(|a| a.grantee.to_string() == "User alice")
         .count();
     assert_eq!(alice, 1);
 }
@@ -422,7 +422,7 @@ fn holders_of_built_in_roles_are_always_shown_and_cluster_scope_says_how() {
     cluster.push_str(&bind_user("RoleBinding", "Role", "view", Some("x"), "{kind: User, name: u}"));
     let p = load_str(&cluster);
     let holders: Vec<String> =
-        who_can(&p, &req("get", "example.com", "widgets", None)).iter().map(|a| a.holder.to_string()).collect();
+        who_can(&p, &req("get", "example.com", "widgets", None)).iter().map(|a| a.grantee.to_string()).collect();
     assert!(holders.contains(&"anyone bound to ClusterRole view by a ClusterRoleBinding".to_string()), "{holders:?}");
 }
 

@@ -62,8 +62,8 @@ fn each_entry_is_flagged_by_a_minimal_rule() {
 /// resource name, and the permission among others in a longer rule.
 #[test]
 fn every_entry_is_flagged_by_each_spelling_of_each_permission() {
-    for d in catalogue().iter().filter(|d| !d.grants.is_empty()) {
-        for g in d.grants {
+    for d in catalogue().iter().filter(|d| !d.sets.is_empty()) {
+        for g in d.sets {
             for (&group, &resource, &verb) in g
                 .groups
                 .iter()
