@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use crate::model::{selector_matches, Body, InputObject, Operator, RuleView, SubjectView};
+use crate::model::{
+    selector_matches, BindingView, Body, CrdView, Header, InputObject, Operator, RoleView, RuleView, SubjectView,
+};
 use allowed::Place;
 use builtin::Bootstrap;
 
@@ -32,12 +34,20 @@ pub struct RoleDef {
 pub struct BindingDef {
     pub name: String,
     pub namespace: Option<String>,
+    /// As written; [`BindingDef::role_ref_kind`] reads it.
     pub role_kind: String,
     pub role_name: String,
     pub subjects: Vec<Subject>,
     /// Its labels: how `report` finds the operator's and installer's bindings.
     pub labels: BTreeMap<String, String>,
     pub builtin: bool,
+}
+
+impl BindingDef {
+    /// The kind of role the binding refers to; `None` binds nothing.
+    pub fn role_ref_kind(&self) -> Option<RoleRefKind> {
+        RoleRefKind::parse(&self.role_kind)
+    }
 }
 
 /// Everything the checks know: roles, bindings and resource scopes.
@@ -91,11 +101,13 @@ impl Policy {
         }
     }
 
+    /// The role a binding refers to: a ClusterRole, or a Role in a
+    /// RoleBinding's own namespace. `None` when the policy has no such role.
     pub(crate) fn bound_role(&self, b: &BindingDef) -> Option<&RoleDef> {
-        match (b.role_kind.as_str(), &b.namespace) {
-            ("ClusterRole", _) => self.cluster_roles.get(&b.role_name),
-            ("Role", Some(ns)) => self.roles.get(&(ns.clone(), b.role_name.clone())),
-            _ => None,
+        match (b.role_ref_kind()?, &b.namespace) {
+            (RoleRefKind::ClusterRole, _) => self.cluster_roles.get(&b.role_name),
+            (RoleRefKind::Role, Some(ns)) => self.roles.get(&(ns.clone(), b.role_name.clone())),
+            (RoleRefKind::Role, None) => None,
         }
     }
 
@@ -132,7 +144,7 @@ impl Policy {
             .filter(|(_, rule)| asked.allowed_by(rule))
             .map(|(roles, rule)| GrantChain {
                 via: Via::Binding { namespace: b.namespace.clone(), name: b.name.clone(), builtin: b.builtin },
-                roles: self.chain_roles(&roles, b.role_kind == "ClusterRole"),
+                roles: self.chain_roles(&roles, b.role_ref_kind() == Some(RoleRefKind::ClusterRole)),
                 rule,
                 namespace: b.namespace.clone(),
             })
@@ -217,63 +229,84 @@ impl Policy {
     /// one way roles and bindings enter a policy, whether read from rendered
     /// manifests or handed over by the planner.
     pub(crate) fn add_object(&mut self, o: &InputObject) {
-        let h = &o.header;
-        let name = h.name.clone().unwrap_or_default();
-        let labels = h.labels.clone();
-        let opted_out = h.annotations.get(builtin::AUTOUPDATE_ANNOTATION).is_some_and(|v| v == "false");
-        match (&o.body, h.kind.as_deref()) {
-            (Body::Crd(crd), _) => {
-                let names = &crd.spec.names;
-                if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), names.plural.as_deref()) {
-                    let named = CrdNames {
-                        kind: names.kind.as_deref(),
-                        singular: names.singular.as_deref(),
-                        short: &names.short_names,
-                    };
-                    self.resources.add_named(g, p, crd.spec.scope.as_deref() == Some("Cluster"), &named);
-                    self.apis.entry(format!("{p}.{g}")).or_insert(None);
+        let kind = o.header.kind.as_deref();
+        match &o.body {
+            Body::Crd(crd) => self.add_crd(crd),
+            Body::Role(r) => {
+                if let Some(kind) = kind.and_then(RoleRefKind::parse) {
+                    self.add_role(&o.header, kind, r);
                 }
             }
-            (Body::Role(r), Some("ClusterRole")) => {
-                let def = RoleDef {
-                    name: name.clone(),
-                    namespace: None,
-                    labels,
-                    rules: r.rules.iter().map(RuleView::to_policy_rule).collect(),
-                    aggregation: r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default(),
-                    builtin: false,
-                };
-                if opted_out {
-                    self.kept_as_written.insert((Bootstrap::ClusterRole, name.clone()));
+            Body::Binding(b) => {
+                if let Some(kind) = kind.and_then(BindingKind::parse) {
+                    self.add_binding(&o.header, kind, b);
                 }
-                self.cluster_roles.insert(name, def);
-            }
-            (Body::Role(r), Some("Role")) => {
-                let ns = h.namespace.clone().unwrap_or_else(|| "default".into());
-                let rules = r.rules.iter().map(RuleView::to_policy_rule).collect();
-                let def =
-                    RoleDef { name: name.clone(), namespace: Some(ns.clone()), labels, rules, ..Default::default() };
-                self.roles.insert((ns, name), def);
-            }
-            (Body::Binding(b), Some(kind @ ("ClusterRoleBinding" | "RoleBinding"))) => {
-                let namespace =
-                    (kind == "RoleBinding").then(|| h.namespace.clone().unwrap_or_else(|| "default".into()));
-                if opted_out && namespace.is_none() {
-                    self.kept_as_written.insert((Bootstrap::ClusterRoleBinding, name.clone()));
-                }
-                self.bindings.push(BindingDef {
-                    name,
-                    namespace,
-                    role_kind: b.role_ref.kind.clone().unwrap_or_default(),
-                    role_name: b.role_ref.name.clone().unwrap_or_default(),
-                    subjects: b.subjects.iter().map(subject_of).collect(),
-                    labels,
-                    builtin: false,
-                });
             }
             _ => {}
         }
     }
+
+    /// A CRD's resource: its scope and names, and its API.
+    fn add_crd(&mut self, crd: &CrdView) {
+        let names = &crd.spec.names;
+        if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), names.plural.as_deref()) {
+            let named = CrdNames {
+                kind: names.kind.as_deref(),
+                singular: names.singular.as_deref(),
+                short: &names.short_names,
+            };
+            self.resources.add_named(g, p, crd.spec.scope.as_deref() == Some("Cluster"), &named);
+            self.apis.entry(format!("{p}.{g}")).or_insert(None);
+        }
+    }
+
+    fn add_role(&mut self, h: &Header, kind: RoleRefKind, r: &RoleView) {
+        let name = h.name.clone().unwrap_or_default();
+        let labels = h.labels.clone();
+        let rules = r.rules.iter().map(RuleView::to_policy_rule).collect();
+        match kind {
+            RoleRefKind::ClusterRole => {
+                let aggregation = r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default();
+                let def = RoleDef { name: name.clone(), namespace: None, labels, rules, aggregation, builtin: false };
+                if opted_out(h) {
+                    self.kept_as_written.insert((Bootstrap::ClusterRole, name.clone()));
+                }
+                self.cluster_roles.insert(name, def);
+            }
+            RoleRefKind::Role => {
+                let ns = h.namespace.clone().unwrap_or_else(|| "default".into());
+                let def =
+                    RoleDef { name: name.clone(), namespace: Some(ns.clone()), labels, rules, ..Default::default() };
+                self.roles.insert((ns, name), def);
+            }
+        }
+    }
+
+    fn add_binding(&mut self, h: &Header, kind: BindingKind, b: &BindingView) {
+        let name = h.name.clone().unwrap_or_default();
+        let namespace = match kind {
+            BindingKind::RoleBinding => Some(h.namespace.clone().unwrap_or_else(|| "default".into())),
+            BindingKind::ClusterRoleBinding => None,
+        };
+        if opted_out(h) && namespace.is_none() {
+            self.kept_as_written.insert((Bootstrap::ClusterRoleBinding, name.clone()));
+        }
+        self.bindings.push(BindingDef {
+            name,
+            namespace,
+            role_kind: b.role_ref.kind.clone().unwrap_or_default(),
+            role_name: b.role_ref.name.clone().unwrap_or_default(),
+            subjects: b.subjects.iter().map(subject_of).collect(),
+            labels: h.labels.clone(),
+            builtin: false,
+        });
+    }
+}
+
+/// Does the object opt out of the API server's reconciliation of the
+/// bootstrap policy ([`builtin::AUTOUPDATE_ANNOTATION`] `"false"`)?
+fn opted_out(h: &Header) -> bool {
+    h.annotations.get(builtin::AUTOUPDATE_ANNOTATION).is_some_and(|v| v == "false")
 }
 
 fn subject_of(s: &SubjectView) -> Subject {
@@ -291,10 +324,13 @@ mod chain;
 pub mod cover;
 pub mod danger;
 pub(crate) mod matches;
+mod rbac;
 mod request;
 mod resources;
 pub use chain::{describe_rule, ChainRole, GrantChain, Via};
+pub use rbac::{AggregatedRole, BindingKind, RoleRefKind, SubjectKind};
 pub(crate) use request::Asked;
+pub(crate) use request::MASTERS;
 pub use request::{Identity, Request, UrlRequest};
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;

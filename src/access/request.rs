@@ -6,6 +6,19 @@ use std::collections::BTreeSet;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 
 use super::matches::{self, rule_allows};
+use super::SubjectKind;
+
+/// The user the API server takes an unauthenticated request as.
+const ANONYMOUS: &str = "system:anonymous";
+/// The group of every authenticated user, and of every unauthenticated one.
+const AUTHENTICATED: &str = "system:authenticated";
+const UNAUTHENTICATED: &str = "system:unauthenticated";
+/// A ServiceAccount's username is this, its namespace, `:` and its name.
+const SERVICE_ACCOUNT_USER: &str = "system:serviceaccount:";
+/// The group of every ServiceAccount; with `:NAMESPACE`, of those in one namespace.
+const SERVICE_ACCOUNTS: &str = "system:serviceaccounts";
+/// The group whose members may do everything (cluster-admins).
+pub(crate) const MASTERS: &str = "system:masters";
 
 /// A request, as the API server's authorizer sees it. `namespace: None` asks
 /// cluster-wide (which only ClusterRoleBindings answer).
@@ -32,27 +45,32 @@ impl Identity {
     /// `system:serviceaccounts` and `system:serviceaccounts:NS`.
     pub fn new(user: &str, groups: &[String]) -> Identity {
         let mut all: BTreeSet<String> = groups.iter().cloned().collect();
-        if user == "system:anonymous" {
-            all.insert("system:unauthenticated".into());
+        if user == ANONYMOUS {
+            all.insert(UNAUTHENTICATED.into());
         } else {
-            all.insert("system:authenticated".into());
+            all.insert(AUTHENTICATED.into());
         }
         if let Some((ns, _)) = service_account(user) {
-            all.insert("system:serviceaccounts".into());
-            all.insert(format!("system:serviceaccounts:{ns}"));
+            all.insert(SERVICE_ACCOUNTS.into());
+            all.insert(format!("{SERVICE_ACCOUNTS}:{ns}"));
         }
         Identity { user: user.to_string(), groups: all }
     }
 
+    /// The ServiceAccount `namespace/name`, as the API server sees it.
+    pub fn service_account(namespace: &str, name: &str) -> Identity {
+        Identity::new(&format!("{SERVICE_ACCOUNT_USER}{namespace}:{name}"), &[])
+    }
+
     pub(crate) fn is_subject(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
-        match subject.kind.as_str() {
-            "User" => subject.name == self.user,
-            "Group" => self.groups.contains(&subject.name),
-            "ServiceAccount" => match subject_namespace(subject, binding_namespace) {
+        match SubjectKind::of(subject) {
+            Some(SubjectKind::User) => subject.name == self.user,
+            Some(SubjectKind::Group) => self.groups.contains(&subject.name),
+            Some(SubjectKind::ServiceAccount) => match subject_namespace(subject, binding_namespace) {
                 Some(ns) => service_account(&self.user) == Some((ns, subject.name.as_str())),
                 None => false,
             },
-            _ => false,
+            None => false,
         }
     }
 }
@@ -65,7 +83,7 @@ pub(super) fn subject_namespace<'a>(subject: &'a Subject, binding_namespace: Opt
 }
 
 fn service_account(user: &str) -> Option<(&str, &str)> {
-    let rest = user.strip_prefix("system:serviceaccount:")?;
+    let rest = user.strip_prefix(SERVICE_ACCOUNT_USER)?;
     rest.split_once(':')
 }
 

@@ -7,7 +7,7 @@ use k8s_openapi::api::rbac::v1::Subject;
 
 use super::allowed::Place;
 use super::request::subject_namespace;
-use super::{Asked, GrantChain, Policy, Request, Via};
+use super::{AggregatedRole, Asked, GrantChain, Policy, Request, SubjectKind, Via};
 
 impl Policy {
     /// Every subject that may make the request in the place: cluster-wide
@@ -37,7 +37,7 @@ impl Policy {
                 let mut subject = s.clone();
                 // Written with or without apiGroup, a subject is the same subject.
                 subject.api_group = None;
-                if subject.kind == "ServiceAccount" {
+                if SubjectKind::of(&subject) == Some(SubjectKind::ServiceAccount) {
                     match subject_namespace(s, b.namespace.as_deref()) {
                         Some(ns) => subject.namespace = Some(ns.to_string()),
                         None => continue, // matches nobody
@@ -70,18 +70,18 @@ impl Policy {
             _ => None,
         };
         let mut out = Vec::new();
-        for name in ["admin", "edit", "view"] {
-            let Some(role) = self.cluster_roles.get(name) else { continue };
+        for aggregated in AggregatedRole::ALL {
+            let Some(role) = self.cluster_roles.get(aggregated.name()) else { continue };
             let Some((roles, rule)) = self.effective_rules(role).into_iter().find(|(_, r)| asked.allowed_by(r)) else {
                 continue;
             };
             let chain = GrantChain {
-                via: Via::AnyBindingTo(name.to_string()),
+                via: Via::AnyBindingTo(aggregated),
                 roles: self.chain_roles(&roles, true),
                 rule,
                 namespace: namespace.clone(),
             };
-            let grantee = Grantee::AnyoneBoundTo { role: name.to_string(), cluster_binding_only };
+            let grantee = Grantee::AnyoneBoundTo { role: aggregated, cluster_binding_only };
             out.push(HeldAccess { grantee, namespace: namespace.clone(), chain });
         }
         out
@@ -96,7 +96,7 @@ pub(crate) enum Grantee {
     /// Whoever is bound to this built-in role; for a cluster-scoped request,
     /// only through a ClusterRoleBinding.
     AnyoneBoundTo {
-        role: String,
+        role: AggregatedRole,
         cluster_binding_only: bool,
     },
 }
@@ -104,7 +104,7 @@ pub(crate) enum Grantee {
 impl Grantee {
     fn sort_key(&self) -> (u8, String, String, String) {
         match self {
-            Grantee::AnyoneBoundTo { role, .. } => (0, String::new(), String::new(), role.clone()),
+            Grantee::AnyoneBoundTo { role, .. } => (0, String::new(), String::new(), role.name().to_string()),
             Grantee::Subject(s) => (1, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
         }
     }

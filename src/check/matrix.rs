@@ -3,16 +3,24 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::api::rbac::v1::Subject;
 use serde::Serialize;
 
 use super::table::{wrap_indented, wrapped, TERMINAL};
 use crate::access::allowed::Place;
 use crate::access::danger::dangers;
-use crate::access::{describe_rule, Asked, Grantee, Identity, Policy, Request};
+use crate::access::{describe_rule, AggregatedRole, Asked, Grantee, Identity, Policy, Request, SubjectKind, MASTERS};
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
-/// The verbs that make up each level of access to an API.
-pub(crate) const LEVELS: [(&str, &[&str]); 3] = [("admin", &VERBS), ("edit", &EDIT), ("view", &READ)];
+/// The verbs that make up each level of access to an API, named after the
+/// built-in role that grants it.
+fn level_verbs(level: AggregatedRole) -> &'static [&'static str] {
+    match level {
+        AggregatedRole::Admin => &VERBS,
+        AggregatedRole::Edit => &EDIT,
+        AggregatedRole::View => &READ,
+    }
+}
 
 /// What `report` prints: who holds each level of access to each operator
 /// API, per extension, and what olm-rbac's ServiceAccounts may do.
@@ -69,6 +77,17 @@ pub(crate) struct ApiAccess {
     pub view: Vec<LevelHolder>,
 }
 
+impl ApiAccess {
+    /// Who holds the level of access to the API.
+    fn holders(&self, level: AggregatedRole) -> &[LevelHolder] {
+        match level {
+            AggregatedRole::Admin => &self.admin,
+            AggregatedRole::Edit => &self.edit,
+            AggregatedRole::View => &self.view,
+        }
+    }
+}
+
 /// Who holds one level of access to an API (as `who-can` writes a grantee),
 /// and where: `["*"]` for cluster-wide, otherwise namespaces.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -86,21 +105,16 @@ pub(crate) fn build(policy: &Policy) -> AccessMatrix {
     for (api, ext) in &policy.apis {
         let Some((plural, group)) = api.split_once('.') else { continue };
         // Who holds each verb, asked once; levels and "admins only" follow from it.
-        let per_verb: BTreeMap<&str, Scopes> =
-            LEVELS[0].1.iter().map(|v| (*v, holders_of_verb(policy, group, plural, v))).collect();
-        let cells: Vec<Vec<LevelHolder>> =
-            LEVELS.iter().map(|(_, verbs)| holders_of_every_verb(verbs, &per_verb)).collect();
+        let per_verb: BTreeMap<&str, Scopes> = level_verbs(AggregatedRole::Admin)
+            .iter()
+            .map(|v| (*v, holders_of_verb(policy, group, plural, v)))
+            .collect();
+        let [admin, edit, view] = AggregatedRole::ALL.map(|level| holders_of_every_verb(level_verbs(level), &per_verb));
         // Only cluster-admins: nobody else holds even one verb.
         if per_verb.values().all(BTreeMap::is_empty) {
             admins_only.push(api.clone());
         }
-        let mut cells = cells.into_iter();
-        let row = ApiAccess {
-            api: api.clone(),
-            admin: cells.next().unwrap_or_default(),
-            edit: cells.next().unwrap_or_default(),
-            view: cells.next().unwrap_or_default(),
-        };
+        let row = ApiAccess { api: api.clone(), admin, edit, view };
         by_ext.entry(ext.clone()).or_default().push(row);
     }
     AccessMatrix {
@@ -120,7 +134,7 @@ fn account_access(policy: &Policy) -> Vec<AccountAccess> {
         let (Some(role), Some(MANAGER), Some(ext)) = (role, label(MANAGED_BY), label(EXTENSION_LABEL)) else {
             continue;
         };
-        for s in b.subjects.iter().filter(|s| s.kind == "ServiceAccount") {
+        for s in b.subjects.iter().filter(|s| SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)) {
             let ns = s.namespace.clone().or_else(|| b.namespace.clone()).unwrap_or_default();
             found.entry((ns, s.name.clone())).or_insert((role.to_string(), ext.to_string()));
         }
@@ -128,7 +142,7 @@ fn account_access(policy: &Policy) -> Vec<AccountAccess> {
     found
         .into_iter()
         .map(|((ns, name), (role, extension))| {
-            let who = Identity::new(&format!("system:serviceaccount:{ns}:{name}"), &[]);
+            let who = Identity::service_account(&ns, &name);
             let mut rules = Vec::new();
             for b in
                 policy.bindings.iter().filter(|b| b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref())))
@@ -164,7 +178,8 @@ fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Sc
     };
     let mut scopes = Scopes::new();
     for access in policy.who_can(Asked::Resource(&req), Place::Each) {
-        if matches!(&access.grantee, Grantee::Subject(s) if s.kind == "Group" && s.name == "system:masters") {
+        let masters = |s: &Subject| SubjectKind::of(s) == Some(SubjectKind::Group) && s.name == MASTERS;
+        if matches!(&access.grantee, Grantee::Subject(s) if masters(s)) {
             continue;
         }
         // Kubernetes' own bindings reach control-plane components (the
@@ -255,7 +270,7 @@ pub(crate) fn markdown(r: &AccessMatrix) -> String {
             extension_title(&e.extension)
         ));
         for a in &e.apis {
-            let [admin, edit, view] = [&a.admin, &a.edit, &a.view].map(|c| escape_markdown(&cell_text(c)));
+            let [admin, edit, view] = AggregatedRole::ALL.map(|level| escape_markdown(&cell_text(a.holders(level))));
             out.push_str(&format!("| `{}` | {admin} | {edit} | {view} |\n", a.api));
         }
         out.push('\n');
@@ -288,16 +303,15 @@ pub(crate) fn table(r: &AccessMatrix) -> String {
         out.push_str(&format!("{}\n", extension_title(&e.extension)));
         let mut rows: Vec<Vec<String>> = Vec::new();
         for a in &e.apis {
-            for (i, (level, holdings)) in
-                [("admin", &a.admin), ("edit", &a.edit), ("view", &a.view)].into_iter().enumerate()
-            {
+            for (i, level) in AggregatedRole::ALL.into_iter().enumerate() {
                 let api = if i == 0 { a.api.clone() } else { String::new() };
-                if holdings.is_empty() {
+                let holders = a.holders(level);
+                if holders.is_empty() {
                     rows.push(vec![api.clone(), level.to_string(), "-".into(), String::new()]);
                 }
-                for (j, h) in holdings.iter().enumerate() {
+                for (j, h) in holders.iter().enumerate() {
                     let first = |s: &str| if j == 0 { s.to_string() } else { String::new() };
-                    rows.push(vec![first(&api), first(level), h.holder.clone(), scope_text(&h.scope)]);
+                    rows.push(vec![first(&api), first(level.name()), h.holder.clone(), scope_text(&h.scope)]);
                 }
             }
         }

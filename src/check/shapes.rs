@@ -7,7 +7,7 @@ use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use serde::Serialize;
 
 use crate::access::allowed::{Permission, Target};
-use crate::access::{GrantChain, Grantee, HeldAccess, Via};
+use crate::access::{BindingKind, GrantChain, Grantee, HeldAccess, Via};
 
 /// How a command prints what it found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -113,7 +113,7 @@ impl GrantChainOut {
         let binding = match &grant.via {
             Via::AnyBindingTo(_) => None,
             Via::Binding { namespace, name, builtin } => Some(BindingOut {
-                kind: if namespace.is_some() { "RoleBinding" } else { "ClusterRoleBinding" },
+                kind: BindingKind::in_namespace(namespace.as_deref()).as_str(),
                 name: name.clone(),
                 namespace: namespace.clone(),
                 builtin: *builtin,
@@ -137,7 +137,7 @@ impl HeldAccessOut {
             Grantee::AnyoneBoundTo { role, cluster_binding_only } => HeldAccessOut {
                 subject: None,
                 anyone_bound_to: Some(AnyoneBoundTo {
-                    cluster_role: role.clone(),
+                    cluster_role: role.name().to_string(),
                     cluster_role_binding_only: *cluster_binding_only,
                 }),
                 scope: (*cluster_binding_only || access.namespace.is_some()).then(|| where_text(&access.namespace)),
