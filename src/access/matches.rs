@@ -7,6 +7,7 @@
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::Request;
+use crate::model::VERBS;
 
 /// The value of a rule's list that stands for every value.
 pub(crate) const ALL: &str = "*";
@@ -46,6 +47,13 @@ pub(crate) fn non_resource_url(rule: &PolicyRule, url: &str) -> bool {
     or_empty(&rule.non_resource_urls)
         .iter()
         .any(|u| u == url || u.strip_suffix('*').is_some_and(|p| url.starts_with(p)))
+}
+
+/// Sorts verbs in the order kubectl users read them ([`VERBS`]); others
+/// follow by name.
+pub(crate) fn sort_for_reading(verbs: &mut [String]) {
+    let rank = |v: &String| VERBS.iter().position(|o| o == v).unwrap_or(VERBS.len());
+    verbs.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
 }
 
 /// Does the rule allow the request? The matchers above on the verb, the API group

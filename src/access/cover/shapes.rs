@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::boxes::{Axis, Cell, Sel, Set};
-use crate::access::matches::{or_empty, ALL};
+use crate::access::matches::{or_empty, sort_for_reading, ALL};
 
 /// The resource permissions of a rule being measured: groups, resources,
 /// names (one empty value standing for "any object" when it names none)
@@ -92,7 +92,7 @@ impl<'a> ResourceShape<'a> {
             api_groups: Some(strings(&self.groups, &cell[GROUPS])),
             resources: Some(strings(&self.resources, &cell[RESOURCES])),
             resource_names: self.named.then(|| strings(&self.names, &cell[NAMES])),
-            verbs: ranked(strings(&self.verbs, &cell[VERBS])),
+            verbs: in_reading_order(strings(&self.verbs, &cell[VERBS])),
             ..Default::default()
         }
     }
@@ -143,15 +143,13 @@ impl<'a> UrlShape<'a> {
         let strings = |axis: &Axis, set: &Set| set.iter().map(|&p| axis.values[p as usize].to_string()).collect();
         PolicyRule {
             non_resource_urls: Some(strings(&self.urls, &cell[0])),
-            verbs: ranked(strings(&self.verbs, &cell[1])),
+            verbs: in_reading_order(strings(&self.verbs, &cell[1])),
             ..Default::default()
         }
     }
 }
 
-/// Verbs in the order kubectl users read them; others follow by name.
-fn ranked(mut verbs: Vec<String>) -> Vec<String> {
-    let rank = |v: &String| crate::model::VERBS.iter().position(|o| o == v).unwrap_or(crate::model::VERBS.len());
-    verbs.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
+fn in_reading_order(mut verbs: Vec<String>) -> Vec<String> {
+    sort_for_reading(&mut verbs);
     verbs
 }
