@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use olm_rbac::access::builtin;
-use olm_rbac::access::commands::{self, CanI, CanIList, Common, Format, WhoCan};
+use olm_rbac::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
 use olm_rbac::input::{read_input, read_path, read_stdin, refuse_terminal, Source};
 use olm_rbac::run::{self, Outcome, OutputFormat, RenderOptions};
 

@@ -32,6 +32,7 @@ mod render_habits;
 mod render_roundtrip;
 mod schema;
 mod security;
+mod tidy;
 mod workflow;
 mod yaml_merge;
 
