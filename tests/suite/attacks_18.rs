@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-use olm_rbac::access::{load, Identity, Policy, Request};
+use olm_rbac::access::{Identity, Policy, Request};
+use olm_rbac::check::load;
 use olm_rbac::run::{render, render_with, OutputFormat, RenderOptions, Source};
 
 /// The guestbook example's bundle, as files in `bundle/manifests/`, plus `extra`.
