@@ -65,7 +65,7 @@ impl ListScan {
             kind: None,
         };
         let mut walker = Walker::default();
-        let mut merges = MergeCheck::default();
+        let mut merges = MergeCheck::new(src.len());
         for next in Parser::new_from_str_with_options(src, parser_options()) {
             let (event, span) = next.map_err(|e| scan_error(&e))?;
             merges.track(&event, &span)?;
@@ -255,7 +255,7 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
         content: bool,
     }
     let mut walker = Walker::default();
-    let mut merges = MergeCheck::default();
+    let mut merges = MergeCheck::new(src.len());
     let mut headers = HeaderCollector::new(0);
     let mut docs: Vec<Doc> = Vec::new();
     // Where the next implicit document would start (after a `...` line).

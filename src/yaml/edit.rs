@@ -186,7 +186,21 @@ fn yaml11_scalar_differs(v: &str) -> bool {
     let exponent = unsigned.split_once(['e', 'E']).is_some_and(|(m, e)| {
         digits(m, |b| b.is_ascii_digit()) && digits(e.strip_prefix(['-', '+']).unwrap_or(e), |b| b.is_ascii_digit())
     });
-    BOOLS.contains(&v) || octal || binary || underscored || sexagesimal || exponent
+    // kubectl reads true/false/null (and the words above) only in three casings
+    // (`true`, `True`, `TRUE`); olm-rbac's reader in any (`tRUE` is a boolean).
+    let words = ["true", "false", "null", "y", "yes", "n", "no", "on", "off"];
+    let odd_case = words.iter().any(|w| v.eq_ignore_ascii_case(w))
+        && !words.iter().any(|w| [w.to_string(), capitalised(w), w.to_ascii_uppercase()].contains(&v.to_string()));
+    // Underscores after a 0x/0o prefix: kubectl drops them (`0x_1F` is 31).
+    let prefixed = unsigned.get(..2).is_some_and(|p| ["0x", "0X", "0o", "0O"].contains(&p))
+        && unsigned[2..].contains('_')
+        && digits(&unsigned[2..], |b| b.is_ascii_hexdigit() || b == b'_');
+    BOOLS.contains(&v) || octal || binary || underscored || sexagesimal || exponent || odd_case || prefixed
+}
+
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
 }
 
 /// Reads the edited text back and checks that its labels and annotations are
@@ -391,5 +405,17 @@ mod tests {
             assert!(!yaml11_scalar_differs(v), "{v}");
         }
         assert_eq!(yaml11_differs("a: \"0644\"\nb: 'yes'\nc: |\n  on\nd: 0400\n"), Some((5, "0400".into())));
+        for (v, differs) in [
+            ("tRUE", true),
+            ("yES", true),
+            ("0x_1F", true),
+            ("0o_17", true),
+            ("True", false),
+            ("0x1F", false),
+            ("nULL", true),
+            ("Null", false),
+        ] {
+            assert_eq!(yaml11_differs(&format!("a: {v}\n")).is_some(), differs, "{v}");
+        }
     }
 }

@@ -12,28 +12,59 @@
 //! a list of them, which go-yaml refuses, and an anchored mapping that repeats
 //! a key (a merge of it keeps the last for kubectl, the first for others).
 //!
+//! A `<<` tagged with YAML's non-specific tag (`! <<`, `! "<<"`, `!<!> <<`)
+//! is a merge key to go-yaml (kubectl, kustomize) and a literal `<<` key to
+//! readers that follow the YAML specification, olm-rbac's among them: it is
+//! refused too. Any other tag (`!!str <<`) makes a literal key to all of them.
+//!
 //! [`MergeCheck`] walks beside the cutter, over the same events, and keeps
 //! only what those rules need: the keys of each open mapping, and the keys
-//! each anchored mapping supplies to a merge.
+//! each anchored mapping supplies to a merge. The keys it copies for merges
+//! are counted against the alias replay limit for the input's size, so that
+//! many aliases of a large mapping fail at once rather than cost keys × aliases.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use granit_parser::{Event, ScalarStyle, Span};
 
 use super::text::pos_of;
+use super::view::alias_replay_limit;
 use super::{Pos, YamlError};
 
-/// Is this key scalar a merge key? A plain, untagged `<<`, or one tagged
-/// `!!merge` (go-yaml, the YAML merge type, and olm-rbac's reader agree).
-pub(super) fn is_merge_key(event: &Event<'_>) -> bool {
-    match event {
-        Event::Scalar(value, style, _, tag) if value == "<<" => match tag {
-            None => *style == ScalarStyle::Plain,
-            Some(tag) => tag.is_yaml_core_schema_tag("merge"),
-        },
-        _ => false,
+/// The merge type's tag, `!!merge` in full.
+const MERGE_TAG: &str = "tag:yaml.org,2002:merge";
+
+/// How YAML readers take a key scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KeyReading {
+    /// Not a merge key to any reader: `a`, `"<<"`, `!!str <<`.
+    Literal,
+    /// A merge key to every reader: a plain, untagged `<<`, or `<<` tagged
+    /// `!!merge` in any style (go-yaml, the YAML merge type, olm-rbac's reader).
+    Merge,
+    /// `<<` with the non-specific tag (!), in any style: go-yaml merges it,
+    /// readers that follow the YAML specification read a literal key.
+    Disputed,
+}
+
+/// How readers take this scalar as a mapping key; see [`KeyReading`].
+pub(super) fn key_reading(event: &Event<'_>) -> KeyReading {
+    let Event::Scalar(value, style, _, tag) = event else { return KeyReading::Literal };
+    if value != "<<" {
+        return KeyReading::Literal;
     }
+    match tag.as_ref().map(|t| t.parts()) {
+        None if *style == ScalarStyle::Plain => KeyReading::Merge,
+        Some((handle, suffix)) if MERGE_TAG.strip_prefix(handle) == Some(suffix) => KeyReading::Merge,
+        Some(("", "!")) => KeyReading::Disputed,
+        _ => KeyReading::Literal,
+    }
+}
+
+/// Is this key scalar a merge key to every reader? See [`KeyReading`].
+pub(super) fn is_merge_key(event: &Event<'_>) -> bool {
+    key_reading(event) == KeyReading::Merge
 }
 
 /// What a collection is to the merge rules.
@@ -64,6 +95,8 @@ struct Frame {
     merged_at: Option<Pos>,
     /// A mapping: the keys its merges supplied. A merge list: the keys of its items so far.
     supplied: BTreeSet<String>,
+    /// A merge list: the anchors whose keys it holds already.
+    aliased: HashSet<usize>,
     /// A complex key is open: the value comes after it.
     in_key: bool,
 }
@@ -79,13 +112,14 @@ impl Frame {
             merge_value: None,
             merged_at: None,
             supplied: BTreeSet::new(),
+            aliased: HashSet::new(),
             in_key: false,
         }
     }
 }
 
 /// The merge rules over one stream's events; see the module's documentation.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct MergeCheck<'a> {
     frames: Vec<Frame>,
     /// The explicit keys of the open mappings, innermost last, with where each is.
@@ -93,9 +127,16 @@ pub(super) struct MergeCheck<'a> {
     /// For each anchor in the current document, the keys a merge of it supplies
     /// (`None`: it is not a mapping).
     anchors: HashMap<usize, Option<BTreeSet<String>>>,
+    /// How many more keys merges may copy: the alias replay limit for the input's size.
+    budget: usize,
 }
 
 impl<'a> MergeCheck<'a> {
+    /// The rules over a stream of `len` bytes.
+    pub(super) fn new(len: usize) -> Self {
+        MergeCheck { frames: Vec::new(), keys: Vec::new(), anchors: HashMap::new(), budget: alias_replay_limit(len) }
+    }
+
     /// Takes the next event; an error when it breaks a rule.
     pub(super) fn track(&mut self, event: &Event<'a>, span: &Span) -> Result<(), YamlError> {
         let pos = pos_of(span);
@@ -110,14 +151,21 @@ impl<'a> MergeCheck<'a> {
                 self.frames.push(Frame::new(role, *anchor, is_map, self.keys.len()));
                 Ok(())
             }
-            Event::MappingEnd | Event::SequenceEnd => self.close(),
+            Event::MappingEnd | Event::SequenceEnd => self.close(pos),
             Event::Scalar(value, _, anchor, _) => {
                 if *anchor != 0 {
                     self.anchors.insert(*anchor, None);
                 }
                 // Only a key's text is kept; values are not cloned.
                 let at_key = self.frames.last().is_some_and(|f| f.is_map && f.expect_key);
-                self.scalar(is_merge_key(event), at_key.then(|| value.clone()), pos)
+                let reading = if at_key { key_reading(event) } else { KeyReading::Literal };
+                if reading == KeyReading::Disputed {
+                    return Err(YamlError {
+                        message: "this merge key (<<) carries YAML's non-specific tag (!): kubectl's and kustomize's YAML readers merge it, while olm-rbac's reader, as the YAML specification says, takes a literal \"<<\" key; write a plain << to merge, or \"<<\" without a tag for a literal key".into(),
+                        pos,
+                    });
+                }
+                self.scalar(reading == KeyReading::Merge, at_key.then(|| value.clone()), pos)
             }
             Event::Alias(id) => self.alias(*id, pos),
             _ => Ok(()),
@@ -178,7 +226,15 @@ impl<'a> MergeCheck<'a> {
         if merging {
             match self.anchors.get(&id) {
                 Some(Some(keys)) => {
-                    let keys = keys.clone();
+                    let count = keys.len();
+                    self.spend(count, pos)?;
+                    // An anchor named twice in one list adds nothing the second time.
+                    if let Some(list) = self.frames.last_mut().filter(|f| f.role == Role::List) {
+                        if !list.aliased.insert(id) {
+                            return Ok(());
+                        }
+                    }
+                    let keys = self.anchors.get(&id).and_then(Option::clone).unwrap_or_default();
                     return self.supply(keys, pos);
                 }
                 // A scalar or list, or an anchor still open (a merge of itself).
@@ -194,7 +250,7 @@ impl<'a> MergeCheck<'a> {
     fn supply(&mut self, keys: BTreeSet<String>, pos: Pos) -> Result<(), YamlError> {
         let Some(top) = self.frames.last_mut() else { return Ok(()) };
         if top.role == Role::List {
-            top.supplied.extend(keys);
+            join(&mut top.supplied, keys);
             return Ok(());
         }
         let at = top.merge_value.take().unwrap_or(pos);
@@ -208,13 +264,23 @@ impl<'a> MergeCheck<'a> {
                 pos: at,
             });
         }
-        top.supplied.extend(keys);
+        join(&mut top.supplied, keys);
         self.after_value();
         Ok(())
     }
 
-    fn close(&mut self) -> Result<(), YamlError> {
-        let Some(frame) = self.frames.pop() else { return Ok(()) };
+    /// Counts `keys` copied for a merge against the budget, two events (a key
+    /// and its value) each, as alias expansion would replay them.
+    fn spend(&mut self, keys: usize, pos: Pos) -> Result<(), YamlError> {
+        self.budget = self.budget.checked_sub(keys.saturating_mul(2)).ok_or_else(|| YamlError {
+            message: "merge keys (<<) copy more keys than the alias replay limit allows for an input of this size (four events per byte, a key and its value being two); merge fewer or smaller mappings".into(),
+            pos,
+        })?;
+        Ok(())
+    }
+
+    fn close(&mut self, pos: Pos) -> Result<(), YamlError> {
+        let Some(mut frame) = self.frames.pop() else { return Ok(()) };
         let mut effective = BTreeSet::new();
         if frame.is_map && (frame.anchor != 0 || matches!(frame.role, Role::Source | Role::ListItem)) {
             for (key, pos) in &self.keys[frame.keys_from..] {
@@ -227,10 +293,13 @@ impl<'a> MergeCheck<'a> {
                     });
                 }
             }
-            effective.extend(frame.supplied.iter().cloned());
+            join(&mut effective, std::mem::take(&mut frame.supplied));
         }
         self.keys.truncate(frame.keys_from);
         if frame.anchor != 0 {
+            if frame.is_map {
+                self.spend(effective.len(), pos)?;
+            }
             self.anchors.insert(frame.anchor, frame.is_map.then(|| effective.clone()));
         }
         let Some(parent) = self.frames.last_mut() else { return Ok(()) };
@@ -259,6 +328,15 @@ impl<'a> MergeCheck<'a> {
     }
 }
 
+/// Adds `more` to `set`, moving the smaller into the larger, so that keys
+/// passed up through nested merges are not copied at every level.
+fn join(set: &mut BTreeSet<String>, mut more: BTreeSet<String>) {
+    if more.len() > set.len() {
+        std::mem::swap(set, &mut more);
+    }
+    set.extend(more);
+}
+
 fn not_mergeable(pos: Pos) -> YamlError {
     YamlError {
         message: "a merge key (<<) takes a mapping, an alias of one, or a list of those; Kubernetes' YAML reader refuses anything else".into(),
@@ -274,7 +352,11 @@ mod tests {
     use super::*;
 
     fn check(src: &str) -> Result<(), YamlError> {
-        let mut check = MergeCheck::default();
+        check_within(src, alias_replay_limit(src.len()))
+    }
+
+    fn check_within(src: &str, budget: usize) -> Result<(), YamlError> {
+        let mut check = MergeCheck { budget, ..MergeCheck::new(0) };
         for next in Parser::new_from_str_with_options(src, parser_options()) {
             let (event, span) = next.map_err(|e| super::super::text::scan_error(&e))?;
             check.track(&event, &span)?;
@@ -293,6 +375,8 @@ mod tests {
             "b: {\"<<\": {p: 1}, p: 2}\n",
             "a: &x [1]\nb: *x\nc: &y 1\nd: [*y, {<<: {p: 1}}]\n",
             "? [complex]\n: {<<: {p: 1}}\n",
+            "b: {!!str <<: {p: 1}, p: 2, !custom '<<': 3}\n",
+            "a: &x {p: 1}\nb: {<<: [*x, *x], q: 1}\n",
         ] {
             assert!(check(ok).is_ok(), "{ok}: {:?}", check(ok));
         }
@@ -310,11 +394,25 @@ mod tests {
             ("b: {<<: [[{p: 1}]]}\n", "takes a mapping", 1),
             ("a: &x {p: 1, p: 2}\nb: {<<: *x}\n", "written twice in a mapping that a merge key (<<) may copy", 1),
             ("a: &x {p: {<<: *x}}\n", "takes a mapping", 1),
+            ("a: &x {p: 1}\nb: {p: 2, !!merge <<: *x}\n", "the key \"p\"", 2),
+            ("a: &x {p: 1}\nb: {p: 2, !<tag:yaml.org,2002:merge> \"<<\": *x}\n", "the key \"p\"", 2),
+            ("b:\n  ! <<: {p: 1}\n", "non-specific tag (!)", 2),
+            ("b: {!<!> '<<': {p: 1}}\n", "non-specific tag (!)", 1),
         ] {
             let err = check(bad).expect_err(bad);
             assert!(err.message.contains(says), "{bad}: {}", err.message);
             assert_eq!(err.pos.line, line, "{bad}: {}", err.message);
         }
+    }
+
+    #[test]
+    fn merges_are_counted_two_events_a_key_and_refused_past_the_budget() {
+        // An anchor of two keys (4), merged four times (16): 20 events.
+        let src = "a: &x {p: 1, q: 2}\nb: {<<: [*x, *x, *x, *x]}\n";
+        assert!(check_within(src, 20).is_ok());
+        let err = check_within(src, 19).expect_err("past the budget");
+        assert!(err.message.starts_with("merge keys (<<) copy more keys than"), "{}", err.message);
+        assert_eq!((err.pos.line, err.pos.col), (2, 22), "the fourth alias");
     }
 
     #[test]

@@ -13,9 +13,15 @@ use super::{Chunk, Layout, Pos};
 /// many items it is spread over.
 pub(crate) fn options_for(len: usize) -> serde_saphyr::Options {
     let mut options = options();
-    let limit = ALIAS_REPLAY_FLOOR.saturating_add(len.saturating_mul(ALIAS_REPLAY_PER_BYTE));
-    options.alias_limits.max_total_replayed_events = options.alias_limits.max_total_replayed_events.min(limit);
+    options.alias_limits.max_total_replayed_events =
+        options.alias_limits.max_total_replayed_events.min(alias_replay_limit(len));
     options
+}
+
+/// How many events alias expansion may replay in reading `len` bytes; merge
+/// keys may copy as many keys (`merge`).
+pub(crate) fn alias_replay_limit(len: usize) -> usize {
+    ALIAS_REPLAY_FLOOR.saturating_add(len.saturating_mul(ALIAS_REPLAY_PER_BYTE))
 }
 
 /// See [`options_for`]. Real manifests that use anchors (Helm charts, hand

@@ -183,7 +183,7 @@ fn a_bundle_rolebinding_that_copies_a_generated_one_is_still_judged_by_the_insta
 // 1. Merge keys.
 
 /// A bundle role whose second rule is brought in by a merge key with YAML's
-/// non-specific tag `!`: go-yaml (kubectl and kustomize) merges it.
+/// non-specific tag (!): go-yaml (kubectl and kustomize) merges it.
 const TAGGED_MERGE: &str = "apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
@@ -227,13 +227,24 @@ fn a_merge_key_with_the_non_specific_tag_is_judged_as_kubectl_merges_it() {
     assert_eq!(tagged.code, 1, "`! <<:` hid a Secrets rule from spec.operator.policy:\n{}", tagged.stderr);
 }
 
+/// Expectation changed from "reads it as kubectl does" to "refuses it": the
+/// YAML specification makes `! <<` a literal key, go-yaml a merge key, and
+/// olm-rbac's reader follows the specification; refusing where readers part
+/// is the policy for merge keys (docs/security.md), and a refusal cannot be
+/// read as "no access" the way a literal key was.
 #[test]
-fn can_i_reads_a_merge_key_with_the_non_specific_tag_as_kubectl_does() {
+fn can_i_refuses_a_merge_key_with_the_non_specific_tag_rather_than_answer_no() {
     let role = TAGGED_MERGE.split("---\n").next().unwrap();
-    let p = policy_of(&[role, BOB_VIEWS_TEAM_A]);
-    assert!(
-        p.can(&bob(), &req("get", "", "secrets", Some("team-a"))).is_some(),
-        "kubectl applies the merged rule, so view holders read Secrets"
+    let sources: Vec<Source> = [role, BOB_VIEWS_TEAM_A]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Source { name: format!("in{i}.yaml"), text: d.to_string() })
+        .collect();
+    let errors = load(&sources).map(|p| p.can(&bob(), &req("get", "", "secrets", Some("team-a"))).is_some());
+    assert_eq!(
+        errors,
+        Err(vec!["error: this merge key (<<) carries YAML's non-specific tag (!): kubectl's and kustomize's YAML readers merge it, while olm-rbac's reader, as the YAML specification says, takes a literal \"<<\" key; write a plain << to merge, or \"<<\" without a tag for a literal key (line 11, column 5) [in0.yaml]".to_string()]),
+        "kubectl applies the merged rule, so view holders read Secrets: answering no would be wrong"
     );
 }
 

@@ -3,7 +3,11 @@
 //! on the merged values. (What a hostile bundle can do with them is tried in
 //! `security`.)
 
+use std::time::{Duration, Instant};
+
 use crate::common::*;
+use olm_rbac::access::{Identity, Request};
+use olm_rbac::check::load;
 use olm_rbac::run::{function, render, Source};
 
 /// The excerpt of Altinity's clickhouse-operator 0.27.2 (see `tests/fixtures/merge-keys/SOURCES.md`).
@@ -41,4 +45,124 @@ fn a_published_bundle_with_merge_keys_renders_and_passes_through_unchanged() {
     let krm = function(&resource_list(&items, &as_kpt_sends(AGGREGATE)));
     assert_eq!(krm.code, 0, "{}", krm.stdout);
     assert!(krm.stdout.contains(&format!("name: {api}-view\n")), "{}", krm.stdout);
+}
+
+/// A ClusterRole whose only rule is the value of `key`, bound to bob.
+fn role_with_rule_under(key: &str) -> Vec<Source> {
+    let text = format!(
+        "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: r
+rules:
+- {key}: {{apiGroups: [\"\"], resources: [secrets], verbs: [get]}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: r
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: r}}
+subjects: [{{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}}]
+"
+    );
+    vec![Source { name: "role.yaml".into(), text }]
+}
+
+fn bob_gets_secrets(sources: &[Source]) -> Result<bool, Vec<String>> {
+    let request = Request {
+        verb: "get".into(),
+        group: String::new(),
+        resource: "secrets".into(),
+        subresource: None,
+        name: None,
+        namespace: Some("team-a".into()),
+    };
+    Ok(load(sources)?.can(&Identity::new("bob", &[]), &request).is_some())
+}
+
+#[test]
+fn a_double_less_than_key_that_readers_agree_on_is_read_as_they_read_it() {
+    // Checked with `kubectl annotate --local -f role.yaml zz=1 -o json`.
+    for merged in ["<<", "!!merge <<", "!!merge \"<<\"", "!<tag:yaml.org,2002:merge> <<"] {
+        assert_eq!(bob_gets_secrets(&role_with_rule_under(merged)), Ok(true), "{merged} is a merge key to kubectl");
+    }
+    for literal in ["\"<<\"", "'<<'", "!!str <<", "!!str \"<<\"", "!custom <<"] {
+        assert_eq!(
+            bob_gets_secrets(&role_with_rule_under(literal)),
+            Ok(false),
+            "{literal} is a literal key to kubectl"
+        );
+    }
+}
+
+#[test]
+fn a_merge_key_with_the_non_specific_tag_is_refused_in_every_spelling() {
+    // The column is the `<<`'s.
+    for (key, col) in [("! <<", 5), ("! \"<<\"", 5), ("! '<<'", 5), ("!<!> <<", 8)] {
+        let errors = bob_gets_secrets(&role_with_rule_under(key)).expect_err(key);
+        assert_eq!(
+            errors,
+            vec![format!("error: this merge key (<<) carries YAML's non-specific tag (!): kubectl's and kustomize's YAML readers merge it, while olm-rbac's reader, as the YAML specification says, takes a literal \"<<\" key; write a plain << to merge, or \"<<\" without a tag for a literal key (line 6, column {col}) [role.yaml]")],
+            "{key}"
+        );
+    }
+    // Nested anywhere in a bundle, too: render refuses it.
+    let nested = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: {! <<: {k: v}}\n";
+    let out = render(&[Source { name: "cm.yaml".into(), text: nested.into() }], &aggregate());
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("non-specific tag (!)") && out.stderr.contains("(line 6, column 9) [cm.yaml]"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn a_key_written_before_a_merge_key_tagged_merge_is_refused() {
+    // kubectl lets the merge win (view on secrets becomes `*` on secrets); a
+    // reader that keeps the written key would judge `get` alone.
+    let text = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: r
+rules:
+- verbs: [get]
+  !!merge <<: {apiGroups: [\"\"], resources: [secrets], verbs: [\"*\"]}
+";
+    let errors = load(&[Source { name: "role.yaml".into(), text: text.into() }]).map(|_| ()).expect_err("refused");
+    assert_eq!(errors, vec!["error: the key \"verbs\" (line 6) is written before a merge key (<<) that sets it too: kubectl's YAML reader lets the merge win, other readers keep the written key; write the key after the <<, or leave it out of the merged mapping (line 7, column 11) [role.yaml]".to_string()]);
+}
+
+fn aggregate() -> Vec<Source> {
+    vec![Source { name: "rbac.yaml".into(), text: AGGREGATE.into() }]
+}
+
+/// Renders `doc`, which must fail at once with the merge budget's message.
+fn fails_at_once_on_the_merge_budget(doc: String) {
+    let len = doc.len();
+    let started = Instant::now();
+    let out = render(&[Source { name: "big.yaml".into(), text: doc }], &aggregate());
+    let took = started.elapsed();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("merge keys (<<) copy more keys than the alias replay limit allows"), "{}", out.stderr);
+    assert!(took < Duration::from_secs(2), "{len} bytes took {took:?}");
+}
+
+#[test]
+fn merge_keys_that_copy_keys_times_aliases_fail_at_once_on_600_kb() {
+    // One map of n keys merged n times.
+    let n = 40_000;
+    let keys = (0..n).map(|i| format!("k{i}: 1")).collect::<Vec<_>>().join(", ");
+    let aliases = vec!["*a"; n].join(", ");
+    let doc = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nbase: &a {{{keys}}}\ndata:\n  <<: [{aliases}]\n"
+    );
+    assert!(doc.len() > 500_000);
+    fails_at_once_on_the_merge_budget(doc);
+    // A chain of anchors, each merging the one before and adding a key.
+    let chain = (1..15_000).map(|i| format!("a{i}: &a{i} {{<<: *a{}, k{i}: 1}}\n", i - 1)).collect::<String>();
+    let doc = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\na0: &a0 {{k0: 1}}\n{chain}");
+    assert!(doc.len() > 500_000);
+    fails_at_once_on_the_merge_budget(doc);
 }
