@@ -969,17 +969,25 @@ fn objects_kubectl_would_unpack_as_lists_are_refused() {
 #[test]
 fn earlier_output_in_a_bundle_folder_counts_only_as_exactly_what_this_run_writes() {
     // Under a policy, a bundle binding to anyone but the operator's accounts is
-    // an error; a copy of the very binding the admin's config makes is not a
-    // bundle grant, since the cluster holds it either way.
+    // an error; a copy of the very cluster-scoped binding the admin's config
+    // makes is not a bundle grant, since the cluster holds it either way. A
+    // namespaced copy is: OLM puts it in the install namespace, not in team-a.
     let spec = "  mode: Bind\n  bindings:\n  - role: edit\n    subjects: [{kind: Group, name: devs}]\n    namespaces: [team-a]\n  operator:\n    installNamespace: ops\n    policy:\n      allow: []\n";
     let clean = run_both(&bundle(&[]), spec);
     assert!(clean.iter().all(|r| r.code == 0), "{}", clean[1].messages);
-    let generated = clean[1]
-        .output
-        .split("---\n")
-        .find(|d| d.contains("kind: RoleBinding\n") && d.contains("name: ext-foos.example.com-edit\n"))
-        .unwrap()
-        .to_string();
+    let generated_doc = |kind: &str, name: &str| {
+        clean[1]
+            .output
+            .split("---\n")
+            .find(|d| d.contains(&format!("kind: {kind}\n")) && d.contains(&format!("name: {name}\n")))
+            .unwrap_or_else(|| panic!("no {kind} {name} in\n{}", clean[1].output))
+            .to_string()
+    };
+    let namespaced = generated_doc("RoleBinding", "ext-foos.example.com-edit");
+    for run in run_both(&bundle(std::slice::from_ref(&namespaced)), spec) {
+        assert_refused(&run, "so it cannot hold it to spec.operator.policy");
+    }
+    let generated = generated_doc("ClusterRoleBinding", "ext-foos.example.com-view-crdview");
     for (copy, run) in run_both(&bundle(std::slice::from_ref(&generated)), spec).into_iter().zip(&clean) {
         assert_eq!(copy.code, 0, "{}: {}", copy.runner, copy.messages);
         assert_eq!(copy.output, run.output, "{}: replacing the copy changes nothing", copy.runner);
