@@ -49,7 +49,15 @@ fn round_trip(bundle: &str, spec: &str) {
         let again = run_in(dir.path(), &["render", "--config", "rbac.yaml", path], None);
         assert_eq!(again.status.code(), Some(0), "{bundle} {path}: {}", text(&again.stderr));
         assert_same_text(&text(&again.stdout), &saved, &format!("{bundle}: {path} rendered again"));
-        assert_eq!(results(&again.stderr), results(&first.stderr), "{bundle} {path}: the same results");
+        // The one difference: a saved file holding the CSV sits in what reads as
+        // a bundle's folder, so the namespaced bindings in it are measured as
+        // the bundle's would be (OLM would put those in the install namespace);
+        // without a policy, that is a warning per subject, and nothing else.
+        let (again_results, first_results) = (results(&again.stderr), results(&first.stderr));
+        let measured = |r: &&String| r.contains(": the bundle grants ") && r.starts_with("warning: RoleBinding ");
+        let summary = |r: &&String| r.ends_with(" warnings") || r.ends_with(" warning");
+        let same = |rs: &[String]| rs.iter().filter(|r| !measured(r) && !summary(r)).cloned().collect::<Vec<_>>();
+        assert_eq!(same(&again_results), same(&first_results), "{bundle} {path}: the same results");
     }
     let piped = run_in(dir.path(), &["render", "--config", "rbac.yaml", "-"], Some(&saved));
     assert_same_text(&text(&piped.stdout), &saved, &format!("{bundle}: on stdin"));
