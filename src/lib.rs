@@ -9,6 +9,7 @@ pub mod input;
 mod kinds;
 pub mod model;
 pub mod names;
+pub mod outcome;
 pub mod plan;
 pub mod report;
 pub mod reserved;

@@ -13,6 +13,7 @@ mod output;
 mod render;
 mod views;
 
-pub use crate::input::{Outcome, Source};
+pub use crate::input::Source;
+pub use crate::outcome::Outcome;
 pub use krm::function;
 pub use render::{render, render_with, OutputFormat, RenderOptions};
