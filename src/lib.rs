@@ -4,6 +4,7 @@
 //! [`plan`] decides what to generate (a pure function over typed values), and
 //! [`run`] writes the result back around the untouched items.
 pub mod access;
+pub mod cli;
 pub mod config;
 pub mod input;
 mod kinds;
