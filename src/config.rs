@@ -1,7 +1,7 @@
 //! `RBACConfig`: the function's configuration, as written and as validated.
 //!
-//! The parts, by what each decides: [`doc`] is the document as written and its
-//! JSON Schema; this file is the validated [`Config`] and the checks of
+//! The parts, by what each decides: `doc` is the document as written and its
+//! JSON Schema; this file is the validated `Config` and the checks of
 //! `spec`'s scalar fields; `bindings` is `spec.bindings` and the label
 //! selectors; `operator` is `spec.operator` and its install policy;
 //! `installer` is `spec.installer`; `configmap` reads kpt's `key=value` form

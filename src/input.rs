@@ -1,6 +1,6 @@
 //! What a command reads: its inputs ([`Source`]), from the files, directories
 //! and stdin the command line names. What it gives back is an
-//! [`Outcome`](crate::outcome::Outcome).
+//! [`Outcome`].
 //!
 //! The inputs named on the command line (files, directories and stdin) are
 //! read with the same care as kustomize's load restrictor: a directory is

@@ -1,6 +1,6 @@
 //! The two ways in and out: a KRM `ResourceList` (what kpt and kustomize
 //! send), and plain multi-document YAML (standalone, Helm post-renderer).
-//! Both read with [`crate::yaml`], decide with [`crate::plan`], and write the
+//! Both read with [`crate::yaml`], decide with `plan`, and write the
 //! untouched items back as the exact text they came in.
 //!
 //! `krm` and `render` are the two runners; `sources` reads what the command
