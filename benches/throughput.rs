@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use granit_parser::Parser;
-use olm_rbac::access::commands::{can_i_list, CanIList};
+use olm_rbac::check::commands::{can_i_list, CanIList};
 use olm_rbac::input::Source;
 
 fn resource_list() -> String {

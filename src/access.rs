@@ -3,15 +3,17 @@
 //!
 //! [`Policy`] is built from typed RBAC objects and answers [`Policy::can`] and
 //! [`Policy::who_can`] with the chain that grants each answer. Nothing here
-//! reads YAML; [`load`] does that, with the same splitter as the function.
+//! reads YAML or writes output: [`crate::check`] reads rendered manifests into
+//! a policy and prints the answers.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use crate::model::{selector_matches, Body, InputObject, Operator, RuleView, SubjectView};
+use crate::model::{
+    selector_matches, BindingView, Body, CrdView, Header, InputObject, Operator, RoleView, RuleView, SubjectView,
+};
 use allowed::Place;
 use builtin::Bootstrap;
 
@@ -32,6 +34,7 @@ pub struct RoleDef {
 pub struct BindingDef {
     pub name: String,
     pub namespace: Option<String>,
+    /// As written; [`BindingDef::role_ref_kind`] reads it.
     pub role_kind: String,
     pub role_name: String,
     pub subjects: Vec<Subject>,
@@ -40,194 +43,11 @@ pub struct BindingDef {
     pub builtin: bool,
 }
 
-/// A request, as the API server's authorizer sees it. `namespace: None` asks
-/// cluster-wide (which only ClusterRoleBindings answer).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
-    pub verb: String,
-    pub group: String,
-    pub resource: String,
-    pub subresource: Option<String>,
-    pub name: Option<String>,
-    pub namespace: Option<String>,
-}
-
-/// Who is asking: a user and its groups, as the API server would see them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Identity {
-    pub user: String,
-    pub groups: BTreeSet<String>,
-}
-
-impl Identity {
-    /// `--as USER --as-group G...`: every user is in `system:authenticated`, and
-    /// a service account user (`system:serviceaccount:NS:NAME`) is also in
-    /// `system:serviceaccounts` and `system:serviceaccounts:NS`.
-    pub fn new(user: &str, groups: &[String]) -> Identity {
-        let mut all: BTreeSet<String> = groups.iter().cloned().collect();
-        if user == "system:anonymous" {
-            all.insert("system:unauthenticated".into());
-        } else {
-            all.insert("system:authenticated".into());
-        }
-        if let Some((ns, _)) = service_account(user) {
-            all.insert("system:serviceaccounts".into());
-            all.insert(format!("system:serviceaccounts:{ns}"));
-        }
-        Identity { user: user.to_string(), groups: all }
+impl BindingDef {
+    /// The kind of role the binding refers to; `None` binds nothing.
+    pub fn role_ref_kind(&self) -> Option<RoleRefKind> {
+        RoleRefKind::parse(&self.role_kind)
     }
-
-    fn is(&self, subject: &Subject, binding_namespace: Option<&str>) -> bool {
-        match subject.kind.as_str() {
-            "User" => subject.name == self.user,
-            "Group" => self.groups.contains(&subject.name),
-            "ServiceAccount" => match subject_namespace(subject, binding_namespace) {
-                Some(ns) => service_account(&self.user) == Some((ns, subject.name.as_str())),
-                None => false,
-            },
-            _ => false,
-        }
-    }
-}
-
-/// A ServiceAccount subject's namespace: its own when set (an empty string
-/// counts as unset), else its RoleBinding's; a ClusterRoleBinding subject
-/// without one matches nobody.
-fn subject_namespace<'a>(subject: &'a Subject, binding_namespace: Option<&'a str>) -> Option<&'a str> {
-    subject.namespace.as_deref().filter(|ns| !ns.is_empty()).or(binding_namespace)
-}
-
-fn service_account(user: &str) -> Option<(&str, &str)> {
-    let rest = user.strip_prefix("system:serviceaccount:")?;
-    rest.split_once(':')
-}
-
-/// A request for a non-resource URL (`/healthz`, `/metrics`): a verb and a
-/// path, which only ClusterRoleBindings grant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UrlRequest {
-    pub verb: String,
-    pub path: String,
-}
-
-/// What is asked: a resource request or a non-resource URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Asked<'a> {
-    Resource(&'a Request),
-    Url(&'a UrlRequest),
-}
-
-impl Asked<'_> {
-    /// Does the rule allow it?
-    fn allowed_by(self, rule: &PolicyRule) -> bool {
-        match self {
-            Asked::Resource(req) => rule_allows(rule, req),
-            Asked::Url(req) => matches::verb(rule, &req.verb) && matches::non_resource_url(rule, &req.path),
-        }
-    }
-}
-
-/// A role of a grant's chain, and whether it is Kubernetes' built-in one
-/// (from the bootstrap policy, [`builtin`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChainRole {
-    pub name: String,
-    pub builtin: bool,
-}
-
-impl PartialEq<&str> for ChainRole {
-    fn eq(&self, other: &&str) -> bool {
-        self.name == *other
-    }
-}
-
-/// What a grant comes through.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Via {
-    /// A binding: a RoleBinding (its namespace set) or a ClusterRoleBinding;
-    /// `builtin` when it is Kubernetes' own ([`builtin`]).
-    Binding { namespace: Option<String>, name: String, builtin: bool },
-    /// Any binding to this built-in ClusterRole, wherever one is.
-    AnyBindingTo(String),
-}
-
-impl Via {
-    /// Is it one of Kubernetes' bootstrap bindings?
-    pub fn builtin(&self) -> bool {
-        matches!(self, Via::Binding { builtin: true, .. })
-    }
-}
-
-/// `RoleBinding NAMESPACE/NAME`, `ClusterRoleBinding NAME`, or `any binding
-/// to ClusterRole NAME`.
-impl fmt::Display for Via {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Via::Binding { namespace: Some(ns), name, .. } => write!(f, "RoleBinding {ns}/{name}"),
-            Via::Binding { namespace: None, name, .. } => write!(f, "ClusterRoleBinding {name}"),
-            Via::AnyBindingTo(role) => write!(f, "any binding to ClusterRole {role}"),
-        }
-    }
-}
-
-/// Why a request is allowed: binding → role → (aggregated roles) → rule.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Grant {
-    pub via: Via,
-    /// The roles from the bound role down to the one that holds the rule,
-    /// each aggregated into the one before it.
-    pub roles: Vec<ChainRole>,
-    pub rule: PolicyRule,
-    /// `None`: cluster-wide.
-    pub namespace: Option<String>,
-}
-
-/// `RoleBinding team-a/x → edit (built-in, Kubernetes 1.33) ← aggregates
-/// view (built-in) ← aggregates widgets-view → rule …`: each role after the
-/// first is one the role before it aggregates; the first built-in binding or
-/// role of the chain names the Kubernetes release, the others are `(built-in)`.
-impl fmt::Display for Grant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut versioned = false;
-        let mut mark = |builtin: bool| match (builtin, versioned) {
-            (false, _) => String::new(),
-            (true, true) => " (built-in)".to_string(),
-            (true, false) => {
-                versioned = true;
-                format!(" (built-in, Kubernetes {})", builtin::KUBERNETES_VERSION)
-            }
-        };
-        write!(f, "{}{}", self.via, mark(self.via.builtin()))?;
-        for (i, role) in self.roles.iter().enumerate() {
-            let step = if i == 0 { "→" } else { "← aggregates" };
-            write!(f, " {step} {}{}", role.name, mark(role.builtin))?;
-        }
-        write!(f, " → rule {}", describe_rule(&self.rule))
-    }
-}
-
-pub fn describe_rule(rule: &PolicyRule) -> String {
-    let list = |v: &Option<Vec<String>>| v.as_deref().map(|v| v.join(",")).unwrap_or_default();
-    // The core group is the empty string: show it as "".
-    let groups: Vec<&str> =
-        rule.api_groups.iter().flatten().map(|g| if g.is_empty() { "\"\"" } else { g.as_str() }).collect();
-    let urls = list(&rule.non_resource_urls);
-    if !urls.is_empty() && rule.resources.as_ref().is_none_or(|r| r.is_empty()) {
-        return format!("verbs=[{}] nonResourceURLs=[{urls}]", rule.verbs.join(","));
-    }
-    let mut out = format!(
-        "verbs=[{}] apiGroups=[{}] resources=[{}]",
-        rule.verbs.join(","),
-        groups.join(","),
-        list(&rule.resources)
-    );
-    if !urls.is_empty() {
-        out.push_str(&format!(" nonResourceURLs=[{urls}]"));
-    }
-    if rule.resource_names.as_ref().is_some_and(|n| !n.is_empty()) {
-        out.push_str(&format!(" resourceNames=[{}]", list(&rule.resource_names)));
-    }
-    out
 }
 
 /// Everything the checks know: roles, bindings and resource scopes.
@@ -252,11 +72,11 @@ impl Policy {
     pub fn effective_rules(&self, role: &RoleDef) -> Vec<(Vec<String>, PolicyRule)> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
-        self.collect(role, &mut vec![role.name.clone()], &mut seen, &mut out);
+        self.collect_rules(role, &mut vec![role.name.clone()], &mut seen, &mut out);
         out
     }
 
-    fn collect(
+    fn collect_rules(
         &self,
         role: &RoleDef,
         path: &mut Vec<String>,
@@ -275,17 +95,19 @@ impl Policy {
         for member in self.cluster_roles.values() {
             if member.name != role.name && role.aggregation.iter().any(|s| selects(s, &member.labels)) {
                 path.push(member.name.clone());
-                self.collect(member, path, seen, out);
+                self.collect_rules(member, path, seen, out);
                 path.pop();
             }
         }
     }
 
-    fn bound_role(&self, b: &BindingDef) -> Option<&RoleDef> {
-        match (b.role_kind.as_str(), &b.namespace) {
-            ("ClusterRole", _) => self.cluster_roles.get(&b.role_name),
-            ("Role", Some(ns)) => self.roles.get(&(ns.clone(), b.role_name.clone())),
-            _ => None,
+    /// The role a binding refers to: a ClusterRole, or a Role in a
+    /// RoleBinding's own namespace. `None` when the policy has no such role.
+    pub(crate) fn bound_role(&self, b: &BindingDef) -> Option<&RoleDef> {
+        match (b.role_ref_kind()?, &b.namespace) {
+            (RoleRefKind::ClusterRole, _) => self.cluster_roles.get(&b.role_name),
+            (RoleRefKind::Role, Some(ns)) => self.roles.get(&(ns.clone(), b.role_name.clone())),
+            (RoleRefKind::Role, None) => None,
         }
     }
 
@@ -311,8 +133,8 @@ impl Policy {
         }
     }
 
-    /// The grants of one binding for the request, ignoring who asks.
-    fn grants(&self, b: &BindingDef, asked: Asked<'_>) -> Vec<Grant> {
+    /// The chains through one binding that grant the request, ignoring who asks.
+    fn chains_through(&self, b: &BindingDef, asked: Asked<'_>) -> Vec<GrantChain> {
         if !self.binding_applies(b, asked) {
             return Vec::new();
         }
@@ -320,9 +142,9 @@ impl Policy {
         self.effective_rules(role)
             .into_iter()
             .filter(|(_, rule)| asked.allowed_by(rule))
-            .map(|(roles, rule)| Grant {
+            .map(|(roles, rule)| GrantChain {
                 via: Via::Binding { namespace: b.namespace.clone(), name: b.name.clone(), builtin: b.builtin },
-                roles: self.chain(&roles, b.role_kind == "ClusterRole"),
+                roles: self.chain_roles(&roles, b.role_ref_kind() == Some(RoleRefKind::ClusterRole)),
                 rule,
                 namespace: b.namespace.clone(),
             })
@@ -331,7 +153,7 @@ impl Policy {
 
     /// The roles of a path of [`Policy::effective_rules`], marked built-in or
     /// not; the first is a Role, not a ClusterRole, unless `cluster` says so.
-    fn chain(&self, path: &[String], cluster: bool) -> Vec<ChainRole> {
+    fn chain_roles(&self, path: &[String], cluster: bool) -> Vec<ChainRole> {
         path.iter()
             .enumerate()
             .map(|(i, name)| ChainRole {
@@ -342,21 +164,21 @@ impl Policy {
     }
 
     /// `kubectl auth can-i`, offline: the first grant found, or `None`.
-    pub fn can(&self, who: &Identity, req: &Request) -> Option<Grant> {
+    pub fn can(&self, who: &Identity, req: &Request) -> Option<GrantChain> {
         self.can_asked(who, Asked::Resource(req))
     }
 
     /// `kubectl auth can-i VERB /path`, offline: only ClusterRoleBindings grant it.
-    pub fn can_url(&self, who: &Identity, req: &UrlRequest) -> Option<Grant> {
+    pub fn can_url(&self, who: &Identity, req: &UrlRequest) -> Option<GrantChain> {
         self.can_asked(who, Asked::Url(req))
     }
 
-    pub(crate) fn can_asked(&self, who: &Identity, asked: Asked<'_>) -> Option<Grant> {
+    pub(crate) fn can_asked(&self, who: &Identity, asked: Asked<'_>) -> Option<GrantChain> {
         let place = match asked {
             Asked::Resource(req) => req.namespace.as_deref().map_or(Place::ClusterWide, Place::Namespace),
             Asked::Url(_) => Place::ClusterWide,
         };
-        self.bindings_for(who, place).find_map(|b| self.grants(b, asked).into_iter().next())
+        self.bindings_for(who, place).find_map(|b| self.chains_through(b, asked).into_iter().next())
     }
 
     /// The bindings that reach the identity and apply in the place: the one
@@ -373,70 +195,9 @@ impl Policy {
                 (Place::Namespace(ns), Some(bound)) => ns == bound,
                 (Place::ClusterWide, Some(_)) => false,
             };
-            here && b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref()))
+            here && b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref()))
         })
     }
-}
-
-/// The matchers every decision about what a rule grants is made of, named
-/// and composed as Kubernetes' authorizer composes its own (`VerbMatches`,
-/// `APIGroupMatches`, `ResourceMatches`, `NonResourceURLMatches`): the
-/// authorizer's [`rule_allows`] and the escalation check's `cover::rule_covers`
-/// both call these, so the two cannot read a rule differently.
-pub(crate) mod matches {
-    use k8s_openapi::api::rbac::v1::PolicyRule;
-
-    const ALL: &str = "*";
-
-    fn list(v: &Option<Vec<String>>) -> &[String] {
-        v.as_deref().unwrap_or_default()
-    }
-
-    /// The rule names `verb`, or every verb.
-    pub(crate) fn verb(rule: &PolicyRule, verb: &str) -> bool {
-        rule.verbs.iter().any(|v| v == ALL || v == verb)
-    }
-
-    /// The rule names API group `group` (`""`: the core group), or every group.
-    pub(crate) fn api_group(rule: &PolicyRule, group: &str) -> bool {
-        list(&rule.api_groups).iter().any(|g| g == ALL || g == group)
-    }
-
-    /// The rule names `resource` (with `subresource`, as `resource/sub`), or
-    /// every resource, or, as `*/sub`, that subresource of every resource.
-    pub(crate) fn resource(rule: &PolicyRule, resource: &str, subresource: Option<&str>) -> bool {
-        list(&rule.resources).iter().any(|r| {
-            r == ALL
-                || match subresource {
-                    Some(sub) => {
-                        r.strip_prefix("*/") == Some(sub)
-                            || r.split_once('/').is_some_and(|(head, tail)| head == resource && tail == sub)
-                    }
-                    None => r == resource,
-                }
-        })
-    }
-
-    /// The rule names non-resource URL `url`, or a prefix of it ending in `*`.
-    pub(crate) fn non_resource_url(rule: &PolicyRule, url: &str) -> bool {
-        list(&rule.non_resource_urls)
-            .iter()
-            .any(|u| u == url || u.strip_suffix('*').is_some_and(|p| url.starts_with(p)))
-    }
-}
-
-/// Does the rule allow the request? [`matches`] on the verb, the API group
-/// and the resource; `resourceNames`, when set, must hold the requested name
-/// (`""` for a request that names none, as Kubernetes reads it).
-pub(crate) fn rule_allows(rule: &PolicyRule, req: &Request) -> bool {
-    let names_ok = match rule.resource_names.as_deref() {
-        None | Some([]) => true,
-        Some(names) => names.iter().any(|n| *n == req.name.as_deref().unwrap_or_default()),
-    };
-    matches::verb(rule, &req.verb)
-        && matches::api_group(rule, &req.group)
-        && matches::resource(rule, &req.resource, req.subresource.as_deref())
-        && names_ok
 }
 
 /// Label-selector semantics for aggregation rules ([`selector_matches`]). An
@@ -451,7 +212,7 @@ pub(crate) fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String
 }
 
 /// The policy of the planner's typed views: the same roles and bindings the
-/// rendered manifests give [`load`] (which reads them through the same
+/// rendered manifests give `check::load` (which reads them through the same
 /// views), for checks that run before anything is rendered (an installer
 /// account's rights).
 pub(crate) fn from_objects<'a>(objects: impl IntoIterator<Item = &'a InputObject>) -> Policy {
@@ -468,63 +229,84 @@ impl Policy {
     /// one way roles and bindings enter a policy, whether read from rendered
     /// manifests or handed over by the planner.
     pub(crate) fn add_object(&mut self, o: &InputObject) {
-        let h = &o.header;
-        let name = h.name.clone().unwrap_or_default();
-        let labels = h.labels.clone();
-        let opted_out = h.annotations.get(builtin::AUTOUPDATE_ANNOTATION).is_some_and(|v| v == "false");
-        match (&o.body, h.kind.as_deref()) {
-            (Body::Crd(crd), _) => {
-                let names = &crd.spec.names;
-                if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), names.plural.as_deref()) {
-                    let named = CrdNames {
-                        kind: names.kind.as_deref(),
-                        singular: names.singular.as_deref(),
-                        short: &names.short_names,
-                    };
-                    self.resources.add_named(g, p, crd.spec.scope.as_deref() == Some("Cluster"), &named);
-                    self.apis.entry(format!("{p}.{g}")).or_insert(None);
+        let kind = o.header.kind.as_deref();
+        match &o.body {
+            Body::Crd(crd) => self.add_crd(crd),
+            Body::Role(r) => {
+                if let Some(kind) = kind.and_then(RoleRefKind::parse) {
+                    self.add_role(&o.header, kind, r);
                 }
             }
-            (Body::Role(r), Some("ClusterRole")) => {
-                let def = RoleDef {
-                    name: name.clone(),
-                    namespace: None,
-                    labels,
-                    rules: r.rules.iter().map(RuleView::to_policy_rule).collect(),
-                    aggregation: r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default(),
-                    builtin: false,
-                };
-                if opted_out {
-                    self.kept_as_written.insert((Bootstrap::ClusterRole, name.clone()));
+            Body::Binding(b) => {
+                if let Some(kind) = kind.and_then(BindingKind::parse) {
+                    self.add_binding(&o.header, kind, b);
                 }
-                self.cluster_roles.insert(name, def);
-            }
-            (Body::Role(r), Some("Role")) => {
-                let ns = h.namespace.clone().unwrap_or_else(|| "default".into());
-                let rules = r.rules.iter().map(RuleView::to_policy_rule).collect();
-                let def =
-                    RoleDef { name: name.clone(), namespace: Some(ns.clone()), labels, rules, ..Default::default() };
-                self.roles.insert((ns, name), def);
-            }
-            (Body::Binding(b), Some(kind @ ("ClusterRoleBinding" | "RoleBinding"))) => {
-                let namespace =
-                    (kind == "RoleBinding").then(|| h.namespace.clone().unwrap_or_else(|| "default".into()));
-                if opted_out && namespace.is_none() {
-                    self.kept_as_written.insert((Bootstrap::ClusterRoleBinding, name.clone()));
-                }
-                self.bindings.push(BindingDef {
-                    name,
-                    namespace,
-                    role_kind: b.role_ref.kind.clone().unwrap_or_default(),
-                    role_name: b.role_ref.name.clone().unwrap_or_default(),
-                    subjects: b.subjects.iter().map(subject_of).collect(),
-                    labels,
-                    builtin: false,
-                });
             }
             _ => {}
         }
     }
+
+    /// A CRD's resource: its scope and names, and its API.
+    fn add_crd(&mut self, crd: &CrdView) {
+        let names = &crd.spec.names;
+        if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), names.plural.as_deref()) {
+            let named = CrdNames {
+                kind: names.kind.as_deref(),
+                singular: names.singular.as_deref(),
+                short: &names.short_names,
+            };
+            self.resources.add_named(g, p, crd.spec.scope.as_deref() == Some("Cluster"), &named);
+            self.apis.entry(format!("{p}.{g}")).or_insert(None);
+        }
+    }
+
+    fn add_role(&mut self, h: &Header, kind: RoleRefKind, r: &RoleView) {
+        let name = h.name.clone().unwrap_or_default();
+        let labels = h.labels.clone();
+        let rules = r.rules.iter().map(RuleView::to_policy_rule).collect();
+        match kind {
+            RoleRefKind::ClusterRole => {
+                let aggregation = r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default();
+                let def = RoleDef { name: name.clone(), namespace: None, labels, rules, aggregation, builtin: false };
+                if opted_out(h) {
+                    self.kept_as_written.insert((Bootstrap::ClusterRole, name.clone()));
+                }
+                self.cluster_roles.insert(name, def);
+            }
+            RoleRefKind::Role => {
+                let ns = h.namespace.clone().unwrap_or_else(|| "default".into());
+                let def =
+                    RoleDef { name: name.clone(), namespace: Some(ns.clone()), labels, rules, ..Default::default() };
+                self.roles.insert((ns, name), def);
+            }
+        }
+    }
+
+    fn add_binding(&mut self, h: &Header, kind: BindingKind, b: &BindingView) {
+        let name = h.name.clone().unwrap_or_default();
+        let namespace = match kind {
+            BindingKind::RoleBinding => Some(h.namespace.clone().unwrap_or_else(|| "default".into())),
+            BindingKind::ClusterRoleBinding => None,
+        };
+        if opted_out(h) && namespace.is_none() {
+            self.kept_as_written.insert((Bootstrap::ClusterRoleBinding, name.clone()));
+        }
+        self.bindings.push(BindingDef {
+            name,
+            namespace,
+            role_kind: b.role_ref.kind.clone().unwrap_or_default(),
+            role_name: b.role_ref.name.clone().unwrap_or_default(),
+            subjects: b.subjects.iter().map(subject_of).collect(),
+            labels: h.labels.clone(),
+            builtin: false,
+        });
+    }
+}
+
+/// Does the object opt out of the API server's reconciliation of the
+/// bootstrap policy ([`builtin::AUTOUPDATE_ANNOTATION`] `"false"`)?
+fn opted_out(h: &Header) -> bool {
+    h.annotations.get(builtin::AUTOUPDATE_ANNOTATION).is_some_and(|v| v == "false")
 }
 
 fn subject_of(s: &SubjectView) -> Subject {
@@ -537,21 +319,20 @@ fn subject_of(s: &SubjectView) -> Subject {
 }
 
 pub(crate) mod allowed;
-mod load;
-mod resources;
-pub(crate) use resources::CrdNames;
-pub use resources::Resources;
-mod shapes;
-mod table;
-mod who;
-pub use load::load;
-pub(crate) use load::read;
-pub(crate) use who::{Access, Holder};
 pub mod builtin;
-pub mod commands;
+mod chain;
 pub mod cover;
 pub mod danger;
-pub(crate) mod matrix;
-
-#[cfg(test)]
-mod tests;
+pub(crate) mod matches;
+mod rbac;
+mod request;
+mod resources;
+pub use chain::{describe_rule, ChainRole, GrantChain, Via};
+pub use rbac::{AggregatedRole, BindingKind, RoleRefKind, SubjectKind};
+pub(crate) use request::Asked;
+pub(crate) use request::MASTERS;
+pub use request::{Identity, Request, UrlRequest};
+pub(crate) use resources::CrdNames;
+pub use resources::Resources;
+mod who;
+pub(crate) use who::{Grantee, HeldAccess};

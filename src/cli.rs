@@ -3,8 +3,8 @@
 //! the inputs: the runners do (`run::function_on_stdin`, `run::render_paths`:
 //! stdin, the config file among the paths), and the access checks answer the
 //! questions. Its values are the library's own types (`run::OutputFormat`,
-//! the access checks' `Format` and `BuiltinRoles`), so nothing maps one enum
-//! onto another. The binary is [`Cli::run`] on what clap parsed.
+//! `check::commands::Format`, `access::builtin::BuiltinRoles`), so nothing
+//! maps one enum onto another. The binary is [`Cli::run`] on what clap parsed.
 
 use std::path::PathBuf;
 
@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::outcome::Outcome;
 use crate::run::{self, OutputFormat, RenderOptions};
 
-mod access;
+mod check;
 mod help;
 
 /// Renders user-facing RBAC (per-API admin/edit/view ClusterRoles) for the
@@ -41,14 +41,14 @@ enum Command {
     /// prints yes (exit 0) or no (exit 1), or with --list what the user may do;
     /// exit 2 on unreadable input or a usage error.
     #[command(name = "can-i", override_usage = help::CAN_I_USAGE, after_help = help::CAN_I_EXAMPLES)]
-    CanI(access::CanIArgs),
+    CanI(check::CanIArgs),
     /// List every subject that may make a request, where, and through what.
     #[command(name = "who-can", override_usage = help::WHO_CAN_USAGE, after_help = help::WHO_CAN_EXAMPLES)]
-    WhoCan(access::WhoCanArgs),
+    WhoCan(check::WhoCanArgs),
     /// Per extension, who holds admin, edit and view on each API, and where;
     /// and which APIs only cluster-admins can use.
     #[command(override_usage = help::REPORT_USAGE)]
-    Report(access::ReportArgs),
+    Report(check::ReportArgs),
 }
 
 impl Cli {

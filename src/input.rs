@@ -1,6 +1,6 @@
 //! What a command reads: its inputs ([`Source`]), from the files, directories
 //! and stdin the command line names. What it gives back is an
-//! [`Outcome`].
+//! [`Outcome`](crate::outcome::Outcome).
 //!
 //! The inputs named on the command line (files, directories and stdin) are
 //! read with the same care as kustomize's load restrictor: a directory is
@@ -13,10 +13,6 @@
 use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-
-// `access::commands` still imports `Outcome` from here; once it imports
-// `crate::outcome::Outcome`, this line goes.
-pub(crate) use crate::outcome::Outcome;
 
 /// A named input: a file's path (or `-`) and its text.
 #[derive(Debug, Clone)]

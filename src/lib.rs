@@ -10,8 +10,8 @@
 //! without losing any; [`config`] checks the admin's `RBACConfig`; `plan`
 //! decides what to generate (a pure function over typed values, no YAML);
 //! [`run`] writes the result back around the untouched items; [`access`] is
-//! the RBAC kernel and the offline checks; [`cli`] is the command line, and
-//! [`outcome`] what every command gives back. ARCHITECTURE.md is the map.
+//! the RBAC kernel and [`check`] the offline checks on it; [`cli`] is the
+//! command line, and [`outcome`] what every command gives back. ARCHITECTURE.md is the map.
 //!
 //! # Not an API
 //!
@@ -25,6 +25,7 @@
 //! `names`, `kinds`) is private to it, so the compiler holds that line.
 
 pub mod access;
+pub mod check;
 pub mod cli;
 pub mod config;
 pub mod input;

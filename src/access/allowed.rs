@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
+use super::matches::sort_for_reading;
 use super::{Identity, Policy};
-use crate::model::VERBS;
 
 /// Where to list an identity's permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,14 +78,14 @@ pub(crate) struct Permission {
     pub verbs: Vec<String>,
 }
 
-/// The verbs in the order kubectl users read them ([`VERBS`]); others follow
-/// by name.
+/// The verbs in the order kubectl users read them
+/// ([`sort_for_reading`]), or just `*` when `*` is among them.
 fn ordered_verbs(verbs: BTreeSet<String>) -> Vec<String> {
     if verbs.contains("*") {
         return vec!["*".to_string()];
     }
     let mut verbs: Vec<String> = verbs.into_iter().collect();
-    verbs.sort_by_key(|v| (VERBS.iter().position(|o| o == v).unwrap_or(VERBS.len()), v.clone()));
+    sort_for_reading(&mut verbs);
     verbs
 }
 

@@ -5,7 +5,8 @@
 //! The files in `data/kubernetes-v1.33/` are Kubernetes' own test data for its
 //! bootstrap policy (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata`,
 //! provenance in `data/kubernetes-v1.33/SOURCES.md`), kept byte for byte and read
-//! with the crate's own YAML splitter, once per process.
+//! once per process ([`data`]: straight into the model's views, not through
+//! the YAML reader of the user's input).
 //!
 //! Controller roles (`system:controller:*`, bound to service accounts in
 //! `kube-system`) and the namespaced bootstrap roles are not part of it.
@@ -15,15 +16,13 @@ use std::sync::OnceLock;
 use k8s_openapi::api::rbac::v1::Subject;
 
 use super::Policy;
-use crate::yaml;
+
+mod data;
+#[cfg(test)]
+pub(crate) use data::files;
 
 /// The Kubernetes release the data comes from.
 pub const KUBERNETES_VERSION: &str = "1.33";
-
-/// The bootstrap ClusterRoles, as `kubectl get clusterroles -o yaml` would list them.
-pub(crate) const CLUSTER_ROLES: &str = include_str!("../../data/kubernetes-v1.33/cluster-roles.yaml");
-/// The bootstrap ClusterRoleBindings.
-pub(crate) const CLUSTER_ROLE_BINDINGS: &str = include_str!("../../data/kubernetes-v1.33/cluster-role-bindings.yaml");
 
 /// The annotation by which a role or binding opts out of the API server's
 /// reconciliation of the bootstrap policy (`"false"`).
@@ -127,21 +126,7 @@ pub fn policy() -> Result<&'static Policy, &'static str> {
 }
 
 fn parse() -> Result<Policy, String> {
-    let mut policy = Policy::default();
-    let mut errors = Vec::new();
-    for (name, text) in [("cluster-roles.yaml", CLUSTER_ROLES), ("cluster-role-bindings.yaml", CLUSTER_ROLE_BINDINGS)] {
-        let file = format!("data/kubernetes-v{KUBERNETES_VERSION}/{name}");
-        let list = yaml::split_list(text).map_err(|e| format!("{file}: {e}"))?;
-        let list = list.ok_or_else(|| format!("{file}: not a list"))?;
-        for item in &list.items {
-            if let Err(e) = super::load::add_data(&mut policy, item) {
-                errors.push(format!("{file}: {e}"));
-            }
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors.join("; "));
-    }
+    let mut policy = data::read()?;
     for role in policy.cluster_roles.values_mut() {
         role.builtin = true;
     }

@@ -6,16 +6,17 @@ use std::fmt;
 use k8s_openapi::api::rbac::v1::Subject;
 
 use super::allowed::Place;
-use super::{subject_namespace, Asked, Grant, Policy, Request, Via};
+use super::request::subject_namespace;
+use super::{AggregatedRole, Asked, GrantChain, Policy, Request, SubjectKind, Via};
 
 impl Policy {
     /// Every subject that may make the request in the place: cluster-wide
     /// (ClusterRoleBindings only), in one namespace, or in each namespace
     /// (each answer says where). Holders of the built-in aggregated roles
-    /// appear as [`Holder::RoleHolders`], since bindings to them usually live
+    /// appear as [`Grantee::AnyoneBoundTo`], since bindings to them usually live
     /// on the cluster, not in the input.
-    pub(crate) fn who_can(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<Access> {
-        let mut out: Vec<Access> = Vec::new();
+    pub(crate) fn who_can(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<HeldAccess> {
+        let mut out: Vec<HeldAccess> = Vec::new();
         for b in &self.bindings {
             // The request as made where the binding could answer it.
             let scoped;
@@ -31,92 +32,94 @@ impl Policy {
                 }
                 Asked::Url(_) => asked,
             };
-            let Some(grant) = self.grants(b, here).into_iter().next() else { continue };
+            let Some(chain) = self.chains_through(b, here).into_iter().next() else { continue };
             for s in &b.subjects {
                 let mut subject = s.clone();
                 // Written with or without apiGroup, a subject is the same subject.
                 subject.api_group = None;
-                if subject.kind == "ServiceAccount" {
+                if SubjectKind::of(&subject) == Some(SubjectKind::ServiceAccount) {
                     match subject_namespace(s, b.namespace.as_deref()) {
                         Some(ns) => subject.namespace = Some(ns.to_string()),
                         None => continue, // matches nobody
                     }
                 }
-                out.push(Access {
-                    holder: Holder::Subject(subject),
+                out.push(HeldAccess {
+                    grantee: Grantee::Subject(subject),
                     namespace: b.namespace.clone(),
-                    grant: grant.clone(),
+                    chain: chain.clone(),
                 });
             }
         }
-        out.extend(self.role_holders(asked, place));
-        out.sort_by(|a, b| (a.holder.sort_key(), &a.namespace).cmp(&(b.holder.sort_key(), &b.namespace)));
-        out.dedup_by(|a, b| a.holder == b.holder && a.namespace == b.namespace);
+        out.extend(self.aggregated_role_holders(asked, place));
+        out.sort_by(|a, b| (a.grantee.sort_key(), &a.namespace).cmp(&(b.grantee.sort_key(), &b.namespace)));
+        out.dedup_by(|a, b| a.grantee == b.grantee && a.namespace == b.namespace);
         out
     }
 
     /// Whoever is bound to `admin`, `edit` or `view`, if the role allows the
     /// request: for a cluster-scoped resource, a URL or a cluster-wide
     /// question, through a ClusterRoleBinding only.
-    fn role_holders(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<Access> {
-        let cluster_only = place == Place::ClusterWide
+    fn aggregated_role_holders(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<HeldAccess> {
+        let cluster_binding_only = place == Place::ClusterWide
             || match asked {
                 Asked::Resource(req) => self.cluster_scoped(req),
                 Asked::Url(_) => true,
             };
         let namespace = match place {
-            Place::Namespace(ns) if !cluster_only => Some(ns.to_string()),
+            Place::Namespace(ns) if !cluster_binding_only => Some(ns.to_string()),
             _ => None,
         };
         let mut out = Vec::new();
-        for name in ["admin", "edit", "view"] {
-            let Some(role) = self.cluster_roles.get(name) else { continue };
+        for aggregated in AggregatedRole::ALL {
+            let Some(role) = self.cluster_roles.get(aggregated.name()) else { continue };
             let Some((roles, rule)) = self.effective_rules(role).into_iter().find(|(_, r)| asked.allowed_by(r)) else {
                 continue;
             };
-            let grant = Grant {
-                via: Via::AnyBindingTo(name.to_string()),
-                roles: self.chain(&roles, true),
+            let chain = GrantChain {
+                via: Via::AnyBindingTo(aggregated),
+                roles: self.chain_roles(&roles, true),
                 rule,
                 namespace: namespace.clone(),
             };
-            let holder = Holder::RoleHolders { role: name.to_string(), cluster_only };
-            out.push(Access { holder, namespace: namespace.clone(), grant });
+            let grantee = Grantee::AnyoneBoundTo { role: aggregated, cluster_binding_only };
+            out.push(HeldAccess { grantee, namespace: namespace.clone(), chain });
         }
         out
     }
 }
 
-/// Who holds access: a subject of a binding, or whoever is bound to a
-/// built-in aggregated role somewhere the input does not show.
+/// To whom access is granted: a subject of a binding, or whoever is bound to
+/// a built-in aggregated role somewhere the input does not show.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Holder {
+pub(crate) enum Grantee {
     Subject(Subject),
     /// Whoever is bound to this built-in role; for a cluster-scoped request,
     /// only through a ClusterRoleBinding.
-    RoleHolders {
-        role: String,
-        cluster_only: bool,
+    AnyoneBoundTo {
+        role: AggregatedRole,
+        cluster_binding_only: bool,
     },
 }
 
-impl Holder {
+impl Grantee {
     fn sort_key(&self) -> (u8, String, String, String) {
         match self {
-            Holder::RoleHolders { role, .. } => (0, String::new(), String::new(), role.clone()),
-            Holder::Subject(s) => (1, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
+            Grantee::AnyoneBoundTo { role, .. } => (0, String::new(), String::new(), role.name().to_string()),
+            Grantee::Subject(s) => (1, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
         }
     }
 }
 
-impl fmt::Display for Holder {
+impl fmt::Display for Grantee {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Holder::RoleHolders { role, cluster_only: false } => write!(f, "anyone bound to ClusterRole {role}"),
-            Holder::RoleHolders { role, cluster_only: true } => {
+            Grantee::AnyoneBoundTo { role, cluster_binding_only: false } => {
+                write!(f, "anyone bound to ClusterRole {role}")
+            }
+            Grantee::AnyoneBoundTo { role, cluster_binding_only: true } => {
                 write!(f, "anyone bound to ClusterRole {role} by a ClusterRoleBinding")
             }
-            Holder::Subject(s) => match &s.namespace {
+            Grantee::Subject(s) => match &s.namespace {
                 Some(ns) => write!(f, "{} {ns}/{}", s.kind, s.name),
                 None => write!(f, "{} {}", s.kind, s.name),
             },
@@ -124,12 +127,13 @@ impl fmt::Display for Holder {
     }
 }
 
-/// One answer of [`Policy::who_can`].
+/// One answer of [`Policy::who_can`]: a grantee that may make the request,
+/// where, and the chain that grants it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Access {
-    pub holder: Holder,
-    /// `None`: cluster-wide, or for [`Holder::RoleHolders`] without
-    /// `cluster_only`, wherever they are bound.
+pub(crate) struct HeldAccess {
+    pub grantee: Grantee,
+    /// `None`: cluster-wide, or for [`Grantee::AnyoneBoundTo`] without
+    /// `cluster_binding_only`, wherever they are bound.
     pub namespace: Option<String>,
-    pub grant: Grant,
+    pub chain: GrantChain,
 }

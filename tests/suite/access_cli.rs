@@ -1,11 +1,10 @@
 //! The access commands as a user runs them: `can-i -A`, `can-i --list`, what
 //! they say about stdin, empty input and skipped items, and their `--help`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_olm-rbac");
+use crate::common::{run_bin, text, BIN};
 
 /// A namespaced API: bob edits it in team-a (RoleBinding); the group auditors
 /// views it everywhere through the built-in `view` role (ClusterRoleBinding).
@@ -61,24 +60,6 @@ subjects:
 roleRef: {kind: ClusterRole, name: view, apiGroup: rbac.authorization.k8s.io}
 ";
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Runs the binary with `stdin` piped in.
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A usage error exits before reading stdin: a broken pipe is fine then.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
 /// `(exit code, stdout, stderr)`.
 fn outcome(o: &Output) -> (Option<i32>, String, String) {
     (o.status.code(), text(&o.stdout), text(&o.stderr))
@@ -94,9 +75,9 @@ fn widgets_file(dir: &Path) -> PathBuf {
 /// at once, which a cluster answers from cluster-wide grants only.
 #[test]
 fn all_namespaces_asks_as_kubectl_does() {
-    let in_team_a = run(&["can-i", "create", "widgets", "-n", "team-a", "--as", "bob"], WIDGETS);
+    let in_team_a = run_bin(&["can-i", "create", "widgets", "-n", "team-a", "--as", "bob"], WIDGETS);
     assert_eq!(outcome(&in_team_a), (Some(0), "yes\n".into(), String::new()), "bob's RoleBinding is in team-a");
-    let everywhere = run(&["can-i", "create", "widgets", "-A", "--as", "bob", "--explain"], WIDGETS);
+    let everywhere = run_bin(&["can-i", "create", "widgets", "-A", "--as", "bob", "--explain"], WIDGETS);
     assert_eq!(
         outcome(&everywhere),
         (
@@ -105,9 +86,9 @@ fn all_namespaces_asks_as_kubectl_does() {
             String::new()
         )
     );
-    let auditor = run(&["can-i", "watch", "widgets", "-A", "--as", "ann", "--as-group", "auditors"], WIDGETS);
+    let auditor = run_bin(&["can-i", "watch", "widgets", "-A", "--as", "ann", "--as-group", "auditors"], WIDGETS);
     assert_eq!(auditor.status.code(), Some(0), "a ClusterRoleBinding answers for every namespace");
-    let both = run(&["can-i", "get", "widgets", "-A", "-n", "team-a", "--as", "bob"], WIDGETS);
+    let both = run_bin(&["can-i", "get", "widgets", "-A", "-n", "team-a", "--as", "bob"], WIDGETS);
     assert_eq!(both.status.code(), Some(2), "-A and -n together are a usage error");
 }
 
@@ -121,7 +102,7 @@ fn rows_about(table: &str, needle: &str) -> Vec<String> {
 
 #[test]
 fn list_prints_what_the_user_may_do_in_the_place_asked() {
-    let cluster = run(&["can-i", "--list", "--as", "bob"], WIDGETS);
+    let cluster = run_bin(&["can-i", "--list", "--as", "bob"], WIDGETS);
     let (code, stdout, stderr) = outcome(&cluster);
     assert_eq!((code, stderr.as_str()), (Some(0), ""));
     assert_eq!(
@@ -146,7 +127,7 @@ fn list_prints_what_the_user_may_do_in_the_place_asked() {
         ]
     );
     assert_eq!(stdout.lines().count(), 5, "a header, 2 self-review rows and 2 discovery rows, one per rule: {stdout}");
-    let team_a = run(&["can-i", "--list", "-n", "team-a", "--as", "bob", "--as-group", "auditors"], WIDGETS);
+    let team_a = run_bin(&["can-i", "--list", "-n", "team-a", "--as", "bob", "--as-group", "auditors"], WIDGETS);
     assert_eq!(
         rows_about(&text(&team_a.stdout), "widgets"),
         [
@@ -164,7 +145,7 @@ fn list_prints_what_the_user_may_do_in_the_place_asked() {
         ],
         "the bootstrap view role's own rules, through aggregation"
     );
-    let each = run(&["can-i", "--list", "-A", "--as", "bob", "--as-group", "auditors"], WIDGETS);
+    let each = run_bin(&["can-i", "--list", "-A", "--as", "bob", "--as-group", "auditors"], WIDGETS);
     let (code, stdout, _) = outcome(&each);
     assert_eq!(code, Some(0));
     assert_eq!(
@@ -175,7 +156,7 @@ fn list_prints_what_the_user_may_do_in_the_place_asked() {
             "team-a widgets.example.com [] [] [create update patch delete]"
         ]
     );
-    let masters = run(&["can-i", "--list", "--as", "root", "--as-group", "system:masters"], WIDGETS);
+    let masters = run_bin(&["can-i", "--list", "--as", "root", "--as-group", "system:masters"], WIDGETS);
     assert_eq!(
         rows_about(&text(&masters.stdout), "*"),
         [
@@ -220,7 +201,7 @@ selfsubjectreviews.authentication.k8s.io      []                                
                                               [/healthz /livez /readyz /version /version/]   []               [get]
                                               [/healthz /readyz]                             []               [get]
 ";
-    assert_eq!(outcome(&run(&["can-i", "--list", "--as", "ci"], input)), (Some(0), expected.into(), String::new()));
+    assert_eq!(outcome(&run_bin(&["can-i", "--list", "--as", "ci"], input)), (Some(0), expected.into(), String::new()));
     let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/access-checks.md")).unwrap();
     assert!(docs.contains(expected), "the docs quote this output");
 }
@@ -238,7 +219,7 @@ fn list_of_a_huge_rule_is_one_line() {
         list("n", 64),
         list("/u", 64)
     );
-    let (code, stdout, _) = outcome(&run(&["can-i", "--list", "-A", "--as", "bob"], &input));
+    let (code, stdout, _) = outcome(&run_bin(&["can-i", "--list", "-A", "--as", "bob"], &input));
     assert_eq!(code, Some(0));
     // Leave out what the bootstrap policy grants every authenticated user.
     let everyone = ["selfsubject", "/healthz"];
@@ -253,7 +234,7 @@ fn list_of_a_huge_rule_is_one_line() {
 
 #[test]
 fn list_and_a_question_do_not_mix() {
-    let missing = run(&["can-i", "--as", "bob"], WIDGETS);
+    let missing = run_bin(&["can-i", "--as", "bob"], WIDGETS);
     let (code, _, stderr) = outcome(&missing);
     assert_eq!(code, Some(2));
     assert!(
@@ -261,14 +242,14 @@ fn list_and_a_question_do_not_mix() {
         "{stderr}"
     );
     assert!(stderr.contains("olm-rbac can-i --list --as <USER>"), "the usage shows both forms: {stderr}");
-    let mixed = run(&["can-i", "--list", "get", "widgets", "--as", "bob"], WIDGETS);
+    let mixed = run_bin(&["can-i", "--list", "get", "widgets", "--as", "bob"], WIDGETS);
     let (code, _, stderr) = outcome(&mixed);
     assert_eq!(code, Some(2));
     assert!(
         stderr.starts_with("error: the argument '--list' cannot be used with:\n  [VERB]\n  [RESOURCE]\n"),
         "{stderr}"
     );
-    let explain = run(&["can-i", "--list", "--explain", "--as", "bob"], WIDGETS);
+    let explain = run_bin(&["can-i", "--list", "--explain", "--as", "bob"], WIDGETS);
     assert_eq!(explain.status.code(), Some(2));
 }
 
@@ -311,14 +292,14 @@ fn empty_input_is_an_error_that_says_so() {
         vec!["who-can", "get", "guestbooks"],
         vec!["report"],
     ] {
-        let from_stdin = run(&args, "");
+        let from_stdin = run_bin(&args, "");
         assert_eq!(outcome(&from_stdin), (Some(2), String::new(), expected.into()), "{args:?} on stdin");
         let mut with_file = args.clone();
         with_file.extend(["-f", empty.to_str().unwrap()]);
-        let from_file = run(&with_file, "");
+        let from_file = run_bin(&with_file, "");
         assert_eq!(outcome(&from_file), (Some(2), String::new(), expected.into()), "{args:?} -f");
     }
-    let only_junk = run(&["report"], "metadata: {name: x}\n");
+    let only_junk = run_bin(&["report"], "metadata: {name: x}\n");
     assert_eq!(
         text(&only_junk.stderr),
         format!("warning: x: this document is not a Kubernetes object (no apiVersion and no kind); ignored (line 1) [-#0]\n{expected}")
@@ -334,15 +315,15 @@ fn items_without_apiversion_or_kind_are_named_and_skipped() {
 warning: RoleBinding team-b/lost: this document is not a Kubernetes object (no apiVersion); ignored (line 51) [-#5]
 warning: List (unnamed): items[0]: this list item is not a Kubernetes object (no apiVersion and no kind); ignored (line 59) [-#6]
 ";
-    let no = run(&["can-i", "create", "widgets", "-n", "team-b", "--as", "bob"], &input);
+    let no = run_bin(&["can-i", "create", "widgets", "-n", "team-b", "--as", "bob"], &input);
     assert_eq!(
         outcome(&no),
         (Some(1), "no\n".into(), warnings.into()),
         "the binding without apiVersion grants nothing"
     );
-    let who = run(&["who-can", "create", "widgets"], &input);
+    let who = run_bin(&["who-can", "create", "widgets"], &input);
     assert_eq!((who.status.code(), text(&who.stderr)), (Some(0), warnings.into()));
-    let report = run(&["report", "--format", "json"], &input);
+    let report = run_bin(&["report", "--format", "json"], &input);
     assert_eq!((report.status.code(), text(&report.stderr)), (Some(0), warnings.into()));
 }
 
@@ -470,13 +451,13 @@ fn core_resources_win_and_dotless_crd_groups_are_refused() {
     };
     let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: r}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects: [{kind: User, name: bob}]\n";
     let input = format!("{}{binding}", crd("evil.example.com"));
-    let (code, stdout, stderr) = outcome(&run(&["can-i", "get", "secrets", "-n", "a", "--as", "bob"], &input));
+    let (code, stdout, stderr) = outcome(&run_bin(&["can-i", "get", "secrets", "-n", "a", "--as", "bob"], &input));
     assert_eq!((code, stdout.as_str()), (Some(1), "no\n"), "view does not read core secrets: {stderr}");
-    let (code, _, stderr) = outcome(&run(&["can-i", "get", "pods.v1", "--as", "bob"], binding));
+    let (code, _, stderr) = outcome(&run_bin(&["can-i", "get", "pods.v1", "--as", "bob"], binding));
     assert_ne!(code, Some(0));
     assert!(stderr.contains("no CRD can define it"), "{stderr}");
     let (code, _, stderr) =
-        outcome(&run(&["can-i", "get", "secrets", "--as", "bob"], &format!("{}{binding}", crd("v1"))));
+        outcome(&run_bin(&["can-i", "get", "secrets", "--as", "bob"], &format!("{}{binding}", crd("v1"))));
     assert_ne!(code, Some(0));
     assert!(stderr.contains("spec.group \"v1\" has no dot"), "{stderr}");
 }

@@ -8,7 +8,8 @@
 //! UPDATE_GOLDEN=1 rewrites them).
 
 use crate::common::*;
-use olm_rbac::access::{load, Identity, Policy, Request};
+use olm_rbac::access::{Identity, Policy, Request};
+use olm_rbac::check::load;
 use olm_rbac::run::{render, Source};
 
 const EXISTING: &str = "apiVersion: rbac.authorization.k8s.io/v1

@@ -3,10 +3,9 @@
 //! of their names. Each through the real binary; what they print is in
 //! `access_output`.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use crate::common::{text, BIN};
+use crate::common::{run_bin, text};
 
 /// A namespaced API whose edit role joins the built-in `edit` by label, and
 /// bob bound to the built-in `edit` in team-a by a RoleBinding, as a cluster
@@ -35,33 +34,19 @@ subjects: [{kind: User, name: bob, apiGroup: rbac.authorization.k8s.io}]
 roleRef: {kind: ClusterRole, name: edit, apiGroup: rbac.authorization.k8s.io}
 ";
 
-/// Runs the binary with `stdin` piped in.
-pub(crate) fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A usage error exits before reading stdin: a broken pipe is fine then.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
 /// `(exit code, stdout, stderr)`.
 pub(crate) fn outcome(o: &Output) -> (Option<i32>, String, String) {
     (o.status.code(), text(&o.stdout), text(&o.stderr))
 }
 
 pub(crate) fn answer(args: &[&str], stdin: &str) -> (Option<i32>, String) {
-    let o = run(args, stdin);
+    let o = run_bin(args, stdin);
     (o.status.code(), text(&o.stdout))
 }
 
 #[test]
 fn a_rolebinding_to_built_in_edit_grants_its_rules_and_those_aggregated_into_it() {
-    let pods = run(&["can-i", "create", "pods", "-n", "team-a", "--as", "bob", "--explain"], WIDGETS);
+    let pods = run_bin(&["can-i", "create", "pods", "-n", "team-a", "--as", "bob", "--explain"], WIDGETS);
     assert_eq!(
         outcome(&pods),
         (
@@ -70,7 +55,7 @@ fn a_rolebinding_to_built_in_edit_grants_its_rules_and_those_aggregated_into_it(
             String::new()
         )
     );
-    let widgets = run(&["can-i", "create", "widgets", "-n", "team-a", "--as", "bob", "--explain"], WIDGETS);
+    let widgets = run_bin(&["can-i", "create", "widgets", "-n", "team-a", "--as", "bob", "--explain"], WIDGETS);
     assert_eq!(
         outcome(&widgets),
         (
@@ -81,7 +66,7 @@ fn a_rolebinding_to_built_in_edit_grants_its_rules_and_those_aggregated_into_it(
         "a role labelled aggregate-to-edit joins the built-in edit"
     );
     // Through edit, bob also reads what view aggregates: two steps of aggregation.
-    let read = run(&["can-i", "list", "configmaps", "-n", "team-a", "--as", "bob", "--explain"], WIDGETS);
+    let read = run_bin(&["can-i", "list", "configmaps", "-n", "team-a", "--as", "bob", "--explain"], WIDGETS);
     assert!(
         text(&read.stdout).contains("→ edit (built-in, Kubernetes 1.33) ← aggregates view (built-in) ← aggregates system:aggregate-to-view (built-in) → rule"),
         "{}",
@@ -93,8 +78,10 @@ fn a_rolebinding_to_built_in_edit_grants_its_rules_and_those_aggregated_into_it(
 
 #[test]
 fn builtin_roles_none_reads_the_input_alone() {
-    let none =
-        run(&["can-i", "create", "pods", "-n", "team-a", "--as", "bob", "--explain", "--builtin-roles=none"], WIDGETS);
+    let none = run_bin(
+        &["can-i", "create", "pods", "-n", "team-a", "--as", "bob", "--explain", "--builtin-roles=none"],
+        WIDGETS,
+    );
     assert_eq!(
         outcome(&none),
         (
@@ -111,7 +98,7 @@ fn builtin_roles_none_reads_the_input_alone() {
     assert_eq!(who, "SUBJECT  WHERE  GRANTED BY\n", "no built-in edit, so nothing reaches bob; no bootstrap bindings");
     let report = answer(&["report", "-o", "json", "--builtin-roles=none"], WIDGETS).1;
     assert!(report.contains("\"clusterAdminsOnly\": [\n    \"widgets.example.com\"\n  ]"), "{report}");
-    let wrong = run(&["can-i", "get", "pods", "--as", "bob", "--builtin-roles=kubernetes-1.30"], WIDGETS);
+    let wrong = run_bin(&["can-i", "get", "pods", "--as", "bob", "--builtin-roles=kubernetes-1.30"], WIDGETS);
     assert_eq!(wrong.status.code(), Some(2));
     assert!(text(&wrong.stderr).contains("[possible values: kubernetes-1.33, none]"), "{}", text(&wrong.stderr));
 }
@@ -141,7 +128,7 @@ fn an_input_role_or_binding_named_like_a_built_in_one_is_reconciled_unless_it_op
     // ...unless it binds another role: then the bootstrap binding replaces it.
     let swapped = cluster_role_binding("system:discovery", "cluster-admin", "erin");
     assert_eq!(answer(&["can-i", "delete", "nodes", "--as", "erin"], &swapped), (Some(1), "no\n".into()));
-    let explained = run(&["can-i", "get", "/version", "--as", "erin", "--explain"], &swapped);
+    let explained = run_bin(&["can-i", "get", "/version", "--as", "erin", "--explain"], &swapped);
     assert!(
         text(&explained.stdout).starts_with("yes\n  ClusterRoleBinding system:basic-user (built-in, Kubernetes 1.33)")
             || text(&explained.stdout)
@@ -201,9 +188,9 @@ fn who_can_asks_cluster_wide_in_one_namespace_or_in_each() {
         (vec!["--as", "ann"], 0),
     ] {
         let question = [&["can-i", "create", "widgets"][..], &args].concat();
-        assert_eq!(run(&question, &input).status.code(), Some(expected), "{question:?}");
+        assert_eq!(run_bin(&question, &input).status.code(), Some(expected), "{question:?}");
     }
-    let both = run(&["who-can", "create", "widgets", "-A", "-n", "team-a"], &input);
+    let both = run_bin(&["who-can", "create", "widgets", "-A", "-n", "team-a"], &input);
     assert_eq!(both.status.code(), Some(2), "-A and -n together are a usage error");
 }
 
@@ -212,7 +199,7 @@ fn non_resource_urls_are_asked_as_kubectl_asks_them() {
     let metrics = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: scraper}\nrules: [{nonResourceURLs: [/metrics, /debug/*], verbs: [get]}]\n";
     let bound = format!("{metrics}{}", cluster_role_binding("prom", "scraper", "prom"));
     let in_namespace = format!("{metrics}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {{name: prom, namespace: mon}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: scraper}}\nsubjects: [{{kind: User, name: prom}}]\n");
-    let explained = run(&["can-i", "get", "/metrics", "--as", "prom", "--explain"], &bound);
+    let explained = run_bin(&["can-i", "get", "/metrics", "--as", "prom", "--explain"], &bound);
     assert_eq!(
         outcome(&explained),
         (
@@ -223,7 +210,7 @@ fn non_resource_urls_are_asked_as_kubectl_asks_them() {
     );
     assert_eq!(answer(&["can-i", "get", "/debug/pprof", "--as", "prom"], &bound), (Some(0), "yes\n".into()));
     assert_eq!(answer(&["can-i", "post", "/metrics", "--as", "prom"], &bound), (Some(1), "no\n".into()));
-    let refused = run(&["can-i", "get", "/metrics", "--as", "prom", "-n", "mon", "--explain"], &in_namespace);
+    let refused = run_bin(&["can-i", "get", "/metrics", "--as", "prom", "-n", "mon", "--explain"], &in_namespace);
     assert_eq!(
         outcome(&refused),
         (
@@ -235,7 +222,7 @@ fn non_resource_urls_are_asked_as_kubectl_asks_them() {
     );
     // Every authenticated user may read /healthz and /version (the bootstrap discovery roles).
     assert_eq!(answer(&["can-i", "get", "/healthz", "--as", "anyone"], &bound), (Some(0), "yes\n".into()));
-    let named = run(&["can-i", "get", "/healthz", "x", "--as", "anyone"], &bound);
+    let named = run_bin(&["can-i", "get", "/healthz", "x", "--as", "anyone"], &bound);
     assert_eq!(
         outcome(&named),
         (Some(2), String::new(), "error: /healthz is a non-resource URL, which takes no NAME (given \"x\")\n".into())
@@ -246,7 +233,7 @@ fn non_resource_urls_are_asked_as_kubectl_asks_them() {
     let who = answer(&["who-can", "get", "/metrics", "-A", "--builtin-roles=none"], &in_namespace).1;
     assert_eq!(who, "SUBJECT  WHERE  GRANTED BY\n", "a RoleBinding grants no URL, in any namespace");
     let cluster_scoped =
-        run(&["can-i", "list", "nodes", "-n", "mon", "--as", "root", "--as-group", "system:masters"], &bound);
+        run_bin(&["can-i", "list", "nodes", "-n", "mon", "--as", "root", "--as-group", "system:masters"], &bound);
     assert_eq!(
         outcome(&cluster_scoped),
         (Some(0), "yes\n".into(), "warning: nodes is cluster-scoped: -n mon is ignored\n".into())
@@ -269,7 +256,7 @@ fn resources_are_named_by_plural_singular_kind_or_short_name() {
     }
     let gadgets = "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgets.other.io}\nspec: {group: other.io, names: {plural: gadgets, kind: Gadget, shortNames: [wdg, po]}, scope: Namespaced}\n";
     let both = format!("{WIDGETS}{gadgets}");
-    let ambiguous = run(&["can-i", "get", "wdg", "--as", "bob"], &both);
+    let ambiguous = run_bin(&["can-i", "get", "wdg", "--as", "bob"], &both);
     assert_eq!(
         outcome(&ambiguous),
         (
@@ -281,7 +268,7 @@ fn resources_are_named_by_plural_singular_kind_or_short_name() {
     );
     assert_eq!(answer(&["can-i", "create", "po", "-n", "team-a", "--as", "bob"], &both).0, Some(0), "core pods win");
     assert_eq!(answer(&["can-i", "get", "gadget", "-n", "team-a", "--as", "bob"], &both).0, Some(1));
-    let dotless = run(&["can-i", "get", "pods.v1", "--as", "bob"], WIDGETS);
+    let dotless = run_bin(&["can-i", "get", "pods.v1", "--as", "bob"], WIDGETS);
     assert_eq!(dotless.status.code(), Some(2));
     assert!(text(&dotless.stderr).contains("no CRD can define it"), "{}", text(&dotless.stderr));
 }

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::access_habits::{answer, cluster_role_binding, outcome, run, WIDGETS};
-use crate::common::{repo, text, BIN};
+use crate::access_habits::{answer, cluster_role_binding, outcome, WIDGETS};
+use crate::common::{repo, run_bin, text, BIN};
 
 /// JSON and YAML of `who-can`, `can-i --list` and `report`: the same data.
 #[test]
@@ -71,7 +71,7 @@ fn json_and_yaml_print_one_shape_each() {
     );
     let format = answer(&["report", "--format", "json"], WIDGETS).1;
     assert_eq!(serde_json::from_str::<serde_json::Value>(&format).unwrap(), report, "--format is -o");
-    let usage = run(&["can-i", "get", "pods", "--as", "bob", "-o", "json"], WIDGETS);
+    let usage = run_bin(&["can-i", "get", "pods", "--as", "bob", "-o", "json"], WIDGETS);
     assert_eq!(
         outcome(&usage),
         (Some(2), String::new(), "error: -o/--output goes with --list: can-i VERB RESOURCE answers yes or no\n".into())
@@ -85,13 +85,13 @@ fn quiet_leaves_the_answer_alone() {
     let warning = format!(
         "warning: stray: this document is not a Kubernetes object (no apiVersion and no kind); ignored (line {line}) [-#3]\n"
     );
-    let loud = run(&["can-i", "create", "widgets", "-n", "team-a", "--as", "bob"], &input);
+    let loud = run_bin(&["can-i", "create", "widgets", "-n", "team-a", "--as", "bob"], &input);
     assert_eq!(outcome(&loud), (Some(0), "yes\n".into(), warning.clone()));
     for (args, code) in [(vec!["-n", "team-a"], 0), (vec!["-n", "team-b"], 1)] {
-        let quiet = run(&[&["can-i", "create", "widgets", "--as", "bob", "-q"][..], &args].concat(), &input);
+        let quiet = run_bin(&[&["can-i", "create", "widgets", "--as", "bob", "-q"][..], &args].concat(), &input);
         assert_eq!(outcome(&quiet), (Some(code), String::new(), String::new()), "{args:?}");
     }
-    let broken = run(&["can-i", "create", "gizmos", "--as", "bob", "--quiet"], &input);
+    let broken = run_bin(&["can-i", "create", "gizmos", "--as", "bob", "--quiet"], &input);
     assert_eq!(
         outcome(&broken),
         (
@@ -102,8 +102,8 @@ fn quiet_leaves_the_answer_alone() {
         "an error still says why"
     );
     for args in [vec!["who-can", "create", "widgets", "-A"], vec!["report"], vec!["can-i", "--list", "--as", "bob"]] {
-        let loud = run(&args, &input);
-        let quiet = run(&[&args[..], &["-q"]].concat(), &input);
+        let loud = run_bin(&args, &input);
+        let quiet = run_bin(&[&args[..], &["-q"]].concat(), &input);
         assert_eq!(text(&loud.stderr), warning, "{args:?}");
         assert_eq!(outcome(&quiet), (Some(0), text(&loud.stdout), String::new()), "{args:?}");
     }
@@ -139,7 +139,7 @@ fn documents_are_named_as_render_names_them() {
 
     let unbound = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: b}\nroleRef: {kind: ClusterRole}\n";
     assert_eq!(
-        outcome(&run(&["who-can", "get", "pods"], unbound)),
+        outcome(&run_bin(&["who-can", "get", "pods"], unbound)),
         (
             Some(2),
             String::new(),
@@ -147,7 +147,8 @@ fn documents_are_named_as_render_names_them() {
         )
     );
     let list = "apiVersion: v1\nkind: List\nitems:\n- kind: RoleBinding\n  metadata: {name: lost}\n";
-    let (code, _, stderr) = outcome(&run(&["can-i", "get", "pods", "--as", "bob"], &format!("{WIDGETS}---\n{list}")));
+    let (code, _, stderr) =
+        outcome(&run_bin(&["can-i", "get", "pods", "--as", "bob"], &format!("{WIDGETS}---\n{list}")));
     assert_eq!(code, Some(1));
     let line = WIDGETS.lines().count() + 5;
     let expected = format!(

@@ -332,6 +332,11 @@ pub fn kpt_items(bundle: &str) -> Vec<String> {
 }
 
 /// Runs `cmd` with `stdin` written to its standard input.
+/// The built binary with `args`, `stdin` piped in.
+pub fn run_bin(args: &[&str], stdin: &str) -> std::process::Output {
+    run(std::process::Command::new(BIN).args(args), stdin)
+}
+
 pub fn run(cmd: &mut std::process::Command, stdin: &str) -> std::process::Output {
     use std::process::Stdio;
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -365,4 +370,16 @@ pub fn kinds(manifests: &str) -> std::collections::BTreeMap<String, usize> {
         *kinds.entry(line.to_string()).or_insert(0) += 1;
     }
     kinds
+}
+
+/// `kpt fn render --allow-exec` on `pkg` with the built binary on PATH; its log.
+pub fn kpt_render(kpt: &Path, pkg: &Path) -> String {
+    let out = std::process::Command::new(kpt)
+        .args(["fn", "render", "--allow-exec", "--truncate-output=false"])
+        .arg(pkg)
+        .env("PATH", path_with_binary())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "kpt fn render failed: {}", text(&out.stderr));
+    text(&out.stderr)
 }

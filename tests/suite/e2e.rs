@@ -207,17 +207,7 @@ fn kpt_fn_render_on_the_example_package() {
     let tmp = tempfile::tempdir().unwrap();
     let pkg = tmp.path().join("kpt");
     copy_dir(&example, &pkg);
-    let render = |pkg: &Path| {
-        let out = Command::new(&kpt)
-            .args(["fn", "render", "--allow-exec", "--truncate-output=false"])
-            .arg(pkg)
-            .env("PATH", path_with_binary())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "kpt fn render failed: {}", text(&out.stderr));
-        text(&out.stderr)
-    };
-    let log = render(&pkg);
+    let log = kpt_render(&kpt, &pkg);
     assert!(
         log.contains(
             "[info] olm-rbac.io/v1alpha1/RBACConfig/guestbook: extension \"guestbook\": generated 8 ClusterRole(s)"
@@ -226,9 +216,9 @@ fn kpt_fn_render_on_the_example_package() {
     );
     assert_eq!(snapshot(&pkg), committed, "rendering the rendered package changes nothing, comments included");
     std::fs::remove_dir_all(pkg.join("rbac")).unwrap();
-    render(&pkg);
+    kpt_render(&kpt, &pkg);
     assert_eq!(snapshot(&pkg), committed, "rendering from scratch writes the committed rbac/guestbook.yaml");
-    render(&pkg);
+    kpt_render(&kpt, &pkg);
     assert_eq!(snapshot(&pkg), committed, "and a second render changes nothing");
 }
 

@@ -33,7 +33,7 @@ fn golden_text(bundle: &str, spec: &str, extra: &str) -> String {
     for line in spec.lines() {
         text.push_str(&format!("#{line}\n"));
     }
-    text.push_str("# Regenerate after review: UPDATE_GOLDEN=1 cargo test --test golden\n#\n# Results:\n");
+    text.push_str("# Regenerate after review: UPDATE_GOLDEN=1 cargo test --test suite golden::\n#\n# Results:\n");
     for line in out.stderr.lines() {
         text.push_str(&format!("# {line}\n"));
     }

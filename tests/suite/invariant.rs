@@ -6,7 +6,8 @@
 use std::collections::BTreeSet;
 
 use olm_rbac::access::cover::{self, Atom};
-use olm_rbac::access::{load, Policy};
+use olm_rbac::access::Policy;
+use olm_rbac::check::load;
 use olm_rbac::run::Source;
 use olm_rbac::yaml::split_documents;
 

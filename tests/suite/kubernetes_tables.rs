@@ -17,7 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use olm_rbac::access::cover::{atoms, covers, Atom};
-use olm_rbac::access::{builtin, load, BindingDef, Identity, Policy, Request, RoleDef};
+use olm_rbac::access::{builtin, BindingDef, Identity, Policy, Request, RoleDef};
+use olm_rbac::check::load;
 use olm_rbac::input::Source;
 
 use crate::common::{repo, request_for};
@@ -651,7 +652,7 @@ fn aggregation_of_the_built_in_roles_comes_out_as_on_a_cluster() {
 #[test]
 fn who_can_create_pods_lists_edit_and_admin_holders() {
     let input = vec![Source { name: "x.yaml".into(), text: rolebinding("view", "v") }];
-    let out = olm_rbac::access::commands::who_can(&input, "create", "pods", Some("x"));
+    let out = olm_rbac::check::commands::who_can(&input, "create", "pods", Some("x"));
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout.contains("anyone bound to ClusterRole admin")

@@ -22,6 +22,7 @@ mod golden;
 mod helm;
 mod installer;
 mod invariant;
+mod item_edits;
 mod json_schema;
 mod krm;
 mod kubernetes_tables;
@@ -30,9 +31,9 @@ mod operator;
 mod property;
 mod render_habits;
 mod render_roundtrip;
-mod review_regressions;
 mod schema;
 mod security;
+mod tidy;
 mod workflow;
 mod yaml_merge;
 

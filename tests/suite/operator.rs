@@ -457,7 +457,7 @@ fn report_and_can_i_answer_for_the_operator() {
     let out = render_bundle("ack-s3-controller-1.10.0", NAMESPACES);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let rendered = vec![Source { name: "rendered.yaml".into(), text: out.stdout }];
-    let report = olm_rbac::access::commands::report(&rendered, olm_rbac::access::commands::Format::Table);
+    let report = olm_rbac::check::commands::report(&rendered, olm_rbac::check::commands::Format::Table);
     let expected = "ServiceAccount ops/ack-s3-controller (operator of extension ext)
   cluster-wide: verbs=[get,list,patch,watch] apiGroups=[\"\"] resources=[configmaps,secrets]
     DANGEROUS: read secrets cluster-wide, write secrets cluster-wide
@@ -484,7 +484,7 @@ fn report_and_can_i_answer_for_the_operator() {
   in team-b: verbs=[create,patch] apiGroups=[\"\"] resources=[events]
 ";
     assert!(report.stdout.trim_end().ends_with(expected.trim_end()), "{}", report.stdout);
-    let json = olm_rbac::access::commands::report(&rendered, olm_rbac::access::commands::Format::Json);
+    let json = olm_rbac::check::commands::report(&rendered, olm_rbac::check::commands::Format::Json);
     assert!(json.stdout.contains("\"serviceAccounts\"") && json.stdout.contains("\"read secrets cluster-wide\""));
     let can_i = |ns: &str| {
         let args = [

@@ -22,6 +22,10 @@
 //! `target/tmp/property-case-<case seed>/`, as files for `render` and as the
 //! ResourceList for KRM mode. `OLM_RBAC_PROPERTY_VERBOSE=1` prints
 //! why each refused case was refused.
+//!
+//! Beside it, `property::escalation` holds the escalation check
+//! (`access::cover`) to the authorizer on 3,000 seeded pairs of random rule
+//! sets, atom by atom. Both draw from [`Rng`], the suite's one generator.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -872,11 +876,11 @@ fn verdict(case: &Case, outcome: &olm_rbac::outcome::Outcome) -> Result<&'static
     // The input may not even be valid YAML for the evaluator (a mutation broke it
     // and olm-rbac passed it through in KRM mode): then there is nothing to compare.
     let Ok(input_docs) = split_documents(&input_text) else { return Ok("unreadable") };
-    if olm_rbac::access::load(&[Source { name: "in".into(), text: input_text.clone() }]).is_err() {
+    if olm_rbac::check::load(&[Source { name: "in".into(), text: input_text.clone() }]).is_err() {
         return Ok("unreadable");
     }
     let output = outcome.stdout.clone();
-    olm_rbac::access::load(&[Source { name: "out".into(), text: output.clone() }])
+    olm_rbac::check::load(&[Source { name: "out".into(), text: output.clone() }])
         .map_err(|e| format!("the output cannot be read back: {e:?}"))?;
     // Nothing disappears unnamed: every input object is in the output, or a
     // result says it was removed.
@@ -1216,6 +1220,128 @@ fn the_oracle_finds_what_a_broken_gate_would_let_through() {
         match verdict_with(&extra, operator) {
             Err(why) => assert!(why.contains(expected), "{why}"),
             Ok(what) => panic!("the oracle let {extra:?} through: {what}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The escalation check's property: its box arithmetic measures what the
+// authorizer allows, atom by atom.
+
+mod escalation {
+    use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
+    use olm_rbac::access::cover::{atoms, covers, uncovered_rules, Atom, Owners};
+    use olm_rbac::access::{BindingDef, Identity, Policy, Request, RoleDef, UrlRequest};
+
+    use super::Rng;
+
+    /// Up to `max` values of `pool`, repeats allowed.
+    fn some<'a>(rng: &mut Rng, pool: &[&'a str], max: usize) -> Vec<&'a str> {
+        (0..rng.below(max + 1)).map(|_| *rng.pick(pool)).collect()
+    }
+
+    fn strings(values: &[&str]) -> Option<Vec<String>> {
+        (!values.is_empty()).then(|| values.iter().map(|v| v.to_string()).collect())
+    }
+
+    /// A rule over few values, wildcards and subresources included, so that
+    /// random rules meet, overlap and nest. No name is `""`, which the
+    /// authorizer reads as a request naming no object and the escalation check
+    /// does not.
+    fn random_rule(rng: &mut Rng) -> PolicyRule {
+        let groups = some(rng, &["", "g", "h", "*"], 3);
+        let resources = some(rng, &["a", "b", "a/status", "b/status", "a/scale", "*", "*/status", "a/x/y", "*/x/y"], 3);
+        let verbs = some(rng, &["get", "list", "delete", "*"], 3);
+        let names = some(rng, &["n", "m", "*"], 2);
+        let urls = some(rng, &["/a", "/a/b", "/b", "/a*", "/*", "*", "/a/b*"], 2);
+        let mut r = PolicyRule {
+            api_groups: Some(groups.iter().map(|g| g.to_string()).collect()),
+            resources: Some(resources.iter().map(|r| r.to_string()).collect()),
+            verbs: verbs.iter().map(|v| v.to_string()).collect(),
+            resource_names: strings(&names),
+            non_resource_urls: None,
+        };
+        if rng.next().is_multiple_of(3) {
+            r.non_resource_urls = Some(urls.iter().map(|u| u.to_string()).collect());
+        }
+        if rng.next().is_multiple_of(4) {
+            r.resource_names = Some(Vec::new());
+        }
+        r
+    }
+
+    /// The owner's rules as the authorizer holds them: one ClusterRole bound
+    /// cluster-wide to the user `u`.
+    fn holding(owner: &[PolicyRule]) -> Policy {
+        let role = RoleDef { name: "owner".into(), rules: owner.to_vec(), ..Default::default() };
+        let user = Subject { kind: "User".into(), name: "u".into(), ..Default::default() };
+        let binding = BindingDef {
+            name: "owner".into(),
+            namespace: None,
+            role_kind: "ClusterRole".into(),
+            role_name: "owner".into(),
+            subjects: vec![user],
+            labels: Default::default(),
+            builtin: false,
+        };
+        Policy { cluster_roles: [("owner".into(), role)].into(), bindings: vec![binding], ..Default::default() }
+    }
+
+    /// The definition: every atom of the servant, asked of the authorizer.
+    fn oracle(owner: &Policy, servant: &[PolicyRule]) -> Vec<Atom> {
+        let u = Identity::new("u", &[]);
+        let allowed = |atom: &Atom| match atom {
+            Atom::Resource { group, resource, verb, name } => {
+                let (resource, subresource) = match resource.split_once('/') {
+                    Some((head, sub)) => (head, Some(sub.to_string())),
+                    None => (resource.as_str(), None),
+                };
+                let req = Request {
+                    verb: verb.clone(),
+                    group: group.clone(),
+                    resource: resource.to_string(),
+                    subresource,
+                    name: name.clone(),
+                    namespace: None,
+                };
+                owner.can(&u, &req).is_some()
+            }
+            Atom::Url { url, verb } => {
+                owner.can_url(&u, &UrlRequest { verb: verb.clone(), path: url.clone() }).is_some()
+            }
+        };
+        let mut out: Vec<Atom> = servant.iter().flat_map(atoms).filter(|a| !allowed(a)).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn the_box_arithmetic_agrees_with_the_authorizer_atom_by_atom_on_random_rules() {
+        let mut rng = Rng(17);
+        for case in 0..3000 {
+            let owner: Vec<PolicyRule> = (0..rng.below(5)).map(|_| random_rule(&mut rng)).collect();
+            let servant: Vec<PolicyRule> = (0..rng.below(3) + 1).map(|_| random_rule(&mut rng)).collect();
+            let held = holding(&owner);
+            let expected = oracle(&held, &servant);
+            let mut uncovered: Vec<Atom> =
+                servant.iter().flat_map(|s| uncovered_rules(&owner, s)).flat_map(|r| atoms(&r)).collect();
+            uncovered.sort();
+            uncovered.dedup();
+            assert_eq!(uncovered, expected, "case {case}: {owner:?} / {servant:?}");
+            assert_eq!(covers(&owner, &servant), expected.is_empty(), "case {case}");
+            let indexed = Owners::new(&owner);
+            for s in &servant {
+                let rules = uncovered_rules(&owner, s);
+                let mut reported: Vec<Atom> = rules.iter().flat_map(atoms).collect();
+                reported.sort();
+                let rows = reported.len();
+                reported.dedup();
+                assert_eq!(rows, reported.len(), "case {case}: rows overlap");
+                assert_eq!(reported, oracle(&held, std::slice::from_ref(s)), "case {case}: {rules:?}");
+                assert_eq!(indexed.uncovered_rules(s), rules, "case {case}: the index changes nothing");
+                assert_eq!(indexed.covers(s), rules.is_empty(), "case {case}");
+            }
         }
     }
 }

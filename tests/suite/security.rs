@@ -563,7 +563,7 @@ fn genuine_earlier_output_is_replaced_and_what_goes_is_named() {
 // 4. YAML anchors, aliases, merge keys, tags.
 
 #[test]
-fn labels_written_through_aliases_merges_and_tags_are_seen() {
+fn labels_and_kinds_written_through_aliases_merge_keys_and_tags_are_read_as_the_cluster_reads_them() {
     let cases = [
         // An alias of an anchored map.
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nx: &l {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}\nmetadata:\n  name: reader\n  labels: *l\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
@@ -571,6 +571,12 @@ fn labels_written_through_aliases_merges_and_tags_are_seen() {
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  labels: &l {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}\nx: *l\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
         // A tagged key.
         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  labels:\n    !!str rbac.authorization.k8s.io/aggregate-to-view: \"true\"\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
+        // Through merge keys, which the cluster applies: the kind, from an anchored mapping merged at the top level.
+        "base: &b {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}\n<<: *b\nmetadata:\n  name: reader\n  labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
+        // The labels, merged into metadata.
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  <<: {labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}}\n  name: reader\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
+        // The labels map itself, merged from a list.
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  labels:\n    <<: [{rbac.authorization.k8s.io/aggregate-to-view: \"true\"}, {app: x}]\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
     ];
     for case in cases {
         let docs = bundle(&[case.to_string()]);
@@ -612,44 +618,6 @@ fn merge_keys_are_refused_because_readers_apply_them_differently() {
             for run in run_both(&bundle(&[case.to_string()]), spec) {
                 assert_refused(&run, "merge key (<<)");
             }
-        }
-    }
-}
-
-#[test]
-fn fields_a_merge_key_brings_are_judged_as_the_cluster_reads_them() {
-    // The kind or the labels come through a merge key: the cluster sees a
-    // ClusterRole that aggregates reading secrets into view.
-    let cases = [
-        // The kind, from an anchored mapping merged at the top level.
-        "base: &b {apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}\n<<: *b\nmetadata:\n  name: reader\n  labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
-        // The labels, merged into metadata.
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  <<: {labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}}\n  name: reader\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
-        // The labels map itself, merged from a list.
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  labels:\n    <<: [{rbac.authorization.k8s.io/aggregate-to-view: \"true\"}, {app: x}]\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n",
-    ];
-    for case in cases {
-        let docs = bundle(&[case.to_string()]);
-        for mode in MODES {
-            let spec = format!("{mode}  stripBundleAggregation: true\n");
-            for run in run_both(&docs, &spec) {
-                assert_eq!(run.code, 0, "{case}\n{}", run.messages);
-                assert!(
-                    run.messages.contains("ClusterRole reader: removed its aggregation labels"),
-                    "{case}\n{}",
-                    run.messages
-                );
-                let (viewer, binding) = holder_of("view");
-                let p = policy(&format!("{}{binding}", run.output));
-                assert!(p.can(&viewer, &req("get", "", "secrets", Some("team-a"))).is_none(), "{case}");
-            }
-        }
-        for run in run_both(&docs, "  mode: Unmanaged\n") {
-            assert!(
-                run.messages.contains("ClusterRole reader: this bundle role carries aggregation labels"),
-                "{case}\n{}",
-                run.messages
-            );
         }
     }
 }

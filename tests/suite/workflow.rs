@@ -18,18 +18,6 @@ const EXAMPLE: &str = "examples/kpt-olmv1";
 /// The kinds `rbac/` may hold.
 const RBAC_KINDS: [&str; 4] = ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"];
 
-/// `kpt fn render --allow-exec` on `pkg` with the built binary on PATH; its log.
-fn render(kpt: &Path, pkg: &Path) -> String {
-    let out = Command::new(kpt)
-        .args(["fn", "render", "--allow-exec", "--truncate-output=false"])
-        .arg(pkg)
-        .env("PATH", path_with_binary())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "kpt fn render failed: {}", text(&out.stderr));
-    text(&out.stderr)
-}
-
 /// A copy of the example in a scratch folder.
 fn example_copy(tmp: &Path) -> PathBuf {
     let pkg = tmp.join("kpt-olmv1");
@@ -58,7 +46,7 @@ fn kpt_olm_v1_render_keeps_every_file_and_writes_the_rbac_apart() {
     before_first_render(&pkg);
     let before = snapshot(&pkg);
 
-    let log = render(&kpt, &pkg);
+    let log = kpt_render(&kpt, &pkg);
     assert!(
         log.contains("[info] olm-rbac.io/v1alpha1/RBACConfig/guestbook: extension \"guestbook\": generated 8 ClusterRole(s) for 2 API(s), bound by 6 binding(s)"),
         "{log}"
@@ -71,7 +59,7 @@ fn kpt_olm_v1_render_keeps_every_file_and_writes_the_rbac_apart() {
         }
     }
     assert_eq!(after, committed, "the render writes rbac/guestbook.yaml and the summary annotation, as committed");
-    render(&kpt, &pkg);
+    kpt_render(&kpt, &pkg);
     assert_eq!(snapshot(&pkg), committed, "a second render changes nothing");
 
     let rbac: Vec<&String> = committed.keys().filter(|f| f.starts_with("rbac/")).collect();
@@ -163,7 +151,7 @@ fn kpt_olm_v1_inventories_stay_in_the_applied_packages() {
     assert!(!root.iter().any(|d| d.contains("\ninventory:")), "no inventory in the root Kptfile");
 
     let before = snapshot(&pkg);
-    render(&kpt, &pkg);
+    kpt_render(&kpt, &pkg);
     assert_eq!(snapshot(&pkg), before, "the render leaves kpt's inventories and everything else as they are");
 }
 
@@ -226,7 +214,7 @@ fn kpt_first_render_restyles_bundle_files_once() {
         let twin = tmp.path().join(format!("{bundle}-kpt-only"));
         copy_dir(&pkg.join("bundle"), &twin);
 
-        let log = render(&kpt, &pkg);
+        let log = kpt_render(&kpt, &pkg);
         assert!(log.contains("generated"), "{bundle}: {log}");
         let first = snapshot(&pkg.join("bundle"));
         let out = Command::new(&kpt).args(["fn", "eval"]).arg(&twin).arg("--exec").arg(&identity).output().unwrap();
@@ -251,7 +239,7 @@ fn kpt_first_render_restyles_bundle_files_once() {
         }
         assert_eq!(differ, changed_values, "{bundle}: files whose values kpt changed");
 
-        render(&kpt, &pkg);
+        kpt_render(&kpt, &pkg);
         assert!(snapshot(&pkg.join("bundle")) == first, "{bundle}: a second render changes no byte");
     }
 }

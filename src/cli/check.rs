@@ -1,7 +1,7 @@
-//! The access checks' arguments (`can-i`, `who-can`, `report`): each reads
-//! its manifests from `-f`, or stdin when there is none, and asks
-//! `access::commands` its question. The output formats and built-in role sets
-//! are the checks' own types, named on the command line as [`ValueEnum`]s.
+//! The offline access checks' arguments (`can-i`, `who-can`, `report`): each
+//! reads its manifests from `-f`, or stdin when there is none, and asks
+//! `check::commands` its question. The output formats and built-in role sets
+//! are the checks' and the kernel's own types, taken by clap as [`ValueEnum`]s.
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 use crate::access::builtin::BuiltinRoles;
-use crate::access::commands::{self, CanI, CanIList, Common, Format, WhoCan};
+use crate::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
 use crate::input::{read_path, Source};
 use crate::outcome::Outcome;
 
@@ -184,25 +184,9 @@ fn read_all(command: &str, files: &[PathBuf]) -> Result<Vec<Source>, Outcome> {
     Ok(sources)
 }
 
-// The formats and the built-in role sets by the names the command line
-// takes. (Where the types are defined these would be `#[derive(ValueEnum)]`,
-// with the variants' doc comments moved out of clap's way.)
-
-impl ValueEnum for Format {
-    fn value_variants<'a>() -> &'a [Self] {
-        &[Format::Table, Format::Markdown, Format::Json, Format::Yaml]
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(match self {
-            Format::Table => "table",
-            Format::Markdown => "markdown",
-            Format::Json => "json",
-            Format::Yaml => "yaml",
-        }))
-    }
-}
-
+/// The built-in role sets by the names the command line takes. `BuiltinRoles`
+/// is the RBAC kernel's, which knows nothing of a command line: the command
+/// line names it here, and nowhere else.
 impl ValueEnum for BuiltinRoles {
     fn value_variants<'a>() -> &'a [Self] {
         &[BuiltinRoles::Kubernetes1_33, BuiltinRoles::None]

@@ -1,14 +1,13 @@
 //! Reading rendered manifests into a [`Policy`]: the one part of the access
-//! checks that sees YAML (with `builtin`, which reads its data the same way),
-//! with the same splitter as the function. The kernel
-//! (`access.rs`, `cover`, `allowed`) takes typed roles and bindings only.
+//! checks that sees the input's YAML, with the same splitter as the function.
+//! The kernel ([`crate::access`]) takes typed roles and bindings only.
 //!
 //! What it says about the input is a [`Finding`], written as `render` writes
 //! its results: the object, the field, the message, and the document as
 //! `[file#index]`, counted from 0 as `render` counts them.
 
-use super::builtin::BuiltinRoles;
-use super::{Policy, Resources};
+use crate::access::builtin::{self, BuiltinRoles};
+use crate::access::{Policy, Resources};
 use crate::input::Source;
 use crate::model::{
     view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
@@ -37,12 +36,12 @@ pub(crate) struct Loaded {
 /// Where an item sits: its document, and within a list document its index
 /// and the line its text starts on in the document (when the list was read
 /// as written, not re-serialised).
-struct Place<'a> {
+struct ItemPlace<'a> {
     file: FileRef,
     list: Option<(&'a Chunk<'a>, usize, Option<usize>)>,
 }
 
-impl Place<'_> {
+impl ItemPlace<'_> {
     /// A result about `chunk`, placed: on the list and at `items[i]` for a
     /// list item, on the object itself otherwise; positions made the file's.
     fn finding(&self, finding: Finding, chunk: &Chunk<'_>, field: Option<String>) -> Finding {
@@ -90,9 +89,9 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
             // ResourceList, List, and typed lists such as ClusterRoleBindingList.
             let is_list = doc.header.kind.as_deref().is_some_and(|k| k == "ResourceList" || k.ends_with("List"));
             if !is_list {
-                let place = Place { file, list: None };
-                if seen.object(doc, &place) {
-                    add(&mut policy, doc, &place, &mut errors);
+                let place = ItemPlace { file, list: None };
+                if seen.is_object(doc, &place) {
+                    add_or_report(&mut policy, doc, &place, &mut errors);
                 }
                 continue;
             }
@@ -106,9 +105,9 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
                     for (i, item) in list.items.iter().enumerate() {
                         // Lines of a re-serialised list are not the input's.
                         let offset = normalized.is_none().then_some(doc.line);
-                        let place = Place { file: file.clone(), list: Some((doc, i, offset)) };
-                        if seen.object(item, &place) {
-                            add(&mut policy, item, &place, &mut errors);
+                        let place = ItemPlace { file: file.clone(), list: Some((doc, i, offset)) };
+                        if seen.is_object(item, &place) {
+                            add_or_report(&mut policy, item, &place, &mut errors);
                         }
                     }
                 }
@@ -128,7 +127,7 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
         return Err(errors);
     }
     if builtins != BuiltinRoles::None {
-        super::builtin::reconcile_into(&mut policy);
+        builtin::reconcile_into(&mut policy);
     }
     Ok(Loaded { policy, objects: seen.objects, warnings: seen.warnings })
 }
@@ -142,7 +141,7 @@ struct Seen {
 impl Seen {
     /// Whether the item is a Kubernetes object (it has `apiVersion` and `kind`);
     /// if not, a warning naming where it is.
-    fn object(&mut self, chunk: &Chunk<'_>, place: &Place<'_>) -> bool {
+    fn is_object(&mut self, chunk: &Chunk<'_>, place: &ItemPlace<'_>) -> bool {
         let h = &chunk.header;
         let missing: Vec<&str> = [("apiVersion", &h.api_version), ("kind", &h.kind)]
             .into_iter()
@@ -163,7 +162,7 @@ impl Seen {
 }
 
 /// Adds one item of a file to the policy; a problem is an error placed in it.
-fn add(policy: &mut Policy, chunk: &Chunk<'_>, place: &Place<'_>, errors: &mut Vec<Finding>) {
+fn add_or_report(policy: &mut Policy, chunk: &Chunk<'_>, place: &ItemPlace<'_>, errors: &mut Vec<Finding>) {
     if let Err(e) = add_item(policy, chunk) {
         let mut message = e.message;
         if let Some(line) = e.pos.and_then(|p| place.line(p.line).map(|l| (l, p.col))) {
@@ -171,11 +170,6 @@ fn add(policy: &mut Policy, chunk: &Chunk<'_>, place: &Place<'_>, errors: &mut V
         }
         errors.push(place.finding(Finding::error(message), chunk, e.path));
     }
-}
-
-/// Reads a bootstrap data item the way the input's are read.
-pub(super) fn add_data(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), String> {
-    add_item(policy, chunk).map_err(|e| e.message)
 }
 
 fn add_item(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {

@@ -1,21 +1,22 @@
 //! The shapes `-o json` and `-o yaml` print, each defined once for both
 //! encodings (docs/access-checks.md, "Output for scripts"): `who-can`'s
-//! holders, `can-i --list`'s permissions; `report`'s is [`super::matrix::Report`].
+//! holders, `can-i --list`'s permissions; `report`'s is [`super::matrix::AccessMatrix`].
 //! Wherever a place is written, `"*"` means cluster-wide, as in `report`.
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use serde::Serialize;
 
-use super::allowed::{Permission, Target};
-use super::{Access, Grant, Holder, Via};
+use crate::access::allowed::{Permission, Target};
+use crate::access::{BindingKind, GrantChain, Grantee, HeldAccess, Via};
 
-/// How a command prints what it found.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How a command prints what it found, named on the command line as here
+/// (`-o table`): `Table`, columns for a terminal; `Markdown`, a Markdown
+/// table for a pull-request comment (`report` only); `Json`; `Yaml`.
+// No doc comments on the variants: clap would show them as help of their own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Columns for a terminal.
     #[default]
     Table,
-    /// A Markdown table, for a pull-request comment (`report` only).
     Markdown,
     Json,
     Yaml,
@@ -31,7 +32,7 @@ pub(crate) fn encode<T: Serialize>(value: &T, format: Format) -> Result<String, 
 }
 
 /// The place of a grant: `"*"` for cluster-wide, else the namespace.
-fn place(namespace: &Option<String>) -> String {
+fn where_text(namespace: &Option<String>) -> String {
     namespace.clone().unwrap_or_else(|| "*".into())
 }
 
@@ -48,12 +49,12 @@ pub(crate) struct WhoCanOut {
     /// namespace (`-n`), or `"each"` (`-A`).
     #[serde(rename = "where")]
     pub scope: String,
-    pub holders: Vec<HolderOut>,
+    pub holders: Vec<HeldAccessOut>,
 }
 
 /// One holder: a binding's subject, or whoever is bound to a built-in role.
 #[derive(Debug, Serialize)]
-pub(crate) struct HolderOut {
+pub(crate) struct HeldAccessOut {
     /// As the binding names it (without `apiGroup`; a ServiceAccount with its namespace).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject: Option<Subject>,
@@ -64,7 +65,7 @@ pub(crate) struct HolderOut {
     /// it is wherever they are bound.
     #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
-    pub grant: GrantOut,
+    pub grant: GrantChainOut,
 }
 
 #[derive(Debug, Serialize)]
@@ -78,13 +79,13 @@ pub(crate) struct AnyoneBoundTo {
 
 /// The chain that grants it: binding, roles, rule.
 #[derive(Debug, Serialize)]
-pub(crate) struct GrantOut {
+pub(crate) struct GrantChainOut {
     /// Absent for `anyoneBoundTo`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binding: Option<BindingOut>,
     /// From the bound role to the one that holds the rule, each aggregated
     /// into the one before it.
-    pub roles: Vec<NamedOut>,
+    pub roles: Vec<ChainRoleOut>,
     pub rule: PolicyRule,
 }
 
@@ -102,45 +103,45 @@ pub(crate) struct BindingOut {
 
 /// A role by name, and whether it is Kubernetes' built-in one.
 #[derive(Debug, Serialize)]
-pub(crate) struct NamedOut {
+pub(crate) struct ChainRoleOut {
     pub name: String,
     #[serde(rename = "builtIn")]
     pub builtin: bool,
 }
 
-impl GrantOut {
-    fn of(grant: &Grant) -> GrantOut {
+impl GrantChainOut {
+    fn of(grant: &GrantChain) -> GrantChainOut {
         let binding = match &grant.via {
             Via::AnyBindingTo(_) => None,
             Via::Binding { namespace, name, builtin } => Some(BindingOut {
-                kind: if namespace.is_some() { "RoleBinding" } else { "ClusterRoleBinding" },
+                kind: BindingKind::in_namespace(namespace.as_deref()).as_str(),
                 name: name.clone(),
                 namespace: namespace.clone(),
                 builtin: *builtin,
             }),
         };
-        let roles = grant.roles.iter().map(|r| NamedOut { name: r.name.clone(), builtin: r.builtin }).collect();
-        GrantOut { binding, roles, rule: grant.rule.clone() }
+        let roles = grant.roles.iter().map(|r| ChainRoleOut { name: r.name.clone(), builtin: r.builtin }).collect();
+        GrantChainOut { binding, roles, rule: grant.rule.clone() }
     }
 }
 
-impl HolderOut {
-    pub(crate) fn of(access: &Access) -> HolderOut {
-        let grant = GrantOut::of(&access.grant);
-        match &access.holder {
-            Holder::Subject(s) => HolderOut {
+impl HeldAccessOut {
+    pub(crate) fn of(access: &HeldAccess) -> HeldAccessOut {
+        let grant = GrantChainOut::of(&access.chain);
+        match &access.grantee {
+            Grantee::Subject(s) => HeldAccessOut {
                 subject: Some(s.clone()),
                 anyone_bound_to: None,
-                scope: Some(place(&access.namespace)),
+                scope: Some(where_text(&access.namespace)),
                 grant,
             },
-            Holder::RoleHolders { role, cluster_only } => HolderOut {
+            Grantee::AnyoneBoundTo { role, cluster_binding_only } => HeldAccessOut {
                 subject: None,
                 anyone_bound_to: Some(AnyoneBoundTo {
-                    cluster_role: role.clone(),
-                    cluster_role_binding_only: *cluster_only,
+                    cluster_role: role.name().to_string(),
+                    cluster_role_binding_only: *cluster_binding_only,
                 }),
-                scope: (*cluster_only || access.namespace.is_some()).then(|| place(&access.namespace)),
+                scope: (*cluster_binding_only || access.namespace.is_some()).then(|| where_text(&access.namespace)),
                 grant,
             },
         }
@@ -174,6 +175,6 @@ impl PermissionOut {
                 PolicyRule { non_resource_urls: Some(urls.clone()), verbs: p.verbs.clone(), ..Default::default() }
             }
         };
-        PermissionOut { scope: place(&p.namespace), rule }
+        PermissionOut { scope: where_text(&p.namespace), rule }
     }
 }

@@ -3,31 +3,42 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::api::rbac::v1::Subject;
 use serde::Serialize;
 
-use super::allowed::Place;
-use super::danger::dangers;
 use super::table::{wrap_indented, wrapped, TERMINAL};
-use super::{describe_rule, Asked, Holder, Identity, Policy, Request};
+use crate::access::allowed::Place;
+use crate::access::danger::dangers;
+use crate::access::{describe_rule, AggregatedRole, Asked, Grantee, Identity, Policy, Request, SubjectKind, MASTERS};
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
-/// The verbs that make up each level of access to an API.
-pub(crate) const LEVELS: [(&str, &[&str]); 3] = [("admin", &VERBS), ("edit", &EDIT), ("view", &READ)];
+/// The verbs that make up each level of access to an API, named after the
+/// built-in role that grants it.
+fn level_verbs(level: AggregatedRole) -> &'static [&'static str] {
+    match level {
+        AggregatedRole::Admin => &VERBS,
+        AggregatedRole::Edit => &EDIT,
+        AggregatedRole::View => &READ,
+    }
+}
 
+/// What `report` prints: who holds each level of access to each operator
+/// API, per extension, and what olm-rbac's ServiceAccounts may do.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub(crate) struct Report {
-    pub extensions: Vec<ExtensionReport>,
+pub(crate) struct AccessMatrix {
+    pub extensions: Vec<ExtensionAccess>,
     /// APIs nobody but cluster-admins can use.
     #[serde(rename = "clusterAdminsOnly")]
     pub cluster_admins_only: Vec<String>,
     /// The ServiceAccounts olm-rbac bound for an operator or installer: what
     /// each may do, where, and which of it is dangerous.
     #[serde(rename = "serviceAccounts", skip_serializing_if = "Vec::is_empty")]
-    pub accounts: Vec<AccountReport>,
+    pub accounts: Vec<AccountAccess>,
 }
 
+/// One ServiceAccount olm-rbac bound, and every rule it holds.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub(crate) struct AccountReport {
+pub(crate) struct AccountAccess {
     /// `<namespace>/<name>`.
     pub account: String,
     /// `operator` or `installer`, and the extension.
@@ -36,6 +47,7 @@ pub(crate) struct AccountReport {
     pub rules: Vec<AccountRule>,
 }
 
+/// A rule a ServiceAccount holds, where, and what of it is dangerous.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub(crate) struct AccountRule {
     /// `*` for cluster-wide, else the namespace.
@@ -47,25 +59,39 @@ pub(crate) struct AccountRule {
     pub dangerous: Vec<String>,
 }
 
+/// The APIs one extension's generated RBAC serves, each with its holders.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub(crate) struct ExtensionReport {
+pub(crate) struct ExtensionAccess {
     /// The extension whose generated RBAC serves these APIs; `None` for APIs
     /// without generated RBAC.
     pub extension: Option<String>,
-    pub apis: Vec<ApiRow>,
+    pub apis: Vec<ApiAccess>,
 }
 
+/// One API: who holds each level of access to it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub(crate) struct ApiRow {
+pub(crate) struct ApiAccess {
     pub api: String,
-    pub admin: Vec<Holding>,
-    pub edit: Vec<Holding>,
-    pub view: Vec<Holding>,
+    pub admin: Vec<LevelHolder>,
+    pub edit: Vec<LevelHolder>,
+    pub view: Vec<LevelHolder>,
 }
 
-/// A holder and where it holds the access: `["*"]` for cluster-wide, otherwise namespaces.
+impl ApiAccess {
+    /// Who holds the level of access to the API.
+    fn holders(&self, level: AggregatedRole) -> &[LevelHolder] {
+        match level {
+            AggregatedRole::Admin => &self.admin,
+            AggregatedRole::Edit => &self.edit,
+            AggregatedRole::View => &self.view,
+        }
+    }
+}
+
+/// Who holds one level of access to an API (as `who-can` writes a grantee),
+/// and where: `["*"]` for cluster-wide, otherwise namespaces.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub(crate) struct Holding {
+pub(crate) struct LevelHolder {
     pub holder: String,
     #[serde(rename = "where")]
     pub scope: Vec<String>,
@@ -73,38 +99,34 @@ pub(crate) struct Holding {
 
 /// Builds the report from the policy's APIs. Cluster-admins (`system:masters`)
 /// can do everything and are left out of the cells.
-pub(crate) fn build(policy: &Policy) -> Report {
-    let mut by_ext: BTreeMap<Option<String>, Vec<ApiRow>> = BTreeMap::new();
+pub(crate) fn build(policy: &Policy) -> AccessMatrix {
+    let mut by_ext: BTreeMap<Option<String>, Vec<ApiAccess>> = BTreeMap::new();
     let mut admins_only = Vec::new();
     for (api, ext) in &policy.apis {
         let Some((plural, group)) = api.split_once('.') else { continue };
         // Who holds each verb, asked once; levels and "admins only" follow from it.
-        let per_verb: BTreeMap<&str, Scopes> =
-            LEVELS[0].1.iter().map(|v| (*v, holders(policy, group, plural, v))).collect();
-        let cells: Vec<Vec<Holding>> = LEVELS.iter().map(|(_, verbs)| holdings(verbs, &per_verb)).collect();
+        let per_verb: BTreeMap<&str, Scopes> = level_verbs(AggregatedRole::Admin)
+            .iter()
+            .map(|v| (*v, holders_of_verb(policy, group, plural, v)))
+            .collect();
+        let [admin, edit, view] = AggregatedRole::ALL.map(|level| holders_of_every_verb(level_verbs(level), &per_verb));
         // Only cluster-admins: nobody else holds even one verb.
         if per_verb.values().all(BTreeMap::is_empty) {
             admins_only.push(api.clone());
         }
-        let mut cells = cells.into_iter();
-        let row = ApiRow {
-            api: api.clone(),
-            admin: cells.next().unwrap_or_default(),
-            edit: cells.next().unwrap_or_default(),
-            view: cells.next().unwrap_or_default(),
-        };
+        let row = ApiAccess { api: api.clone(), admin, edit, view };
         by_ext.entry(ext.clone()).or_default().push(row);
     }
-    Report {
-        extensions: by_ext.into_iter().map(|(extension, apis)| ExtensionReport { extension, apis }).collect(),
+    AccessMatrix {
+        extensions: by_ext.into_iter().map(|(extension, apis)| ExtensionAccess { extension, apis }).collect(),
         cluster_admins_only: admins_only,
-        accounts: accounts(policy),
+        accounts: account_access(policy),
     }
 }
 
 /// Every ServiceAccount a binding olm-rbac wrote for an operator or an
 /// installer names, with all it may do: through those bindings and any other.
-fn accounts(policy: &Policy) -> Vec<AccountReport> {
+fn account_access(policy: &Policy) -> Vec<AccountAccess> {
     let mut found: BTreeMap<(String, String), (String, String)> = BTreeMap::new();
     for b in &policy.bindings {
         let label = |k: &str| b.labels.get(k).map(String::as_str);
@@ -112,7 +134,7 @@ fn accounts(policy: &Policy) -> Vec<AccountReport> {
         let (Some(role), Some(MANAGER), Some(ext)) = (role, label(MANAGED_BY), label(EXTENSION_LABEL)) else {
             continue;
         };
-        for s in b.subjects.iter().filter(|s| s.kind == "ServiceAccount") {
+        for s in b.subjects.iter().filter(|s| SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)) {
             let ns = s.namespace.clone().or_else(|| b.namespace.clone()).unwrap_or_default();
             found.entry((ns, s.name.clone())).or_insert((role.to_string(), ext.to_string()));
         }
@@ -120,9 +142,11 @@ fn accounts(policy: &Policy) -> Vec<AccountReport> {
     found
         .into_iter()
         .map(|((ns, name), (role, extension))| {
-            let who = Identity::new(&format!("system:serviceaccount:{ns}:{name}"), &[]);
+            let who = Identity::service_account(&ns, &name);
             let mut rules = Vec::new();
-            for b in policy.bindings.iter().filter(|b| b.subjects.iter().any(|s| who.is(s, b.namespace.as_deref()))) {
+            for b in
+                policy.bindings.iter().filter(|b| b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref())))
+            {
                 let Some(role) = policy.bound_role(b) else { continue };
                 let scope = b.namespace.clone().unwrap_or_else(|| "*".into());
                 for (_, rule) in policy.effective_rules(role) {
@@ -134,16 +158,16 @@ fn accounts(policy: &Policy) -> Vec<AccountReport> {
                 }
             }
             rules.sort_by(|a, b| (a.scope != "*", &a.scope).cmp(&(b.scope != "*", &b.scope)));
-            AccountReport { account: format!("{ns}/{name}"), role, extension, rules }
+            AccountAccess { account: format!("{ns}/{name}"), role, extension, rules }
         })
         .collect()
 }
 
-/// Holder → where they hold it (`*` for cluster-wide).
+/// Grantee → where they hold it (`*` for cluster-wide).
 type Scopes = BTreeMap<String, Vec<String>>;
 
 /// Who may use one verb on the API, and where; cluster-admins left out.
-fn holders(policy: &Policy, group: &str, plural: &str, verb: &str) -> Scopes {
+fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Scopes {
     let req = Request {
         verb: verb.to_string(),
         group: group.to_string(),
@@ -154,26 +178,27 @@ fn holders(policy: &Policy, group: &str, plural: &str, verb: &str) -> Scopes {
     };
     let mut scopes = Scopes::new();
     for access in policy.who_can(Asked::Resource(&req), Place::Each) {
-        if matches!(&access.holder, Holder::Subject(s) if s.kind == "Group" && s.name == "system:masters") {
+        let masters = |s: &Subject| SubjectKind::of(s) == Some(SubjectKind::Group) && s.name == MASTERS;
+        if matches!(&access.grantee, Grantee::Subject(s) if masters(s)) {
             continue;
         }
         // Kubernetes' own bindings reach control-plane components (the
         // controller manager lists and watches everything), not users.
-        if access.grant.via.builtin() {
+        if access.chain.via.builtin() {
             continue;
         }
-        let scope = match (&access.holder, &access.namespace) {
-            (Holder::RoleHolders { cluster_only: false, .. }, _) => "where bound".to_string(),
-            (Holder::RoleHolders { cluster_only: true, .. }, _) | (_, None) => "*".to_string(),
+        let scope = match (&access.grantee, &access.namespace) {
+            (Grantee::AnyoneBoundTo { cluster_binding_only: false, .. }, _) => "where bound".to_string(),
+            (Grantee::AnyoneBoundTo { cluster_binding_only: true, .. }, _) | (_, None) => "*".to_string(),
             (_, Some(ns)) => ns.clone(),
         };
-        scopes.entry(access.holder.to_string()).or_default().push(scope);
+        scopes.entry(access.grantee.to_string()).or_default().push(scope);
     }
     scopes
 }
 
 /// Holders that may use every verb of a level, each with where.
-fn holdings(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> Vec<Holding> {
+fn holders_of_every_verb(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> Vec<LevelHolder> {
     let mut common: Option<Scopes> = None;
     for verb in verbs {
         let these = per_verb.get(verb).cloned().unwrap_or_default();
@@ -206,17 +231,17 @@ fn holdings(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> Vec<Holding> {
             }
             scope.sort();
             scope.dedup();
-            Holding { holder, scope }
+            LevelHolder { holder, scope }
         })
         .collect()
 }
 
 /// Keeps subject names from breaking a Markdown table.
-fn escape(s: &str) -> String {
+fn escape_markdown(s: &str) -> String {
     s.replace('|', "\\|").replace('`', "\\`")
 }
 
-fn cell(h: &[Holding]) -> String {
+fn cell_text(h: &[LevelHolder]) -> String {
     if h.is_empty() {
         return "-".into();
     }
@@ -229,7 +254,7 @@ fn cell(h: &[Holding]) -> String {
         .join("; ")
 }
 
-fn title(ext: &Option<String>) -> String {
+fn extension_title(ext: &Option<String>) -> String {
     match ext {
         Some(e) => format!("extension {e}"),
         None => "APIs without olm-rbac RBAC".to_string(),
@@ -237,12 +262,15 @@ fn title(ext: &Option<String>) -> String {
 }
 
 /// Markdown, for a pull-request comment.
-pub(crate) fn markdown(r: &Report) -> String {
+pub(crate) fn markdown(r: &AccessMatrix) -> String {
     let mut out = String::from("## Access to operator APIs\n\n");
     for e in &r.extensions {
-        out.push_str(&format!("### {}\n\n| API | admin | edit | view |\n|---|---|---|---|\n", title(&e.extension)));
+        out.push_str(&format!(
+            "### {}\n\n| API | admin | edit | view |\n|---|---|---|---|\n",
+            extension_title(&e.extension)
+        ));
         for a in &e.apis {
-            let [admin, edit, view] = [&a.admin, &a.edit, &a.view].map(|c| escape(&cell(c)));
+            let [admin, edit, view] = AggregatedRole::ALL.map(|level| escape_markdown(&cell_text(a.holders(level))));
             out.push_str(&format!("| `{}` | {admin} | {edit} | {view} |\n", a.api));
         }
         out.push('\n');
@@ -259,7 +287,7 @@ pub(crate) fn markdown(r: &Report) -> String {
         ));
         for rule in &a.rules {
             let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { format!("`{}`", rule.scope) };
-            out.push_str(&format!("| {scope} | `{}` | {} |\n", rule.rule, escape(&rule.dangerous.join(", "))));
+            out.push_str(&format!("| {scope} | `{}` | {} |\n", rule.rule, escape_markdown(&rule.dangerous.join(", "))));
         }
     }
     out
@@ -269,22 +297,21 @@ pub(crate) fn markdown(r: &Report) -> String {
 /// extension, a line per API, level and holder (the API and the level written
 /// on their first line only), long cells wrapped within their column; then the
 /// APIs only cluster-admins can use, and each ServiceAccount's rules, wrapped.
-pub(crate) fn table(r: &Report) -> String {
+pub(crate) fn table(r: &AccessMatrix) -> String {
     let mut out = String::new();
     for e in &r.extensions {
-        out.push_str(&format!("{}\n", title(&e.extension)));
+        out.push_str(&format!("{}\n", extension_title(&e.extension)));
         let mut rows: Vec<Vec<String>> = Vec::new();
         for a in &e.apis {
-            for (i, (level, holdings)) in
-                [("admin", &a.admin), ("edit", &a.edit), ("view", &a.view)].into_iter().enumerate()
-            {
+            for (i, level) in AggregatedRole::ALL.into_iter().enumerate() {
                 let api = if i == 0 { a.api.clone() } else { String::new() };
-                if holdings.is_empty() {
+                let holders = a.holders(level);
+                if holders.is_empty() {
                     rows.push(vec![api.clone(), level.to_string(), "-".into(), String::new()]);
                 }
-                for (j, h) in holdings.iter().enumerate() {
+                for (j, h) in holders.iter().enumerate() {
                     let first = |s: &str| if j == 0 { s.to_string() } else { String::new() };
-                    rows.push(vec![first(&api), first(level), h.holder.clone(), scope_text(&h.scope)]);
+                    rows.push(vec![first(&api), first(level.name()), h.holder.clone(), scope_text(&h.scope)]);
                 }
             }
         }

@@ -1,4 +1,9 @@
-//! Problems a review found, each pinned with the input that showed it.
+//! How olm-rbac edits the items it did not write and cuts the input into
+//! items, at the edges of the format: where an added label or annotation
+//! lands, what comes back on undo, comments, CRLF and missing final line
+//! breaks, flow style, repeated keys; and two decisions that once went wrong
+//! on such inputs (a subresource write is not a view role; two configs on one
+//! API conflict). Each test holds the input that showed the problem.
 
 use crate::common::*;
 use olm_rbac::run::{function, render, Source};
@@ -55,7 +60,7 @@ fn write_access_to_a_subresource_is_not_a_view_role() {
 }
 
 #[test]
-fn input_without_a_final_newline() {
+fn an_item_without_a_final_line_break_is_followed_by_generated_items_on_a_line_of_their_own() {
     let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: olm-rbac.io/v1alpha1\n  kind: RBACConfig\n  metadata:\n    name: ext\n  spec:\n    mode: Aggregate\nitems:\n- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata:\n    name: foos.example.com\n  spec:\n    group: example.com\n    names:\n      plural: foos\n      kind: Foo\n    scope: Namespaced";
     let out = function(list);
     assert_eq!(out.code, 0, "{}", out.stderr);

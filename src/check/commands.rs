@@ -1,18 +1,21 @@
 //! `can-i`, `who-can` and `report`: the access checks as commands, returning
 //! what to print and the exit code.
 
-use super::allowed::{Place, Target};
-use super::builtin::{BuiltinRoles, KUBERNETES_VERSION};
-use super::shapes::{encode, HolderOut, PermissionOut, WhoCanOut};
-use super::{matrix, read, Asked, Holder, Identity, Policy, Request, UrlRequest};
-use crate::input::{Outcome, Source};
+use super::load::read;
+use super::matrix;
+use super::shapes::{encode, HeldAccessOut, PermissionOut, WhoCanOut};
+use crate::access::allowed::{resource_text, Place, Target};
+use crate::access::builtin::{BuiltinRoles, KUBERNETES_VERSION};
+use crate::access::{Asked, Grantee, HeldAccess, Identity, Policy, Request, UrlRequest};
+use crate::input::Source;
+use crate::outcome::Outcome;
 
 pub use super::shapes::Format;
 
 /// Exit code for a broken input or a usage error, apart from can-i's "no" (1).
 pub const INPUT_ERROR: i32 = 2;
 
-fn fail(message: String) -> Outcome {
+fn input_error(message: String) -> Outcome {
     Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code: INPUT_ERROR }
 }
 
@@ -34,7 +37,7 @@ pub fn refuse_terminal(command: &str, files_given: bool, stdin_is_terminal: bool
         files_given,
         stdin_is_terminal,
     )
-    .map(fail)
+    .map(input_error)
 }
 
 /// Runs a command on the policy read from the inputs. Warnings (about the
@@ -54,7 +57,9 @@ fn with_policy(
     };
     let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
     let mut out = if loaded.objects == 0 {
-        fail("the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin".to_string())
+        input_error(
+            "the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin".to_string(),
+        )
     } else {
         command(&loaded.policy, &mut warnings)
     };
@@ -82,7 +87,7 @@ impl Question {
     fn target(&self) -> String {
         match self {
             Question::Resource(req) => {
-                let mut r = super::allowed::resource_text(&req.group, &req.resource);
+                let mut r = resource_text(&req.group, &req.resource);
                 if let Some(sub) = &req.subresource {
                     r.push('/');
                     r.push_str(sub);
@@ -108,7 +113,7 @@ fn question(
 ) -> Result<Question, Outcome> {
     if resource.starts_with('/') {
         if let Some(name) = name {
-            return Err(fail(format!("{resource} is a non-resource URL, which takes no NAME (given {name:?})")));
+            return Err(input_error(format!("{resource} is a non-resource URL, which takes no NAME (given {name:?})")));
         }
         if let Some(ns) = namespace {
             warnings
@@ -116,11 +121,11 @@ fn question(
         }
         return Ok(Question::Url(UrlRequest { verb: verb.to_string(), path: resource.to_string() }));
     }
-    let (group, plural, subresource) = policy.resources.resolve(resource).map_err(fail)?;
+    let (group, plural, subresource) = policy.resources.resolve(resource).map_err(input_error)?;
     let own_namespace = group.is_empty() && plural == "namespaces" && name.is_some() && name == namespace;
     let cluster = !own_namespace && policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
     if let (true, Some(ns)) = (cluster, namespace) {
-        let text = super::allowed::resource_text(&group, &plural);
+        let text = resource_text(&group, &plural);
         warnings.push(format!("warning: {text} is cluster-scoped: -n {ns} is ignored"));
     }
     Ok(Question::Resource(Request {
@@ -256,7 +261,7 @@ pub fn can_i_list_with(inputs: &[Source], q: &CanIList<'_>, output: Format, comm
 fn encoded<T: serde::Serialize>(value: &T, format: Format) -> Outcome {
     match encode(value, format) {
         Ok(stdout) => Outcome { stdout, stderr: String::new(), code: 0 },
-        Err(e) => fail(format!("could not write the output: {e}")),
+        Err(e) => input_error(format!("could not write the output: {e}")),
     }
 }
 
@@ -303,19 +308,19 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
                 Place::Namespace(ns) => ns.to_string(),
                 Place::Each => "each".to_string(),
             };
-            let holders = holders.iter().map(HolderOut::of).collect();
+            let holders = holders.iter().map(HeldAccessOut::of).collect();
             let shaped = WhoCanOut { verb: q.verb.to_string(), resource, non_resource_url, scope, holders };
             return encoded(&shaped, output);
         }
-        let row = |a: &super::Access| {
-            let place = match (&a.holder, &a.namespace) {
+        let row = |a: &HeldAccess| {
+            let place = match (&a.grantee, &a.namespace) {
                 (_, Some(ns)) => ns.clone(),
-                (Holder::RoleHolders { cluster_only: false, .. }, None) => "where bound".to_string(),
+                (Grantee::AnyoneBoundTo { cluster_binding_only: false, .. }, None) => "where bound".to_string(),
                 (_, None) => "cluster-wide".to_string(),
             };
-            vec![a.holder.to_string(), place, a.grant.to_string()]
+            vec![a.grantee.to_string(), place, a.chain.to_string()]
         };
-        let (builtin, input): (Vec<_>, Vec<_>) = holders.iter().partition(|a| a.grant.via.builtin());
+        let (builtin, input): (Vec<_>, Vec<_>) = holders.iter().partition(|a| a.chain.via.builtin());
         let header = ["SUBJECT".to_string(), "WHERE".into(), "GRANTED BY".into()];
         let mut rows: Vec<Vec<String>> = input.iter().map(|a| row(a)).collect();
         if !builtin.is_empty() {

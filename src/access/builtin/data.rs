@@ -1,0 +1,108 @@
+//! The bootstrap policy's two data files, read into a [`Policy`].
+//!
+//! The files are embedded and fixed: each is one `kind: List` of
+//! ClusterRoles or of ClusterRoleBindings, as the API server writes them.
+//! They are read with serde straight into the model's views, and each
+//! item enters the policy through [`Policy::add_object`], as the input's
+//! roles and bindings do. Nothing here reads the user's input, so the
+//! kernel needs neither the crate's YAML reader nor its limits on hostile
+//! input. A test of the checks (`check::tests`) proves this reading and the
+//! input's reader make the same policy of the files.
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use super::{Policy, KUBERNETES_VERSION};
+use crate::model::SubjectView;
+use crate::model::{AggregationView, BindingView, Body, Header, InputObject, RoleRefView, RoleView, RuleView};
+
+/// The bootstrap ClusterRoles, as `kubectl get clusterroles -o yaml` would list them.
+const CLUSTER_ROLES: &str = include_str!("../../../data/kubernetes-v1.33/cluster-roles.yaml");
+/// The bootstrap ClusterRoleBindings.
+const CLUSTER_ROLE_BINDINGS: &str = include_str!("../../../data/kubernetes-v1.33/cluster-role-bindings.yaml");
+
+/// The data files, each with its path in the repository and its text.
+pub(crate) fn files() -> [(String, &'static str); 2] {
+    let path = |name: &str| format!("data/kubernetes-v{KUBERNETES_VERSION}/{name}");
+    [(path("cluster-roles.yaml"), CLUSTER_ROLES), (path("cluster-role-bindings.yaml"), CLUSTER_ROLE_BINDINGS)]
+}
+
+/// A `kind: List` of one kind of object.
+#[derive(Deserialize)]
+struct List<T> {
+    items: Vec<Item<T>>,
+}
+
+/// One object of a list: its identity and the fields of its kind.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Item<T> {
+    api_version: String,
+    kind: String,
+    metadata: Metadata,
+    #[serde(flatten)]
+    fields: T,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    name: String,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    annotations: BTreeMap<String, String>,
+}
+
+/// A ClusterRole's fields (`rules: null` is no rules, as the API server reads it).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RoleFields {
+    #[serde(default)]
+    rules: Option<Vec<RuleView>>,
+    #[serde(default)]
+    aggregation_rule: Option<AggregationView>,
+}
+
+/// A ClusterRoleBinding's fields.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BindingFields {
+    role_ref: RoleRefView,
+    #[serde(default)]
+    subjects: Option<Vec<SubjectView>>,
+}
+
+/// Both files, every object in the policy; an error names the file.
+pub(super) fn read() -> Result<Policy, String> {
+    let mut policy = Policy::default();
+    let [(roles_file, roles), (bindings_file, bindings)] = files();
+    for item in parse::<RoleFields>(&roles_file, roles)? {
+        let rules = item.fields.rules.unwrap_or_default();
+        let body = Body::Role(RoleView { rules, aggregation_rule: item.fields.aggregation_rule });
+        policy.add_object(&object(item.api_version, item.kind, item.metadata, body));
+    }
+    for item in parse::<BindingFields>(&bindings_file, bindings)? {
+        let subjects = item.fields.subjects.unwrap_or_default();
+        let body = Body::Binding(BindingView { role_ref: item.fields.role_ref, subjects });
+        policy.add_object(&object(item.api_version, item.kind, item.metadata, body));
+    }
+    Ok(policy)
+}
+
+fn parse<T: DeserializeOwned>(file: &str, text: &str) -> Result<Vec<Item<T>>, String> {
+    serde_saphyr::from_str::<List<T>>(text).map(|list| list.items).map_err(|e| format!("{file}: {e}"))
+}
+
+fn object(api_version: String, kind: String, metadata: Metadata, body: Body) -> InputObject {
+    let header = Header {
+        api_version: Some(api_version),
+        kind: Some(kind),
+        name: Some(metadata.name),
+        labels: metadata.labels,
+        annotations: metadata.annotations,
+        ..Default::default()
+    };
+    InputObject { header, body, file: None }
+}
