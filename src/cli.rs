@@ -1,8 +1,8 @@
 //! The command line: what each command takes (clap's definitions, with their
-//! help and examples) and the one call each makes. It decides nothing about
-//! the inputs: the runners do (`run::function_on_stdin`, `run::render_paths`:
-//! stdin, the config file among the paths), and the access checks answer the
-//! questions. Its values are the library's own types (`run::OutputFormat`,
+//! help and examples) and the one call each makes. What render and the
+//! function read, the runners decide (`run::function_on_stdin`,
+//! `run::render_paths`: stdin, the config file among the paths); the access
+//! checks' `-f` is read here, and `check::commands` answers the questions. Its values are the library's own types (`run::OutputFormat`,
 //! `check::commands::Format`, `access::builtin::BuiltinRoles`), so nothing
 //! maps one enum onto another. The binary is [`Cli::run`] on what clap parsed.
 
