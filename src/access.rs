@@ -84,6 +84,17 @@ impl Policy {
         out: &mut Vec<(Vec<String>, PolicyRule)>,
     ) {
         if !seen.insert(format!("{}/{}", role.namespace.as_deref().unwrap_or_default(), role.name)) {
+            // Aggregating roles that select each other: the controller copies
+            // rules around the cycle, so what is written on any role in it can
+            // stay on all of them, whatever order it syncs them in. Count it.
+            let before = &path[..path.len().saturating_sub(1)];
+            if let Some(start) = before.iter().position(|n| *n == role.name) {
+                for name in &before[start..] {
+                    if let Some(member) = self.cluster_roles.get(name) {
+                        out.extend(member.rules.iter().map(|r| (path.clone(), r.clone())));
+                    }
+                }
+            }
             return;
         }
         if role.aggregation.is_empty() || role.namespace.is_some() {

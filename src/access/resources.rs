@@ -53,8 +53,12 @@ impl Resources {
     /// declares. One of Kubernetes' own resources keeps its scope and names: the
     /// API server serves it, whatever a CRD of the same group and plural says.
     pub(crate) fn add_named(&mut self, group: &str, plural: &str, cluster_scoped: bool, names: &CrdNames<'_>) {
-        let known = self.scope.entry((group.to_string(), plural.to_string())).or_default();
-        if known.kubernetes {
+        // The platform serves its own resources (Kubernetes', OLM's): a CRD in the
+        // input cannot change what the cluster's API server says of them.
+        let key = (group.to_string(), plural.to_string());
+        let platforms = self.scope.contains_key(&key) && crate::reserved::owner_of(group, plural).is_some();
+        let known = self.scope.entry(key).or_default();
+        if known.kubernetes || platforms {
             return;
         }
         known.cluster = cluster_scoped;

@@ -47,7 +47,7 @@ pub(super) fn plan_one(config: &Config, objects: &[InputObject], origins: &Origi
         about,
         output_path: config.output_path.clone(),
     }));
-    annotate_extension(config, &summary, objects, plan);
+    annotate_extension(config, &summary, objects, origins, plan);
 }
 
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
@@ -107,15 +107,20 @@ enum Installs {
     OlmExtension,
 }
 
-/// The input item that is this extension's `ClusterExtension`, if any.
-fn extension_object(config: &Config, objects: &[InputObject]) -> Option<usize> {
-    objects.iter().position(|o| {
-        o.is("olm.operatorframework.io", "ClusterExtension") && o.header.name.as_deref() == Some(&config.extension)
+/// The input item that is this extension's `ClusterExtension`, if the admin
+/// wrote one: one the bundle ships is the bundle's claim, not the admin's word.
+fn extension_object(config: &Config, objects: &[InputObject], origins: &Origins) -> Option<usize> {
+    objects.iter().enumerate().position(|(i, o)| {
+        !origins.is_bundle(i)
+            && o.is("olm.operatorframework.io", "ClusterExtension")
+            && o.header.name.as_deref() == Some(&config.extension)
     })
 }
 
-fn installer_of_bundle(config: &Config, objects: &[InputObject]) -> Installs {
-    match (config.bundle_objects, extension_object(config, objects)) {
+/// Only a ClusterExtension from a known file of the admin's says OLM installs
+/// the bundle: on stdin the bundle could have written it.
+fn installer_of_bundle(config: &Config, objects: &[InputObject], origins: &Origins) -> Installs {
+    match (config.bundle_objects, extension_object(config, objects, origins).filter(|&i| origins.is_admin(i))) {
         (BundleObjects::Drop, _) => Installs::OlmDropped,
         (BundleObjects::Keep, Some(_)) => Installs::OlmExtension,
         (BundleObjects::Keep, None) => Installs::ThisOutput,
@@ -134,7 +139,7 @@ fn bundle_objects(
     claims: &[Option<String>],
     plan: &mut Draft,
 ) -> Provided {
-    let installs = installer_of_bundle(config, objects);
+    let installs = installer_of_bundle(config, objects, origins);
     let members = match installs {
         Installs::ThisOutput => BTreeSet::new(),
         Installs::OlmDropped | Installs::OlmExtension => bundle_members(objects, origins, claims),
@@ -384,8 +389,8 @@ fn report_removed(
 }
 
 /// Shows the outcome on the extension's `ClusterExtension`, if it is in the input.
-fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], plan: &mut Draft) {
-    let Some(i) = extension_object(config, objects) else { return };
+fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], origins: &Origins, plan: &mut Draft) {
+    let Some(i) = extension_object(config, objects, origins) else { return };
     let o = &objects[i];
     if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {
         let patch = plan.patches.entry(i).or_default();
