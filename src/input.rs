@@ -1,5 +1,6 @@
-//! What a command gets and gives: its inputs ([`Source`]), and what it
-//! prints and how it exits ([`Outcome`]).
+//! What a command reads: its inputs ([`Source`]), from the files, directories
+//! and stdin the command line names. What it gives back is an
+//! [`Outcome`](crate::outcome::Outcome).
 //!
 //! The inputs named on the command line (files, directories and stdin) are
 //! read with the same care as kustomize's load restrictor: a directory is
@@ -13,33 +14,13 @@ use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-/// What a run prints and how it exits. Errors never leave partial output:
-/// KRM mode returns the items unchanged, render mode prints nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub stdout: String,
-    pub stderr: String,
-    pub code: i32,
-}
-
-impl Outcome {
-    /// The process's exit status once the outcome is written (`written` is
-    /// how writing stdout went): the outcome's code, or 1 for a code outside
-    /// 0 to 255. A reader that closed the pipe early (`olm-rbac render ... |
-    /// head -1`) took what it wanted, so that is no failure, as with ripgrep;
-    /// any other error writing stdout fails with 1.
-    pub fn exit_status(&self, written: std::io::Result<()>) -> u8 {
-        match written {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 1,
-            _ => u8::try_from(self.code).unwrap_or(1),
-        }
-    }
-}
-
 /// A named input: a file's path (or `-`) and its text.
 #[derive(Debug, Clone)]
 pub struct Source {
+    /// The path as it was reached from the command line, or `-` for stdin:
+    /// results name it as the item's file.
     pub name: String,
+    /// The file's text, whole.
     pub text: String,
 }
 
@@ -85,7 +66,9 @@ impl BundleRoot {
 /// What reading a path gave: the sources, and the folders read as a bundle's root.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
+    /// Every manifest read, in the order read.
     pub sources: Vec<Source>,
+    /// The folders read as a bundle's root.
     pub bundle_roots: Vec<BundleRoot>,
 }
 
@@ -229,20 +212,6 @@ mod tests {
 
     fn names(sources: &[Source], root: &Path) -> Vec<String> {
         sources.iter().map(|s| Path::new(&s.name).strip_prefix(root).unwrap().display().to_string()).collect()
-    }
-
-    #[test]
-    fn the_exit_status_is_the_outcome_code_unless_stdout_failed() {
-        use std::io::{Error, ErrorKind};
-        let outcome = |code: i32| Outcome { stdout: String::new(), stderr: String::new(), code };
-        assert_eq!(outcome(0).exit_status(Ok(())), 0);
-        assert_eq!(outcome(2).exit_status(Ok(())), 2);
-        assert_eq!(outcome(300).exit_status(Ok(())), 1, "a code the process cannot return is a failure");
-        assert_eq!(outcome(-1).exit_status(Ok(())), 1);
-        // `| head -1`: the reader has what it wanted.
-        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 0);
-        assert_eq!(outcome(1).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 1, "an error stays one");
-        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::StorageFull))), 1, "a full disk is not");
     }
 
     #[test]

@@ -1,17 +1,40 @@
-//! olm-rbac renders user-facing RBAC for the APIs that OLM operators install.
+//! olm-rbac reads an OLM operator bundle's manifests and writes them back with
+//! RBAC added: per-API admin, edit and view roles (aggregated into the
+//! built-in ones, or bound to the config's subjects), the operator's own
+//! permissions where OLM would grant them, and the account OLM installs the
+//! bundle as, each checked against the admin's install policy. Offline
+//! access checks (`can-i`, `who-can`, `report`) answer who may do what with
+//! the result.
 //!
-//! Three steps, kept apart: [`yaml`] reads bytes into items without losing any,
-//! [`plan`] decides what to generate (a pure function over typed values), and
-//! [`run`] writes the result back around the untouched items.
+//! The steps, kept apart: [`input`] and [`yaml`] read bytes into items
+//! without losing any; [`config`] checks the admin's `RBACConfig`; `plan`
+//! decides what to generate (a pure function over typed values, no YAML);
+//! [`run`] writes the result back around the untouched items; [`access`] is
+//! the RBAC kernel and [`check`] the offline checks on it; [`cli`] is the
+//! command line, and [`outcome`] what every command gives back. ARCHITECTURE.md is the map.
+//!
+//! # Not an API
+//!
+//! olm-rbac is a program. What it keeps stable for its users is the command
+//! line, the KRM function's `ResourceList`, `RBACConfig` and its JSON Schema,
+//! and the output shapes of docs/access-checks.md. This library is the
+//! program's implementation and is not published: a module is public only
+//! where the binary (`cli`, `outcome`), the integration tests in
+//! `tests/suite` or the bench reach it, and what is public there promises
+//! nothing to anyone else. The rest of the crate (`model`, `plan`, `report`,
+//! `names`, `kinds`) is private to it, so the compiler holds that line.
+
 pub mod access;
 pub mod check;
+pub mod cli;
 pub mod config;
 pub mod input;
 mod kinds;
-pub mod model;
-pub mod names;
-pub mod plan;
-pub mod report;
+pub(crate) mod model;
+pub(crate) mod names;
+pub mod outcome;
+pub(crate) mod plan;
+pub(crate) mod report;
 pub mod reserved;
 pub mod run;
 pub mod yaml;

@@ -7,7 +7,8 @@ use super::shapes::{encode, HeldAccessOut, PermissionOut, WhoCanOut};
 use crate::access::allowed::{resource_text, Place, Target};
 use crate::access::builtin::{BuiltinRoles, KUBERNETES_VERSION};
 use crate::access::{Asked, Grantee, HeldAccess, Identity, Policy, Request, UrlRequest};
-use crate::input::{Outcome, Source};
+use crate::input::Source;
+use crate::outcome::Outcome;
 
 pub use super::shapes::Format;
 

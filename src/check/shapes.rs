@@ -9,13 +9,14 @@ use serde::Serialize;
 use crate::access::allowed::{Permission, Target};
 use crate::access::{BindingKind, GrantChain, Grantee, HeldAccess, Via};
 
-/// How a command prints what it found.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How a command prints what it found, named on the command line as here
+/// (`-o table`): `Table`, columns for a terminal; `Markdown`, a Markdown
+/// table for a pull-request comment (`report` only); `Json`; `Yaml`.
+// No doc comments on the variants: clap would show them as help of their own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Columns for a terminal.
     #[default]
     Table,
-    /// A Markdown table, for a pull-request comment (`report` only).
     Markdown,
     Json,
     Yaml,

@@ -26,15 +26,16 @@ pub struct RenderOptions {
     pub bundle_roots: Vec<BundleRoot>,
 }
 
-/// `render -o`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// `render -o`, named on the command line as it is here (`yaml`, `json`).
+/// `Yaml`: the documents, separated by `---`, the input's exactly as they
+/// came (or edited by whole lines), the generated ones appended. `Json`: a
+/// `v1` `List` of the same objects, as `kubectl get -o json` prints several:
+/// the values as read, indented by four spaces.
+// The variants carry no doc comments: clap would show them as help of their own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
-    /// The documents, separated by `---`: the input's exactly as they came
-    /// (or edited by whole lines), the generated ones appended.
     #[default]
     Yaml,
-    /// A `v1` `List` of the same objects, as `kubectl get -o json` prints
-    /// several: the values as read, indented by four spaces.
     Json,
 }
 

@@ -858,7 +858,7 @@ fn check(case: &Case) -> Result<&'static str, String> {
 }
 
 /// The invariants, on one outcome of olm-rbac for `case`.
-fn verdict(case: &Case, outcome: &olm_rbac::input::Outcome) -> Result<&'static str, String> {
+fn verdict(case: &Case, outcome: &olm_rbac::outcome::Outcome) -> Result<&'static str, String> {
     let (docs, krm) = (&case.docs, case.krm);
     let namespaces = NAMESPACES.to_string();
     let input_text = docs.iter().chain([&namespaces]).cloned().collect::<Vec<_>>().join("---\n");
@@ -1174,7 +1174,7 @@ fn the_oracle_finds_what_a_broken_gate_would_let_through() {
         let stdout = format!("{}---\n{NAMESPACES}", docs.join("---\n"));
         let case =
             Case { docs, spec: String::new(), krm: false, kpt: false, operator: Some(operator), installer: None };
-        verdict(&case, &olm_rbac::input::Outcome { stdout, stderr: String::new(), code: 0 })
+        verdict(&case, &olm_rbac::outcome::Outcome { stdout, stderr: String::new(), code: 0 })
     };
     let role = |rule: &str| {
         format!(

@@ -1,0 +1,98 @@
+//! The command line: what each command takes (clap's definitions, with their
+//! help and examples) and the one call each makes. What render and the
+//! function read, the runners decide (`run::function_on_stdin`,
+//! `run::render_paths`: stdin, the config file among the paths); the access
+//! checks' `-f` is read here, and `check::commands` answers the questions. Its values are the library's own types (`run::OutputFormat`,
+//! `check::commands::Format`, `access::builtin::BuiltinRoles`), so nothing
+//! maps one enum onto another. The binary is [`Cli::run`] on what clap parsed.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::outcome::Outcome;
+use crate::run::{self, OutputFormat, RenderOptions};
+
+mod check;
+mod help;
+
+/// Renders user-facing RBAC (per-API admin/edit/view ClusterRoles) for the
+/// APIs an OLM operator bundle installs.
+///
+/// With no subcommand it runs as a KRM function: it reads a ResourceList on
+/// stdin and writes one on stdout, as kpt and kustomize expect.
+#[derive(Parser)]
+#[command(name = "olm-rbac", version, about, long_about, after_help = help::EXAMPLES)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read manifests (files, directories, or - for stdin), print them with the
+    /// generated RBAC appended; results go to stderr.
+    #[command(after_help = help::EXAMPLES, override_usage = help::RENDER_USAGE)]
+    Render(RenderArgs),
+    /// Print the JSON Schema of RBACConfig, for editor validation, e.g. with
+    /// `# yaml-language-server: $schema=rbacconfig.schema.json` in the config.
+    Schema,
+    /// Answer `kubectl auth can-i` from rendered manifests, without a cluster:
+    /// prints yes (exit 0) or no (exit 1), or with --list what the user may do;
+    /// exit 2 on unreadable input or a usage error.
+    #[command(name = "can-i", override_usage = help::CAN_I_USAGE, after_help = help::CAN_I_EXAMPLES)]
+    CanI(check::CanIArgs),
+    /// List every subject that may make a request, where, and through what.
+    #[command(name = "who-can", override_usage = help::WHO_CAN_USAGE, after_help = help::WHO_CAN_EXAMPLES)]
+    WhoCan(check::WhoCanArgs),
+    /// Per extension, who holds admin, edit and view on each API, and where;
+    /// and which APIs only cluster-admins can use.
+    #[command(override_usage = help::REPORT_USAGE)]
+    Report(check::ReportArgs),
+}
+
+impl Cli {
+    /// What the command prints and its exit code; every failure is an
+    /// outcome too.
+    pub fn run(self) -> Outcome {
+        match self.command {
+            None => run::function_on_stdin(),
+            Some(Command::Render(render)) => render.run(),
+            Some(Command::Schema) => Outcome { stdout: crate::config::json_schema(), stderr: String::new(), code: 0 },
+            Some(Command::CanI(can_i)) => can_i.run(),
+            Some(Command::WhoCan(who_can)) => who_can.run(),
+            Some(Command::Report(report)) => report.run(),
+        }
+    }
+}
+
+/// `render`'s arguments.
+#[derive(Args)]
+struct RenderArgs {
+    /// An RBACConfig file. Without it, the config is taken from the inputs.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// A file or directory to read, as kubectl takes it (repeatable; read
+    /// before the PATHs).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    files: Vec<PathBuf>,
+    /// yaml: the documents, the input's as they came (the default); json:
+    /// one v1 List, as kubectl get -o json prints several objects.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputFormat::Yaml)]
+    output: OutputFormat,
+    /// Only errors on stderr: no infos, warnings or summary line.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Files and directories to read (*.yaml, *.yml, *.json, recursively;
+    /// a bundle's root as a bundle); - or nothing reads stdin.
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+}
+
+impl RenderArgs {
+    /// `-f` and the PATHs are read alike, `-f` first.
+    fn run(self) -> Outcome {
+        let options = RenderOptions { output: self.output, quiet: self.quiet, bundle_roots: Vec::new() };
+        run::render_paths(self.config.as_deref(), &[self.files, self.paths].concat(), options)
+    }
+}

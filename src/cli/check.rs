@@ -1,0 +1,222 @@
+//! The offline access checks' arguments (`can-i`, `who-can`, `report`): each
+//! reads its manifests from `-f`, or stdin when there is none, and asks
+//! `check::commands` its question. The output formats and built-in role sets
+//! are the checks' and the kernel's own types, taken by clap as [`ValueEnum`]s.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+
+use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
+use clap::{Args, ValueEnum};
+
+use crate::access::builtin::BuiltinRoles;
+use crate::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
+use crate::input::{read_path, Source};
+use crate::outcome::Outcome;
+
+/// `can-i`'s arguments: one question (VERB RESOURCE [NAME]), or `--list`.
+#[derive(Args)]
+pub(super) struct CanIArgs {
+    /// get, list, watch, create, update, patch, delete, deletecollection, or *
+    /// (not with --list).
+    #[arg(value_name = "VERB", required_unless_present = "list", conflicts_with = "list")]
+    verb: Option<String>,
+    /// A resource by plural, singular, kind or short name (pods, pod, Pod,
+    /// po), with .group and /subresource (deployments.apps/scale); * for any;
+    /// or a non-resource URL starting with / (/healthz). Not with --list.
+    #[arg(value_name = "RESOURCE", required_unless_present = "list", conflicts_with = "list")]
+    resource: Option<String>,
+    /// An object name, for rules with resourceNames (not with --list).
+    #[arg(value_name = "NAME", conflicts_with = "list")]
+    name: Option<String>,
+    /// The namespace to ask about; without it (and without -A), cluster-wide.
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    namespace: Option<String>,
+    /// In every namespace at once, as kubectl asks it (only cluster-wide
+    /// grants answer); with --list, what the user may do in each namespace.
+    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    all_namespaces: bool,
+    /// List what the user may do (Resources, Non-Resource URLs, Resource
+    /// Names, Verbs) instead of asking about one VERB and RESOURCE.
+    #[arg(long)]
+    list: bool,
+    /// The user, e.g. alice or system:serviceaccount:ci:deployer.
+    #[arg(long = "as", value_name = "USER")]
+    user: String,
+    /// A group of the user (repeatable); system:authenticated is implied.
+    #[arg(long = "as-group", value_name = "GROUP")]
+    groups: Vec<String>,
+    /// Manifests: files, directories, - for stdin (repeatable; default stdin).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    files: Vec<PathBuf>,
+    /// Print the chain that grants it: binding, role, aggregated roles, rule
+    /// (not with --list).
+    #[arg(long, conflicts_with = "list")]
+    explain: bool,
+    /// With --list: table (default), json or yaml.
+    #[arg(short = 'o', long = "output", value_enum, value_parser = list_format(), value_name = "FORMAT")]
+    output: Option<Format>,
+    /// Print nothing: the exit code answers (with --list: no warnings).
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Kubernetes' built-in roles and bindings to add to the input's:
+    /// kubernetes-1.33 (its bootstrap policy) or none.
+    #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes1_33)]
+    builtin_roles: BuiltinRoles,
+}
+
+impl CanIArgs {
+    pub(super) fn run(self) -> Outcome {
+        if self.output.is_some() && !self.list {
+            return Outcome::failure(
+                "-o/--output goes with --list: can-i VERB RESOURCE answers yes or no",
+                commands::INPUT_ERROR,
+            );
+        }
+        let inputs = match read_all("can-i", &self.files) {
+            Ok(inputs) => inputs,
+            Err(outcome) => return outcome,
+        };
+        let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
+        let namespace = self.namespace.as_deref();
+        let (all_namespaces, user, groups) = (self.all_namespaces, &self.user, &self.groups[..]);
+        if self.list {
+            let query = CanIList { namespace, all_namespaces, user, groups };
+            return commands::can_i_list_with(&inputs, &query, self.output.unwrap_or(Format::Table), common);
+        }
+        let (Some(verb), Some(resource)) = (&self.verb, &self.resource) else {
+            // clap requires both without --list; say so anyway rather than guess.
+            return Outcome::failure("can-i needs <VERB> and <RESOURCE>, or --list", commands::INPUT_ERROR);
+        };
+        let name = self.name.as_deref();
+        let explain = self.explain;
+        let query = CanI { verb, resource, name, namespace, all_namespaces, user, groups, explain, common };
+        commands::can_i(&inputs, &query)
+    }
+}
+
+/// `who-can`'s arguments.
+#[derive(Args)]
+pub(super) struct WhoCanArgs {
+    /// get, list, watch, create, update, patch, delete, deletecollection, or *
+    #[arg(value_name = "VERB")]
+    verb: String,
+    /// A resource by plural, singular, kind or short name, with .group and
+    /// /subresource; * for any; or a non-resource URL starting with / (/metrics).
+    #[arg(value_name = "RESOURCE")]
+    resource: String,
+    /// Only grants that apply in this namespace; without it (and without
+    /// -A), only cluster-wide grants.
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    namespace: Option<String>,
+    /// Grants in any namespace or cluster-wide, each saying where.
+    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    all_namespaces: bool,
+    /// Manifests: files, directories, - for stdin (repeatable; default stdin).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    files: Vec<PathBuf>,
+    /// table (default), json or yaml.
+    #[arg(short = 'o', long = "output", value_enum, value_parser = list_format(), value_name = "FORMAT", default_value_t = Format::Table)]
+    output: Format,
+    /// No warnings on stderr; the answer only.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Kubernetes' built-in roles and bindings to add to the input's:
+    /// kubernetes-1.33 (its bootstrap policy) or none.
+    #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes1_33)]
+    builtin_roles: BuiltinRoles,
+}
+
+impl WhoCanArgs {
+    pub(super) fn run(self) -> Outcome {
+        let query = WhoCan {
+            verb: &self.verb,
+            resource: &self.resource,
+            namespace: self.namespace.as_deref(),
+            all_namespaces: self.all_namespaces,
+        };
+        let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
+        read_all("who-can", &self.files)
+            .map(|inputs| commands::who_can_with(&inputs, &query, self.output, common))
+            .unwrap_or_else(|refused| refused)
+    }
+}
+
+/// `report`'s arguments.
+#[derive(Args)]
+pub(super) struct ReportArgs {
+    /// Manifests: files, directories, - for stdin (repeatable; default stdin).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    files: Vec<PathBuf>,
+    /// table for a terminal (120 columns), markdown for a pull-request
+    /// comment, json or yaml for scripts.
+    #[arg(short = 'o', long = "output", visible_alias = "format", value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    format: Format,
+    /// No warnings on stderr; the report only.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Kubernetes' built-in roles and bindings to add to the input's:
+    /// kubernetes-1.33 (its bootstrap policy) or none.
+    #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes1_33)]
+    builtin_roles: BuiltinRoles,
+}
+
+impl ReportArgs {
+    pub(super) fn run(self) -> Outcome {
+        let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
+        read_all("report", &self.files)
+            .map(|inputs| commands::report_with(&inputs, self.format, common))
+            .unwrap_or_else(|refused| refused)
+    }
+}
+
+/// Reads `-f` arguments (stdin when there are none, unless stdin is a
+/// terminal: then nothing would come, and the command fails at once).
+fn read_all(command: &str, files: &[PathBuf]) -> Result<Vec<Source>, Outcome> {
+    if let Some(refusal) = commands::refuse_terminal(command, !files.is_empty(), std::io::stdin().is_terminal()) {
+        return Err(refusal);
+    }
+    let stdin = [PathBuf::from("-")];
+    let mut sources = Vec::new();
+    for f in if files.is_empty() { &stdin[..] } else { files } {
+        sources.extend(read_path(f).map_err(|e| Outcome::failure(&e, commands::INPUT_ERROR))?);
+    }
+    Ok(sources)
+}
+
+/// The built-in role sets by the names the command line takes. `BuiltinRoles`
+/// is the RBAC kernel's, which knows nothing of a command line: the command
+/// line names it here, and nowhere else.
+impl ValueEnum for BuiltinRoles {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[BuiltinRoles::Kubernetes1_33, BuiltinRoles::None]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(match self {
+            BuiltinRoles::Kubernetes1_33 => "kubernetes-1.33",
+            BuiltinRoles::None => "none",
+        }))
+    }
+}
+
+/// A [`Format`] a list prints: any but markdown, which only `report` writes.
+/// Its names are `Format`'s; clap parses it and reports a bad value as for
+/// any value enum.
+#[derive(Clone, Copy)]
+struct ListFormat(Format);
+
+impl ValueEnum for ListFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[ListFormat(Format::Table), ListFormat(Format::Json), ListFormat(Format::Yaml)]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        self.0.to_possible_value()
+    }
+}
+
+/// `-o` of `can-i --list` and `who-can`: a [`ListFormat`], as the `Format` it is.
+fn list_format() -> impl TypedValueParser<Value = Format> {
+    EnumValueParser::<ListFormat>::new().map(|ListFormat(format)| format)
+}

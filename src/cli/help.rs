@@ -1,0 +1,60 @@
+//! The help texts clap cannot derive: the examples after each command's help,
+//! and the usage lines that show every form of a command at once.
+
+pub(super) const EXAMPLES: &str = "\
+Examples:
+  # As a KRM function (kpt, kustomize): a ResourceList on stdin, one on stdout
+  kpt fn eval bundle/ --exec olm-rbac --fn-config rbac.yaml
+
+  # Standalone: render RBAC for a bundle directory and a config
+  olm-rbac render --config rbac.yaml bundle/manifests/
+
+  # As a Helm post-renderer step
+  helm template my-release chart/ | olm-rbac render --config rbac.yaml -
+
+  # Before anything reaches a cluster: who may do what with the rendered RBAC
+  olm-rbac render examples/bind/ examples/guestbook/manifests > rendered.yaml
+  olm-rbac can-i create guestbooks -n team-a --as alice --as-group team-a-devs -f rendered.yaml
+  olm-rbac can-i --list -A --as alice --as-group team-a-devs -f rendered.yaml
+  olm-rbac who-can delete guestbooks.webapp.example.com -A -f rendered.yaml
+  olm-rbac report --format markdown -f rendered.yaml
+";
+
+pub(super) const RENDER_USAGE: &str = "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [-f <PATH>]... [PATH]...";
+
+pub(super) const CAN_I_EXAMPLES: &str = "\
+Examples:
+  # May bob, in the group team-a-devs, create guestbooks in team-a? (yes: exit 0, no: exit 1)
+  olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -f rendered.yaml
+
+  # ... and through which binding and roles?
+  olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -f rendered.yaml --explain
+
+  # In every namespace at once (only ClusterRoleBindings answer that), for a script: no output
+  olm-rbac can-i create guestbooks -A --as bob -f rendered.yaml -q && echo everywhere
+
+  # Everything bob may do, per namespace, as JSON
+  olm-rbac can-i --list -A --as bob --as-group team-a-devs -f rendered.yaml -o json
+
+  # A non-resource URL; the input's bindings alone, without Kubernetes' built-in ones
+  olm-rbac can-i get /metrics --as bob -f rendered.yaml --builtin-roles=none
+";
+
+pub(super) const WHO_CAN_EXAMPLES: &str = "\
+Examples:
+  # Who may delete guestbooks in team-a (RoleBindings there, and ClusterRoleBindings)
+  olm-rbac who-can delete guestbooks -n team-a -f rendered.yaml
+
+  # ... in any namespace, each answer saying where; as YAML
+  olm-rbac who-can delete guestbooks -A -f rendered.yaml -o yaml
+";
+
+/// Both forms of can-i, every optional flag in brackets.
+pub(super) const CAN_I_USAGE: &str = "\
+olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain] [-q] [--builtin-roles <SET>]
+       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
+
+pub(super) const WHO_CAN_USAGE: &str = "\
+olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
+
+pub(super) const REPORT_USAGE: &str = "olm-rbac report [-o <FORMAT>] [-f <PATH>]... [-q] [--builtin-roles <SET>]";

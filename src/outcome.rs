@@ -1,0 +1,75 @@
+//! What a command gives back: what it prints and how the process exits
+//! ([`Outcome`]). Every command, the runners and the access checks alike,
+//! returns one; the binary writes it ([`Outcome::emit`]) and exits with
+//! [`Outcome::exit_status`].
+
+use std::io::Write as _;
+
+/// Exit code when a command is run so that it cannot work (nothing to read),
+/// as for clap's usage errors.
+pub const USAGE_ERROR: i32 = 2;
+
+/// What a run prints and how it exits. Errors never leave partial output:
+/// KRM mode returns the items unchanged, render mode prints nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// What goes to stdout: the command's answer, or nothing when it failed.
+    pub stdout: String,
+    /// What goes to stderr: results, warnings and errors, each on its line.
+    pub stderr: String,
+    /// The exit code asked for; [`Outcome::exit_status`] decides the process's.
+    pub code: i32,
+}
+
+impl Outcome {
+    /// A failure: `error: {message}` on stderr, nothing on stdout.
+    pub fn failure(message: &str, code: i32) -> Outcome {
+        Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code }
+    }
+
+    /// Writes the outcome, stderr first; the result of writing stdout, which
+    /// [`Outcome::exit_status`] turns into the exit status.
+    pub fn emit(&self) -> std::io::Result<()> {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(self.stderr.as_bytes());
+        let mut out = std::io::stdout().lock();
+        out.write_all(self.stdout.as_bytes()).and_then(|()| out.flush())
+    }
+
+    /// The process's exit status once the outcome is written (`written` is
+    /// how writing stdout went): the outcome's code, or 1 for a code outside
+    /// 0 to 255. A reader that closed the pipe early (`olm-rbac render ... |
+    /// head -1`) took what it wanted, so that is no failure, as with ripgrep;
+    /// any other error writing stdout fails with 1.
+    pub fn exit_status(&self, written: std::io::Result<()>) -> u8 {
+        match written {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 1,
+            _ => u8::try_from(self.code).unwrap_or(1),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exit_status_is_the_outcome_code_unless_stdout_failed() {
+        use std::io::{Error, ErrorKind};
+        let outcome = |code: i32| Outcome { stdout: String::new(), stderr: String::new(), code };
+        assert_eq!(outcome(0).exit_status(Ok(())), 0);
+        assert_eq!(outcome(2).exit_status(Ok(())), 2);
+        assert_eq!(outcome(300).exit_status(Ok(())), 1, "a code the process cannot return is a failure");
+        assert_eq!(outcome(-1).exit_status(Ok(())), 1);
+        // `| head -1`: the reader has what it wanted.
+        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 0);
+        assert_eq!(outcome(1).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 1, "an error stays one");
+        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::StorageFull))), 1, "a full disk is not");
+    }
+
+    #[test]
+    fn a_failure_is_one_error_line_and_no_output() {
+        let failed = Outcome::failure("no input", USAGE_ERROR);
+        assert_eq!(failed, Outcome { stdout: String::new(), stderr: "error: no input\n".into(), code: 2 });
+    }
+}

@@ -1,0 +1,60 @@
+//! What each runner reads, as the command line names it: the KRM function's
+//! `ResourceList` on stdin; `render`'s config file (`--config`) and its paths
+//! (`-f` and PATHs alike), stdin when there are none. Each refuses a terminal
+//! on stdin at once rather than wait there for input that never comes.
+
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+
+use super::{function, render_with, RenderOptions};
+use crate::input::{read_input, read_path, read_stdin, refuse_terminal};
+use crate::outcome::{Outcome, USAGE_ERROR};
+
+/// `olm-rbac` without a command: the KRM function on the `ResourceList`
+/// stdin holds.
+pub fn function_on_stdin() -> Outcome {
+    if let Some(refusal) = refuse_terminal(
+        "olm-rbac without a command is a KRM function and reads a ResourceList from stdin",
+        "run it through kpt or kustomize, or render plain manifests with olm-rbac render (see olm-rbac --help)",
+        false,
+        std::io::stdin().is_terminal(),
+    ) {
+        return Outcome::failure(&refusal, USAGE_ERROR);
+    }
+    match read_stdin() {
+        Ok(text) => function(&text),
+        Err(e) => Outcome::failure(&format!("reading stdin: {e}"), 1),
+    }
+}
+
+/// `render`: reads the config file and the paths (stdin when there are
+/// none), then renders as `options` say. The config file may sit among the
+/// paths (`render --config rbac.yaml .`): it is read once, as the config.
+pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], mut options: RenderOptions) -> Outcome {
+    if let Some(refusal) = refuse_terminal(
+        "render without a path reads manifests from stdin",
+        "pass files or directories (olm-rbac render --config rbac.yaml bundle/manifests/), or pipe them in (helm template my-release chart/ | olm-rbac render --config rbac.yaml -)",
+        !paths.is_empty(),
+        std::io::stdin().is_terminal(),
+    ) {
+        return Outcome::failure(&refusal, USAGE_ERROR);
+    }
+    let configs = match config.map(read_path).transpose() {
+        Ok(c) => c.unwrap_or_default(),
+        Err(e) => return Outcome::failure(&e, 1),
+    };
+    let config_file = config.and_then(|c| std::fs::canonicalize(c).ok());
+    let is_config_file = |name: &str| config_file.is_some() && std::fs::canonicalize(name).ok() == config_file;
+    let stdin = [PathBuf::from("-")];
+    let mut inputs = Vec::new();
+    for p in if paths.is_empty() { &stdin[..] } else { paths } {
+        match read_input(p) {
+            Ok(read) => {
+                inputs.extend(read.sources.into_iter().filter(|s| !is_config_file(&s.name)));
+                options.bundle_roots.extend(read.bundle_roots);
+            }
+            Err(e) => return Outcome::failure(&e, 1),
+        }
+    }
+    render_with(&inputs, &configs, &options)
+}

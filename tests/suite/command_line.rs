@@ -1,0 +1,64 @@
+//! The command line's decisions that no other module's tests reach: which of
+//! render's inputs is its config file, and which output formats each command
+//! takes.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::common::*;
+
+const CONFIG: &str =
+    "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: guestbook\nspec:\n  mode: Aggregate\n";
+
+/// Runs the binary in `dir` with `args`, stdin empty.
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN).args(args).current_dir(dir).stdin(Stdio::null()).output().unwrap()
+}
+
+/// `render --config pkg/rbac.yaml pkg`: the config file is read once, as the
+/// config, not again as an input (where an RBACConfig beside `--config` is an
+/// error), however the path reaches it.
+#[test]
+fn render_reads_its_config_file_once_when_it_sits_among_the_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo("examples/guestbook/manifests"), &dir.path().join("pkg/manifests"));
+    std::fs::write(dir.path().join("pkg/rbac.yaml"), CONFIG).unwrap();
+    let apart = run_in(dir.path(), &["render", "--config", "pkg/rbac.yaml", "pkg/manifests"]);
+    assert_eq!(apart.status.code(), Some(0), "{}", text(&apart.stderr));
+    for config in ["pkg/rbac.yaml", "./pkg/manifests/../rbac.yaml"] {
+        let among = run_in(dir.path(), &["render", "--config", config, "pkg"]);
+        assert_eq!(among.status.code(), Some(0), "--config {config}: {}", text(&among.stderr));
+        assert_eq!(text(&among.stdout), text(&apart.stdout), "--config {config}");
+    }
+    // Another RBACConfig among the paths is still refused.
+    std::fs::write(dir.path().join("pkg/other.yaml"), CONFIG).unwrap();
+    let refused = run_in(dir.path(), &["render", "--config", "pkg/rbac.yaml", "pkg"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(text(&refused.stderr).contains("is among the inputs, but --config gives the configuration"));
+}
+
+/// `can-i --list` and `who-can` print a table, JSON or YAML; markdown is
+/// `report`'s alone, and clap says so as for any value it does not take.
+#[test]
+fn every_output_format_but_markdown_is_a_list_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let rendered = run_in(&repo(""), &["render", "examples/bind/", "examples/guestbook/manifests"]);
+    assert_eq!(rendered.status.code(), Some(0), "{}", text(&rendered.stderr));
+    std::fs::write(dir.path().join("rendered.yaml"), &rendered.stdout).unwrap();
+    let refusal = "error: invalid value 'markdown' for '--output <FORMAT>'\n  [possible values: table, json, yaml]\n\nFor more information, try '--help'.\n";
+    for args in [
+        &["who-can", "get", "guestbooks", "-A", "-f", "rendered.yaml"][..],
+        &["can-i", "--list", "-A", "--as", "alice", "--as-group", "team-a-devs", "-f", "rendered.yaml"],
+    ] {
+        for format in ["table", "json", "yaml"] {
+            let out = run_in(dir.path(), &[args, &["-o", format]].concat());
+            assert_eq!(out.status.code(), Some(0), "{args:?} -o {format}: {}", text(&out.stderr));
+        }
+        let out = run_in(dir.path(), &[args, &["-o", "markdown"]].concat());
+        assert_eq!((out.status.code(), text(&out.stderr)), (Some(2), refusal.to_string()), "{args:?}");
+        assert!(out.stdout.is_empty());
+    }
+    let report = run_in(dir.path(), &["report", "--format", "markdown", "-f", "rendered.yaml"]);
+    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    assert!(text(&report.stdout).contains("\n| API | admin | edit | view |\n|---|"), "{}", text(&report.stdout));
+}
