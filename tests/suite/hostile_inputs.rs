@@ -1,8 +1,8 @@
-//! Review 18: an attacker's try at the day's new input paths (merge keys,
-//! exact copies of earlier output, the ClusterExtension as a signal, the
-//! built-in roles and resource names of the access checks, `render -o json`).
-//! Each test is named after what it guards and fails on the code it was
-//! written against.
+//! Hostile inputs on the paths that read merge keys, believe exact copies of
+//! earlier output, take a ClusterExtension as a sign that OLM installs the
+//! bundle, model built-in roles and resource scopes in the access checks, and
+//! write `render -o json`: each test holds an input that once made one of them
+//! grant, hide or change what it must not.
 
 use std::time::{Duration, Instant};
 
