@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::model::selector_matches;
 pub(crate) use crate::model::Operator;
+use crate::model::{selector_matches, AggregatingRole};
 use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_label_value};
 use crate::report::{Finding, ObjRef};
 
@@ -310,11 +310,11 @@ impl RoleKind {
     }
 
     /// The built-in ClusterRole this role aggregates into.
-    pub(crate) fn aggregates_to(self) -> &'static str {
+    pub(crate) fn aggregates_to(self) -> AggregatingRole {
         match self {
-            RoleKind::Admin => "admin",
-            RoleKind::Edit => "edit",
-            RoleKind::View | RoleKind::CrdView => "view",
+            RoleKind::Admin => AggregatingRole::Admin,
+            RoleKind::Edit => AggregatingRole::Edit,
+            RoleKind::View | RoleKind::CrdView => AggregatingRole::View,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The core's decisions, checked on typed values: no YAML involved.
 
-use super::bundle::{classify, Grants};
+use super::bundle::{classify, RoleFit};
 use super::*;
 use crate::config::{Config, Mode, Naming};
 use crate::report::FileRef;
@@ -99,12 +99,12 @@ fn aggregate_writes_four_roles_per_crd_with_the_plural() {
     assert_eq!(rule.verbs, ["*"]);
     assert!(admin.aggregation_rule.is_none(), "an aggregationRule needs cluster-admin to apply");
     let labels = admin.metadata.labels.as_ref().unwrap();
-    assert_eq!(labels["rbac.authorization.k8s.io/aggregate-to-admin"], "true");
+    assert_eq!(labels[&AggregatingRole::Admin.label()], "true");
     assert_eq!(labels[MANAGED_BY], MANAGER);
     assert_eq!(labels[EXTENSION_LABEL], "cache");
     let edit = role(&plan, "memcacheds.cache.example.com-edit");
     assert_eq!(edit.rules.as_ref().unwrap()[0].verbs, ["create", "update", "patch", "delete"]);
-    assert_eq!(edit.metadata.labels.as_ref().unwrap()["rbac.authorization.k8s.io/aggregate-to-edit"], "true");
+    assert_eq!(edit.metadata.labels.as_ref().unwrap()[&AggregatingRole::Edit.label()], "true");
     let view = role(&plan, "memcacheds.cache.example.com-view");
     assert_eq!(view.rules.as_ref().unwrap()[0].verbs, ["get", "list", "watch"]);
     let crdview = role(&plan, "memcacheds.cache.example.com-view-crdview");
@@ -112,7 +112,7 @@ fn aggregate_writes_four_roles_per_crd_with_the_plural() {
     assert_eq!(rule.resources.as_deref(), Some(&["customresourcedefinitions".to_string()][..]));
     assert_eq!(rule.resource_names.as_deref(), Some(&["memcacheds.cache.example.com".to_string()][..]));
     assert_eq!(rule.verbs, ["get"]);
-    assert_eq!(crdview.metadata.labels.as_ref().unwrap()["rbac.authorization.k8s.io/aggregate-to-view"], "true");
+    assert_eq!(crdview.metadata.labels.as_ref().unwrap()[&AggregatingRole::View.label()], "true");
     let annotations = crdview.metadata.annotations.as_ref().unwrap();
     assert_eq!(annotations[API_ANNOTATION], "memcacheds.cache.example.com");
     assert_eq!(annotations[MODE_ANNOTATION], "Aggregate");
@@ -203,7 +203,7 @@ fn owned_apiservices_get_three_roles_on_their_resource_in_groups_the_admin_vouch
 /// `version`, then the suffix (`crd` + `view` for the CRD reader).
 fn olm_v0_names(owned_name: &str, version: &str, crd: bool) -> Vec<String> {
     let prefix = format!("{owned_name}-{version}-");
-    let mut suffixes = vec!["admin", "edit", "view"];
+    let mut suffixes = [RoleKind::Admin, RoleKind::Edit, RoleKind::View].map(RoleKind::as_str).to_vec();
     if crd {
         suffixes.push("crdview");
     }
@@ -446,24 +446,24 @@ fn classification_follows_the_verbs_on_one_api() {
     let apis = [api("memcacheds", "cache.example.com"), api("other", "cache.example.com")];
     let status = rule(&["cache.example.com"], &["memcacheds/status"], &["get"]);
     let main = |verbs: &[&str]| rule(&["cache.example.com"], &["memcacheds"], verbs);
-    assert_eq!(classify(&[main(&["*"]), status.clone()], &apis), Grants::One(0, RoleKind::Admin));
+    assert_eq!(classify(&[main(&["*"]), status.clone()], &apis), RoleFit::Serves(0, RoleKind::Admin));
     let all = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"];
-    assert_eq!(classify(&[main(&all)], &apis), Grants::One(0, RoleKind::Admin));
+    assert_eq!(classify(&[main(&all)], &apis), RoleFit::Serves(0, RoleKind::Admin));
     let editor = ["create", "delete", "get", "list", "patch", "update", "watch"];
-    assert_eq!(classify(&[main(&editor), status.clone()], &apis), Grants::One(0, RoleKind::Edit));
-    assert_eq!(classify(&[main(&["get", "list", "watch"]), status.clone()], &apis), Grants::One(0, RoleKind::View));
+    assert_eq!(classify(&[main(&editor), status.clone()], &apis), RoleFit::Serves(0, RoleKind::Edit));
+    assert_eq!(classify(&[main(&["get", "list", "watch"]), status.clone()], &apis), RoleFit::Serves(0, RoleKind::View));
     // Two APIs, a subresource alone, other resources, resourceNames: not one API's role.
     let both = rule(&["cache.example.com"], &["memcacheds", "other"], &["get"]);
-    assert_eq!(classify(&[both], &apis), Grants::Other([0, 1].into()));
-    assert_eq!(classify(&[status], &apis), Grants::Other([0].into()));
+    assert_eq!(classify(&[both], &apis), RoleFit::Other([0, 1].into()));
+    assert_eq!(classify(&[status], &apis), RoleFit::Other([0].into()));
     let mixed = [main(&["get"]), rule(&[""], &["configmaps"], &["get"])];
-    assert_eq!(classify(&mixed, &apis), Grants::Other([0].into()));
+    assert_eq!(classify(&mixed, &apis), RoleFit::Other([0].into()));
     let mut named = main(&["get"]);
     named.resource_names = vec!["one".into()];
-    assert_eq!(classify(&[named], &apis), Grants::Other([0].into()));
+    assert_eq!(classify(&[named], &apis), RoleFit::Other([0].into()));
     let mut crd = rule(&["apiextensions.k8s.io"], &["customresourcedefinitions"], &["get"]);
     crd.resource_names = vec!["memcacheds.cache.example.com".into()];
-    assert_eq!(classify(&[crd], &apis), Grants::One(0, RoleKind::CrdView));
+    assert_eq!(classify(&[crd], &apis), RoleFit::Serves(0, RoleKind::CrdView));
 }
 
 fn editor_role(name: &str) -> InputObject {
@@ -481,10 +481,10 @@ fn a_bundle_role_replaces_the_generated_one_and_gains_its_label_in_aggregate_mod
     assert!(!names(&plan).contains(&"widgets.example.com-edit".to_string()));
     assert_eq!(names(&plan).len(), 3);
     let patch = &plan.patches[&1];
-    assert_eq!(patch.labels, [Edit::Set("rbac.authorization.k8s.io/aggregate-to-edit".into(), "true".into())]);
+    assert_eq!(patch.labels, [Edit::Set(AggregatingRole::Edit.label(), "true".into())]);
     assert_eq!(
         patch.annotations,
-        [Edit::Set(LABEL_CHANGES_ANNOTATION.into(), "op: +rbac.authorization.k8s.io/aggregate-to-edit".into())]
+        [Edit::Set(LABEL_CHANGES_ANNOTATION.into(), format!("op: +{}", AggregatingRole::Edit.label()))]
     );
     assert!(plan.results.iter().any(|r| r.message.starts_with("provides the edit role for widgets.example.com")
         && r.object.as_ref().is_some_and(|o| o.name == "widget-editor-role")));
@@ -525,28 +525,25 @@ fn bundle_aggregation_is_named_in_bind_mode_and_stripped_on_request() {
     let view = cluster_role(
         "widgets-view",
         vec![rule(&["example.com"], &["widgets", "gadgets"], &["get", "list", "watch"])],
-        &[("rbac.authorization.k8s.io/aggregate-to-view", "true"), ("app", "x")],
+        &[(&AggregatingRole::View.label(), "true"), ("app", "x")],
     );
     let objects = [crd("widgets", "example.com", "v1"), crd("gadgets", "example.com", "v1"), view];
     let mut config = Config::new("op", Mode::Unmanaged);
     let p = plan_of(config.clone(), &objects);
     let w = warnings(&p);
     assert_eq!(w.len(), 1);
-    assert!(
-        w[0].message.contains("rbac.authorization.k8s.io/aggregate-to-view")
-            && w[0].message.contains("stripBundleAggregation")
-    );
+    assert!(w[0].message.contains(&AggregatingRole::View.label()) && w[0].message.contains("stripBundleAggregation"));
     assert_eq!(w[0].object.as_ref().unwrap().name, "widgets-view");
     assert!(p.patches.is_empty());
 
     config.strip_bundle_aggregation = true;
     let p = plan_of(config.clone(), &objects);
     let patch = &p.patches[&2];
-    assert_eq!(patch.labels, [Edit::Remove("rbac.authorization.k8s.io/aggregate-to-view".into())]);
+    assert_eq!(patch.labels, [Edit::Remove(AggregatingRole::View.label())]);
     let stripped = applied(&objects[2], patch);
     assert_eq!(
         stripped.header.annotations[LABEL_CHANGES_ANNOTATION],
-        "op: -rbac.authorization.k8s.io/aggregate-to-view=true"
+        format!("op: -{}=true", AggregatingRole::View.label())
     );
     // Turning it off restores the label.
     config.strip_bundle_aggregation = false;
@@ -833,7 +830,7 @@ fn a_cluster_extension_in_the_input_leaves_the_bundles_files_alone() {
     let mut strip = Config::new("op", Mode::Bind);
     strip.strip_bundle_aggregation = true;
     let mut labelled = editor_role("widget-editor-role");
-    labelled.header.labels.insert("rbac.authorization.k8s.io/aggregate-to-edit".into(), "true".into());
+    labelled.header.labels.insert(AggregatingRole::Edit.label(), "true".into());
     let objects =
         [objects[0].clone(), objects[1].clone(), in_file(labelled, "bundle/manifests/editor.yaml"), objects[3].clone()];
     let p = plan_of(strip, &objects);
