@@ -1,13 +1,28 @@
-//! The pure core: from a validated config and typed input objects, decide what
-//! to remove, what to generate and what to tell the user. No YAML in here.
+//! The pure core: from validated configs and typed input objects, decide which
+//! items to remove, which to patch (labels and annotations only), what to
+//! generate and what to tell the user. No YAML and no I/O in here.
 //!
-//! [`plan`] runs every config through the steps in `steps` and then checks
-//! for `conflicts`. The steps ask `discover` for the APIs, `trust` whether
-//! the bundle's claims may be believed, `origin` whose each item is,
-//! `provenance` which items are earlier output, `bundle` which bundle roles
-//! to adopt or relabel, `roles` for the roles to generate, `bind` for the
-//! bindings, and, for the operator, `operator`, `install_policy` (the install
-//! gate) and `installer`.
+//! What is generated: per-API roles for the bundle's APIs (aggregated into the
+//! built-in `admin`, `edit` and `view`, or bound as `spec.bindings` says), and,
+//! when asked, the operator's own RBAC from its ClusterServiceVersion
+//! (`spec.operator`) and an installer account's (`spec.installer`). Whatever
+//! the mode, everything the install would grant is measured against the
+//! install policy (`spec.operator.policy`), or against the catalogue of
+//! dangerous permissions without one.
+//!
+//! [`plan`] builds the planning input once (`input::Input`: whose each object
+//! is, the CRDs' scopes, the admin's Namespace objects, Kubernetes' built-in
+//! roles), runs every config through the steps in `steps`, each config with
+//! its `input::Planning` (its APIs, its CSV, the claims it believes), and then
+//! checks for `conflicts`; every step takes one of these and the findings.
+//! The steps ask `discover` for the APIs, `trust` whether the bundle's claims
+//! may be believed, `origin` whose each item is, `provenance` which items are
+//! earlier output, `bundle` which bundle roles to adopt or relabel, `roles`
+//! for the roles to generate and `bind` for the bindings. For the operator,
+//! with `input::OperatorInput` (the CSV's grants, the target namespaces):
+//! `install_policy` (the install gate), `operator` (its RBAC) and `installer`
+//! (the installer account); `accounts` writes the objects for either
+//! ServiceAccount.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,6 +1,8 @@
 //! The planner's steps for one config: remove its earlier output, find and
-//! select the APIs, drop or adopt the bundle's objects, generate the roles
-//! (and in Bind mode the bindings), and summarise.
+//! select the APIs (the config's `Planning`), drop or adopt the bundle's
+//! objects, generate the roles (and in Bind mode the bindings), summarise,
+//! then the operator's step (the install gate, the operator's RBAC, the
+//! installer account), and annotate the extension's `ClusterExtension`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
