@@ -52,8 +52,10 @@ pub(crate) fn adopt(p: &Planning<'_>, results: &mut Vec<Finding>) -> Provided {
         if claims[i].is_some() || o.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) {
             continue;
         }
-        let Some(view) = adoptable(o) else { continue };
-        if let RoleFit::Serves(a, role) = classify(&view.rules, apis) {
+        if adoptable(o).is_none() {
+            continue;
+        }
+        if let Some(&RoleFit::Serves(a, role)) = p.role_fit(i) {
             if config.roles.contains(&role) {
                 candidates.push((i, o, a, role));
             }
@@ -115,13 +117,13 @@ pub(super) fn level_bound(apis: &[Api], level: RoleKind) -> Vec<PolicyRule> {
 /// Namespaced Roles that grant on a selected API: worth knowing, never adopted.
 pub(crate) fn note_namespaced_roles(p: &Planning<'_>, results: &mut Vec<Finding>) {
     let (apis, objects, claims) = (&p.apis, p.objects(), &p.claims);
-    for (o, claim) in objects.iter().zip(claims) {
-        let Body::Role(view) = &o.body else { continue };
+    for (i, (o, claim)) in objects.iter().zip(claims).enumerate() {
+        let Some(fit) = p.role_fit(i) else { continue };
         // olm-rbac's own (the operator's Roles) are no bundle roles.
         if !o.is(RBAC_GROUP, "Role") || claim.is_some() {
             continue;
         }
-        let touched = classify(&view.rules, apis).apis_touched();
+        let touched = fit.apis_touched();
         if touched.is_empty() {
             continue;
         }

@@ -9,10 +9,13 @@ use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::access::{self, Policy};
-use crate::config::{Config, Mode, OperatorPermissions};
+use k8s_openapi::api::rbac::v1::PolicyRule;
+
+use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
 use crate::model::*;
 use crate::report::Finding;
 
+use super::bundle::{classify, level_bound, RoleFit};
 use super::discover::{discover, select};
 use super::namespaces::{selectable_namespaces, selected_namespaces};
 use super::operator::{csv_grants, CsvGrant};
@@ -65,6 +68,10 @@ pub(super) struct Planning<'a> {
     pub rewritten: &'a BTreeSet<usize>,
     /// The bundle's own objects, decided on first use.
     members: OnceCell<BTreeSet<usize>>,
+    /// How each of the input's roles fits the APIs, classified on first use.
+    fits: Vec<OnceCell<RoleFit>>,
+    /// What a role aggregated into each level may grant, on first use.
+    level_bounds: OnceCell<BTreeMap<RoleKind, Vec<PolicyRule>>>,
 }
 
 impl<'a> Planning<'a> {
@@ -90,6 +97,8 @@ impl<'a> Planning<'a> {
             claims: claims_here,
             rewritten: &claims.rewritten,
             members: OnceCell::new(),
+            fits: input.objects.iter().map(|_| OnceCell::new()).collect(),
+            level_bounds: OnceCell::new(),
         }
     }
 
@@ -108,6 +117,21 @@ impl<'a> Planning<'a> {
             Body::Csv(view) => Some((o, view)),
             _ => None,
         }
+    }
+
+    /// How the role at `i` fits the selected APIs (see [`classify`]); `None`
+    /// for an object that is no Role or ClusterRole.
+    pub(super) fn role_fit(&self, i: usize) -> Option<&RoleFit> {
+        let Body::Role(view) = &self.objects().get(i)?.body else { return None };
+        Some(self.fits.get(i)?.get_or_init(|| classify(&view.rules, &self.apis)))
+    }
+
+    /// What a role aggregated into `level` may grant (see [`level_bound`]).
+    pub(super) fn level_bound(&self, level: RoleKind) -> &[PolicyRule] {
+        let bounds = self
+            .level_bounds
+            .get_or_init(|| RoleKind::ALL.into_iter().map(|l| (l, level_bound(&self.apis, l))).collect());
+        bounds.get(&level).map_or(&[], Vec::as_slice)
     }
 
     /// The bundle's own objects (see [`bundle_members`]).

@@ -14,8 +14,7 @@ use crate::report::Finding;
 
 use super::super::input::Planning;
 use super::super::roles::level_gathered_by;
-use super::super::Api;
-use super::{adoptable, classify, level_bound, Provided};
+use super::{adoptable, Provided, RoleFit};
 
 /// The record of what olm-rbac changed in an item's labels, kept in its
 /// `olm-rbac.io/label-changes` annotation: `<extension>: +added -removed=value`.
@@ -82,40 +81,42 @@ pub(crate) fn label_patches(
     provided: &Provided,
     results: &mut Vec<Finding>,
 ) -> BTreeMap<usize, MetaPatch> {
-    let (config, apis, objects, claims) = (p.config, &p.apis, p.objects(), &p.claims);
+    let (objects, claims) = (p.objects(), &p.claims);
     let adopted: BTreeMap<usize, RoleKind> = provided.iter().map(|((_, role), &i)| (i, *role)).collect();
     let mut patches = BTreeMap::new();
     for (i, o) in objects.iter().enumerate() {
         if claims[i].is_some() {
             continue;
         }
-        if let Some(patch) = label_patch(config, apis, adopted.get(&i).copied(), o, results) {
+        if let Some(patch) = label_patch(p, p.role_fit(i), adopted.get(&i).copied(), o, results) {
             patches.insert(i, patch);
         }
     }
     patches
 }
 
-/// The patch one item needs, if any; `adopted` is the role it provides.
+/// The patch one item needs, if any: `fit` is how it fits the APIs, if it
+/// is a role, and `adopted` the API role it provides.
 fn label_patch(
-    config: &Config,
-    apis: &[Api],
+    p: &Planning<'_>,
+    fit: Option<&RoleFit>,
     adopted: Option<RoleKind>,
     o: &InputObject,
     results: &mut Vec<Finding>,
 ) -> Option<MetaPatch> {
+    let config = p.config;
     let is_role = o.is(RBAC_GROUP, "ClusterRole");
     let has_aggregation = o.header.labels.keys().any(|k| k.starts_with(AGGREGATE_PREFIX));
     let recorded = o.header.annotations.get(LABEL_CHANGES_ANNOTATION);
     let earlier = earlier_record(config, o, has_aggregation, results)?;
-    let touched = match (&o.body, is_role) {
-        (Body::Role(view), true) => classify(&view.rules, apis).apis_touched(),
+    let touched = match (fit, is_role) {
+        (Some(fit), true) => fit.apis_touched(),
         _ => BTreeSet::new(),
     };
     if recorded.is_none() && touched.is_empty() && !(has_aggregation && (is_role || config.strip_bundle_aggregation)) {
         return None;
     }
-    let original = believed_original(o, &earlier, apis, results);
+    let original = believed_original(p, o, &earlier, results);
     let aggregation: BTreeMap<String, String> =
         original.iter().filter(|(k, _)| k.starts_with(AGGREGATE_PREFIX)).map(|(k, v)| (k.clone(), v.clone())).collect();
     let mut wanted = Record::default();
@@ -139,7 +140,7 @@ fn label_patch(
             }
         }
     } else if is_role && !aggregation.is_empty() {
-        warn_bundle_aggregation(config, o, &aggregation, &touched, apis, results);
+        warn_bundle_aggregation(p, o, &aggregation, &touched, results);
     }
     if wanted == earlier && original == o.header.labels {
         return None;
@@ -202,15 +203,15 @@ fn earlier_record(
 
 /// The labels as the bundle wrote them, as far as the record may be believed.
 fn believed_original(
+    p: &Planning<'_>,
     o: &InputObject,
     earlier: &Record,
-    apis: &[Api],
     results: &mut Vec<Finding>,
 ) -> BTreeMap<String, String> {
     let mut original = o.header.labels.clone();
     original.retain(|k, _| !earlier.added.contains_key(k));
     for (key, value) in &earlier.removed {
-        match restorable(o, key, apis) {
+        match restorable(p, o, key) {
             Ok(()) => {
                 original.insert(key.clone(), value.clone());
             }
@@ -274,7 +275,7 @@ fn patch_to(o: &InputObject, target: &BTreeMap<String, String>, wanted: &Record,
 /// every holder of the role it names, so it comes back only onto a role that
 /// grants nothing beyond the bundle's own APIs at that level (`view` for
 /// roles outside admin, edit and view, such as OpenShift's cluster-reader).
-fn restorable(o: &InputObject, key: &str, apis: &[Api]) -> Result<(), String> {
+fn restorable(p: &Planning<'_>, o: &InputObject, key: &str) -> Result<(), String> {
     if !o.is(RBAC_GROUP, "ClusterRole") {
         return Ok(());
     }
@@ -282,8 +283,8 @@ fn restorable(o: &InputObject, key: &str, apis: &[Api]) -> Result<(), String> {
         return Err("the role is reserved or aggregates other roles".into());
     };
     let level = AggregatingRole::of_label(key).map_or(RoleKind::View, level_gathered_by);
-    let bound = level_bound(apis, level);
-    let beyond = view.rules.iter().find_map(|r| cover::uncovered_rules(&bound, &r.to_policy_rule()).into_iter().next());
+    let bound = p.level_bound(level);
+    let beyond = view.rules.iter().find_map(|r| cover::uncovered_rules(bound, &r.to_policy_rule()).into_iter().next());
     match beyond {
         None => Ok(()),
         Some(rule) => Err(format!(
@@ -297,15 +298,15 @@ fn restorable(o: &InputObject, key: &str, apis: &[Api]) -> Result<(), String> {
 /// Aggregation labels the bundle put on its own roles pass through (unless
 /// stripped), but never unremarked.
 fn warn_bundle_aggregation(
-    config: &Config,
+    p: &Planning<'_>,
     o: &InputObject,
     aggregation: &BTreeMap<String, String>,
     touched: &BTreeSet<usize>,
-    apis: &[Api],
     results: &mut Vec<Finding>,
 ) {
+    let config = p.config;
     let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
-    let beyond = aggregation.keys().find_map(|k| restorable(o, k, apis).err());
+    let beyond = aggregation.keys().find_map(|k| restorable(p, o, k).err());
     let message = match (beyond, touched.is_empty()) {
         (Some(why), _) => format!(
             "this bundle role carries aggregation labels ({keys}) and {}: everyone holding those roles gets it. Set spec.stripBundleAggregation: true to remove the labels",

@@ -16,7 +16,6 @@ use crate::model::*;
 use crate::report::{Finding, ObjRef};
 use crate::reserved::is_reserved_role_name;
 
-use super::super::bundle::level_bound;
 use super::super::operator::{promoted, read_namespaces, CsvGrant, GrantScope};
 use super::super::roles::level_gathered_by;
 use super::Gate;
@@ -260,10 +259,10 @@ impl<'a> Gate<'a> {
             }
         }
         for (gatherer, level) in gatherers {
-            let bound = level_bound(&self.planning.apis, level);
+            let bound = self.planning.level_bound(level);
             for (j, r) in view.rules.iter().enumerate() {
                 let rule = r.to_policy_rule();
-                let beyond: Vec<String> = uncovered_rules(&bound, &rule).iter().map(describe_rule).collect();
+                let beyond: Vec<String> = uncovered_rules(bound, &rule).iter().map(describe_rule).collect();
                 if beyond.is_empty() {
                     continue;
                 }
