@@ -8,9 +8,9 @@
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::access::{self, Policy};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
+use crate::access::{self, Policy};
 use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
 use crate::model::*;
 use crate::report::Finding;
@@ -112,7 +112,7 @@ impl<'a> Planning<'a> {
 
     /// The chosen ClusterServiceVersion and its view.
     pub(super) fn csv(&self) -> Option<(&'a InputObject, &'a CsvView)> {
-        let o = &self.objects()[self.csv?];
+        let o = self.objects().get(self.csv?)?;
         match &o.body {
             Body::Csv(view) => Some((o, view)),
             _ => None,
