@@ -9,6 +9,10 @@ use serde::{Deserialize, Deserializer};
 use serde::Serialize;
 use std::fmt;
 
+mod rbac;
+
+pub(crate) use rbac::{AggregatingRole, InstallMode, RoleRefKind, ServiceAccountRef, RBAC_GROUP};
+
 /// The identity and labels of a Kubernetes object, read from its text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Header {

@@ -1,13 +1,28 @@
-//! The pure core: from a validated config and typed input objects, decide what
-//! to remove, what to generate and what to tell the user. No YAML in here.
+//! The pure core: from validated configs and typed input objects, decide which
+//! items to remove, which to patch (labels and annotations only), what to
+//! generate and what to tell the user. No YAML and no I/O in here.
 //!
-//! [`plan`] runs every config through the steps in `steps` and then checks
-//! for `conflicts`. The steps ask `discover` for the APIs, `trust` whether
-//! the bundle's claims may be believed, `origin` whose each item is,
-//! `provenance` which items are earlier output, `bundle` which bundle roles
-//! to adopt or relabel, `roles` for the roles to generate, `bind` for the
-//! bindings, and, for the operator, `operator`, `install_policy` (the install
-//! gate) and `installer`.
+//! What is generated: per-API roles for the bundle's APIs (aggregated into the
+//! built-in `admin`, `edit` and `view`, or bound as `spec.bindings` says), and,
+//! when asked, the operator's own RBAC from its ClusterServiceVersion
+//! (`spec.operator`) and an installer account's (`spec.installer`). Whatever
+//! the mode, everything the install would grant is measured against the
+//! install policy (`spec.operator.policy`), or against the catalogue of
+//! dangerous permissions without one.
+//!
+//! [`plan`] builds the planning input once (`input::Input`: whose each object
+//! is, the CRDs' scopes, the admin's Namespace objects, Kubernetes' built-in
+//! roles), runs every config through the steps in `steps`, each config with
+//! its `input::Planning` (its APIs, its CSV, the claims it believes), and then
+//! checks for `conflicts`; every step takes one of these and the findings.
+//! The steps ask `discover` for the APIs, `trust` whether the bundle's claims
+//! may be believed, `origin` whose each item is, `provenance` which items are
+//! earlier output, `bundle` which bundle roles to adopt or relabel, `roles`
+//! for the roles to generate and `bind` for the bindings. For the operator,
+//! with `input::OperatorInput` (the CSV's grants, the target namespaces):
+//! `install_policy` (the install gate), `operator` (its RBAC) and `installer`
+//! (the installer account); `accounts` writes the objects for either
+//! ServiceAccount.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,7 +36,7 @@ use crate::model::*;
 use crate::report::{Finding, ObjRef, Severity};
 
 use conflicts::check_conflicts;
-use origin::Origins;
+use input::Input;
 use steps::plan_one;
 
 mod accounts;
@@ -29,6 +44,7 @@ mod bind;
 mod bundle;
 mod conflicts;
 mod discover;
+mod input;
 mod install_policy;
 mod installer;
 mod namespaces;
@@ -153,9 +169,30 @@ pub(crate) enum About {
     /// A role, or a binding of one, for an API's role; named for a version
     /// under `naming: OLMv0`.
     Api { api: String, version: Option<String>, role: RoleKind },
-    /// An object for a ServiceAccount (`<namespace>/<name>`): the operator's
-    /// or the installer's.
-    Account(String),
+    /// An object that grants the operator's ServiceAccount the CSV's rules.
+    Operator(ServiceAccountRef),
+    /// The installer's ServiceAccount, or an object that grants it what
+    /// installing the bundle takes.
+    Installer(ServiceAccountRef),
+}
+
+impl About {
+    /// The ServiceAccount the object is for: the operator's or the installer's.
+    pub(crate) fn account(&self) -> Option<&ServiceAccountRef> {
+        match self {
+            About::Api { .. } => None,
+            About::Operator(account) | About::Installer(account) => Some(account),
+        }
+    }
+
+    /// What the object is for, in a message: `API <name>`, or the account.
+    pub(crate) fn purpose(&self) -> String {
+        match (self, self.account()) {
+            (About::Api { api, .. }, _) => format!("API {api}"),
+            (_, Some(account)) => account.to_string(),
+            (_, None) => String::new(),
+        }
+    }
 }
 
 /// An object the plan makes, with what it is for.
@@ -163,7 +200,7 @@ pub(crate) type Made = (About, Object);
 
 /// Output order of an API's objects: by API, then roles before cluster
 /// bindings before namespaced ones, then namespace, version, role and name.
-fn order((about, object): &Made) -> (String, u8, String, Option<String>, u8, String) {
+fn output_order((about, object): &Made) -> (String, u8, String, Option<String>, u8, String) {
     let m = object.metadata();
     let rank = match object {
         Object::ClusterRole(_) => 0,
@@ -174,7 +211,7 @@ fn order((about, object): &Made) -> (String, u8, String, Option<String>, u8, Str
     };
     let (api, version, role) = match about {
         About::Api { api, version, role } => (api.clone(), version.clone(), *role as u8),
-        About::Account(_) => (String::new(), None, 9),
+        About::Operator(_) | About::Installer(_) => (String::new(), None, 9),
     };
     (api, rank, m.namespace.clone().unwrap_or_default(), version, role, m.name.clone().unwrap_or_default())
 }
@@ -215,14 +252,14 @@ impl Plan {
     fn decide(draft: Draft) -> Plan {
         let Draft { remove, patches, generated, results } = draft;
         let mut plan = Plan { remove, patches, generated, results };
-        plan.keep_the_rule();
+        plan.change_nothing_on_error();
         plan
     }
 
     /// A plan that changes nothing: the input was refused before planning.
     pub(crate) fn refused(results: Vec<Finding>) -> Plan {
         let mut plan = Plan { results, ..Plan::default() };
-        plan.keep_the_rule();
+        plan.change_nothing_on_error();
         plan
     }
 
@@ -232,11 +269,11 @@ impl Plan {
     pub(crate) fn add_results(&mut self, earlier: Vec<Finding>, later: Vec<Finding>) {
         let own = std::mem::take(&mut self.results);
         self.results = [earlier, own, later].concat();
-        self.keep_the_rule();
+        self.change_nothing_on_error();
     }
 
     /// With an error, nothing is changed, so no result may say otherwise.
-    fn keep_the_rule(&mut self) {
+    fn change_nothing_on_error(&mut self) {
         if self.results.iter().any(|r| r.severity == Severity::Error) {
             self.remove.clear();
             self.patches.clear();
@@ -279,15 +316,15 @@ impl Plan {
 /// believing them, and believed only if planning again with them writes each
 /// of them anew, exactly (see [`provenance::Claims`]).
 pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
-    let origins = Origins::classify(objects);
-    let (first, candidates) = draft(configs, objects, &origins, &BTreeSet::new());
+    let input = Input::new(objects);
+    let (first, candidates) = draft(configs, &input, &BTreeSet::new());
     let written_again =
         |d: &Draft, i: usize| d.generated.iter().any(|g| provenance::is_exactly(&objects[i], &g.object));
     let rewritten: BTreeSet<usize> = candidates.into_iter().filter(|&i| written_again(&first, i)).collect();
     if rewritten.is_empty() {
         return Plan::decide(first);
     }
-    let (second, _) = draft(configs, objects, &origins, &rewritten);
+    let (second, _) = draft(configs, &input, &rewritten);
     let holds = rewritten.iter().all(|&i| second.remove.contains(&i) && written_again(&second, i));
     Plan::decide(if holds { second } else { first })
 }
@@ -295,12 +332,8 @@ pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
 /// One planning of every config, taking `rewritten` as the items this run
 /// writes again exactly; with the items that may be (claims that hold, or
 /// would outside a bundle's folder).
-fn draft(
-    configs: &[Config],
-    objects: &[InputObject],
-    origins: &Origins,
-    rewritten: &BTreeSet<usize>,
-) -> (Draft, Vec<usize>) {
+fn draft(configs: &[Config], input: &Input<'_>, rewritten: &BTreeSet<usize>) -> (Draft, Vec<usize>) {
+    let objects = input.objects;
     let mut plan = Draft::default();
     let mut seen: BTreeMap<&str, &Config> = BTreeMap::new();
     for config in configs {
@@ -315,11 +348,11 @@ fn draft(
             );
         }
     }
-    let claims = provenance::generated_claims(objects, origins, rewritten, &mut plan.results);
-    trust::check_input(objects, origins, &claims.of, &mut plan.results);
+    let claims = provenance::generated_claims(input, rewritten, &mut plan.results);
+    trust::check_input(input, &claims.of, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
-        plan_one(config, objects, origins, &claims, &mut plan);
+        plan_one(config, input, &claims, &mut plan);
         for (i, _) in before.iter().filter(|(i, p)| plan.patches.get(i) != Some(p)) {
             plan.results.push(
                 Finding::error(format!(
@@ -331,7 +364,7 @@ fn draft(
             );
         }
     }
-    check_conflicts(objects, &mut plan);
+    check_conflicts(input, &mut plan);
     (plan, claims.candidates)
 }
 

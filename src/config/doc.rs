@@ -2,6 +2,7 @@
 //! (`olm-rbac schema`). The words a config is written in (modes, role kinds,
 //! naming) are defined here once and used by the checked [`Config`](super::Config) too.
 
+use crate::model::AggregatingRole;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -175,11 +176,11 @@ impl RoleKind {
     }
 
     /// The built-in ClusterRole this role aggregates into.
-    pub(crate) fn aggregates_to(self) -> &'static str {
+    pub(crate) fn aggregates_to(self) -> AggregatingRole {
         match self {
-            RoleKind::Admin => "admin",
-            RoleKind::Edit => "edit",
-            RoleKind::View | RoleKind::CrdView => "view",
+            RoleKind::Admin => AggregatingRole::Admin,
+            RoleKind::Edit => AggregatingRole::Edit,
+            RoleKind::View | RoleKind::CrdView => AggregatingRole::View,
         }
     }
 }

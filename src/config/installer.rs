@@ -6,6 +6,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::model::ServiceAccountRef;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 
 /// The installer account, as written.
@@ -59,16 +60,16 @@ pub(crate) enum InstallerMode {
 /// `spec.installer`, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Installer {
-    pub name: String,
-    pub namespace: String,
+    /// The ServiceAccount; its namespace is the install namespace.
+    pub account: ServiceAccountRef,
     pub olm: Olm,
     pub mode: InstallerMode,
 }
 
 impl Installer {
     /// The account as messages name it: `installer ServiceAccount NS/NAME`.
-    pub(crate) fn account(&self) -> String {
-        format!("installer ServiceAccount {}/{}", self.namespace, self.name)
+    pub(crate) fn describe(&self) -> String {
+        format!("installer {}", self.account)
     }
 }
 
@@ -104,8 +105,7 @@ pub(super) fn check_installer(
         ok = false;
     }
     ok.then(|| Installer {
-        name: account.name.clone(),
-        namespace: account.namespace.clone(),
+        account: ServiceAccountRef::new(&account.namespace, &account.name),
         olm: doc.olm,
         mode: doc.mode,
     })

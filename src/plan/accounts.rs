@@ -3,9 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::rbac::v1::{
-    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject as K8sSubject,
-};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::model::*;
@@ -15,13 +13,35 @@ use super::{About, Made, Object};
 /// `<namespace>/<name>` of the ServiceAccount an object is for.
 pub(crate) const SERVICE_ACCOUNT_ANNOTATION: &str = "olm-rbac.io/service-account";
 
+/// Whose account olm-rbac writes RBAC for: its `olm-rbac.io/role` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AccountRole {
+    /// The operator's: the CSV's rules (`spec.operator`).
+    Operator,
+    /// The installer's: what installing the bundle takes (`spec.installer`).
+    Installer,
+}
+
+impl AccountRole {
+    /// The `olm-rbac.io/role` label's value.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            AccountRole::Operator => "operator",
+            AccountRole::Installer => "installer",
+        }
+    }
+
+    /// The role a label value names, if it is an account's.
+    pub(crate) fn of_label(value: &str) -> Option<AccountRole> {
+        [AccountRole::Operator, AccountRole::Installer].into_iter().find(|r| r.label() == value)
+    }
+}
+
 /// A ServiceAccount olm-rbac writes RBAC for.
 pub(super) struct Account<'a> {
     pub extension: &'a str,
-    /// The `olm-rbac.io/role` label: `operator` or `installer`.
-    pub role: &'static str,
-    pub namespace: &'a str,
-    pub name: &'a str,
+    pub role: AccountRole,
+    pub account: ServiceAccountRef,
 }
 
 impl Account<'_> {
@@ -33,28 +53,22 @@ impl Account<'_> {
             labels: Some(BTreeMap::from([
                 (MANAGED_BY.to_string(), MANAGER.to_string()),
                 (EXTENSION_LABEL.to_string(), self.extension.to_string()),
-                (ROLE_LABEL.to_string(), self.role.to_string()),
+                (ROLE_LABEL.to_string(), self.role.label().to_string()),
             ])),
             annotations: Some(BTreeMap::from([(
                 SERVICE_ACCOUNT_ANNOTATION.to_string(),
-                format!("{}/{}", self.namespace, self.name),
+                self.account.qualified_name(),
             )])),
             ..Default::default()
         }
     }
 
-    fn subjects(&self) -> Option<Vec<K8sSubject>> {
-        Some(vec![K8sSubject {
-            api_group: Some(String::new()),
-            kind: "ServiceAccount".into(),
-            name: self.name.to_string(),
-            namespace: Some(self.namespace.to_string()),
-        }])
-    }
-
     /// What the account's objects are for.
     pub(super) fn about(&self) -> About {
-        About::Account(format!("{}/{}", self.namespace, self.name))
+        match self.role {
+            AccountRole::Operator => About::Operator(self.account.clone()),
+            AccountRole::Installer => About::Installer(self.account.clone()),
+        }
     }
 
     /// A ClusterRole with `rules` and its ClusterRoleBinding to the account.
@@ -67,8 +81,8 @@ impl Account<'_> {
             }),
             Object::ClusterRoleBinding(ClusterRoleBinding {
                 metadata: self.metadata(name, None),
-                role_ref: role_ref("ClusterRole", name),
-                subjects: self.subjects(),
+                role_ref: RoleRefKind::ClusterRole.role_ref(name),
+                subjects: Some(vec![self.account.subject()]),
             }),
         ]
         .map(|o| (self.about(), o))
@@ -80,14 +94,10 @@ impl Account<'_> {
             Object::Role(Role { metadata: self.metadata(name, Some(namespace)), rules: Some(rules) }),
             Object::RoleBinding(RoleBinding {
                 metadata: self.metadata(name, Some(namespace)),
-                role_ref: role_ref("Role", name),
-                subjects: self.subjects(),
+                role_ref: RoleRefKind::Role.role_ref(name),
+                subjects: Some(vec![self.account.subject()]),
             }),
         ]
         .map(|o| (self.about(), o))
     }
-}
-
-fn role_ref(kind: &str, name: &str) -> RoleRef {
-    RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: kind.into(), name: name.to_string() }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding, RoleRef, Subject as K8sSubject};
+use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding, Subject as K8sSubject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{Binding, Config, RoleKind, Scope, Subject, SubjectKind};
@@ -12,14 +12,14 @@ use crate::model::*;
 use crate::names::bounded_name;
 use crate::report::{Finding, ObjRef};
 
-use super::namespaces::{selectable_namespaces, selected_namespaces};
-use super::origin::Origins;
+use super::input::Planning;
+use super::namespaces::selected_namespaces;
 use super::roles::{metadata, name_parts};
 use super::{About, Api, ApiSource, Made, Object};
 
-/// The roles a binding of `role` grants: editors also read, and everyone bound
-/// can read the API's CRD object (versions, schema, printer columns).
-fn implied(role: RoleKind) -> Vec<RoleKind> {
+/// The roles a binding of `role` grants: editors also read. (Everyone bound
+/// can read the API's CRD object too: versions, schema, printer columns.)
+fn roles_bound_with(role: RoleKind) -> Vec<RoleKind> {
     match role {
         RoleKind::Edit => vec![RoleKind::Edit, RoleKind::View],
         other => vec![other],
@@ -39,13 +39,11 @@ struct Planned {
 /// Writes the bindings of `config` for `apis`. `role_for` names the ClusterRole
 /// that serves an API's role (generated or provided), per version.
 pub(crate) fn bindings(
-    config: &Config,
-    apis: &[Api],
+    p: &Planning<'_>,
     role_for: impl Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>,
-    objects: &[InputObject],
-    origins: &Origins,
     results: &mut Vec<Finding>,
 ) -> Vec<Made> {
+    let (config, apis) = (p.config, &p.apis);
     let cfg = config.object_ref();
     if config.bindings.is_empty() {
         results.push(
@@ -55,12 +53,12 @@ pub(crate) fn bindings(
         );
         return Vec::new();
     }
-    let namespaces = selectable_namespaces(objects, origins);
+    let (namespaces, objects) = (&p.input.selectable_namespaces, p.objects());
     let mut plans = Plans { config, role_for, planned: BTreeMap::new() };
     for (i, binding) in config.bindings.iter().enumerate() {
         let field = format!("spec.bindings[{i}]");
         warn_broad_subjects(binding, &field, &cfg, results);
-        let scope = binding_scope(binding, &field, &namespaces, objects, &cfg, results);
+        let scope = binding_scope(binding, &field, namespaces, objects, &cfg, results);
         for api in apis {
             plans.binding_on(binding, api, scope.as_deref(), &field, results);
         }
@@ -113,7 +111,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                 );
             }
             Some(list) => {
-                for role in implied(binding.role) {
+                for role in roles_bound_with(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
                         for ns in list {
                             let name = binding_name(self.config, api, version.as_deref(), role);
@@ -123,7 +121,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                 }
             }
             None => {
-                for role in implied(binding.role) {
+                for role in roles_bound_with(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
                         let name = binding_name(self.config, api, version.as_deref(), role);
                         self.add((None, name), api, (&version, role), &role_name, &binding.subjects);
@@ -192,8 +190,7 @@ fn binding_scope(
 fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Planned) -> Made {
     let about = About::Api { api: p.api.clone(), version: p.version.clone(), role: p.role };
     let subjects: Vec<K8sSubject> = p.subjects.iter().map(k8s_subject).collect();
-    let role_ref =
-        RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: "ClusterRole".into(), name: p.role_name };
+    let role_ref = RoleRefKind::ClusterRole.role_ref(&p.role_name);
     let mut meta: ObjectMeta = metadata(config, &p.api, p.role);
     meta.name = Some(name);
     let object = match namespace {
@@ -216,7 +213,7 @@ pub(crate) fn binding_name(config: &Config, api: &Api, version: Option<&str>, ro
 fn k8s_subject(s: &Subject) -> K8sSubject {
     K8sSubject {
         api_group: Some(match s.kind {
-            SubjectKind::User | SubjectKind::Group => "rbac.authorization.k8s.io".into(),
+            SubjectKind::User | SubjectKind::Group => RBAC_GROUP.into(),
             SubjectKind::ServiceAccount => String::new(),
         }),
         kind: s.kind.as_str().into(),

@@ -7,18 +7,18 @@ use std::collections::BTreeMap;
 use crate::model::*;
 use crate::report::Finding;
 
-use super::{trust, About, Draft, Generated};
+use super::input::Input;
+use super::{trust, Draft, Generated};
 
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.
-pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Draft) {
-    let scopes = trust::crd_scopes(objects);
+pub(super) fn check_conflicts(input: &Input<'_>, plan: &mut Draft) {
     let mut taken: BTreeMap<(String, String, Option<String>, String), &InputObject> = BTreeMap::new();
-    for (i, o) in objects.iter().enumerate() {
+    for (i, o) in input.objects.iter().enumerate() {
         if plan.remove.contains(&i) {
             continue;
         }
-        taken.insert(trust::identity(o, &scopes), o);
+        taken.insert(trust::identity(o, &input.crd_scopes), o);
     }
     let mut conflicts = Vec::new();
     for g in &plan.generated {
@@ -35,7 +35,7 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Draft) {
                 .labels
                 .get(EXTENSION_LABEL)
                 .filter(|_| existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER));
-            let leave_out = if is_operator(g) {
+            let leave_out = if g.about.account().is_some() {
                 "leave spec.operator and spec.installer out"
             } else {
                 "leave the API out with spec.apis.exclude"
@@ -54,7 +54,7 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Draft) {
                 Finding::error(format!(
                     "conflict: olm-rbac would generate {} for {}, but the input already has an object of that kind and name ({owner}); nothing was overwritten. {remedy}",
                     g.object.describe(),
-                    purpose(g),
+                    g.about.purpose(),
                 ))
                 .on(&existing.object_ref())
                 .in_file(existing.file.as_ref()),
@@ -81,17 +81,4 @@ pub(super) fn check_conflicts(objects: &[InputObject], plan: &mut Draft) {
         }
     }
     plan.results.extend(conflicts);
-}
-
-fn is_operator(g: &Generated) -> bool {
-    matches!(g.about, About::Account(_))
-}
-
-/// What a generated object is for, in a message: `API <name>` or the
-/// ServiceAccount it was written for.
-fn purpose(g: &Generated) -> String {
-    match &g.about {
-        About::Api { api, .. } => format!("API {api}"),
-        About::Account(account) => format!("ServiceAccount {account}"),
-    }
 }

@@ -43,7 +43,7 @@ fn check_selected(matched: Vec<&InputObject>, field: &str, cfg: &ObjRef, results
             results.push(
                 Finding::warning(format!(
                     "{} selects the platform namespace {name:?}: access is granted there too; narrow the selector if that is not meant",
-                    key(field)
+                    selector_key(field)
                 ))
                 .on(cfg)
                 .at(field),
@@ -79,7 +79,7 @@ pub(super) fn selected_namespaces(
         results.push(
             Finding::warning(format!(
                 "{} selects Namespace object(s) whose files are not known ({}), so olm-rbac cannot tell yours from ones a bundle ships; name your Namespace files as inputs, or list the namespaces",
-                key(field),
+                selector_key(field),
                 unknown.join(", ")
             ))
             .on(cfg)
@@ -99,7 +99,7 @@ pub(super) fn selected_namespaces(
         results.push(
             Finding::warning(format!(
                 "{} matches none of the {} Namespace object(s) in the input; only namespaces present in the input can be selected",
-                key(field),
+                selector_key(field),
                 namespaces.len()
             ))
             .on(cfg)
@@ -110,6 +110,6 @@ pub(super) fn selected_namespaces(
 }
 
 /// The selector's own key (`namespaceSelector`), for messages that also give its full path.
-fn key(field: &str) -> &str {
+fn selector_key(field: &str) -> &str {
     field.rsplit('.').next().unwrap_or(field)
 }

@@ -18,34 +18,42 @@ use crate::model::*;
 use crate::names::{bounded_name, is_dns1123_subdomain};
 use crate::report::Finding;
 
-use super::accounts::Account;
-use super::namespaces::{selectable_namespaces, selected_namespaces};
-use super::origin::Origins;
+use super::accounts::{Account, AccountRole};
+use super::input::OperatorInput;
 use super::{About, Made};
 
-/// The `olm-rbac.io/role` value of the operator's objects.
-pub(crate) const OPERATOR_ROLE: &str = "operator";
-
-/// One rule the bundle grants one of the operator's ServiceAccounts.
+/// One rule the CSV grants one of the operator's ServiceAccounts.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Grant {
-    /// The ServiceAccount's name (`default` where the CSV names none).
+pub(crate) struct CsvGrant {
+    /// The ServiceAccount's name (`default` where the CSV names none), in the
+    /// install namespace.
     pub account: String,
-    /// From `clusterPermissions` (or promoted from `permissions`): in every namespace.
-    pub cluster: bool,
+    /// Where OLM grants it.
+    pub scope: GrantScope,
     pub rule: PolicyRule,
     /// Where in the CSV the rule is, e.g. `spec.install.spec.permissions[0].rules[2]`.
     pub field: String,
 }
 
+/// Where OLM grants a rule of the CSV, by the list it is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GrantScope {
+    /// `permissions`: where the operator is bound, in its install and target
+    /// namespaces, unless they are promoted cluster-wide (see [`promoted`]).
+    WhereBound,
+    /// `clusterPermissions`: cluster-wide.
+    Cluster,
+}
+
 /// Every rule the CSV grants, in its order: `permissions` first, then
 /// `clusterPermissions`. A ServiceAccount name that cannot exist is an error.
-pub(crate) fn csv_grants(csv: &InputObject, view: &CsvView, results: &mut Vec<Finding>) -> Vec<Grant> {
+pub(crate) fn csv_grants(csv: &InputObject, view: &CsvView, results: &mut Vec<Finding>) -> Vec<CsvGrant> {
     let spec = &view.spec.install.spec;
     let mut out = Vec::new();
-    for (key, cluster, entries) in
-        [("permissions", false, &spec.permissions), ("clusterPermissions", true, &spec.cluster_permissions)]
-    {
+    for (key, scope, entries) in [
+        ("permissions", GrantScope::WhereBound, &spec.permissions),
+        ("clusterPermissions", GrantScope::Cluster, &spec.cluster_permissions),
+    ] {
         for (i, entry) in entries.iter().enumerate() {
             let field = format!("spec.install.spec.{key}[{i}]");
             let account = match entry.service_account_name.as_deref() {
@@ -61,9 +69,9 @@ pub(crate) fn csv_grants(csv: &InputObject, view: &CsvView, results: &mut Vec<Fi
                     continue;
                 }
             };
-            out.extend(entry.rules.iter().enumerate().map(|(j, r)| Grant {
+            out.extend(entry.rules.iter().enumerate().map(|(j, r)| CsvGrant {
                 account: account.clone(),
-                cluster,
+                scope,
                 rule: r.to_policy_rule(),
                 field: format!("{field}.rules[{j}]"),
             }));
@@ -74,23 +82,14 @@ pub(crate) fn csv_grants(csv: &InputObject, view: &CsvView, results: &mut Vec<Fi
 
 /// Plans the operator's RBAC for `config` from the chosen CSV: the objects to
 /// write, and the results that say what the operator must be told.
-pub(super) fn plan_operator(
-    config: &Config,
-    csv: Option<usize>,
-    grants: &[Grant],
-    objects: &[InputObject],
-    origins: &Origins,
-    results: &mut Vec<Finding>,
-) -> Vec<Made> {
+pub(super) fn plan_operator(operator: &OperatorInput<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+    let (config, grants) = (operator.config(), &operator.grants);
     let op = &config.operator;
     let cfg = config.object_ref();
     if op.permissions == OperatorPermissions::Unmanaged {
         return Vec::new();
     }
-    let Some((csv, view)) = csv.and_then(|i| match &objects[i].body {
-        Body::Csv(v) => Some((&objects[i], v)),
-        _ => None,
-    }) else {
+    let Some((csv, view)) = operator.planning.csv() else {
         results.push(
             Finding::error(format!(
                 "permissions: {} needs the operator's ClusterServiceVersion in the input: its spec.install.spec.permissions say what the operator is granted",
@@ -102,12 +101,10 @@ pub(super) fn plan_operator(
         return Vec::new();
     };
     let Some(install) = op.install_namespace.clone() else { return Vec::new() };
-    let watched = match op.permissions {
-        OperatorPermissions::Namespaces => Some(watched_namespaces(config, &install, objects, origins, results)),
-        _ => None,
-    };
+    let watched = operator.watched_namespaces(&install);
+    operator.report_targets(results);
     check_install_modes(config, csv, view, &install, watched.as_deref(), results);
-    if !grants.iter().all(|g| usable(g, watched.is_some(), csv, results)) {
+    if !grants.iter().all(|g| api_server_accepts(g, watched.is_some(), csv, results)) {
         return Vec::new();
     }
     report_watch(config, csv, view, watched.as_deref(), results);
@@ -120,37 +117,16 @@ pub(super) fn plan_operator(
     written
 }
 
-/// The namespaces a `Namespaces` operator serves: those listed and those the
-/// selector picks, or its own namespace when there are none.
-pub(super) fn watched_namespaces(
-    config: &Config,
-    install: &str,
-    objects: &[InputObject],
-    origins: &Origins,
-    results: &mut Vec<Finding>,
-) -> Vec<String> {
-    let op = &config.operator;
-    let mut all: BTreeSet<String> = op.target_namespaces.iter().cloned().collect();
-    if let Some(sel) = &op.target_selector {
-        let namespaces = selectable_namespaces(objects, origins);
-        let field = "spec.operator.targetNamespaceSelector";
-        all.extend(selected_namespaces(sel, field, &namespaces, objects, &config.object_ref(), results));
-    }
-    if all.is_empty() {
-        all.insert(install.to_string());
-    }
-    all.into_iter().collect()
-}
-
 /// The install mode a set of watched namespaces needs, as OLM decides it:
 /// `None` for all namespaces.
-fn needed_modes(install: &str, watched: Option<&[String]>) -> Vec<&'static str> {
+fn needed_modes(install: &str, watched: Option<&[String]>) -> Vec<InstallMode> {
+    use InstallMode::*;
     match watched {
-        None => vec!["AllNamespaces"],
-        Some([one]) if one == install => vec!["OwnNamespace"],
-        Some([_]) => vec!["SingleNamespace"],
-        Some(many) if many.iter().any(|n| n == install) => vec!["MultiNamespace", "OwnNamespace"],
-        Some(_) => vec!["MultiNamespace"],
+        None => vec![AllNamespaces],
+        Some([one]) if one == install => vec![OwnNamespace],
+        Some([_]) => vec![SingleNamespace],
+        Some(many) if many.iter().any(|n| n == install) => vec![MultiNamespace, OwnNamespace],
+        Some(_) => vec![MultiNamespace],
     }
 }
 
@@ -165,9 +141,14 @@ fn check_install_modes(
     watched: Option<&[String]>,
     results: &mut Vec<Finding>,
 ) {
+    // As the CSV writes them, unknown ones included: they are quoted back.
     let supported: Vec<&str> =
         view.spec.install_modes.iter().filter(|m| m.supported).filter_map(|m| m.mode.as_deref()).collect();
-    let missing: Vec<&str> = needed_modes(install, watched).into_iter().filter(|m| !supported.contains(m)).collect();
+    let missing: Vec<&str> = needed_modes(install, watched)
+        .into_iter()
+        .map(InstallMode::as_str)
+        .filter(|m| !supported.contains(m))
+        .collect();
     if missing.is_empty() {
         return;
     }
@@ -176,7 +157,8 @@ fn check_install_modes(
     // An operator that supports only AllNamespaces may be scoped to fewer
     // namespaces (OLM's promotion toggle); one that supports narrower modes
     // says which, and a target set it does not support is refused.
-    let all_only = supported.iter().all(|m| *m == "AllNamespaces") && supported.contains(&"AllNamespaces");
+    let all = InstallMode::AllNamespaces.as_str();
+    let all_only = supported.iter().all(|m| *m == all) && supported.contains(&all);
     if watched.is_some() && all_only {
         results.push(
             Finding::warning(format!(
@@ -205,9 +187,9 @@ fn check_install_modes(
     );
 }
 
-/// A rule the API server would refuse makes the whole apply fail, so it is an
-/// error here, where it names the CSV field.
-fn usable(g: &Grant, namespaced: bool, csv: &InputObject, results: &mut Vec<Finding>) -> bool {
+/// Would the API server accept a role with this rule? One it refuses makes the
+/// whole apply fail, so it is an error here, where it names the CSV field.
+fn api_server_accepts(g: &CsvGrant, namespaced: bool, csv: &InputObject, results: &mut Vec<Finding>) -> bool {
     let r = &g.rule;
     let has = |v: &Option<Vec<String>>| v.as_ref().is_some_and(|v| !v.is_empty());
     let problem = if r.verbs.is_empty() {
@@ -216,7 +198,7 @@ fn usable(g: &Grant, namespaced: bool, csv: &InputObject, results: &mut Vec<Find
         Some("names no resources and no nonResourceURLs")
     } else if has(&r.resources) && !has(&r.api_groups) {
         Some("names resources without apiGroups")
-    } else if has(&r.non_resource_urls) && (has(&r.resources) || (!g.cluster && namespaced)) {
+    } else if has(&r.non_resource_urls) && (has(&r.resources) || (g.scope == GrantScope::WhereBound && namespaced)) {
         Some("has nonResourceURLs, which only a ClusterRole rule without resources can grant")
     } else {
         None
@@ -260,8 +242,8 @@ fn summarise(config: &Config, install: &str, written: &[Made], results: &mut Vec
     let mut accounts: Vec<String> = written
         .iter()
         .filter_map(|(about, _)| match about {
-            About::Account(account) => Some(account.clone()),
-            About::Api { .. } => None,
+            About::Operator(account) => Some(account.qualified_name()),
+            About::Api { .. } | About::Installer(_) => None,
         })
         .collect();
     accounts.sort();
@@ -294,7 +276,7 @@ fn summarise(config: &Config, install: &str, written: &[Made], results: &mut Vec
 fn warn_default_account(
     config: &Config,
     csv: &InputObject,
-    grants: &[Grant],
+    grants: &[CsvGrant],
     install: &str,
     results: &mut Vec<Finding>,
 ) {
@@ -302,7 +284,8 @@ fn warn_default_account(
         let field = g.field.rsplit_once(".rules[").map_or(g.field.as_str(), |(entry, _)| entry);
         results.push(
             Finding::warning(format!(
-                "grants the operator's permissions to ServiceAccount {install}/default (no serviceAccountName): every pod in {install} without its own ServiceAccount gets them too (extension {:?})",
+                "grants the operator's permissions to {} (no serviceAccountName): every pod in {install} without its own ServiceAccount gets them too (extension {:?})",
+                ServiceAccountRef::new(install, "default"),
                 config.extension
             ))
             .on(&csv.object_ref())
@@ -322,19 +305,25 @@ impl Writer<'_> {
     /// Per ServiceAccount, in name order: its cluster rules as a ClusterRole
     /// and binding; its namespaced rules promoted (`namespaces` = `None`) or as
     /// a Role and RoleBinding in each namespace.
-    fn objects(&self, grants: &[Grant], namespaces: Option<BTreeSet<String>>) -> Vec<Made> {
+    fn objects(&self, grants: &[CsvGrant], namespaces: Option<BTreeSet<String>>) -> Vec<Made> {
         let mut by_account: BTreeMap<&str, (Vec<PolicyRule>, Vec<PolicyRule>)> = BTreeMap::new();
         for g in grants {
             let (namespaced, cluster) = by_account.entry(&g.account).or_default();
-            let list = if g.cluster { cluster } else { namespaced };
+            let list = match g.scope {
+                GrantScope::Cluster => cluster,
+                GrantScope::WhereBound => namespaced,
+            };
             if !list.contains(&g.rule) {
                 list.push(g.rule.clone());
             }
         }
         let mut out = Vec::new();
         for (name, (namespaced, cluster)) in by_account {
-            let account =
-                Account { extension: &self.config.extension, role: OPERATOR_ROLE, namespace: self.install, name };
+            let account = Account {
+                extension: &self.config.extension,
+                role: AccountRole::Operator,
+                account: ServiceAccountRef::new(self.install, name),
+            };
             let base = format!("{}-operator-{name}", self.config.extension);
             if !cluster.is_empty() {
                 out.extend(account.cluster_pair(&bounded_name(&base, ""), cluster));
@@ -367,9 +356,11 @@ pub(crate) fn promoted(config: &Config, view: &CsvView) -> bool {
     match config.operator.permissions {
         OperatorPermissions::Cluster => true,
         OperatorPermissions::Namespaces => false,
-        OperatorPermissions::Unmanaged => {
-            view.spec.install_modes.iter().any(|m| m.supported && m.mode.as_deref() == Some("AllNamespaces"))
-        }
+        OperatorPermissions::Unmanaged => view
+            .spec
+            .install_modes
+            .iter()
+            .any(|m| m.supported && m.mode.as_deref() == Some(InstallMode::AllNamespaces.as_str())),
     }
 }
 

@@ -16,10 +16,8 @@ use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::report::Finding;
 use crate::reserved;
 
-use super::accounts::SERVICE_ACCOUNT_ANNOTATION;
-use super::installer::INSTALLER_ROLE;
-use super::operator::OPERATOR_ROLE;
-use super::origin::Origins;
+use super::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
+use super::input::Input;
 use super::roles::rule_for_parts;
 use super::Object;
 
@@ -39,12 +37,8 @@ pub(crate) struct Claims {
 /// For each input item, the extension it was generated for, if the claim
 /// holds. In a bundle's own folder a claim holds only for the items in
 /// `rewritten`: those this run writes again exactly.
-pub(crate) fn generated_claims(
-    objects: &[InputObject],
-    origins: &Origins,
-    rewritten: &BTreeSet<usize>,
-    results: &mut Vec<Finding>,
-) -> Claims {
+pub(crate) fn generated_claims(input: &Input<'_>, rewritten: &BTreeSet<usize>, results: &mut Vec<Finding>) -> Claims {
+    let (objects, origins) = (input.objects, &input.origins);
     let defined = defined_apis(objects);
     let mut candidates = Vec::new();
     let of = objects
@@ -165,9 +159,9 @@ fn defined_apis(objects: &[InputObject]) -> BTreeSet<String> {
 fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, String> {
     let labels = &o.header.labels;
     let extension = labels.get(EXTENSION_LABEL).ok_or_else(|| format!("it has no {EXTENSION_LABEL} label"))?;
-    match labels.get(ROLE_LABEL).map(String::as_str) {
-        Some(OPERATOR_ROLE) => return check_operator_claim(o).map(|()| extension.clone()),
-        Some(INSTALLER_ROLE) if o.is("", "ServiceAccount") => {
+    match labels.get(ROLE_LABEL).and_then(|r| AccountRole::of_label(r)) {
+        Some(AccountRole::Operator) => return check_operator_claim(o).map(|()| extension.clone()),
+        Some(AccountRole::Installer) if o.is("", "ServiceAccount") => {
             return o
                 .header
                 .annotations
@@ -175,8 +169,8 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
                 .then(|| extension.clone())
                 .ok_or_else(|| format!("it has no {SERVICE_ACCOUNT_ANNOTATION} annotation"));
         }
-        Some(INSTALLER_ROLE) => return check_operator_claim(o).map(|()| extension.clone()),
-        _ => {}
+        Some(AccountRole::Installer) => return check_operator_claim(o).map(|()| extension.clone()),
+        None => {}
     }
     let role = labels
         .get(ROLE_LABEL)
@@ -190,14 +184,14 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
         .ok_or_else(|| format!("its {API_ANNOTATION} annotation does not name an API the input defines"))?;
     let (plural, group) =
         api.split_once('.').ok_or_else(|| "its API annotation is not <plural>.<group>".to_string())?;
-    let rbac = |kind: &str| o.is("rbac.authorization.k8s.io", kind);
+    let rbac = |kind: &str| o.is(RBAC_GROUP, kind);
     match &o.body {
         Body::Role(view) if rbac("ClusterRole") => {
             let expected = rule_for_parts(api, group, plural, role);
             if view.aggregates() || view.rules.len() != 1 || view.rules[0].to_policy_rule() != expected {
                 return Err(format!("its rules are not the {} rule olm-rbac writes for {api}", role.as_str()));
             }
-            let allowed = format!("{AGGREGATE_PREFIX}{}", role.aggregates_to());
+            let allowed = role.aggregates_to().label();
             if labels.iter().any(|(k, v)| k.starts_with(AGGREGATE_PREFIX) && (*k != allowed || v != "true")) {
                 return Err(format!("it has aggregation labels olm-rbac does not write on a {} role", role.as_str()));
             }
@@ -205,7 +199,7 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
         Body::Binding(view) if rbac("ClusterRoleBinding") || rbac("RoleBinding") => {
             let role_ref = &view.role_ref;
             let name = role_ref.name.as_deref().unwrap_or_default();
-            if role_ref.kind.as_deref() != Some("ClusterRole")
+            if role_ref.kind.as_deref().and_then(RoleRefKind::parse) != Some(RoleRefKind::ClusterRole)
                 || name.is_empty()
                 || reserved::is_reserved_role_name(name)
             {
@@ -222,7 +216,7 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
 /// only their shape is checked; removing one never grants anything, and every
 /// removal is reported.
 fn check_operator_claim(o: &InputObject) -> Result<(), String> {
-    let rbac = |kind: &str| o.is("rbac.authorization.k8s.io", kind);
+    let rbac = |kind: &str| o.is(RBAC_GROUP, kind);
     if !o.header.annotations.contains_key(SERVICE_ACCOUNT_ANNOTATION) {
         return Err(format!("it has no {SERVICE_ACCOUNT_ANNOTATION} annotation"));
     }
@@ -234,10 +228,10 @@ fn check_operator_claim(o: &InputObject) -> Result<(), String> {
         }
         Body::Binding(view) if rbac("ClusterRoleBinding") || rbac("RoleBinding") => {
             let name = view.role_ref.name.as_deref().unwrap_or_default();
-            let kind_ok = match view.role_ref.kind.as_deref() {
-                Some("ClusterRole") => true,
-                Some("Role") => rbac("RoleBinding"),
-                _ => false,
+            let kind_ok = match view.role_ref.kind.as_deref().and_then(RoleRefKind::parse) {
+                Some(RoleRefKind::ClusterRole) => true,
+                Some(RoleRefKind::Role) => rbac("RoleBinding"),
+                None => false,
             };
             if !kind_ok || name.is_empty() || reserved::is_reserved_role_name(name) {
                 return Err("it does not bind a role olm-rbac writes for an operator".into());

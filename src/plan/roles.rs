@@ -118,6 +118,12 @@ pub(crate) fn ceiling(api: &Api, level: RoleKind) -> Vec<PolicyRule> {
     }]
 }
 
+/// The level of access a built-in aggregating role stands for: the role
+/// whose generated ClusterRoles aggregate into it.
+pub(super) fn level_gathered_by(aggregating: AggregatingRole) -> RoleKind {
+    RoleKind::ALL.into_iter().find(|role| role.aggregates_to() == aggregating).unwrap_or(RoleKind::View)
+}
+
 /// Labels and annotations every generated object carries.
 pub(super) fn metadata(config: &Config, api: &str, role: RoleKind) -> ObjectMeta {
     let labels = BTreeMap::from([
@@ -137,7 +143,7 @@ pub(super) fn build_role(config: &Config, api: &Api, role: RoleKind, name: Strin
     metadata.name = Some(name);
     if config.mode == Mode::Aggregate {
         if let Some(labels) = metadata.labels.as_mut() {
-            labels.insert(format!("{AGGREGATE_PREFIX}{}", role.aggregates_to()), "true".into());
+            labels.insert(role.aggregates_to().label(), "true".into());
         }
     }
     ClusterRole { metadata, rules: Some(vec![rule_for(api, role)]), aggregation_rule: None }

@@ -1,6 +1,8 @@
 //! The planner's steps for one config: remove its earlier output, find and
-//! select the APIs, drop or adopt the bundle's objects, generate the roles
-//! (and in Bind mode the bindings), and summarise.
+//! select the APIs (the config's `Planning`), drop or adopt the bundle's
+//! objects, generate the roles (and in Bind mode the bindings), summarise,
+//! then the operator's step (the install gate, the operator's RBAC, the
+//! installer account), and annotate the extension's `ClusterExtension`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -9,67 +11,44 @@ use crate::model::*;
 use crate::report::{Finding, ObjRef};
 
 use super::bundle::Provided;
-use super::discover::{discover, select};
-use super::origin::{bundle_members, Origin, Origins};
+use super::input::{Input, OperatorInput, Planning};
+use super::origin::{Origin, Origins};
 use super::provenance::Claims;
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{
-    bind, bundle, install_policy, installer, operator, order, trust, About, Api, ApiSource, Draft, Generated, Made,
+    bind, bundle, install_policy, installer, operator, output_order, About, Api, ApiSource, Draft, Generated, Made,
     Object,
 };
 
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
-pub(super) fn plan_one(config: &Config, objects: &[InputObject], origins: &Origins, claims: &Claims, plan: &mut Draft) {
-    let rewritten = &claims.rewritten;
-    let claims = claims.of.as_slice();
-    let earlier = earlier_output(config, claims);
+pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan: &mut Draft) {
+    let earlier = earlier_output(config, &claims.of);
     plan.remove.extend(earlier.iter().copied());
-    let (apis, csv) = discover(config, objects, &mut plan.results);
-    let apis = select(config, apis, &mut plan.results);
-    if config.mode != Mode::Unmanaged {
-        trust::require_definitions(config, &apis, &mut plan.results);
-    }
-    let claims = &trust::disown_claims_on(config, &apis, objects, claims, &mut plan.results);
-    let provided = bundle_objects(config, &apis, objects, origins, claims, plan);
-    bundle::note_namespaced_roles(&apis, objects, claims, &mut plan.results);
+    let p = Planning::new(config, input, claims, &mut plan.results);
+    let provided = bundle_objects(&p, plan);
+    bundle::note_namespaced_roles(&p, &mut plan.results);
     let mut generated = match config.mode {
         Mode::Unmanaged => Vec::new(),
-        Mode::Aggregate | Mode::Bind => generate(config, &apis, &provided, objects, origins, &mut plan.results),
+        Mode::Aggregate | Mode::Bind => generate(&p, &provided, &mut plan.results),
     };
-    let summary = summarise(config, &apis, &provided, &generated, objects, &mut plan.results);
-    generated.sort_by_cached_key(order);
-    let sources = Sources { objects, origins, claims, rewritten };
-    generated.extend(operator_step(config, &apis, csv, &sources, &mut plan.results));
-    report_removed(config, &earlier, &generated, objects, &mut plan.results);
+    let summary = summarise(&p, &provided, &generated, &mut plan.results);
+    generated.sort_by_cached_key(output_order);
+    generated.extend(operator_step(&p, &mut plan.results));
+    report_removed(&p, &earlier, &generated, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,
         about,
         output_path: config.output_path.clone(),
     }));
-    annotate_extension(config, &summary, objects, origins, plan);
+    annotate_extension(&p, &summary, plan);
 }
 
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
 /// manages it, the install policy, and the installer account
 /// (`spec.installer`). Without either nothing is read.
-/// What the operator step reads besides the config: the input, whose each
-/// item is, which are earlier output, and which this run writes again exactly.
-struct Sources<'a> {
-    objects: &'a [InputObject],
-    origins: &'a Origins,
-    claims: &'a [Option<String>],
-    rewritten: &'a BTreeSet<usize>,
-}
-
-fn operator_step(
-    config: &Config,
-    apis: &[Api],
-    csv: Option<usize>,
-    sources: &Sources<'_>,
-    results: &mut Vec<Finding>,
-) -> Vec<Made> {
-    let Sources { objects, origins, claims, rewritten } = *sources;
+fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+    let config = p.config;
     let op = &config.operator;
     // Granting the CSV's rules (to the operator, or to an installer that must
     // hold them) is when they are checked.
@@ -77,15 +56,10 @@ fn operator_step(
     if !managed {
         return Vec::new();
     }
-    let grants = match csv.map(|i| (&objects[i], &objects[i].body)) {
-        Some((o, Body::Csv(view))) => operator::csv_grants(o, view, results),
-        _ => Vec::new(),
-    };
-    if managed {
-        install_policy::check_policy(config, apis, csv, &grants, objects, origins, claims, rewritten, results);
-    }
-    let mut written = operator::plan_operator(config, csv, &grants, objects, origins, results);
-    written.extend(installer::plan_installer(config, csv, &grants, objects, origins, claims, results));
+    let operator = OperatorInput::new(p, results);
+    install_policy::check_policy(&operator, results);
+    let mut written = operator::plan_operator(&operator, results);
+    written.extend(installer::plan_installer(&operator, results));
     written
 }
 
@@ -131,18 +105,12 @@ fn installer_of_bundle(config: &Config, objects: &[InputObject], origins: &Origi
 /// (`bundleObjects: Drop`), the bundle roles that serve an API's role instead
 /// of a generated one, and the label changes on the bundle's roles. Returns
 /// the adopted roles.
-fn bundle_objects(
-    config: &Config,
-    apis: &[Api],
-    objects: &[InputObject],
-    origins: &Origins,
-    claims: &[Option<String>],
-    plan: &mut Draft,
-) -> Provided {
-    let installs = installer_of_bundle(config, objects, origins);
+fn bundle_objects(p: &Planning<'_>, plan: &mut Draft) -> Provided {
+    let config = p.config;
+    let installs = installer_of_bundle(config, p.objects(), p.origins());
     let members = match installs {
         Installs::ThisOutput => BTreeSet::new(),
-        Installs::OlmDropped | Installs::OlmExtension => bundle_members(objects, origins, claims),
+        Installs::OlmDropped | Installs::OlmExtension => p.bundle_members().clone(),
     };
     // When OLM installs the bundle, its roles reach the cluster unchanged: Bind
     // can bind them, but Aggregate cannot label them, so it generates its own.
@@ -151,9 +119,8 @@ fn bundle_objects(
         Mode::Aggregate => installs == Installs::ThisOutput,
         Mode::Bind => true,
     };
-    let provided =
-        if adopt { bundle::adopt(config, apis, objects, claims, &mut plan.results) } else { Default::default() };
-    let mut patches = bundle::label_patches(config, apis, &provided, objects, claims, &mut plan.results);
+    let provided = if adopt { bundle::adopt(p, &mut plan.results) } else { Default::default() };
+    let mut patches = bundle::label_patches(p, &provided, &mut plan.results);
     let wanted = patches.len();
     patches.retain(|i, _| !members.contains(i));
     let unreachable = wanted - patches.len();
@@ -161,7 +128,7 @@ fn bundle_objects(
     match installs {
         Installs::ThisOutput => {}
         Installs::OlmDropped => {
-            report_dropped(config, &members, origins, claims, &mut plan.results);
+            report_dropped(p, &members, &mut plan.results);
             plan.remove.extend(members);
         }
         Installs::OlmExtension => {
@@ -186,13 +153,8 @@ fn bundle_objects(
 }
 
 /// Says what `bundleObjects: Drop` left out, and what it could not tell apart.
-fn report_dropped(
-    config: &Config,
-    dropped: &BTreeSet<usize>,
-    origins: &Origins,
-    claims: &[Option<String>],
-    results: &mut Vec<Finding>,
-) {
+fn report_dropped(p: &Planning<'_>, dropped: &BTreeSet<usize>, results: &mut Vec<Finding>) {
+    let (config, origins, claims) = (p.config, p.origins(), &p.claims);
     let cfg = config.object_ref();
     results.push(
         Finding::info(format!(
@@ -225,16 +187,10 @@ fn report_dropped(
 
 /// Generate: the roles no bundle role provides and, in Bind mode, the
 /// bindings, in that order.
-fn generate(
-    config: &Config,
-    apis: &[Api],
-    provided: &Provided,
-    objects: &[InputObject],
-    origins: &Origins,
-    results: &mut Vec<Finding>,
-) -> Vec<Made> {
+fn generate(p: &Planning<'_>, provided: &Provided, results: &mut Vec<Finding>) -> Vec<Made> {
+    let config = p.config;
     let mut generated: Vec<Made> = Vec::new();
-    for api in apis {
+    for api in &p.apis {
         generated.extend(
             cluster_roles(config, api)
                 .into_iter()
@@ -245,8 +201,8 @@ fn generate(
         );
     }
     if config.mode == Mode::Bind {
-        let role_for = |api: &Api, role: RoleKind| serving_roles(config, provided, objects, api, role);
-        generated.extend(bind::bindings(config, apis, role_for, objects, origins, results));
+        let role_for = |api: &Api, role: RoleKind| serving_roles(config, provided, p.objects(), api, role);
+        generated.extend(bind::bindings(p, role_for, results));
     }
     generated
 }
@@ -275,14 +231,8 @@ fn serving_roles(
 
 /// Summarise: what the extension's APIs got, as results, and the one line
 /// its `ClusterExtension` is annotated with.
-fn summarise(
-    config: &Config,
-    apis: &[Api],
-    provided: &Provided,
-    generated: &[Made],
-    objects: &[InputObject],
-    results: &mut Vec<Finding>,
-) -> String {
+fn summarise(p: &Planning<'_>, provided: &Provided, generated: &[Made], results: &mut Vec<Finding>) -> String {
+    let (config, apis) = (p.config, &p.apis);
     let cfg = config.object_ref();
     if config.mode == Mode::Unmanaged {
         let names: Vec<&str> = apis.iter().map(|a| a.name.as_str()).collect();
@@ -302,7 +252,7 @@ fn summarise(
     }
     let roles = generated.iter().filter(|(_, o)| matches!(o, Object::ClusterRole(_))).count();
     let bindings = generated.len() - roles;
-    report_per_api(apis, provided, generated, objects, results);
+    report_per_api(apis, provided, generated, p.objects(), results);
     let how = match config.mode {
         Mode::Aggregate => "aggregated into the built-in admin, edit and view roles".to_string(),
         _ => format!("bound by {bindings} binding(s)"),
@@ -361,13 +311,8 @@ fn report_per_api(
 
 /// Names every earlier output of this config that this run does not write
 /// again: nothing olm-rbac removes disappears unsaid.
-fn report_removed(
-    config: &Config,
-    earlier: &BTreeSet<usize>,
-    generated: &[Made],
-    objects: &[InputObject],
-    results: &mut Vec<Finding>,
-) {
+fn report_removed(p: &Planning<'_>, earlier: &BTreeSet<usize>, generated: &[Made], results: &mut Vec<Finding>) {
+    let (config, objects) = (p.config, p.objects());
     let rewritten: BTreeSet<ObjRef> = generated.iter().map(|(_, o)| o.object_ref()).collect();
     for &i in earlier {
         let mut r = objects[i].object_ref();
@@ -389,8 +334,9 @@ fn report_removed(
 }
 
 /// Shows the outcome on the extension's `ClusterExtension`, if it is in the input.
-fn annotate_extension(config: &Config, summary: &str, objects: &[InputObject], origins: &Origins, plan: &mut Draft) {
-    let Some(i) = extension_object(config, objects, origins) else { return };
+fn annotate_extension(p: &Planning<'_>, summary: &str, plan: &mut Draft) {
+    let objects = p.objects();
+    let Some(i) = extension_object(p.config, objects, p.origins()) else { return };
     let o = &objects[i];
     if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {
         let patch = plan.patches.entry(i).or_default();

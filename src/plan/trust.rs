@@ -10,7 +10,8 @@ use crate::model::*;
 use crate::report::{FileRef, Finding, ObjRef};
 use crate::reserved::{self, Owner};
 
-use super::origin::{own_folder, source_folder, Origins};
+use super::input::Input;
+use super::origin::{own_folder, source_folder};
 use super::{Api, ApiSource};
 
 /// May the config's roles grant on `group`? Platform groups are refused; OLM's
@@ -80,7 +81,7 @@ fn cluster_scoped(o: &InputObject, crd_scopes: &BTreeMap<(String, String), bool>
     let kind = o.header.kind.as_deref().unwrap_or_default();
     matches!(
         (group, kind),
-        ("rbac.authorization.k8s.io", "ClusterRole" | "ClusterRoleBinding")
+        (RBAC_GROUP, "ClusterRole" | "ClusterRoleBinding")
             | ("apiextensions.k8s.io", "CustomResourceDefinition")
             | ("apiregistration.k8s.io", "APIService")
             | ("", "Namespace" | "Node" | "PersistentVolume")
@@ -117,18 +118,13 @@ pub(crate) fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), 
 }
 
 /// Checks on the input as a whole, whatever the config says.
-pub(crate) fn check_input(
-    objects: &[InputObject],
-    origins: &Origins,
-    claims: &[Option<String>],
-    results: &mut Vec<Finding>,
-) {
+pub(crate) fn check_input(input: &Input<'_>, claims: &[Option<String>], results: &mut Vec<Finding>) {
+    let (objects, origins) = (input.objects, &input.origins);
     // Two items with one identity are one object on the cluster: the last one
     // applied wins, and olm-rbac might judge the other.
-    let scopes = crd_scopes(objects);
     let mut seen: BTreeMap<_, &InputObject> = BTreeMap::new();
     for o in objects.iter().filter(|o| o.header.name.is_some() && o.header.kind.is_some()) {
-        if let Some(first) = seen.insert(identity(o, &scopes), o) {
+        if let Some(first) = seen.insert(identity(o, &input.crd_scopes), o) {
             let where_first = first.file.as_ref().map(|f| format!(" (first in {})", f.path)).unwrap_or_default();
             results.push(
                 Finding::error(format!(
@@ -175,8 +171,7 @@ pub(crate) fn check_input(
         if !api_version_readable(o, results) {
             continue;
         }
-        let rbac_kind = o.header.group() == Some("rbac.authorization.k8s.io")
-            && matches!(kind, "ClusterRole" | "ClusterRoleBinding");
+        let rbac_kind = o.header.group() == Some(RBAC_GROUP) && matches!(kind, "ClusterRole" | "ClusterRoleBinding");
         let name = o.header.name.as_deref().unwrap_or_default();
         if rbac_kind && claim.is_none() && reserved::is_reserved_role_name(name) {
             results.push(

@@ -1,0 +1,209 @@
+//! What the steps read, each part built once and then only read: [`Input`]
+//! per plan (the objects and what is decided about them whatever the
+//! config), [`Planning`] per config (its APIs, its ClusterServiceVersion,
+//! the claims it believes), and [`OperatorInput`] for the operator's steps
+//! (the rules the CSV grants, the namespaces the operator serves). A step
+//! takes one of them and the findings sink, `&mut Vec<Finding>`.
+
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+
+use crate::access::{self, Policy};
+use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
+use crate::model::*;
+use crate::report::Finding;
+
+use super::bundle::{classify, level_bound, RoleFit};
+use super::discover::{discover, select};
+use super::namespaces::{selectable_namespaces, selected_namespaces};
+use super::operator::{csv_grants, CsvGrant};
+use super::origin::{bundle_members, Origins};
+use super::provenance::Claims;
+use super::{trust, Api};
+
+/// The input as every config's planning reads it, decided once per plan
+/// (both plannings of [`super::plan`] share it).
+pub(super) struct Input<'a> {
+    pub objects: &'a [InputObject],
+    /// Whose each object is.
+    pub origins: Origins,
+    /// The kinds the input's CRDs define, by `(group, kind)`: cluster-scoped or not.
+    pub crd_scopes: BTreeMap<(String, String), bool>,
+    /// The Namespace objects a selector may pick: the admin's own.
+    pub selectable_namespaces: Vec<&'a InputObject>,
+    /// Kubernetes' bootstrap policy, its built-in roles: what a bundle's
+    /// binding to one of their names gets, whatever the bundle ships under
+    /// that name. `None` when its data cannot be read.
+    pub bootstrap: Option<&'a Policy>,
+}
+
+impl<'a> Input<'a> {
+    pub(super) fn new(objects: &'a [InputObject]) -> Input<'a> {
+        let origins = Origins::classify(objects);
+        Input {
+            objects,
+            crd_scopes: trust::crd_scopes(objects),
+            selectable_namespaces: selectable_namespaces(objects, &origins),
+            origins,
+            bootstrap: access::builtin::policy().ok(),
+        }
+    }
+}
+
+/// One config's planning: the config, the input, and what is decided once
+/// for it before anything is generated.
+pub(super) struct Planning<'a> {
+    pub config: &'a Config,
+    pub input: &'a Input<'a>,
+    /// The APIs the config selected.
+    pub apis: Vec<Api>,
+    /// The index of the ClusterServiceVersion whose APIs these are.
+    pub csv: Option<usize>,
+    /// For each input item, the extension it is earlier output of, as this
+    /// config believes it: another extension's claim on one of its APIs is not.
+    pub claims: Vec<Option<String>>,
+    /// The items this run writes again exactly (see [`Claims::rewritten`]).
+    pub rewritten: &'a BTreeSet<usize>,
+    /// The bundle's own objects, decided on first use.
+    members: OnceCell<BTreeSet<usize>>,
+    /// How each of the input's roles fits the APIs, classified on first use.
+    fits: Vec<OnceCell<RoleFit>>,
+    /// What a role aggregated into each level may grant, on first use.
+    level_bounds: OnceCell<BTreeMap<RoleKind, Vec<PolicyRule>>>,
+}
+
+impl<'a> Planning<'a> {
+    /// Discovers and selects the config's APIs and settles which claims it
+    /// believes, reporting as it goes.
+    pub(super) fn new(
+        config: &'a Config,
+        input: &'a Input<'a>,
+        claims: &'a Claims,
+        results: &mut Vec<Finding>,
+    ) -> Planning<'a> {
+        let (apis, csv) = discover(config, input.objects, results);
+        let apis = select(config, apis, results);
+        if config.mode != Mode::Unmanaged {
+            trust::require_definitions(config, &apis, results);
+        }
+        let claims_here = trust::disown_claims_on(config, &apis, input.objects, &claims.of, results);
+        Planning {
+            config,
+            input,
+            apis,
+            csv,
+            claims: claims_here,
+            rewritten: &claims.rewritten,
+            members: OnceCell::new(),
+            fits: input.objects.iter().map(|_| OnceCell::new()).collect(),
+            level_bounds: OnceCell::new(),
+        }
+    }
+
+    pub(super) fn objects(&self) -> &'a [InputObject] {
+        self.input.objects
+    }
+
+    pub(super) fn origins(&self) -> &'a Origins {
+        &self.input.origins
+    }
+
+    /// The chosen ClusterServiceVersion and its view.
+    pub(super) fn csv(&self) -> Option<(&'a InputObject, &'a CsvView)> {
+        let o = self.objects().get(self.csv?)?;
+        match &o.body {
+            Body::Csv(view) => Some((o, view)),
+            _ => None,
+        }
+    }
+
+    /// How the role at `i` fits the selected APIs (see [`classify`]); `None`
+    /// for an object that is no Role or ClusterRole.
+    pub(super) fn role_fit(&self, i: usize) -> Option<&RoleFit> {
+        let Body::Role(view) = &self.objects().get(i)?.body else { return None };
+        Some(self.fits.get(i)?.get_or_init(|| classify(&view.rules, &self.apis)))
+    }
+
+    /// What a role aggregated into `level` may grant (see [`level_bound`]).
+    pub(super) fn level_bound(&self, level: RoleKind) -> &[PolicyRule] {
+        let bounds = self
+            .level_bounds
+            .get_or_init(|| RoleKind::ALL.into_iter().map(|l| (l, level_bound(&self.apis, l))).collect());
+        bounds.get(&level).map_or(&[], Vec::as_slice)
+    }
+
+    /// The bundle's own objects (see [`bundle_members`]).
+    pub(super) fn bundle_members(&self) -> &BTreeSet<usize> {
+        self.members.get_or_init(|| bundle_members(self.objects(), self.origins(), &self.claims))
+    }
+}
+
+/// What the operator's steps read (the install gate, the operator's RBAC,
+/// the installer account): the config's planning, the rules the chosen CSV
+/// grants, and the namespaces a `Namespaces` operator serves.
+pub(super) struct OperatorInput<'a> {
+    pub planning: &'a Planning<'a>,
+    /// Every rule the CSV grants, in its order.
+    pub grants: Vec<CsvGrant>,
+    /// `permissions: Namespaces`: the targets listed and selected.
+    targets: Option<Targets>,
+}
+
+/// The namespaces `targetNamespaces` lists and `targetNamespaceSelector`
+/// picks, with what selecting them found.
+struct Targets {
+    namespaces: BTreeSet<String>,
+    findings: Vec<Finding>,
+}
+
+impl<'a> OperatorInput<'a> {
+    /// Reads the CSV's grants (reporting names that cannot exist) and
+    /// selects the operator's target namespaces (reporting nothing yet: each
+    /// step that uses them reports what selecting them found).
+    pub(super) fn new(planning: &'a Planning<'a>, results: &mut Vec<Finding>) -> OperatorInput<'a> {
+        let grants = planning.csv().map(|(o, view)| csv_grants(o, view, results)).unwrap_or_default();
+        let op = &planning.config.operator;
+        let targets = (op.permissions == OperatorPermissions::Namespaces).then(|| {
+            let mut findings = Vec::new();
+            let mut namespaces: BTreeSet<String> = op.target_namespaces.iter().cloned().collect();
+            if let Some(sel) = &op.target_selector {
+                let field = "spec.operator.targetNamespaceSelector";
+                let input = planning.input;
+                let cfg = planning.config.object_ref();
+                namespaces.extend(selected_namespaces(
+                    sel,
+                    field,
+                    &input.selectable_namespaces,
+                    input.objects,
+                    &cfg,
+                    &mut findings,
+                ));
+            }
+            Targets { namespaces, findings }
+        });
+        OperatorInput { planning, grants, targets }
+    }
+
+    pub(super) fn config(&self) -> &'a Config {
+        self.planning.config
+    }
+
+    /// The namespaces a `Namespaces` operator serves: those listed and those
+    /// the selector picks, or `install` when there are none. `None` for any
+    /// other `permissions`.
+    pub(super) fn watched_namespaces(&self, install: &str) -> Option<Vec<String>> {
+        let targets = self.targets.as_ref()?;
+        if targets.namespaces.is_empty() {
+            return Some(vec![install.to_string()]);
+        }
+        Some(targets.namespaces.iter().cloned().collect())
+    }
+
+    /// Reports what selecting the target namespaces found, for a step that
+    /// uses them.
+    pub(super) fn report_targets(&self, results: &mut Vec<Finding>) {
+        results.extend(self.targets.iter().flat_map(|t| t.findings.iter().cloned()));
+    }
+}

@@ -1,0 +1,423 @@
+//! What the cluster will hold after the install, holding by holding: the
+//! CSV's rules where OLM grants them, the rules of every role a binding the
+//! bundle may ship refers to, for each of its subjects, the rules of bundle
+//! ClusterRoles that an aggregating role gathers, and what the installer must
+//! hold to write the bundle's roles. What cannot be measured is reported.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+
+use crate::access::cover::uncovered_rules;
+use crate::access::{self, describe_rule, selects};
+use crate::config::{BundleObjects, RoleKind, SubjectKind};
+use crate::model::*;
+use crate::report::{Finding, ObjRef};
+use crate::reserved::is_reserved_role_name;
+
+use super::super::operator::{promoted, read_namespaces, CsvGrant, GrantScope};
+use super::super::roles::level_gathered_by;
+use super::Gate;
+
+/// One rule someone will hold after the install: who, which rule, where, and
+/// the object and field that ask for it.
+pub(super) struct Holding<'a> {
+    pub who: Holder,
+    pub rule: PolicyRule,
+    pub reach: Reach,
+    pub on: ObjRef,
+    pub file: Option<&'a FileRef>,
+    pub field: String,
+}
+
+/// Who holds a rule.
+#[derive(Debug, Clone)]
+pub(super) enum Holder {
+    /// One of the operator's ServiceAccounts, by the name the CSV gives it,
+    /// in the install namespace when the config names it.
+    Operator { name: String, namespace: Option<String> },
+    /// A subject of one of the bundle's bindings.
+    Bound { subject: BoundSubject, binding: ObjRef },
+    /// The installer account, which must hold what it writes.
+    Installer(ServiceAccountRef),
+}
+
+/// A subject of a binding, as the bundle writes it.
+#[derive(Debug, Clone)]
+pub(super) enum BoundSubject {
+    Account(ServiceAccountRef),
+    /// A user or a group (or a kind Kubernetes does not know), by name.
+    Other {
+        kind: String,
+        name: String,
+    },
+}
+
+impl fmt::Display for Holder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Holder::Operator { name, namespace: Some(ns) } => write!(f, "{}", ServiceAccountRef::new(ns, name)),
+            Holder::Operator { name, namespace: None } => write!(f, "ServiceAccount {name}"),
+            Holder::Bound { subject, binding } => write!(f, "{subject} (through the bundle's {binding})"),
+            Holder::Installer(account) => write!(f, "installer {account} (which must hold what it writes)"),
+        }
+    }
+}
+
+impl fmt::Display for BoundSubject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoundSubject::Account(account) => write!(f, "{account}"),
+            BoundSubject::Other { kind, name } => write!(f, "{kind} {name}"),
+        }
+    }
+}
+
+/// Where a holding applies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// Cluster-wide: every namespace, and cluster-scoped resources.
+    Cluster,
+    /// In each of these namespaces.
+    Namespaces(Vec<String>),
+}
+
+/// An input object, and whether it is known to be the admin's.
+#[derive(Clone, Copy)]
+struct Present<'o> {
+    object: &'o InputObject,
+    admin: bool,
+}
+
+/// A rule a binding's role grants, with the object and field it is written in.
+type RoleRule<'o> = (PolicyRule, ObjRef, Option<&'o FileRef>, String);
+
+impl<'a> Gate<'a> {
+    fn operator_account(&self, name: &str) -> Holder {
+        Holder::Operator { name: name.to_string(), namespace: self.install_named().map(String::from) }
+    }
+
+    /// The CSV's rules, where they are granted, and the `namespaces` rule
+    /// added when `permissions` are promoted.
+    pub(super) fn csv_holdings<'o>(&self, csv: &'o InputObject, grants: &[CsvGrant]) -> Vec<Holding<'o>> {
+        let promoted = match &csv.body {
+            Body::Csv(view) => promoted(self.planning.config, view),
+            _ => false,
+        };
+        let place = |scope: GrantScope| {
+            if scope == GrantScope::Cluster || promoted {
+                Reach::Cluster
+            } else {
+                Reach::Namespaces(self.operator_namespaces.clone())
+            }
+        };
+        let mut out: Vec<Holding> = grants
+            .iter()
+            .map(|g| Holding {
+                who: self.operator_account(&g.account),
+                rule: g.rule.clone(),
+                reach: place(g.scope),
+                on: csv.object_ref(),
+                file: csv.file.as_ref(),
+                field: g.field.clone(),
+            })
+            .collect();
+        if promoted {
+            let accounts: BTreeSet<&str> =
+                grants.iter().filter(|g| g.scope == GrantScope::WhereBound).map(|g| g.account.as_str()).collect();
+            out.extend(accounts.into_iter().map(|a| Holding {
+                who: self.operator_account(a),
+                rule: read_namespaces(),
+                reach: Reach::Cluster,
+                on: csv.object_ref(),
+                file: csv.file.as_ref(),
+                field: "spec.install.spec.permissions".into(),
+            }));
+        }
+        out
+    }
+
+    /// What the bundle's own RBAC grants, subject by subject. What cannot be
+    /// measured (aggregating roles, bindings to roles nobody ships, built-in
+    /// roles olm-rbac does not model) is reported instead: an error under a
+    /// policy, a warning otherwise.
+    pub(super) fn bundle_holdings(&self, results: &mut Vec<Finding>) -> Vec<Holding<'a>> {
+        let p = self.planning;
+        let (objects, origins) = (p.objects(), p.origins());
+        // The admin's objects, olm-rbac's earlier output in the admin's files
+        // included, are not the bundle's. A claim to be this extension's earlier
+        // output is believed only there: on stdin the bundle could write one,
+        // and OLM installs what the bundle ships whatever this run removes.
+        // Unless the item is exactly a cluster-scoped object this run writes from
+        // the admin's config: then the cluster holds that grant either way. (OLM
+        // puts a bundle's namespaced objects in the install namespace, not where
+        // this run writes its copy.)
+        let present: Vec<Present> =
+            objects.iter().enumerate().map(|(i, o)| Present { object: o, admin: origins.is_admin(i) }).collect();
+        let mut out = Vec::new();
+        for (i, o) in objects.iter().enumerate() {
+            let cluster_scoped = o
+                .header
+                .group()
+                .zip(o.header.kind.as_deref())
+                .and_then(|(g, k)| crate::kinds::resource_of(g, k))
+                .is_some_and(|r| r.cluster);
+            if origins.is_admin(i) || (p.claims[i].is_some() && p.rewritten.contains(&i) && cluster_scoped) {
+                continue;
+            }
+            match &o.body {
+                Body::Role(v) => {
+                    self.check_role_name(o, results);
+                    if v.aggregates() {
+                        let message = "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy";
+                        results.push(
+                            self.finding(message).on(&o.object_ref()).at("aggregationRule").in_file(o.file.as_ref()),
+                        );
+                    }
+                    self.check_aggregated(o, &present, results);
+                    if !v.aggregates() {
+                        out.extend(self.installer_holdings(o, v));
+                    }
+                }
+                Body::Binding(b) => out.extend(self.bound(o, b, &present, results)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The installer account olm-rbac writes or checks must hold every rule of
+    /// every role the bundle ships, bound or not: Kubernetes lets nobody write
+    /// a role granting more than they hold. So a role nobody binds still
+    /// reaches that account.
+    fn installer_holdings<'o>(&self, o: &'o InputObject, v: &RoleView) -> Vec<Holding<'o>> {
+        let Some(installer) = &self.planning.config.installer else { return Vec::new() };
+        // The installer writes OLM's copy of a Role: in the install namespace.
+        let place = if o.is(RBAC_GROUP, "ClusterRole") {
+            Reach::Cluster
+        } else {
+            Reach::Namespaces(vec![self.install.clone()])
+        };
+        v.rules
+            .iter()
+            .enumerate()
+            .map(|(j, r)| Holding {
+                who: Holder::Installer(installer.account.clone()),
+                rule: r.to_policy_rule(),
+                reach: place.clone(),
+                on: o.object_ref(),
+                file: o.file.as_ref(),
+                field: format!("rules[{j}]"),
+            })
+            .collect()
+    }
+
+    /// A bundle role named like one of Kubernetes' own replaces a platform
+    /// object when applied (until the API server reconciles it), and bindings
+    /// to that name get the cluster's role, not the bundle's.
+    fn check_role_name(&self, o: &InputObject, results: &mut Vec<Finding>) {
+        let name = o.header.name.as_deref().unwrap_or_default();
+        if o.is(RBAC_GROUP, "ClusterRole") && is_reserved_role_name(name) {
+            let message = format!(
+                "the bundle ships a ClusterRole named {name:?}, the name of a role Kubernetes itself keeps: applying it rewrites a platform object, and whoever is bound to {name:?} holds the cluster's role, not this one"
+            );
+            results.push(self.finding(message).on(&o.object_ref()).at("metadata.name").in_file(o.file.as_ref()));
+        }
+    }
+
+    /// A bundle ClusterRole that an aggregating role gathers by label gives
+    /// its rules to whoever holds that role: users, not the operator. They may
+    /// get the level that role stands for on the bundle's own APIs (the
+    /// built-in `admin`, `edit`, `view`; `view` for an aggregating role of the
+    /// input's), and nothing else. A label for an aggregating role olm-rbac
+    /// does not see cannot be measured.
+    fn check_aggregated(&self, o: &InputObject, present: &[Present], results: &mut Vec<Finding>) {
+        let Body::Role(view) = &o.body else { return };
+        if !o.is(RBAC_GROUP, "ClusterRole") || view.aggregates() {
+            return;
+        }
+        let labels = &o.header.labels;
+        let mut gatherers: BTreeMap<String, RoleKind> = AggregatingRole::ALL
+            .into_iter()
+            .filter(|role| labels.get(&role.label()).map(String::as_str) == Some("true"))
+            .map(|role| (role.name().to_string(), level_gathered_by(role)))
+            .collect();
+        let unseen = labels
+            .keys()
+            .filter(|k| k.starts_with(AGGREGATE_PREFIX))
+            .filter(|k| AggregatingRole::of_label(k).is_none());
+        for key in unseen {
+            let message = format!(
+                "the bundle labels this ClusterRole {key}: a role olm-rbac does not see gathers its rules for whoever holds it, which olm-rbac cannot measure against spec.operator.policy"
+            );
+            results.push(
+                self.finding(message).on(&o.object_ref()).at(format!("metadata.labels.{key}")).in_file(o.file.as_ref()),
+            );
+        }
+        for r in present.iter().map(|p| p.object) {
+            if let (Body::Role(v), Some(name)) = (&r.body, r.header.name.as_deref()) {
+                let selects_it = v
+                    .aggregation_rule
+                    .as_ref()
+                    .is_some_and(|a| a.cluster_role_selectors.iter().any(|s| selects(s, labels)));
+                if selects_it && r.header.name != o.header.name {
+                    gatherers.entry(name.to_string()).or_insert(RoleKind::View);
+                }
+            }
+        }
+        for (gatherer, level) in gatherers {
+            let bound = self.planning.level_bound(level);
+            for (j, r) in view.rules.iter().enumerate() {
+                let rule = r.to_policy_rule();
+                let beyond: Vec<String> = uncovered_rules(bound, &rule).iter().map(describe_rule).collect();
+                if beyond.is_empty() {
+                    continue;
+                }
+                let message = format!(
+                    "whoever holds ClusterRole {gatherer}, which aggregates this one, would be granted {}, beyond {} on the bundle's own APIs: {}",
+                    describe_rule(&rule),
+                    level.as_str(),
+                    beyond.join("; ")
+                );
+                results
+                    .push(self.finding(message).on(&o.object_ref()).at(format!("rules[{j}]")).in_file(o.file.as_ref()));
+            }
+        }
+    }
+
+    /// What one of the bundle's bindings grants each of its subjects, where.
+    fn bound<'o>(
+        &self,
+        o: &'o InputObject,
+        b: &BindingView,
+        present: &[Present<'o>],
+        results: &mut Vec<Finding>,
+    ) -> Vec<Holding<'o>> {
+        // OLM writes a bundle's namespaced objects into the install namespace,
+        // whatever namespace they name; applied as they are (bundleObjects:
+        // Keep), they also land where they say. Each copy grants in its own
+        // namespace, to subjects without a namespace of their own there.
+        let role_binding = o.is(RBAC_GROUP, "RoleBinding");
+        let mut copies: Vec<Option<&str>> = vec![None];
+        if role_binding {
+            copies = vec![Some(self.install.as_str())];
+            let written = o.header.namespace.as_deref().filter(|ns| !ns.is_empty());
+            let keep = self.planning.config.bundle_objects == BundleObjects::Keep;
+            if let Some(ns) = written.filter(|ns| *ns != self.install && keep) {
+                copies.push(Some(ns));
+            }
+        }
+        let Some(rules) = self.role_rules(o, b, role_binding, present, results) else { return Vec::new() };
+        let mut out = Vec::new();
+        for copy in copies {
+            let place = copy.map_or(Reach::Cluster, |ns| Reach::Namespaces(vec![ns.to_string()]));
+            for (k, s) in b.subjects.iter().enumerate() {
+                let Some(subject) = self.subject(o, s, k, copy, results) else { continue };
+                let who = Holder::Bound { subject, binding: o.object_ref() };
+                out.extend(rules.iter().map(|(rule, on, file, field)| Holding {
+                    who: who.clone(),
+                    rule: rule.clone(),
+                    reach: place.clone(),
+                    on: on.clone(),
+                    file: *file,
+                    field: field.clone(),
+                }));
+            }
+        }
+        out
+    }
+
+    /// Names a binding's subject; a subject other than the bundle's own
+    /// ServiceAccounts is reported (an error under a policy).
+    fn subject(
+        &self,
+        o: &InputObject,
+        s: &SubjectView,
+        k: usize,
+        binding_namespace: Option<&str>,
+        results: &mut Vec<Finding>,
+    ) -> Option<BoundSubject> {
+        let kind = s.kind.as_deref().unwrap_or_default();
+        let name = s.name.as_deref().unwrap_or_default();
+        // A RoleBinding's subject without a namespace is in the binding's (for
+        // OLM's copy, the install namespace). Without a named install
+        // namespace, that is the only account known to be the operator's.
+        let written = s.namespace.as_deref().filter(|n| !n.is_empty());
+        let namespace = written.or(binding_namespace);
+        let account = kind == SubjectKind::ServiceAccount.as_str();
+        let own = account && self.accounts.contains(name) && namespace == Some(self.install.as_str());
+        let subject = match (account, namespace) {
+            (true, Some(ns)) => BoundSubject::Account(ServiceAccountRef::new(ns, name)),
+            (true, None) => return None, // matches nobody
+            (false, _) => BoundSubject::Other { kind: kind.to_string(), name: name.to_string() },
+        };
+        if !own {
+            let message = format!(
+                "the bundle grants {subject}, which is not one of the operator's own ServiceAccounts{}: a bundle may grant only the accounts its ClusterServiceVersion runs as",
+                self.install_named().map(|ns| format!(" in {ns}")).unwrap_or_default()
+            );
+            results
+                .push(self.finding(message).on(&o.object_ref()).at(format!("subjects[{k}]")).in_file(o.file.as_ref()));
+        }
+        Some(subject)
+    }
+
+    /// The rules of the role a binding refers to, each with the object and
+    /// field it is written in: a built-in role the cluster keeps, or a role in
+    /// the input. `None` when that cannot be told (reported).
+    fn role_rules<'o>(
+        &self,
+        o: &'o InputObject,
+        b: &BindingView,
+        role_binding: bool,
+        present: &[Present<'o>],
+        results: &mut Vec<Finding>,
+    ) -> Option<Vec<RoleRule<'o>>> {
+        let kind = b.role_ref.kind.as_deref().unwrap_or_default();
+        let name = b.role_ref.name.as_deref().unwrap_or_default();
+        let cluster_role = RoleRefKind::parse(kind) == Some(RoleRefKind::ClusterRole);
+        if cluster_role && is_reserved_role_name(name) {
+            // The cluster's own role, whatever the input holds under its name.
+            let builtin = self.planning.input.bootstrap.and_then(|p| Some((p, p.cluster_roles.get(name)?)));
+            let Some((builtins, role)) = builtin else {
+                let message = format!(
+                    "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's, and not among Kubernetes {}'s bootstrap roles: olm-rbac cannot hold it to spec.operator.policy",
+                    access::builtin::KUBERNETES_VERSION
+                );
+                results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+                return None;
+            };
+            let rules = builtins.effective_rules(role).into_iter();
+            return Some(rules.map(|(_, r)| (r, o.object_ref(), o.file.as_ref(), "roleRef".to_string())).collect());
+        }
+        // A Role the bundle ships lands in the install namespace beside the
+        // binding, whatever namespace either names; the admin's stays where it is.
+        let namespace = o.header.namespace.as_deref();
+        let role = present.iter().find(|p| {
+            let r = p.object;
+            matches!(r.body, Body::Role(_))
+                && r.header.kind.as_deref() == Some(kind)
+                && r.header.name.as_deref() == Some(name)
+                && (cluster_role || !p.admin || (role_binding && r.header.namespace.as_deref() == namespace))
+        });
+        match role.map(|p| (p.object, &p.object.body)) {
+            Some((r, Body::Role(v))) if !v.aggregates() => Some(
+                v.rules
+                    .iter()
+                    .enumerate()
+                    .map(|(j, rule)| (rule.to_policy_rule(), r.object_ref(), r.file.as_ref(), format!("rules[{j}]")))
+                    .collect(),
+            ),
+            // An aggregating role is reported where it is shipped.
+            Some(_) => None,
+            None => {
+                let message = format!(
+                    "the bundle binds {kind} {name:?}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
+                );
+                results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The verdict on each holding: beyond the scoped `allow` entries (the
+//! ceiling), sharing a permission with a scoped `deny` entry, or, without a
+//! ceiling, dangerous by the catalogue. Findings about one holder are capped.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+
+use crate::access::cover::{overlaps, uncovered_rules};
+use crate::access::danger::dangers;
+use crate::access::describe_rule;
+use crate::config::{PolicyEntry, PolicyScope};
+use crate::report::Finding;
+
+use super::holdings::{Holding, Reach};
+use super::{Gate, UNNAMED_INSTALL_NAMESPACE};
+
+impl Holding<'_> {
+    /// `finding` about this holding: on the object and field that ask for it.
+    fn at(&self, finding: Finding) -> Finding {
+        finding.on(&self.on).at(self.field.clone()).in_file(self.file)
+    }
+
+    /// Who gets what, and where, for messages: in `namespaces` when given.
+    fn describe(&self, namespaces: Option<&[String]>) -> String {
+        let place = match (&self.reach, namespaces) {
+            (Reach::Cluster, _) => " cluster-wide".to_string(),
+            (Reach::Namespaces(_), Some(list)) => in_namespaces(list),
+            (Reach::Namespaces(list), None) => in_namespaces(list),
+        };
+        format!("{} would be granted {}{place}", self.who, describe_rule(&self.rule))
+    }
+}
+
+fn in_namespaces(list: &[String]) -> String {
+    if list.iter().any(|n| n == UNNAMED_INSTALL_NAMESPACE) && list.len() == 1 {
+        return " in its namespace(s)".to_string();
+    }
+    // A selector can pick thousands: name a few, count the rest.
+    const SHOWN: usize = 5;
+    match list.len() {
+        n if n > SHOWN => format!(" in namespace(s) {} and {} more", list[..SHOWN].join(", "), n - SHOWN),
+        _ => format!(" in namespace(s) {}", list.join(", ")),
+    }
+}
+
+/// Each namespace a holding reaches, `None` standing for cluster-wide.
+fn each_namespace(reach: &Reach) -> Vec<Option<&str>> {
+    match reach {
+        Reach::Cluster => vec![None],
+        Reach::Namespaces(list) => list.iter().map(|n| Some(n.as_str())).collect(),
+    }
+}
+
+impl Gate<'_> {
+    /// The namespaces a scope names, the operator's own for an empty list.
+    fn scope_namespaces<'s>(&'s self, list: &'s [String]) -> &'s [String] {
+        if list.is_empty() {
+            &self.operator_namespaces
+        } else {
+            list
+        }
+    }
+
+    /// Does an `allow` entry cover grants in namespace `ns` (or cluster-wide)?
+    fn allows_in(&self, entry: &PolicyEntry, ns: Option<&str>) -> bool {
+        match (&entry.scope, ns) {
+            (PolicyScope::Anywhere | PolicyScope::Cluster, _) => true,
+            (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
+            (PolicyScope::Namespaces(_), None) => false,
+        }
+    }
+
+    /// Does a `deny` entry forbid grants in namespace `ns` (or cluster-wide)?
+    /// A cluster-wide grant reaches every namespace, so every entry applies to it.
+    fn denies_in(&self, entry: &PolicyEntry, ns: Option<&str>) -> bool {
+        match (&entry.scope, ns) {
+            (_, None) | (PolicyScope::Anywhere, _) => true,
+            (PolicyScope::Cluster, Some(_)) => false,
+            (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
+        }
+    }
+
+    pub(super) fn check_ceiling(&self, allow: &[PolicyEntry], holdings: &[Holding], results: &mut Vec<Finding>) {
+        let mut results = Capped::new(results);
+        // The entries that apply in each place, gathered once per place.
+        let mut applicable: BTreeMap<Option<&str>, Vec<PolicyRule>> = BTreeMap::new();
+        for g in holdings {
+            // Each place, with what the entries that apply there leave uncovered;
+            // namespaces with the same answer are reported together.
+            let mut beyond: Vec<(Vec<String>, Option<Vec<String>>)> = Vec::new();
+            for ns in each_namespace(&g.reach) {
+                let rules = applicable.entry(ns).or_insert_with(|| {
+                    allow.iter().filter(|e| self.allows_in(e, ns)).map(|e| e.rule.clone()).collect()
+                });
+                let missing: Vec<String> = uncovered_rules(rules, &g.rule).iter().map(describe_rule).collect();
+                if missing.is_empty() {
+                    continue;
+                }
+                match (ns, beyond.iter_mut().find(|(m, _)| *m == missing)) {
+                    (Some(ns), Some((_, Some(list)))) => list.push(ns.to_string()),
+                    (ns, _) => beyond.push((missing, ns.map(|n| vec![n.to_string()]))),
+                }
+            }
+            for (missing, namespaces) in beyond {
+                let message = format!(
+                    "install policy: {}, beyond spec.operator.policy.allow: {}",
+                    g.describe(namespaces.as_deref()),
+                    missing.join("; ")
+                );
+                results.push(g, Finding::error(message));
+            }
+        }
+        results.finish();
+    }
+
+    pub(super) fn check_deny(&self, deny: &[PolicyEntry], holdings: &[Holding], results: &mut Vec<Finding>) {
+        let mut results = Capped::new(results);
+        for g in holdings {
+            for (k, d) in deny.iter().enumerate().filter(|(_, d)| overlaps(&g.rule, &d.rule)) {
+                let hit: Vec<String> = each_namespace(&g.reach)
+                    .into_iter()
+                    .filter(|ns| self.denies_in(d, *ns))
+                    .flatten()
+                    .map(String::from)
+                    .collect();
+                let applies = g.reach == Reach::Cluster && self.denies_in(d, None) || !hit.is_empty();
+                if !applies {
+                    continue;
+                }
+                let namespaces = (g.reach != Reach::Cluster).then_some(hit);
+                let message = format!(
+                    "install policy: {}, which spec.operator.policy.deny[{k}] forbids ({})",
+                    g.describe(namespaces.as_deref()),
+                    describe_rule(&d.rule)
+                );
+                results.push(g, Finding::error(message));
+            }
+        }
+        results.finish();
+    }
+}
+
+/// Without a ceiling: a warning for each holding the catalogue of dangerous
+/// permissions names.
+pub(super) fn warn_dangerous(holdings: &[Holding], results: &mut Vec<Finding>) {
+    let mut results = Capped::new(results);
+    for g in holdings {
+        let dangers = dangers(&g.rule, g.reach == Reach::Cluster);
+        if dangers.is_empty() {
+            continue;
+        }
+        let what: Vec<String> = dangers.iter().map(|d| format!("{} ({})", d.what, d.severity)).collect();
+        let message = format!(
+            "{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
+            g.describe(None),
+            what.join(", ")
+        );
+        results.push(g, Finding::warning(message));
+    }
+    results.finish();
+}
+
+/// Findings about holdings, at most [`Capped::EACH`] for any one holder: a
+/// role of many rules bound many times would otherwise say the same thing
+/// rules × bindings times. What is left out is counted, once per holder.
+struct Capped<'r> {
+    results: &'r mut Vec<Finding>,
+    said: BTreeMap<String, usize>,
+    first: BTreeMap<String, Finding>,
+}
+
+impl<'r> Capped<'r> {
+    const EACH: usize = 10;
+
+    fn new(results: &'r mut Vec<Finding>) -> Capped<'r> {
+        Capped { results, said: BTreeMap::new(), first: BTreeMap::new() }
+    }
+
+    fn push(&mut self, g: &Holding, finding: Finding) {
+        let who = g.who.to_string();
+        let n = self.said.entry(who.clone()).or_default();
+        *n += 1;
+        if *n <= Self::EACH {
+            self.results.push(g.at(finding));
+        } else {
+            self.first.entry(who).or_insert_with(|| g.at(finding));
+        }
+    }
+
+    /// Counts what was left out, once per holder.
+    fn finish(self) {
+        for (who, first) in self.first {
+            let more = self.said.get(&who).copied().unwrap_or_default() - Self::EACH;
+            let message = format!("and {more} more like it for {who} (the first {} are shown)", Self::EACH);
+            self.results.push(Finding { message, ..first });
+        }
+    }
+}

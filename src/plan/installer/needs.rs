@@ -1,0 +1,297 @@
+//! What installing the bundle takes, need by need: OLM's own writes, the
+//! bundle's objects by kind and name, what the CSV makes OLM write, the
+//! operator's RBAC and the rules it grants, and the rules of the roles the
+//! bundle ships (Kubernetes lets nobody grant what they do not hold).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+
+use crate::config::{Olm, OperatorPermissions};
+use crate::kinds::{resource as resource_table, resource_of, ApiResource};
+use crate::model::policy_rule as rule;
+use crate::model::*;
+use crate::report::Finding;
+
+use super::super::operator::{promoted, read_namespaces, GrantScope};
+use super::Installing;
+
+/// One permission the installer needs: where, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Need {
+    pub place: Place,
+    pub rule: PolicyRule,
+    pub why: String,
+    /// Held only because the installer grants it to others (the operator,
+    /// the bundle's roles), which Kubernetes allows only to who holds it.
+    pub to_grant: bool,
+}
+
+/// Where the installer needs a rule: cluster-wide (first in every order), or
+/// in one namespace.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Place {
+    Cluster,
+    Namespace(String),
+}
+
+impl Place {
+    /// `cluster-wide` or `in namespace <name>`, for messages.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Place::Cluster => "cluster-wide".to_string(),
+            Place::Namespace(ns) => format!("in namespace {ns}"),
+        }
+    }
+}
+
+impl Installing<'_> {
+    /// Everything the installer needs, in a stable order: OLM's own objects,
+    /// the bundle's objects, the operator's ServiceAccounts, Deployments and
+    /// RBAC objects, then the rules it grants.
+    pub(super) fn needs(&self, results: &mut Vec<Finding>) -> Vec<Need> {
+        let (installer, objects) = (self.installer, self.operator.planning.objects());
+        let ns = installer.account.namespace.as_str();
+        let mut needs = self.olm_needs();
+        if installer.olm == Olm::V0 {
+            needs.extend(olm_v0_objects(self.csv, ns));
+        }
+        // The bundle's objects, by kind and name.
+        let members = self.operator.planning.bundle_members();
+        let mut named: BTreeMap<ApiResource, BTreeSet<String>> = BTreeMap::new();
+        for &i in members {
+            let o = &objects[i];
+            // OLM v0 creates CRDs with its own rights; the CSV is OLM's to write.
+            if i == self.csv_index || (installer.olm == Olm::V0 && matches!(o.body, Body::Crd(_))) {
+                continue;
+            }
+            match resource(o, objects) {
+                Some(r) => {
+                    named.entry(r).or_default().insert(o.header.name.clone().unwrap_or_default());
+                }
+                None => results.push(
+                    Finding::error(format!(
+                        "spec.installer: olm-rbac does not know which API resource kind {} of {} is, so it cannot say what installing it takes",
+                        o.header.kind.as_deref().unwrap_or_default(),
+                        o.header.api_version.as_deref().unwrap_or_default()
+                    ))
+                    .on(&o.object_ref())
+                    .in_file(o.file.as_ref()),
+                ),
+            }
+        }
+        // What the CSV makes OLM write: Deployments and ServiceAccounts by name.
+        let spec = &self.view.spec.install.spec;
+        let deployments = spec.deployments.iter().filter_map(|d| d.name.clone());
+        named.entry(core_resource("apps", "deployments")).or_default().extend(deployments);
+        let accounts = self.operator.grants.iter().map(|g| g.account.clone()).filter(|a| a != "default");
+        named.entry(core_resource("", "serviceaccounts")).or_default().extend(accounts);
+        named.retain(|_, names| !names.is_empty());
+        for (r, names) in &named {
+            let place = if r.cluster { Place::Cluster } else { Place::Namespace(ns.to_string()) };
+            needs.extend(writing(r, Some(names), place, "install and upgrade the bundle's objects"));
+        }
+        needs.extend(self.operator_needs(results));
+        needs.extend(bundle_role_needs(members, objects, ns, results));
+        needs
+    }
+
+    /// What OLM itself writes as the installer, beyond the bundle.
+    fn olm_needs(&self) -> Vec<Need> {
+        match self.installer.olm {
+            // OLM v1 makes the ClusterExtension (and, with its Boxcutter applier,
+            // the ClusterObjectSet revisions it names per install) the owner of
+            // every object, with blockOwnerDeletion, which needs update on the
+            // owner's finalizers.
+            Olm::V1 => vec![
+                Need {
+                    place: Place::Cluster,
+                    rule: rule(
+                        &["olm.operatorframework.io"],
+                        &["clusterextensions/finalizers"],
+                        &["update"],
+                        &[&self.operator.config().extension],
+                    ),
+                    why: "set blockOwnerDeletion on the objects the ClusterExtension owns".into(),
+                    to_grant: false,
+                },
+                Need {
+                    place: Place::Cluster,
+                    rule: rule(&["olm.operatorframework.io"], &["clusterobjectsets/finalizers"], &["update"], &[]),
+                    why: "set blockOwnerDeletion on the objects a ClusterObjectSet revision owns (revision names are OLM's)"
+                        .into(),
+                    to_grant: false,
+                },
+            ],
+            // OLM v0 writes the CSV (and updates the Subscription) through the
+            // OperatorGroup's account; it creates CRDs with its own rights.
+            Olm::V0 => Vec::new(),
+        }
+    }
+
+    /// The operator's RBAC objects and the rules they grant: where OLM writes
+    /// them, as `spec.operator` scopes them, or as OLM promotes them.
+    fn operator_needs(&self, results: &mut Vec<Finding>) -> Vec<Need> {
+        let (config, grants) = (self.operator.config(), &self.operator.grants);
+        let ns = self.installer.account.namespace.as_str();
+        let promoted = promoted(config, self.view);
+        let mut places: BTreeSet<String> = BTreeSet::from([ns.to_string()]);
+        if config.operator.permissions == OperatorPermissions::Namespaces {
+            self.operator.report_targets(results);
+            places.extend(self.operator.watched_namespaces(ns).into_iter().flatten());
+        }
+        let any_in = |scope: GrantScope| grants.iter().any(|g| g.scope == scope);
+        let mut needs = Vec::new();
+        // OLM names these objects with a hash of their content, so no resourceNames.
+        let why = "write the operator's RBAC (OLM names it with a hash, so by any name)";
+        let rbac = |plural: &str| core_resource(RBAC_GROUP, plural);
+        if any_in(GrantScope::Cluster) || (promoted && any_in(GrantScope::WhereBound)) {
+            needs.extend(writing(&rbac("clusterroles"), None, Place::Cluster, why));
+            needs.extend(writing(&rbac("clusterrolebindings"), None, Place::Cluster, why));
+        }
+        if !promoted && any_in(GrantScope::WhereBound) {
+            for place in &places {
+                needs.extend(writing(&rbac("roles"), None, Place::Namespace(place.clone()), why));
+                needs.extend(writing(&rbac("rolebindings"), None, Place::Namespace(place.clone()), why));
+            }
+        }
+        for g in grants {
+            let why = format!("grant the operator {}", g.field);
+            if g.scope == GrantScope::Cluster || promoted {
+                needs.push(Need { place: Place::Cluster, rule: g.rule.clone(), why, to_grant: true });
+            } else {
+                needs.extend(places.iter().map(|p| Need {
+                    place: Place::Namespace(p.clone()),
+                    rule: g.rule.clone(),
+                    why: why.clone(),
+                    to_grant: true,
+                }));
+            }
+        }
+        if promoted && any_in(GrantScope::WhereBound) {
+            needs.push(Need {
+                place: Place::Cluster,
+                rule: read_namespaces(),
+                why: "grant the operator read access to namespaces, which OLM adds when it promotes permissions".into(),
+                to_grant: true,
+            });
+        }
+        needs
+    }
+}
+
+/// What OLM v0 writes through the account besides the bundle's objects: the
+/// CSV by name, and the admin's Subscription (by any name: olm-rbac does not
+/// know it).
+fn olm_v0_objects(csv: &InputObject, namespace: &str) -> Vec<Need> {
+    let why = "write the ClusterServiceVersion and update the Subscription, as OLM v0 does through this account";
+    let csvs = core_resource("operators.coreos.com", "clusterserviceversions");
+    let names: BTreeSet<String> = csv.header.name.iter().cloned().collect();
+    let mut needs = writing(&csvs, Some(&names), Place::Namespace(namespace.to_string()), why);
+    needs.push(Need {
+        place: Place::Namespace(namespace.to_string()),
+        rule: rule(&["operators.coreos.com"], &["subscriptions"], &["get", "update", "patch"], &[]),
+        why: why.into(),
+        to_grant: false,
+    });
+    needs
+}
+
+/// The rules of the roles the bundle ships: the installer must hold them to
+/// write them. A binding to a role the bundle does not ship cannot be held to
+/// anything known.
+fn bundle_role_needs(
+    members: &BTreeSet<usize>,
+    objects: &[InputObject],
+    ns: &str,
+    results: &mut Vec<Finding>,
+) -> Vec<Need> {
+    let mut needs = Vec::new();
+    for &i in members {
+        let o = &objects[i];
+        let cluster = o.header.kind.as_deref() == Some("ClusterRole");
+        match &o.body {
+            Body::Role(v) if v.aggregates() => results.push(
+                Finding::error(
+                    "spec.installer: the bundle ships this ClusterRole with an aggregationRule; what writing it takes depends on the cluster's roles, which olm-rbac cannot know",
+                )
+                .on(&o.object_ref())
+                .in_file(o.file.as_ref()),
+            ),
+            Body::Role(v) => {
+                let why = format!("write the bundle's {}", o.object_ref());
+                let place = if cluster { Place::Cluster } else { Place::Namespace(ns.to_string()) };
+                needs.extend(v.rules.iter().map(|r| Need {
+                    place: place.clone(),
+                    rule: r.to_policy_rule(),
+                    why: why.clone(),
+                    to_grant: true,
+                }));
+            }
+            Body::Binding(b) => {
+                let shipped = members.iter().any(|&j| {
+                    matches!(objects[j].body, Body::Role(_))
+                        && objects[j].header.kind == b.role_ref.kind
+                        && objects[j].header.name == b.role_ref.name
+                });
+                if !shipped {
+                    results.push(
+                        Finding::error(format!(
+                            "spec.installer: the bundle binds {} {:?}, which it does not ship: the installer would have to hold whatever that grants",
+                            b.role_ref.kind.as_deref().unwrap_or("role"),
+                            b.role_ref.name.as_deref().unwrap_or_default()
+                        ))
+                        .on(&o.object_ref())
+                        .at("roleRef")
+                        .in_file(o.file.as_ref()),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    needs
+}
+
+/// The API resource of a bundle object: a Kubernetes or well-known kind, or
+/// a CRD of the input.
+fn resource(o: &InputObject, objects: &[InputObject]) -> Option<ApiResource> {
+    let group = o.header.group()?;
+    let kind = o.header.kind.as_deref()?;
+    resource_of(group, kind).or_else(|| {
+        objects.iter().find_map(|c| match &c.body {
+            Body::Crd(v) if v.spec.group.as_deref() == Some(group) && v.spec.names.kind.as_deref() == Some(kind) => {
+                Some(ApiResource {
+                    group: group.to_string(),
+                    plural: v.spec.names.plural.clone()?,
+                    cluster: v.spec.scope.as_deref() == Some("Cluster"),
+                })
+            }
+            _ => None,
+        })
+    })
+}
+
+/// One of Kubernetes' own resources, which the resource table knows.
+fn core_resource(group: &str, plural: &str) -> ApiResource {
+    resource_table(group, plural).unwrap_or(ApiResource { group: group.into(), plural: plural.into(), cluster: false })
+}
+
+/// What writing objects of one resource takes: `create`, `list`, `watch` on
+/// any (no name to restrict them by), and the rest on `names`, or on any when
+/// OLM chooses the names.
+fn writing(r: &ApiResource, names: Option<&BTreeSet<String>>, place: Place, why: &str) -> Vec<Need> {
+    let g = [r.group.as_str()];
+    let p = [r.plural.as_str()];
+    let need = |rule: PolicyRule| Need { place: place.clone(), rule, why: why.to_string(), to_grant: false };
+    match names {
+        Some(names) => {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            vec![
+                need(rule(&g, &p, &["create", "list", "watch"], &[])),
+                need(rule(&g, &p, &["get", "update", "patch", "delete"], &names)),
+            ]
+        }
+        None => vec![need(rule(&g, &p, &["create", "list", "watch", "get", "update", "patch", "delete"], &[]))],
+    }
+}
