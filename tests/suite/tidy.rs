@@ -198,7 +198,12 @@ fn modules() -> Vec<Module> {
         };
         out.push(Module { file: format!("src/{}.rs", rel), path, code: without_tests(&code) });
     }
-    out.retain(|m| !test_files.contains(&repo(&m.file)));
+    // A test module's file, and the files of its own submodules beside it.
+    let is_test = |file: &str| {
+        let path = repo(file);
+        test_files.iter().any(|t| path == *t || path.starts_with(t.with_extension("")))
+    };
+    out.retain(|m| !is_test(&m.file));
     out
 }
 
