@@ -7,8 +7,8 @@
 //! `installer` is `spec.installer`; `configmap` reads kpt's `key=value` form
 //! through the same checks.
 
+use crate::findings::{Finding, ObjRef};
 use crate::names::{is_dns1123_subdomain, is_label_value};
-use crate::report::{Finding, ObjRef};
 
 mod bindings;
 mod configmap;

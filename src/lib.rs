@@ -21,20 +21,20 @@
 //! program's implementation and is not published: a module is public only
 //! where the binary (`cli`, `outcome`), the integration tests in
 //! `tests/suite` or the bench reach it, and what is public there promises
-//! nothing to anyone else. The rest of the crate (`model`, `plan`, `report`,
+//! nothing to anyone else. The rest of the crate (`model`, `plan`, `findings`,
 //! `names`, `kinds`) is private to it, so the compiler holds that line.
 
 pub mod access;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub(crate) mod findings;
 pub mod input;
 mod kinds;
 pub(crate) mod model;
 pub(crate) mod names;
 pub mod outcome;
 pub(crate) mod plan;
-pub(crate) mod report;
 pub mod reserved;
 pub mod run;
 pub mod yaml;

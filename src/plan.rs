@@ -32,8 +32,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 
 use crate::config::{Config, RoleKind};
+use crate::findings::{Finding, ObjRef, Severity};
 use crate::model::*;
-use crate::report::{Finding, ObjRef, Severity};
 
 use conflicts::check_conflicts;
 use input::Input;

@@ -8,11 +8,11 @@
 
 use crate::access::builtin::{self, BuiltinRoles};
 use crate::access::{Policy, Resources};
+use crate::findings::{FileRef, Finding};
 use crate::input::Source;
 use crate::model::{
     view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
 };
-use crate::report::{FileRef, Finding};
 use crate::yaml::{self, Chunk};
 
 /// Reads manifests (documents, ResourceLists, `kind: List`) into a policy,

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use super::{Config, ConfigMeta, Mode, RbacConfigDoc, Spec, API_VERSION, KIND};
-use crate::report::{Finding, ObjRef};
+use crate::findings::{Finding, ObjRef};
 
 impl Config {
     /// The settings of a ConfigMap, as `kpt fn eval --exec olm-rbac -- key=value`

@@ -8,9 +8,9 @@ use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding, Subject as K8s
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{Binding, Config, RoleKind, Scope, Subject, SubjectKind};
+use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 use crate::names::bounded_name;
-use crate::report::{Finding, ObjRef};
 
 use super::input::Planning;
 use super::namespaces::selected_namespaces;

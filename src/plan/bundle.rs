@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::config::{BundleRoles, Mode, RoleKind};
+use crate::findings::Finding;
 use crate::model::*;
-use crate::report::Finding;
 use crate::reserved;
 
 use super::input::Planning;

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::findings::Finding;
 use crate::model::*;
-use crate::report::Finding;
 
 use super::input::Input;
 use super::{trust, Draft, Generated};

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use crate::config::{Config, Mode, Naming};
+use crate::findings::{FileRef, Finding, ObjRef, Severity};
 use crate::model::*;
 use crate::names::{
     glob_match, is_crd_group, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value,
 };
-use crate::report::{FileRef, Finding, ObjRef, Severity};
 
 use super::{trust, Api, ApiSource};
 

@@ -12,8 +12,8 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::{self, Policy};
 use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
+use crate::findings::Finding;
 use crate::model::*;
-use crate::report::Finding;
 
 use super::bundle::{classify, level_bound, RoleFit};
 use super::discover::{discover, select};

@@ -27,8 +27,8 @@
 use std::collections::BTreeSet;
 
 use crate::config::{InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope};
+use crate::findings::Finding;
 use crate::model::*;
-use crate::report::Finding;
 
 use super::input::{OperatorInput, Planning};
 use super::operator::CsvGrant;

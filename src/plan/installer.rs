@@ -19,9 +19,9 @@ use crate::access::cover::Owners;
 use crate::access::danger::{dangers, Severity};
 use crate::access::{describe_rule, from_objects, Identity};
 use crate::config::{Installer, InstallerMode};
+use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
-use crate::report::Finding;
 
 use super::accounts::{Account, AccountRole};
 use super::input::OperatorInput;

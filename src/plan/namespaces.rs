@@ -3,9 +3,9 @@
 //! Namespace objects, never a bundle's.
 
 use crate::config::Selector;
+use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 use crate::names::is_dns1123_label;
-use crate::report::{Finding, ObjRef};
 
 use super::origin::Origins;
 

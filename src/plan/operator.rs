@@ -14,9 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::config::{Config, OperatorPermissions};
+use crate::findings::Finding;
 use crate::model::*;
 use crate::names::{bounded_name, is_dns1123_subdomain};
-use crate::report::Finding;
 
 use super::accounts::{Account, AccountRole};
 use super::input::OperatorInput;

@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::{PolicyRule, RoleRef, Subject};
 
 use crate::config::RoleKind;
+use crate::findings::Finding;
 use crate::model::*;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
-use crate::report::Finding;
 use crate::reserved;
 
 use super::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};

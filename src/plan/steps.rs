@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::{BundleObjects, Config, Mode, OperatorPermissions, RoleKind};
+use crate::findings::{Finding, ObjRef};
 use crate::model::*;
-use crate::report::{Finding, ObjRef};
 
 use super::bundle::Provided;
 use super::input::{Input, OperatorInput, Planning};

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::config::{Binding, Config, Mode, Naming, Scope, Subject, SubjectKind};
-use crate::report::FileRef;
+use crate::findings::FileRef;
 
 fn header(api_version: &str, kind: &str, name: &str) -> Header {
     Header {

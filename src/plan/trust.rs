@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use crate::config::Config;
+use crate::findings::{FileRef, Finding, ObjRef};
 use crate::model::*;
-use crate::report::{FileRef, Finding, ObjRef};
 use crate::reserved::{self, Owner};
 
 use super::input::Input;

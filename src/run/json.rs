@@ -9,8 +9,8 @@
 
 use serde_json::{json, Value};
 
+use crate::findings::{FileRef, Finding, ObjRef};
 use crate::plan::Object;
-use crate::report::{FileRef, Finding, ObjRef};
 use crate::yaml;
 
 /// One object of the output.

@@ -11,9 +11,9 @@ use super::output::{describe, exit_code, in_order, item_text, stderr_lines};
 use super::views::{read_config, read_objects, view_finding, yaml_finding};
 use super::Outcome;
 use crate::config::{self, BundleObjects, Config};
+use crate::findings::{krm_results, Finding, ObjRef};
 use crate::model::{InputObject, RunnerMarks};
 use crate::plan::{plan, Generated, Plan};
-use crate::report::{krm_results, Finding, ObjRef};
 use crate::yaml::{self, Chunk, Layout, ListText};
 
 const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
+use crate::findings::{Finding, ObjRef, Severity};
 use crate::plan::Plan;
-use crate::report::{Finding, ObjRef, Severity};
 use crate::yaml::{self, Chunk};
 
 /// An item's text as it goes out: unchanged unless the plan patches it. An

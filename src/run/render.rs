@@ -8,10 +8,10 @@ use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::views::{read_config, read_objects, yaml_finding};
 use super::{json, Outcome, Source};
 use crate::config;
+use crate::findings::{FileRef, Finding};
 use crate::input::BundleRoot;
 use crate::plan::origin::{folder_of, BundleFolders};
 use crate::plan::{plan, Plan};
-use crate::report::{FileRef, Finding};
 use crate::yaml::{self, Chunk};
 
 /// How `render` writes what it decided: the command line's choices.

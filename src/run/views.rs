@@ -5,8 +5,8 @@
 use serde::Deserialize;
 
 use crate::config::{Config, RbacConfigDoc};
+use crate::findings::{FileRef, Finding, ObjRef};
 use crate::model::{view_for, Body, InputObject, ViewKind};
-use crate::report::{FileRef, Finding, ObjRef};
 use crate::yaml::{self, Chunk};
 
 /// Builds the core's input: headers for all, typed views for CRDs and CSVs.

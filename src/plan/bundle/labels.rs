@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::access::cover;
 use crate::access::describe_rule;
 use crate::config::{Config, Mode, RoleKind};
+use crate::findings::Finding;
 use crate::model::*;
-use crate::report::Finding;
 
 use super::super::input::Planning;
 use super::super::roles::level_gathered_by;

@@ -12,8 +12,8 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use crate::access::cover::uncovered_rules;
 use crate::access::{self, describe_rule, selects};
 use crate::config::{BundleObjects, RoleKind, SubjectKind};
+use crate::findings::{Finding, ObjRef};
 use crate::model::*;
-use crate::report::{Finding, ObjRef};
 use crate::reserved::is_reserved_role_name;
 
 use super::super::operator::{promoted, read_namespaces, CsvGrant, GrantScope};

@@ -10,7 +10,7 @@ use crate::access::cover::{overlaps, uncovered_rules};
 use crate::access::danger::dangers;
 use crate::access::describe_rule;
 use crate::config::{PolicyEntry, PolicyScope};
-use crate::report::Finding;
+use crate::findings::Finding;
 
 use super::holdings::{Holding, Reach};
 use super::{Gate, UNNAMED_INSTALL_NAMESPACE};

@@ -8,10 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::config::{Olm, OperatorPermissions};
+use crate::findings::Finding;
 use crate::kinds::{resource as resource_table, resource_of, ApiResource};
 use crate::model::policy_rule as rule;
 use crate::model::*;
-use crate::report::Finding;
 
 use super::super::operator::{promoted, read_namespaces, GrantScope};
 use super::Installing;

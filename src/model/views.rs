@@ -1,0 +1,236 @@
+//! The typed views: the few fields of CRDs, CSVs, roles and bindings the core
+//! reads, each from an item's own text.
+
+use super::*;
+
+/// The parts of a CustomResourceDefinition (v1 or v1beta1) the core reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CrdView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: CrdSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CrdSpec {
+    pub group: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub names: CrdNames,
+    pub scope: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub versions: Vec<CrdVersion>,
+    /// `apiextensions.k8s.io/v1beta1` only.
+    pub version: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CrdNames {
+    pub plural: Option<String>,
+    pub kind: Option<String>,
+    /// How else kubectl lets a user name the resource (`can-i`, `who-can`).
+    pub singular: Option<String>,
+    #[serde(default, rename = "shortNames", deserialize_with = "nullable")]
+    pub short_names: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CrdVersion {
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub storage: bool,
+}
+
+/// The parts of a ClusterServiceVersion the core reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CsvView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: CsvSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CsvSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub customresourcedefinitions: Owned<OwnedCrd>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub apiservicedefinitions: Owned<OwnedApiService>,
+    /// What the operator itself is granted, and how it runs.
+    #[serde(default, deserialize_with = "nullable")]
+    pub install: CsvInstall,
+    #[serde(default, rename = "installModes", deserialize_with = "nullable")]
+    pub install_modes: Vec<InstallModeView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CsvInstall {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: CsvInstallSpec,
+}
+
+/// `spec.install.spec`: the operator's Deployments and the rules its
+/// ServiceAccounts get, namespaced (`permissions`) and cluster-wide
+/// (`clusterPermissions`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CsvInstallSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub permissions: Vec<PermissionView>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub cluster_permissions: Vec<PermissionView>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub deployments: Vec<DeploymentView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PermissionView {
+    /// Empty or missing: OLM uses the namespace's `default` ServiceAccount.
+    pub service_account_name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub rules: Vec<RuleView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct DeploymentView {
+    pub name: Option<String>,
+}
+
+/// One of the CSV's `installModes`: which sets of target namespaces the
+/// operator supports.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct InstallModeView {
+    #[serde(rename = "type")]
+    pub mode: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub supported: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(bound(deserialize = "T: Deserialize<'de>"))]
+pub(crate) struct Owned<T> {
+    #[serde(default = "Vec::new", deserialize_with = "nullable")]
+    pub owned: Vec<T>,
+}
+
+impl<T> Default for Owned<T> {
+    fn default() -> Self {
+        Owned { owned: Vec::new() }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct OwnedCrd {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct OwnedApiService {
+    pub name: Option<String>,
+    pub group: Option<String>,
+    pub version: Option<String>,
+    pub kind: Option<String>,
+}
+
+/// A resource rule from its parts; no `resourceNames` when `names` is empty.
+pub(crate) fn policy_rule(
+    groups: &[&str],
+    resources: &[&str],
+    verbs: &[&str],
+    names: &[&str],
+) -> k8s_openapi::api::rbac::v1::PolicyRule {
+    let list = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    k8s_openapi::api::rbac::v1::PolicyRule {
+        api_groups: Some(list(groups)),
+        resources: Some(list(resources)),
+        verbs: list(verbs),
+        resource_names: (!names.is_empty()).then(|| list(names)),
+        non_resource_urls: None,
+    }
+}
+
+/// The rules of a ClusterRole or Role.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RoleView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub rules: Vec<RuleView>,
+    /// Present (whatever it selects): the role's rules are whatever the
+    /// aggregation controller gathers, not `rules`.
+    #[serde(default)]
+    pub aggregation_rule: Option<AggregationView>,
+}
+
+/// A ClusterRole's `aggregationRule`: the label selectors of the roles whose
+/// rules it gathers.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AggregationView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub cluster_role_selectors: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+}
+
+impl RoleView {
+    pub(crate) fn aggregates(&self) -> bool {
+        self.aggregation_rule.is_some()
+    }
+}
+
+/// The role a ClusterRoleBinding or RoleBinding refers to.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct BindingView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub role_ref: RoleRefView,
+    #[serde(default, deserialize_with = "nullable")]
+    pub subjects: Vec<SubjectView>,
+}
+
+/// One subject of a binding.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SubjectView {
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub api_group: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RoleRefView {
+    pub kind: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RuleView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub api_groups: Vec<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub resources: Vec<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub verbs: Vec<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub resource_names: Vec<String>,
+    #[serde(default, rename = "nonResourceURLs", deserialize_with = "nullable")]
+    pub non_resource_urls: Vec<String>,
+}
+
+impl RuleView {
+    pub(crate) fn to_policy_rule(&self) -> k8s_openapi::api::rbac::v1::PolicyRule {
+        let some = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+        k8s_openapi::api::rbac::v1::PolicyRule {
+            api_groups: some(&self.api_groups),
+            resources: some(&self.resources),
+            verbs: self.verbs.clone(),
+            resource_names: some(&self.resource_names),
+            non_resource_urls: some(&self.non_resource_urls),
+        }
+    }
+}
+
+/// An explicit `null` reads as the default, as the API server treats it.
+fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
