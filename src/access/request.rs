@@ -32,6 +32,21 @@ pub struct Request {
     pub namespace: Option<String>,
 }
 
+impl Request {
+    /// A request on a whole resource (no subresource, no name), in `namespace`
+    /// or cluster-wide.
+    pub fn on(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Request {
+        Request {
+            verb: verb.into(),
+            group: group.into(),
+            resource: resource.into(),
+            subresource: None,
+            name: None,
+            namespace: namespace.map(String::from),
+        }
+    }
+}
+
 /// Who is asking: a user and its groups, as the API server would see them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {

@@ -2,9 +2,9 @@
 //! cluster-wide or in each, listed one entry per rule and place.
 
 use super::commands;
-use super::tests::{bind_user, load_str, req, user, POD_READER, SECRET_READER, WIDGET_VIEW};
+use super::tests::{bind_user, load_str, user, POD_READER, SECRET_READER, WIDGET_VIEW};
 use crate::access::allowed::{resource_text, Permission, Place, Target};
-use crate::access::{Identity, Policy};
+use crate::access::{Identity, Policy, Request};
 use crate::input::Source;
 
 /// jane reads pods in default (Role), dave reads secrets in development
@@ -23,10 +23,10 @@ fn three_bindings() -> Policy {
 #[test]
 fn all_namespaces_is_answered_by_cluster_wide_grants_only() {
     let p = three_bindings();
-    assert!(p.can(&user("jane"), &req("get", "", "pods", Some("default"))).is_some(), "jane may in default");
-    assert!(p.can(&user("jane"), &req("get", "", "pods", None)).is_none(), "but not in every namespace");
+    assert!(p.can(&user("jane"), &Request::on("get", "", "pods", Some("default"))).is_some(), "jane may in default");
+    assert!(p.can(&user("jane"), &Request::on("get", "", "pods", None)).is_none(), "but not in every namespace");
     let managers = Identity::new("mia", &["manager".into()]);
-    assert!(p.can(&managers, &req("get", "", "secrets", None)).is_some(), "a ClusterRoleBinding answers");
+    assert!(p.can(&managers, &Request::on("get", "", "secrets", None)).is_some(), "a ClusterRoleBinding answers");
 }
 
 fn resources(groups: &[&str], resources: &[&str], names: &[&str]) -> Target {
@@ -116,10 +116,10 @@ fn permissions_merge_verbs_break_down_rules_and_follow_aggregation() {
     // The bootstrap edit role's own rules come through aggregation too.
     let u = user("u");
     for resource in ["pods", "configmaps", "secrets"] {
-        assert!(p.can(&u, &req("deletecollection", "", resource, Some("team-a"))).is_some(), "{resource}");
+        assert!(p.can(&u, &Request::on("deletecollection", "", resource, Some("team-a"))).is_some(), "{resource}");
     }
     assert!(
-        p.can(&u, &req("create", "rbac.authorization.k8s.io", "roles", Some("team-a"))).is_none(),
+        p.can(&u, &Request::on("create", "rbac.authorization.k8s.io", "roles", Some("team-a"))).is_none(),
         "role writing is admin's"
     );
 }

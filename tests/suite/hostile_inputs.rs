@@ -41,17 +41,6 @@ fn policy_of(docs: &[&str]) -> Policy {
     load(&sources).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
-fn req(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Request {
-    Request {
-        verb: verb.into(),
-        group: group.into(),
-        resource: resource.into(),
-        subresource: None,
-        name: None,
-        namespace: namespace.map(String::from),
-    }
-}
-
 /// bob holds the built-in `view` in team-a.
 const BOB_VIEWS_TEAM_A: &str = "apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -99,7 +88,7 @@ fn a_clusterextension_the_bundle_ships_does_not_turn_off_strip_bundle_aggregatio
     let plain = render(&guestbook(&[("secrets.yaml", SECRETS_INTO_VIEW)]), &config);
     assert_eq!(plain.code, 0, "{}", plain.stderr);
     let p = policy_of(&[&plain.stdout, BOB_VIEWS_TEAM_A]);
-    assert!(p.can(&bob(), &req("get", "", "secrets", Some("team-a"))).is_none(), "stripped: {}", plain.stderr);
+    assert!(p.can(&bob(), &Request::on("get", "", "secrets", Some("team-a"))).is_none(), "stripped: {}", plain.stderr);
     // The bundle adds a ClusterExtension named like the extension: the admin
     // still asked for every aggregation label to go, and whoever applies this
     // output applies the role with it.
@@ -107,7 +96,7 @@ fn a_clusterextension_the_bundle_ships_does_not_turn_off_strip_bundle_aggregatio
     if out.code == 0 {
         let p = policy_of(&[&out.stdout, BOB_VIEWS_TEAM_A]);
         assert!(
-            p.can(&bob(), &req("get", "", "secrets", Some("team-a"))).is_none(),
+            p.can(&bob(), &Request::on("get", "", "secrets", Some("team-a"))).is_none(),
             "a ClusterExtension from the bundle's own folder kept the bundle's aggregation into view:\n{}",
             out.stderr
         );
@@ -240,7 +229,7 @@ fn can_i_refuses_a_merge_key_with_the_non_specific_tag_rather_than_answer_no() {
         .enumerate()
         .map(|(i, d)| Source { name: format!("in{i}.yaml"), text: d.to_string() })
         .collect();
-    let errors = load(&sources).map(|p| p.can(&bob(), &req("get", "", "secrets", Some("team-a"))).is_some());
+    let errors = load(&sources).map(|p| p.can(&bob(), &Request::on("get", "", "secrets", Some("team-a"))).is_some());
     assert_eq!(
         errors,
         Err(vec!["error: this merge key (<<) carries YAML's non-specific tag (!): kubectl's and kustomize's YAML readers merge it, while olm-rbac's reader, as the YAML specification says, takes a literal \"<<\" key; write a plain << to merge, or \"<<\" without a tag for a literal key (line 11, column 5) [in0.yaml]".to_string()]),
@@ -301,7 +290,7 @@ spec:
     storage: true
     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
 ";
-    let ask = req("create", "operators.coreos.com", "subscriptions", Some("team-a"));
+    let ask = Request::on("create", "operators.coreos.com", "subscriptions", Some("team-a"));
     assert!(policy_of(&[grant]).can(&bob(), &ask).is_some(), "bob may subscribe in team-a");
     assert!(
         policy_of(&[crd, grant]).can(&bob(), &ask).is_some(),
@@ -341,7 +330,7 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ring-a}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
 ";
     assert!(
-        policy_of(&[rings]).can(&bob(), &req("get", "", "secrets", Some("team-a"))).is_some(),
+        policy_of(&[rings]).can(&bob(), &Request::on("get", "", "secrets", Some("team-a"))).is_some(),
         "the cycle's rules were dropped: can-i says no where the cluster says yes"
     );
 }

@@ -53,17 +53,6 @@ fn as_run(runner: &'static str, o: Outcome) -> Run {
     Run { runner, code: o.code, output: o.stdout.clone(), messages: format!("{}\n{}", o.stderr, o.stdout) }
 }
 
-fn req(verb: &str, group: &str, resource: &str, namespace: Option<&str>) -> Request {
-    Request {
-        verb: verb.into(),
-        group: group.into(),
-        resource: resource.into(),
-        subresource: None,
-        name: None,
-        namespace: namespace.map(String::from),
-    }
-}
-
 /// Someone bound to the built-in `role` in namespace `team-a`, as a cluster
 /// would hold it (the rendered output has no such binding).
 fn holder_of(role: &str) -> (Identity, String) {
@@ -209,7 +198,10 @@ fn look_alike_groups_that_operators_really_own_keep_working() {
             assert_eq!(run.code, 0, "{group}: {}", run.messages);
             assert_grants_only_own_apis(&input, &run, &[(group, plural)]);
             let p = policy(&format!("{}{}", run.output, holder_of("view").1));
-            assert!(p.can(&holder_of("view").0, &req("list", group, plural, Some("team-a"))).is_some(), "{group}");
+            assert!(
+                p.can(&holder_of("view").0, &Request::on("list", group, plural, Some("team-a"))).is_some(),
+                "{group}"
+            );
         }
     }
 }
@@ -483,7 +475,7 @@ fn stripping_leaves_no_bundle_aggregation_label_anywhere() {
             assert_grants_only_own_apis(&joined(&docs), &run, &[("example.com", "foos")]);
             let (viewer, binding) = holder_of("view");
             let p = policy(&format!("{}{binding}", run.output));
-            assert!(p.can(&viewer, &req("get", "", "secrets", Some("team-a"))).is_none());
+            assert!(p.can(&viewer, &Request::on("get", "", "secrets", Some("team-a"))).is_none());
         }
     }
 }
@@ -591,7 +583,7 @@ fn labels_and_kinds_written_through_aliases_merge_keys_and_tags_are_read_as_the_
                 );
                 let (viewer, binding) = holder_of("view");
                 let p = policy(&format!("{}{binding}", run.output));
-                assert!(p.can(&viewer, &req("get", "", "secrets", Some("team-a"))).is_none(), "{case}");
+                assert!(p.can(&viewer, &Request::on("get", "", "secrets", Some("team-a"))).is_none(), "{case}");
             }
         }
         // Without stripping, the label stays, but never unremarked.
@@ -725,7 +717,11 @@ fn a_claim_to_be_another_extensions_output_for_this_bundles_api_is_not_believed(
         );
         let (admin, binding) = holder_of("admin");
         let p = policy(&format!("{}{binding}", run.output));
-        assert!(p.can(&admin, &req("delete", "example.com", "foos", Some("team-a"))).is_none(), "{}", run.runner);
+        assert!(
+            p.can(&admin, &Request::on("delete", "example.com", "foos", Some("team-a"))).is_none(),
+            "{}",
+            run.runner
+        );
     }
     // In the bundle's folder, no claim is believed at all.
     for run in run_both(&bundle(&[forged.to_string()]), &format!("{BIND_ALL}  stripBundleAggregation: true\n")) {
@@ -830,8 +826,15 @@ fn a_namespace_shipped_in_the_bundle_is_not_selected() {
         assert!(run.messages.contains("comes from the bundle's own folder"), "{}: {}", run.runner, run.messages);
         let p = policy(&run.output);
         let readers = Identity::new("r", &["readers".into()]);
-        assert!(p.can(&readers, &req("get", "example.com", "foos", Some("team-a"))).is_some(), "the admin's namespace");
-        assert!(p.can(&readers, &req("get", "example.com", "foos", Some("kube-system"))).is_none(), "{}", run.runner);
+        assert!(
+            p.can(&readers, &Request::on("get", "example.com", "foos", Some("team-a"))).is_some(),
+            "the admin's namespace"
+        );
+        assert!(
+            p.can(&readers, &Request::on("get", "example.com", "foos", Some("kube-system"))).is_none(),
+            "{}",
+            run.runner
+        );
     }
 }
 
