@@ -75,21 +75,18 @@ pub(crate) fn require_definitions(config: &Config, apis: &[Api], results: &mut V
 }
 
 /// Kinds whose objects have no namespace, whatever their manifest says: the
-/// API server drops a namespace written on them.
+/// API server drops a namespace written on them. The platform's own kinds
+/// are as `kinds` has them (a CRD cannot change them); a kind newer than that
+/// table in a group whose kinds are all cluster-scoped counts as one; any
+/// other kind is as the input's CRD defines it.
 fn cluster_scoped(o: &InputObject, crd_scopes: &BTreeMap<(String, String), bool>) -> bool {
     let group = o.header.group().unwrap_or_default();
     let kind = o.header.kind.as_deref().unwrap_or_default();
-    matches!(
-        (group, kind),
-        (RBAC_GROUP, "ClusterRole" | "ClusterRoleBinding")
-            | ("apiextensions.k8s.io", "CustomResourceDefinition")
-            | ("apiregistration.k8s.io", "APIService")
-            | ("", "Namespace" | "Node" | "PersistentVolume")
-            | ("admissionregistration.k8s.io", _)
-            | ("storage.k8s.io", "StorageClass" | "CSIDriver")
-            | ("scheduling.k8s.io", "PriorityClass")
-            | ("olm.operatorframework.io", _)
-    ) || crd_scopes.get(&(group.to_string(), kind.to_string())).copied().unwrap_or(false)
+    if let Some(known) = crate::kinds::resource_of(group, kind) {
+        return known.cluster;
+    }
+    matches!(group, "admissionregistration.k8s.io" | "olm.operatorframework.io")
+        || crd_scopes.get(&(group.to_string(), kind.to_string())).copied().unwrap_or(false)
 }
 
 /// The identity an object has on the cluster: group, kind, namespace (none

@@ -680,6 +680,14 @@ fn two_items_with_one_identity_are_refused() {
             }
         }
     }
+    // Any of the platform's cluster-scoped kinds, not only RBAC's: two IngressClasses
+    // written in two namespaces are one object on the cluster.
+    let class = |ns: &str| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  controller: example.com/{ns}\n")
+    };
+    for run in run_both(&bundle(&[class("a"), class("b")]), "  mode: Aggregate\n") {
+        assert_refused(&run, "the input holds this object twice");
+    }
     // A generated name taken by a cluster-scoped object with a namespace is still a conflict.
     let taken = role("foos.example.com-view", "", FOO_VIEW).replacen("metadata:\n", "metadata:\n  namespace: x\n", 1);
     for run in run_both(&bundle(&[taken]), "  mode: Aggregate\n  bundleRoles: Ignore\n") {
