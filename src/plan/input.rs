@@ -156,6 +156,9 @@ pub(super) struct OperatorInput<'a> {
 struct Targets {
     namespaces: BTreeSet<String>,
     findings: Vec<Finding>,
+    /// Whether a step has reported `findings` already: the operator's and the
+    /// installer's steps both use the targets, and a finding is said once.
+    reported: std::cell::Cell<bool>,
 }
 
 impl<'a> OperatorInput<'a> {
@@ -181,7 +184,7 @@ impl<'a> OperatorInput<'a> {
                     &mut findings,
                 ));
             }
-            Targets { namespaces, findings }
+            Targets { namespaces, findings, reported: std::cell::Cell::new(false) }
         });
         OperatorInput { planning, grants, targets }
     }
@@ -201,9 +204,13 @@ impl<'a> OperatorInput<'a> {
         Some(targets.namespaces.iter().cloned().collect())
     }
 
-    /// Reports what selecting the target namespaces found, for a step that
-    /// uses them.
+    /// Reports what selecting the target namespaces found, for the first
+    /// step that uses them.
     pub(super) fn report_targets(&self, results: &mut Vec<Finding>) {
-        results.extend(self.targets.iter().flat_map(|t| t.findings.iter().cloned()));
+        if let Some(t) = &self.targets {
+            if !t.reported.replace(true) {
+                results.extend(t.findings.iter().cloned());
+            }
+        }
     }
 }

@@ -525,3 +525,17 @@ fn an_aggregating_bundle_role_cannot_slip_past_the_ceiling() {
         out.stderr
     );
 }
+
+/// The operator's and the installer's steps both use the selected targets;
+/// what selecting them found is said once.
+#[test]
+fn a_selector_finding_is_said_once_when_the_installer_uses_the_targets_too() {
+    let spec = "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaceSelector: {matchLabels: {s3: enabled}}\n  installer:\n    serviceAccount: {name: inst, namespace: ops}\n    for: OLMv1\n";
+    let out = render_bundle("ack-s3-controller-1.10.0", spec);
+    assert_eq!(
+        count(&out.stderr, "targetNamespaceSelector matches none of the 0 Namespace object(s)"),
+        1,
+        "{}",
+        out.stderr
+    );
+}
