@@ -17,8 +17,9 @@ mod installer;
 mod operator;
 
 pub(crate) use crate::model::Operator;
+pub(crate) use crate::model::SubjectKind;
 use bindings::{check_bindings, check_selector};
-pub(crate) use bindings::{Binding, BindingDoc, Scope, Selector, SelectorDoc, Subject, SubjectKind};
+pub(crate) use bindings::{Binding, BindingDoc, Scope, Selector, SelectorDoc, Subject};
 pub use doc::json_schema;
 pub(crate) use doc::{BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, RbacConfigDoc, RoleKind, Spec};
 pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};

@@ -12,7 +12,8 @@ use std::fmt;
 mod rbac;
 mod views;
 
-pub(crate) use rbac::{AggregatingRole, InstallMode, RoleRefKind, ServiceAccountRef, RBAC_GROUP};
+pub use rbac::{AggregatingRole, RoleRefKind, SubjectKind};
+pub(crate) use rbac::{InstallMode, ServiceAccountRef, RBAC_GROUP};
 pub(crate) use views::*;
 
 /// The identity and labels of a Kubernetes object, read from its text.

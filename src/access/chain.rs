@@ -5,7 +5,7 @@ use std::fmt;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use super::{builtin, AggregatedRole};
+use super::{builtin, AggregatingRole};
 
 /// A role of a grant's chain, and whether it is Kubernetes' built-in one
 /// (from the bootstrap policy, [`builtin`]).
@@ -28,7 +28,7 @@ pub enum Via {
     /// `builtin` when it is Kubernetes' own ([`builtin`]).
     Binding { namespace: Option<String>, name: String, builtin: bool },
     /// Any binding to this built-in ClusterRole, wherever one is.
-    AnyBindingTo(AggregatedRole),
+    AnyBindingTo(AggregatingRole),
 }
 
 impl Via {

@@ -7,7 +7,7 @@ use k8s_openapi::api::rbac::v1::Subject;
 
 use super::allowed::Place;
 use super::request::subject_namespace;
-use super::{AggregatedRole, Asked, GrantChain, Policy, Request, SubjectKind, Via};
+use super::{AggregatingRole, Asked, GrantChain, Policy, Request, SubjectKind, Via};
 
 impl Policy {
     /// Every subject that may make the request in the place: cluster-wide
@@ -70,7 +70,7 @@ impl Policy {
             _ => None,
         };
         let mut out = Vec::new();
-        for aggregated in AggregatedRole::ALL {
+        for aggregated in AggregatingRole::ALL {
             let Some(role) = self.cluster_roles.get(aggregated.name()) else { continue };
             let Some((roles, rule)) = self.effective_rules(role).into_iter().find(|(_, r)| asked.allowed_by(r)) else {
                 continue;
@@ -96,7 +96,7 @@ pub(crate) enum Grantee {
     /// Whoever is bound to this built-in role; for a cluster-scoped request,
     /// only through a ClusterRoleBinding.
     AnyoneBoundTo {
-        role: AggregatedRole,
+        role: AggregatingRole,
         cluster_binding_only: bool,
     },
 }

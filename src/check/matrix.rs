@@ -9,16 +9,16 @@ use serde::Serialize;
 use super::table::{wrap_indented, wrapped, TERMINAL};
 use crate::access::allowed::Place;
 use crate::access::danger::dangers;
-use crate::access::{describe_rule, AggregatedRole, Asked, Grantee, Identity, Policy, Request, SubjectKind, MASTERS};
+use crate::access::{describe_rule, AggregatingRole, Asked, Grantee, Identity, Policy, Request, SubjectKind, MASTERS};
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
 /// The verbs that make up each level of access to an API, named after the
 /// built-in role that grants it.
-fn level_verbs(level: AggregatedRole) -> &'static [&'static str] {
+fn level_verbs(level: AggregatingRole) -> &'static [&'static str] {
     match level {
-        AggregatedRole::Admin => &VERBS,
-        AggregatedRole::Edit => &EDIT,
-        AggregatedRole::View => &READ,
+        AggregatingRole::Admin => &VERBS,
+        AggregatingRole::Edit => &EDIT,
+        AggregatingRole::View => &READ,
     }
 }
 
@@ -79,11 +79,11 @@ pub(crate) struct ApiAccess {
 
 impl ApiAccess {
     /// Who holds the level of access to the API.
-    fn holders(&self, level: AggregatedRole) -> &[LevelHolder] {
+    fn holders(&self, level: AggregatingRole) -> &[LevelHolder] {
         match level {
-            AggregatedRole::Admin => &self.admin,
-            AggregatedRole::Edit => &self.edit,
-            AggregatedRole::View => &self.view,
+            AggregatingRole::Admin => &self.admin,
+            AggregatingRole::Edit => &self.edit,
+            AggregatingRole::View => &self.view,
         }
     }
 }
@@ -105,11 +105,12 @@ pub(crate) fn build(policy: &Policy) -> AccessMatrix {
     for (api, ext) in &policy.apis {
         let Some((plural, group)) = api.split_once('.') else { continue };
         // Who holds each verb, asked once; levels and "admins only" follow from it.
-        let per_verb: BTreeMap<&str, Scopes> = level_verbs(AggregatedRole::Admin)
+        let per_verb: BTreeMap<&str, Scopes> = level_verbs(AggregatingRole::Admin)
             .iter()
             .map(|v| (*v, holders_of_verb(policy, group, plural, v)))
             .collect();
-        let [admin, edit, view] = AggregatedRole::ALL.map(|level| holders_of_every_verb(level_verbs(level), &per_verb));
+        let [admin, edit, view] =
+            AggregatingRole::ALL.map(|level| holders_of_every_verb(level_verbs(level), &per_verb));
         // Only cluster-admins: nobody else holds even one verb.
         if per_verb.values().all(BTreeMap::is_empty) {
             admins_only.push(api.clone());
@@ -270,7 +271,7 @@ pub(crate) fn markdown(r: &AccessMatrix) -> String {
             extension_title(&e.extension)
         ));
         for a in &e.apis {
-            let [admin, edit, view] = AggregatedRole::ALL.map(|level| escape_markdown(&cell_text(a.holders(level))));
+            let [admin, edit, view] = AggregatingRole::ALL.map(|level| escape_markdown(&cell_text(a.holders(level))));
             out.push_str(&format!("| `{}` | {admin} | {edit} | {view} |\n", a.api));
         }
         out.push('\n');
@@ -303,7 +304,7 @@ pub(crate) fn table(r: &AccessMatrix) -> String {
         out.push_str(&format!("{}\n", extension_title(&e.extension)));
         let mut rows: Vec<Vec<String>> = Vec::new();
         for a in &e.apis {
-            for (i, level) in AggregatedRole::ALL.into_iter().enumerate() {
+            for (i, level) in AggregatingRole::ALL.into_iter().enumerate() {
                 let api = if i == 0 { a.api.clone() } else { String::new() };
                 let holders = a.holders(level);
                 if holders.is_empty() {

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use super::{Mode, Operator, RoleKind};
-use crate::model::selector_matches;
+use crate::model::{selector_matches, SubjectKind};
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 
 /// One entry of `spec.bindings`, as written.
@@ -51,23 +51,6 @@ pub(crate) struct SubjectDoc {
     pub name: String,
     pub namespace: Option<String>,
     pub api_group: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
-pub(crate) enum SubjectKind {
-    User,
-    Group,
-    ServiceAccount,
-}
-
-impl SubjectKind {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            SubjectKind::User => "User",
-            SubjectKind::Group => "Group",
-            SubjectKind::ServiceAccount => "ServiceAccount",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

@@ -64,23 +64,50 @@ impl fmt::Display for ServiceAccountRef {
     }
 }
 
-/// The kind of role a binding refers to (`roleRef.kind`).
+// The kind of a binding's subject. (Part of RBACConfig's JSON Schema, where a
+// doc comment would become a description.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Deserialize, schemars::JsonSchema)]
+pub enum SubjectKind {
+    User,
+    Group,
+    ServiceAccount,
+}
+
+impl SubjectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubjectKind::User => "User",
+            SubjectKind::Group => "Group",
+            SubjectKind::ServiceAccount => "ServiceAccount",
+        }
+    }
+
+    /// The kind `subject` names; `None` for any other, which matches nobody.
+    pub fn of(subject: &Subject) -> Option<SubjectKind> {
+        [SubjectKind::User, SubjectKind::Group, SubjectKind::ServiceAccount]
+            .into_iter()
+            .find(|k| k.as_str() == subject.kind)
+    }
+}
+
+/// The kind of role a binding refers to (`roleRef.kind`), and of a role object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RoleRefKind {
+pub enum RoleRefKind {
     ClusterRole,
     Role,
 }
 
 impl RoleRefKind {
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             RoleRefKind::ClusterRole => "ClusterRole",
             RoleRefKind::Role => "Role",
         }
     }
 
-    /// The kind a binding's `roleRef.kind` names; `None` for anything else.
-    pub(crate) fn parse(kind: &str) -> Option<RoleRefKind> {
+    /// The kind a binding's `roleRef.kind` names; `None` for anything else,
+    /// which binds nothing.
+    pub fn parse(kind: &str) -> Option<RoleRefKind> {
         [RoleRefKind::ClusterRole, RoleRefKind::Role].into_iter().find(|k| k.as_str() == kind)
     }
 
@@ -93,18 +120,19 @@ impl RoleRefKind {
 /// Kubernetes' built-in ClusterRoles that gather other ClusterRoles by label:
 /// whoever holds one of them holds the rules of every ClusterRole labelled
 /// `rbac.authorization.k8s.io/aggregate-to-<name>: "true"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum AggregatingRole {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AggregatingRole {
     Admin,
     Edit,
     View,
 }
 
 impl AggregatingRole {
-    pub(crate) const ALL: [AggregatingRole; 3] = [AggregatingRole::Admin, AggregatingRole::Edit, AggregatingRole::View];
+    /// From the most access to the least.
+    pub const ALL: [AggregatingRole; 3] = [AggregatingRole::Admin, AggregatingRole::Edit, AggregatingRole::View];
 
     /// The ClusterRole's name.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             AggregatingRole::Admin => "admin",
             AggregatingRole::Edit => "edit",
@@ -120,6 +148,12 @@ impl AggregatingRole {
     /// The role a label key gathers into, if it is one of these.
     pub(crate) fn of_label(key: &str) -> Option<AggregatingRole> {
         AggregatingRole::ALL.into_iter().find(|r| key.strip_prefix(AGGREGATE_PREFIX) == Some(r.name()))
+    }
+}
+
+impl fmt::Display for AggregatingRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
