@@ -25,8 +25,7 @@ pub(crate) use doc::{BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, RbacC
 pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};
 pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec, PolicyEntry, PolicyScope};
 
-pub(crate) const API_VERSION: &str = "olm-rbac.io/v1alpha1";
-pub(crate) const KIND: &str = "RBACConfig";
+pub(crate) use crate::model::{CONFIG_API_VERSION as API_VERSION, CONFIG_KIND as KIND};
 
 /// A validated configuration: what the pure core works from.
 #[derive(Debug, Clone, PartialEq, Eq)]

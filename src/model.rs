@@ -43,12 +43,34 @@ pub struct ObjRef {
     pub namespace: Option<String>,
 }
 
+/// The apiVersion and kind of olm-rbac's own configuration object.
+pub(crate) const CONFIG_API_VERSION: &str = "olm-rbac.io/v1alpha1";
+pub(crate) const CONFIG_KIND: &str = "RBACConfig";
+
+impl ObjRef {
+    /// The kind as messages name it: bare for the kinds the platform defines
+    /// (Kubernetes' own, OLM's and the operator kinds [`crate::kinds`] knows)
+    /// and for olm-rbac's own RBACConfig; any other kind with its group, as
+    /// kubectl names resources (`ArgoCD.argoproj.io`), so that a bundle's
+    /// `ClusterRole` of another group never reads as the real one.
+    pub(crate) fn kind_in_words(&self) -> String {
+        let group = group_of(&self.api_version).unwrap_or_default();
+        let own = self.api_version == CONFIG_API_VERSION && self.kind == CONFIG_KIND;
+        if group.is_empty() || own || crate::kinds::resource_of(group, &self.kind).is_some() {
+            self.kind.clone()
+        } else {
+            format!("{}.{group}", self.kind)
+        }
+    }
+}
+
 impl fmt::Display for ObjRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = if self.name.is_empty() { "(unnamed)" } else { &self.name };
+        let kind = self.kind_in_words();
         match &self.namespace {
-            Some(ns) => write!(f, "{} {}/{}", self.kind, ns, name),
-            None => write!(f, "{} {}", self.kind, name),
+            Some(ns) => write!(f, "{kind} {ns}/{name}"),
+            None => write!(f, "{kind} {name}"),
         }
     }
 }

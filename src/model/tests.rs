@@ -31,3 +31,17 @@ fn the_group_is_what_comes_before_the_version() {
     assert_eq!(header(Some("v1")).group(), Some(""));
     assert_eq!(header(None).group(), None);
 }
+
+#[test]
+fn a_kind_of_another_group_is_named_with_its_group() {
+    let at = |api_version: &str, kind: &str| {
+        ObjRef { api_version: api_version.into(), kind: kind.into(), name: "a".into(), namespace: None }.to_string()
+    };
+    assert_eq!(at("rbac.authorization.k8s.io/v1", "ClusterRole"), "ClusterRole a");
+    assert_eq!(at("evil.example.com/v1", "ClusterRole"), "ClusterRole.evil.example.com a");
+    assert_eq!(at("operators.coreos.com/v1alpha1", "ClusterServiceVersion"), "ClusterServiceVersion a");
+    assert_eq!(at("argoproj.io/v1beta1", "ArgoCD"), "ArgoCD.argoproj.io a");
+    assert_eq!(at("v1", "ConfigMap"), "ConfigMap a");
+    assert_eq!(at(CONFIG_API_VERSION, CONFIG_KIND), "RBACConfig a");
+    assert_eq!(at("olm-rbac.io/v1", CONFIG_KIND), "RBACConfig.olm-rbac.io a");
+}
