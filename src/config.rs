@@ -21,7 +21,7 @@ pub(crate) use crate::model::SubjectKind;
 use bindings::{check_bindings, check_selector};
 pub(crate) use bindings::{Binding, BindingDoc, Scope, Selector, SelectorDoc, Subject};
 pub use doc::json_schema;
-pub(crate) use doc::{BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, RbacConfigDoc, RoleKind, Spec};
+pub(crate) use doc::{BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, OlmApis, RbacConfigDoc, RoleKind, Spec};
 pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};
 pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec, PolicyEntry, PolicyScope};
 
@@ -56,6 +56,8 @@ pub(crate) struct Config {
     pub operator: OperatorSpec,
     /// `spec.installer`: the account OLM installs the bundle as.
     pub installer: Option<Installer>,
+    /// `spec.olmAPIs`: access to OLM's own APIs for the levels' holders.
+    pub olm_apis: OlmApis,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -83,6 +85,7 @@ impl Config {
             allow_no_apis: false,
             operator: OperatorSpec::default(),
             installer: None,
+            olm_apis: OlmApis::Unmanaged,
             config_map: false,
         }
     }
@@ -146,6 +149,15 @@ impl Config {
         check_groups(&allow_olm_groups, &api_service_groups, &mut err);
         let operator = operator::check_operator(spec.operator, &mut err);
         let installer = installer::check_installer(spec.installer, operator.install_namespace.as_deref(), &mut err);
+        if spec.mode == Mode::Unmanaged && spec.olm_apis != OlmApis::Unmanaged {
+            err(
+                "spec.olmAPIs",
+                format!(
+                    "olmAPIs: {} is only used in Aggregate and Bind mode, and this config's mode is Unmanaged: remove it, or set the mode to Aggregate or Bind",
+                    spec.olm_apis.as_str()
+                ),
+            );
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -168,6 +180,7 @@ impl Config {
             allow_no_apis: spec.allow_no_apis,
             operator,
             installer,
+            olm_apis: spec.olm_apis,
             config_map: false,
         })
     }
