@@ -149,15 +149,7 @@ impl Config {
         check_groups(&allow_olm_groups, &api_service_groups, &mut err);
         let operator = operator::check_operator(spec.operator, &mut err);
         let installer = installer::check_installer(spec.installer, operator.install_namespace.as_deref(), &mut err);
-        if spec.mode == Mode::Unmanaged && spec.olm_apis != OlmApis::Unmanaged {
-            err(
-                "spec.olmAPIs",
-                format!(
-                    "olmAPIs: {} is only used in Aggregate and Bind mode, and this config's mode is Unmanaged: remove it, or set the mode to Aggregate or Bind",
-                    spec.olm_apis.as_str()
-                ),
-            );
-        }
+        check_olm_apis(spec.mode, spec.olm_apis, &mut err);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -203,6 +195,20 @@ fn check_extension(extension_name: Option<String>, name: &str, err: &mut impl Fn
         );
     }
     extension
+}
+
+/// `spec.olmAPIs` grants through the roles a mode generates: in Unmanaged mode
+/// there are none.
+fn check_olm_apis(mode: Mode, olm_apis: OlmApis, err: &mut impl FnMut(&str, String)) {
+    if mode == Mode::Unmanaged && olm_apis != OlmApis::Unmanaged {
+        err(
+            "spec.olmAPIs",
+            format!(
+                "olmAPIs: {} is only used in Aggregate and Bind mode, and this config's mode is Unmanaged: remove it, or set the mode to Aggregate or Bind",
+                olm_apis.as_str()
+            ),
+        );
+    }
 }
 
 /// `spec.roles`: all four when left out, otherwise at least one, sorted, once each.
