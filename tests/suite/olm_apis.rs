@@ -299,3 +299,20 @@ fn olm_apis_needs_a_mode_that_generates() {
         "error: RBACConfig ext: spec.olmAPIs: olmAPIs: View is only used in Aggregate and Bind mode, and this config's mode is Unmanaged: remove it, or set the mode to Aggregate or Bind"
     ), "{}", out.stderr);
 }
+
+#[test]
+fn two_extensions_with_olm_apis_write_their_own_roles_without_conflict() {
+    let inputs: Vec<Source> =
+        docs_of("cert-manager-1.16.5").into_iter().map(|d| Source { name: "bundle.yaml".into(), text: d }).collect();
+    let one = |name: &str, api: &str| Source {
+        name: format!("{name}.yaml"),
+        text: config(name, &format!("  mode: Aggregate\n  olmAPIs: View\n  apis: {{include: [{api}]}}\n")),
+    };
+    let configs = [one("certs", "certificates.cert-manager.io"), one("issuers", "issuers.cert-manager.io")];
+    let out = render(&inputs, &configs);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for role in ["certs-olm-view", "certs-olm-discovery", "issuers-olm-view", "issuers-olm-discovery"] {
+        assert_eq!(count(&out.stdout, &format!("name: {role}\n")), 1, "{role}");
+    }
+    assert!(list_extensions(&policy(&out.stdout), &auditor()));
+}
