@@ -21,7 +21,7 @@ pub(crate) use crate::model::SubjectKind;
 use bindings::{check_bindings, check_selector};
 pub(crate) use bindings::{Binding, BindingDoc, Scope, Selector, SelectorDoc, Subject};
 pub use doc::json_schema;
-pub(crate) use doc::{BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, RbacConfigDoc, RoleKind, Spec};
+pub(crate) use doc::{BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, OlmApis, RbacConfigDoc, RoleKind, Spec};
 pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};
 pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec, PolicyEntry, PolicyScope};
 
@@ -55,6 +55,8 @@ pub(crate) struct Config {
     pub operator: OperatorSpec,
     /// `spec.installer`: the account OLM installs the bundle as.
     pub installer: Option<Installer>,
+    /// `spec.olmAPIs`: access to OLM's own APIs for the levels' holders.
+    pub olm_apis: OlmApis,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -82,6 +84,7 @@ impl Config {
             allow_no_apis: false,
             operator: OperatorSpec::default(),
             installer: None,
+            olm_apis: OlmApis::Unmanaged,
             config_map: false,
         }
     }
@@ -145,6 +148,7 @@ impl Config {
         check_groups(&allow_olm_groups, &api_service_groups, &mut err);
         let operator = operator::check_operator(spec.operator, &mut err);
         let installer = installer::check_installer(spec.installer, operator.install_namespace.as_deref(), &mut err);
+        check_olm_apis(spec.mode, spec.olm_apis, &mut err);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -167,6 +171,7 @@ impl Config {
             allow_no_apis: spec.allow_no_apis,
             operator,
             installer,
+            olm_apis: spec.olm_apis,
             config_map: false,
         })
     }
@@ -189,6 +194,20 @@ fn check_extension(extension_name: Option<String>, name: &str, err: &mut impl Fn
         );
     }
     extension
+}
+
+/// `spec.olmAPIs` grants through the roles a mode generates: in Unmanaged mode
+/// there are none.
+fn check_olm_apis(mode: Mode, olm_apis: OlmApis, err: &mut impl FnMut(&str, String)) {
+    if mode == Mode::Unmanaged && olm_apis != OlmApis::Unmanaged {
+        err(
+            "spec.olmAPIs",
+            format!(
+                "olmAPIs: {} is only used in Aggregate and Bind mode, and this config's mode is Unmanaged: remove it, or set the mode to Aggregate or Bind",
+                olm_apis.as_str()
+            ),
+        );
+    }
 }
 
 /// `spec.roles`: all four when left out, otherwise at least one, sorted, once each.

@@ -48,6 +48,7 @@ mod input;
 mod install_policy;
 mod installer;
 mod namespaces;
+mod olm_apis;
 mod operator;
 pub(crate) mod origin;
 mod provenance;
@@ -174,13 +175,15 @@ pub(crate) enum About {
     /// The installer's ServiceAccount, or an object that grants it what
     /// installing the bundle takes.
     Installer(ServiceAccountRef),
+    /// A role, or a binding of one, for OLM's own APIs (`spec.olmAPIs`).
+    Olm(olm_apis::OlmRole),
 }
 
 impl About {
     /// The ServiceAccount the object is for: the operator's or the installer's.
     pub(crate) fn account(&self) -> Option<&ServiceAccountRef> {
         match self {
-            About::Api { .. } => None,
+            About::Api { .. } | About::Olm(_) => None,
             About::Operator(account) | About::Installer(account) => Some(account),
         }
     }
@@ -189,6 +192,7 @@ impl About {
     pub(crate) fn purpose(&self) -> String {
         match (self, self.account()) {
             (About::Api { api, .. }, _) => format!("API {api}"),
+            (About::Olm(_), _) => "OLM's own APIs (spec.olmAPIs)".to_string(),
             (_, Some(account)) => account.to_string(),
             (_, None) => String::new(),
         }
@@ -198,9 +202,10 @@ impl About {
 /// An object the plan makes, with what it is for.
 pub(crate) type Made = (About, Object);
 
-/// Output order of an API's objects: by API, then roles before cluster
-/// bindings before namespaced ones, then namespace, version, role and name.
-fn output_order((about, object): &Made) -> (String, u8, String, Option<String>, u8, String) {
+/// Output order of an API's objects: by API (OLM's own APIs after the
+/// bundle's), then roles before cluster bindings before namespaced ones, then
+/// namespace, version, role and name.
+fn output_order((about, object): &Made) -> (bool, String, u8, String, Option<String>, u8, String) {
     let m = object.metadata();
     let rank = match object {
         Object::ClusterRole(_) => 0,
@@ -211,9 +216,11 @@ fn output_order((about, object): &Made) -> (String, u8, String, Option<String>, 
     };
     let (api, version, role) = match about {
         About::Api { api, version, role } => (api.clone(), version.clone(), *role as u8),
+        About::Olm(role) => (String::new(), None, *role as u8),
         About::Operator(_) | About::Installer(_) => (String::new(), None, 9),
     };
-    (api, rank, m.namespace.clone().unwrap_or_default(), version, role, m.name.clone().unwrap_or_default())
+    let olm = matches!(about, About::Olm(_));
+    (olm, api, rank, m.namespace.clone().unwrap_or_default(), version, role, m.name.clone().unwrap_or_default())
 }
 
 #[derive(Debug, Clone, PartialEq)]

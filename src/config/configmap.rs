@@ -95,7 +95,7 @@ type Setter = fn(&mut Spec, &str) -> Result<(), String>;
 /// The keys a ConfigMap config may hold, each with how it sets its `spec`
 /// field, in the order the message for an unknown key lists them. Each key is
 /// the name of the scalar field it sets (`configmap::tests` holds that).
-const KEYS: [(&str, Setter); 14] = [
+const KEYS: [(&str, Setter); 15] = [
     ("mode", |spec, value| match enum_value(value)? {
         Mode::Bind => {
             Err("Bind mode needs bindings, which a ConfigMap cannot express: use an RBACConfig (--fn-config)".into())
@@ -155,6 +155,10 @@ const KEYS: [(&str, Setter); 14] = [
     }),
     ("allowNoAPIs", |spec, value| {
         spec.allow_no_apis = bool_value(value)?;
+        Ok(())
+    }),
+    ("olmAPIs", |spec, value| {
+        spec.olm_apis = enum_value(value)?;
         Ok(())
     }),
 ];
@@ -377,7 +381,7 @@ mod tests {
         assert_eq!(refused[0].field.as_deref(), Some("data.mdoe"));
         assert_eq!(
             refused[0].message,
-            "unknown key `mdoe`, expected one of mode, extensionName, clusterServiceVersion, include, exclude, roles, naming, outputPath, bundleRoles, bundleObjects, stripBundleAggregation, allowOLMGroups, apiServiceGroups, allowNoAPIs"
+            "unknown key `mdoe`, expected one of mode, extensionName, clusterServiceVersion, include, exclude, roles, naming, outputPath, bundleRoles, bundleObjects, stripBundleAggregation, allowOLMGroups, apiServiceGroups, allowNoAPIs, olmAPIs"
         );
     }
 }

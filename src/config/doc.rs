@@ -100,6 +100,32 @@ pub(crate) struct Spec {
     /// The ServiceAccount OLM installs the bundle as: its RBAC, derived from the bundle, or a check
     /// of an existing account's.
     pub installer: Option<InstallerDoc>,
+    /// Aggregate and Bind mode: access to OLM's own APIs for the holders of the levels.
+    /// `Unmanaged` (default): none. `View`: read OLM v0's Subscriptions, ClusterServiceVersions,
+    /// InstallPlans, CatalogSources, OperatorGroups and PackageManifests, and OLM v1's
+    /// ClusterExtensions and ClusterCatalogs. `Edit`: also write Subscriptions (edit and admin),
+    /// which lets their holders install operators.
+    #[serde(default, rename = "olmAPIs")]
+    pub olm_apis: OlmApis,
+}
+
+/// How much of OLM's own APIs the levels' holders get (`spec.olmAPIs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
+pub(crate) enum OlmApis {
+    #[default]
+    Unmanaged,
+    View,
+    Edit,
+}
+
+impl OlmApis {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            OlmApis::Unmanaged => "Unmanaged",
+            OlmApis::View => "View",
+            OlmApis::Edit => "Edit",
+        }
+    }
 }
 
 /// Whether the bundle's own objects stay in the output.

@@ -15,7 +15,7 @@ use crate::names::bounded_name;
 use super::input::Planning;
 use super::namespaces::selected_namespaces;
 use super::roles::{metadata, name_parts};
-use super::{About, Api, ApiSource, Made, Object};
+use super::{olm_apis, About, Api, ApiSource, Made, Object};
 
 /// The roles a binding of `role` grants: editors also read. (Everyone bound
 /// can read the API's CRD object too: versions, schema, printer columns.)
@@ -26,12 +26,10 @@ fn roles_bound_with(role: RoleKind) -> Vec<RoleKind> {
     }
 }
 
-/// One binding to write: kind (cluster or namespace), name, role, subjects.
+/// One binding to write: what it is for, the role it binds, its subjects.
 #[derive(Debug)]
 struct Planned {
-    api: String,
-    version: Option<String>,
-    role: RoleKind,
+    about: About,
     role_name: String,
     subjects: BTreeSet<Subject>,
 }
@@ -62,6 +60,7 @@ pub(crate) fn bindings(
         for api in apis {
             plans.binding_on(binding, api, scope.as_deref(), &field, results);
         }
+        plans.olm_binding(binding, scope.as_deref());
     }
     if !config.roles.contains(&RoleKind::CrdView) && apis.iter().any(|a| a.source == ApiSource::Crd) {
         results.push(
@@ -115,7 +114,12 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                     for (version, role_name) in (self.role_for)(api, role) {
                         for ns in list {
                             let name = binding_name(self.config, api, version.as_deref(), role);
-                            self.add((Some(ns.clone()), name), api, (&version, role), &role_name, &binding.subjects);
+                            self.add(
+                                (Some(ns.clone()), name),
+                                api_about(api, &version, role),
+                                &role_name,
+                                &binding.subjects,
+                            );
                         }
                     }
                 }
@@ -124,7 +128,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                 for role in roles_bound_with(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
                         let name = binding_name(self.config, api, version.as_deref(), role);
-                        self.add((None, name), api, (&version, role), &role_name, &binding.subjects);
+                        self.add((None, name), api_about(api, &version, role), &role_name, &binding.subjects);
                     }
                 }
             }
@@ -132,28 +136,44 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
         if api.source == ApiSource::Crd {
             for (version, role_name) in (self.role_for)(api, RoleKind::CrdView) {
                 let name = binding_name(self.config, api, version.as_deref(), RoleKind::CrdView);
-                self.add((None, name), api, (&version, RoleKind::CrdView), &role_name, &binding.subjects);
+                self.add((None, name), api_about(api, &version, RoleKind::CrdView), &role_name, &binding.subjects);
             }
         }
     }
 
-    fn add(
-        &mut self,
-        key: (Option<String>, String),
-        api: &Api,
-        (version, role): (&Option<String>, RoleKind),
-        role_name: &str,
-        subjects: &[Subject],
-    ) {
+    /// Plans `binding`'s share of OLM's own APIs (`spec.olmAPIs`): each role
+    /// where the binding applies, but the cluster-scoped discovery role, which
+    /// only a ClusterRoleBinding grants: it is bound cluster-wide for a
+    /// namespaced binding too (it only reads which extensions and catalogs the
+    /// cluster has), unless the binding applies in no namespace at all.
+    fn olm_binding(&mut self, binding: &Binding, namespaces: Option<&[String]>) {
+        for role in olm_apis::bound_with(self.config.olm_apis, binding.role) {
+            let name = role.name(&self.config.extension);
+            let places: Vec<Option<String>> = match namespaces {
+                Some([]) => Vec::new(),
+                Some(_) if role.cluster_scoped() => vec![None],
+                Some(list) => list.iter().cloned().map(Some).collect(),
+                None => vec![None],
+            };
+            for place in places {
+                self.add((place, name.clone()), About::Olm(role), &name, &binding.subjects);
+            }
+        }
+    }
+
+    fn add(&mut self, key: (Option<String>, String), about: About, role_name: &str, subjects: &[Subject]) {
         let entry = self.planned.entry(key).or_insert_with(|| Planned {
-            api: api.name.clone(),
-            version: version.clone(),
-            role,
+            about,
             role_name: role_name.to_string(),
             subjects: BTreeSet::new(),
         });
         entry.subjects.extend(subjects.iter().cloned());
     }
+}
+
+/// What a binding of an API's role is for.
+fn api_about(api: &Api, version: &Option<String>, role: RoleKind) -> About {
+    About::Api { api: api.name.clone(), version: version.clone(), role }
 }
 
 /// Where a binding applies: `None` cluster-wide, or the namespaces it lists
@@ -188,10 +208,13 @@ fn binding_scope(
 /// A planned binding as the object to write: a ClusterRoleBinding, or a
 /// RoleBinding in its namespace, of the ClusterRole that serves the role.
 fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Planned) -> Made {
-    let about = About::Api { api: p.api.clone(), version: p.version.clone(), role: p.role };
     let subjects: Vec<K8sSubject> = p.subjects.iter().map(k8s_subject).collect();
     let role_ref = RoleRefKind::ClusterRole.role_ref(&p.role_name);
-    let mut meta: ObjectMeta = metadata(config, &p.api, p.role);
+    let mut meta: ObjectMeta = match &p.about {
+        About::Api { api, role, .. } => metadata(config, api, *role),
+        About::Olm(role) => olm_apis::metadata(config, *role),
+        About::Operator(_) | About::Installer(_) => ObjectMeta::default(),
+    };
     meta.name = Some(name);
     let object = match namespace {
         None => Object::ClusterRoleBinding(ClusterRoleBinding { metadata: meta, role_ref, subjects: Some(subjects) }),
@@ -200,7 +223,7 @@ fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Pl
             Object::RoleBinding(RoleBinding { metadata: meta, role_ref, subjects: Some(subjects) })
         }
     };
-    (about, object)
+    (p.about, object)
 }
 
 /// `<extension>-<api>-<role>` (with the version under `naming: OLMv0`),

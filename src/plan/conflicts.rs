@@ -8,7 +8,7 @@ use crate::findings::Finding;
 use crate::model::*;
 
 use super::input::Input;
-use super::{trust, Draft, Generated};
+use super::{trust, About, Draft, Generated};
 
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.
@@ -35,10 +35,10 @@ pub(super) fn check_conflicts(input: &Input<'_>, plan: &mut Draft) {
                 .labels
                 .get(EXTENSION_LABEL)
                 .filter(|_| existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER));
-            let leave_out = if g.about.account().is_some() {
-                "leave spec.operator and spec.installer out"
-            } else {
-                "leave the API out with spec.apis.exclude"
+            let leave_out = match &g.about {
+                About::Olm(_) => "set spec.olmAPIs to Unmanaged",
+                about if about.account().is_some() => "leave spec.operator and spec.installer out",
+                _ => "leave the API out with spec.apis.exclude",
             };
             let (owner, remedy) = match other_extension {
                 // Most often this extension's own earlier output, under the name the config gave then.

@@ -18,6 +18,7 @@ use crate::reserved;
 
 use super::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
 use super::input::Input;
+use super::olm_apis::{self, OlmRole};
 use super::roles::rule_for_parts;
 use super::Object;
 
@@ -171,6 +172,9 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
         }
         Some(AccountRole::Installer) => return check_operator_claim(o).map(|()| extension.clone()),
         None => {}
+    }
+    if let Some(role) = labels.get(ROLE_LABEL).and_then(|r| OlmRole::of_label(r)) {
+        return olm_apis::check_claim(o, role, extension).map(|()| extension.clone());
     }
     let role = labels
         .get(ROLE_LABEL)

@@ -16,8 +16,8 @@ use super::origin::{Origin, Origins};
 use super::provenance::Claims;
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{
-    bind, bundle, install_policy, installer, operator, output_order, About, Api, ApiSource, Draft, Generated, Made,
-    Object,
+    bind, bundle, install_policy, installer, olm_apis, operator, output_order, About, Api, ApiSource, Draft, Generated,
+    Made, Object,
 };
 
 /// Plans one config into `plan`. The steps run in this order, and their
@@ -200,6 +200,7 @@ fn generate(p: &Planning<'_>, provided: &Provided, results: &mut Vec<Finding>) -
                 }),
         );
     }
+    generated.extend(olm_apis::cluster_roles(config));
     if config.mode == Mode::Bind {
         let role_for = |api: &Api, role: RoleKind| serving_roles(config, provided, p.objects(), api, role);
         generated.extend(bind::bindings(p, role_for, results));
@@ -250,8 +251,10 @@ fn summarise(p: &Planning<'_>, provided: &Provided, generated: &[Made], results:
         results.push(Finding::info(message).on(&cfg));
         return format!("Unmanaged: only cluster-admins can use its {} API(s)", apis.len());
     }
-    let roles = generated.iter().filter(|(_, o)| matches!(o, Object::ClusterRole(_))).count();
-    let bindings = generated.len() - roles;
+    let for_apis: Vec<&Object> =
+        generated.iter().filter(|(about, _)| matches!(about, About::Api { .. })).map(|(_, o)| o).collect();
+    let roles = for_apis.iter().filter(|o| matches!(o, Object::ClusterRole(_))).count();
+    let bindings = for_apis.len() - roles;
     report_per_api(apis, provided, generated, p.objects(), results);
     let how = match config.mode {
         Mode::Aggregate => "aggregated into the built-in admin, edit and view roles".to_string(),
@@ -274,6 +277,7 @@ fn summarise(p: &Planning<'_>, provided: &Provided, generated: &[Made], results:
     if !provided.is_empty() {
         summary.push_str(&format!(", {} bundle role(s) used", provided.len()));
     }
+    olm_apis::report(config, generated, results);
     summary
 }
 

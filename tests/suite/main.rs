@@ -28,6 +28,7 @@ mod json_schema;
 mod krm;
 mod kubernetes_tables;
 mod modes;
+mod olm_apis;
 mod operator;
 mod property;
 mod render_habits;
