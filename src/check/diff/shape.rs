@@ -23,6 +23,7 @@ pub(crate) const NO_CHANGE: &str = "no change in access: OLD and NEW grant the s
 
 /// `diff -o json|yaml`: every rule gained, and every rule lost.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 #[schemars(rename = "DiffOutput")]
 pub struct DiffOut {
     /// What NEW allows that OLD does not.
@@ -33,7 +34,7 @@ pub struct DiffOut {
 
 /// One rule a subject gained or lost, and where.
 #[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChangeOut {
     pub subject: SubjectOut,
     /// Where it holds; absent: cluster-wide.
@@ -50,15 +51,16 @@ pub struct ChangeOut {
     #[serde(rename = "nonResourceURLs")]
     pub non_resource_urls: Vec<String>,
     /// The worst entry of the dangerous-permissions catalogue the rule grants
-    /// there: `critical`, `high` or `medium`; absent when none.
+    /// there (docs/dangerous-permissions.md); absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub severity: Option<String>,
+    pub severity: Option<Severity>,
 }
 
 /// Who: a binding's subject (`User`, `Group`, `ServiceAccount` with its
 /// namespace), or `ClusterRole` `admin`, `edit` or `view` for whoever is
 /// bound to that built-in aggregating role.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SubjectOut {
     pub kind: String,
     pub name: String,
@@ -102,7 +104,7 @@ impl ChangeOut {
             resource_names: list(&c.rule.resource_names),
             verbs: c.rule.verbs.clone(),
             non_resource_urls: list(&c.rule.non_resource_urls),
-            severity: c.severity.map(|s| s.as_str().to_string()),
+            severity: c.severity,
         }
     }
 }
