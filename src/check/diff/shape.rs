@@ -182,8 +182,7 @@ fn rule_cells(rule: &PolicyRule) -> [Vec<String>; 4] {
     let list = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
     let target =
         Target::Resources { groups: list(&rule.api_groups), resources: list(&rule.resources), names: Vec::new() };
-    let resources = target.resources_text();
-    let resources = if resources.is_empty() { Vec::new() } else { vec![resources] };
+    let resources = target.resources_text().split(' ').filter(|r| !r.is_empty()).map(String::from).collect();
     [resources, list(&rule.non_resource_urls), list(&rule.resource_names), rule.verbs.clone()]
 }
 
