@@ -48,6 +48,16 @@ impl BindingDef {
     pub fn role_ref_kind(&self) -> Option<RoleRefKind> {
         RoleRefKind::parse(&self.role_kind)
     }
+
+    /// Whether what it grants holds in the place: a ClusterRoleBinding's
+    /// everywhere, a RoleBinding's in its namespace.
+    pub(crate) fn applies_in(&self, place: Place<'_>) -> bool {
+        match (place, self.namespace.as_deref()) {
+            (_, None) | (Place::Each, _) => true,
+            (Place::Namespace(ns), Some(bound)) => ns == bound,
+            (Place::ClusterWide, Some(_)) => false,
+        }
+    }
 }
 
 /// Everything the checks know: roles, bindings and resource scopes.
@@ -201,12 +211,7 @@ impl Policy {
         place: Place<'a>,
     ) -> impl Iterator<Item = &'a BindingDef> + 'a {
         self.bindings.iter().filter(move |b| {
-            let here = match (place, b.namespace.as_deref()) {
-                (_, None) | (Place::Each, _) => true,
-                (Place::Namespace(ns), Some(bound)) => ns == bound,
-                (Place::ClusterWide, Some(_)) => false,
-            };
-            here && b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref()))
+            b.applies_in(place) && b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref()))
         })
     }
 }
@@ -347,4 +352,4 @@ pub use request::{Identity, Request, UrlRequest};
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;
 mod who;
-pub(crate) use who::{Grantee, HeldAccess};
+pub(crate) use who::{as_named, Grantee, HeldAccess};

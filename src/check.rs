@@ -1,15 +1,17 @@
-//! The offline access checks as commands: `can-i`, `who-can` and `report`
-//! on rendered manifests.
+//! The offline access checks as commands: `can-i`, `who-can`, `report` and
+//! `diff` on rendered manifests.
 //!
 //! This module reads and writes; the RBAC kernel ([`crate::access`]) decides.
 //! [`load`] reads manifests (with the same YAML splitter as the function)
 //! into an [`access::Policy`](crate::access::Policy), [`commands`] asks it
 //! the user's question and shapes the answer: a text table ([`table`]), the
 //! access report ([`matrix`]), or the JSON and YAML shapes ([`shapes`]).
+//! [`diff`] compares two renders: what each subject gains and loses.
 //! Dependencies point one way: this module uses the kernel, the kernel never
 //! uses this module.
 
 pub mod commands;
+pub mod diff;
 mod load;
 mod matrix;
 mod shapes;

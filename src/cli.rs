@@ -35,8 +35,9 @@ enum Command {
     #[command(after_help = help::EXAMPLES, override_usage = help::RENDER_USAGE)]
     Render(RenderArgs),
     /// Print the JSON Schema of RBACConfig, for editor validation, e.g. with
-    /// `# yaml-language-server: $schema=rbacconfig.schema.json` in the config.
-    Schema,
+    /// `# yaml-language-server: $schema=rbacconfig.schema.json` in the config;
+    /// or, with diff-output, of `diff -o json`'s output.
+    Schema(SchemaArgs),
     /// Answer `kubectl auth can-i` from rendered manifests, without a cluster:
     /// prints yes (exit 0) or no (exit 1), or with --list what the user may do;
     /// exit 2 on unreadable input or a usage error.
@@ -49,6 +50,11 @@ enum Command {
     /// and which APIs only cluster-admins can use.
     #[command(override_usage = help::REPORT_USAGE)]
     Report(check::ReportArgs),
+    /// What each subject may do with NEW's RBAC that it may not with OLD's,
+    /// and the reverse: exit 0 when nothing is gained, 1 when something is
+    /// (see --fail-on), 2 on unreadable input or a usage error.
+    #[command(override_usage = help::DIFF_USAGE, after_help = help::DIFF_EXAMPLES)]
+    Diff(check::DiffArgs),
 }
 
 impl Cli {
@@ -58,11 +64,37 @@ impl Cli {
         match self.command {
             None => run::function_on_stdin(),
             Some(Command::Render(render)) => render.run(),
-            Some(Command::Schema) => Outcome { stdout: crate::config::json_schema(), stderr: String::new(), code: 0 },
+            Some(Command::Schema(schema)) => schema.run(),
             Some(Command::CanI(can_i)) => can_i.run(),
             Some(Command::WhoCan(who_can)) => who_can.run(),
             Some(Command::Report(report)) => report.run(),
+            Some(Command::Diff(diff)) => diff.run(),
         }
+    }
+}
+
+/// `schema`'s argument: which document's schema.
+#[derive(Args)]
+struct SchemaArgs {
+    /// rbacconfig (the default): RBACConfig; diff-output: `diff -o json`.
+    #[arg(value_enum, value_name = "OF", default_value_t = SchemaOf::Rbacconfig)]
+    of: SchemaOf,
+}
+
+/// The documents `schema` describes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SchemaOf {
+    Rbacconfig,
+    DiffOutput,
+}
+
+impl SchemaArgs {
+    fn run(self) -> Outcome {
+        let stdout = match self.of {
+            SchemaOf::Rbacconfig => crate::config::json_schema(),
+            SchemaOf::DiffOutput => crate::check::diff::json_schema(),
+        };
+        Outcome { stdout, stderr: String::new(), code: 0 }
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::matches::sort_for_reading;
-use super::{Identity, Policy};
+use super::{BindingDef, Identity, Policy};
 
 /// Where to list an identity's permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +78,26 @@ pub(crate) struct Permission {
     pub verbs: Vec<String>,
 }
 
+impl Permission {
+    /// The permission as a rule Kubernetes would write: its API groups,
+    /// resources and names, or its URLs, with its verbs.
+    pub(crate) fn rule(&self) -> PolicyRule {
+        let some = |v: &[String]| (!v.is_empty()).then(|| v.to_vec());
+        match &self.target {
+            Target::Resources { groups, resources, names } => PolicyRule {
+                api_groups: Some(groups.clone()),
+                resources: Some(resources.clone()),
+                resource_names: some(names),
+                verbs: self.verbs.clone(),
+                ..Default::default()
+            },
+            Target::Urls(urls) => {
+                PolicyRule { non_resource_urls: Some(urls.clone()), verbs: self.verbs.clone(), ..Default::default() }
+            }
+        }
+    }
+}
+
 /// The verbs in the order kubectl users read them
 /// ([`sort_for_reading`]), or just `*` when `*` is among them.
 fn ordered_verbs(verbs: BTreeSet<String>) -> Vec<String> {
@@ -112,12 +132,22 @@ impl Policy {
     /// Sorted by place (cluster-wide first), then non-resource URLs after
     /// resources, each by the text a user sees.
     pub(crate) fn permissions(&self, who: &Identity, place: Place<'_>) -> Vec<Permission> {
+        self.permissions_through(self.bindings_for(who, place), place)
+    }
+
+    /// [`Policy::permissions`] through the bindings given (those that name
+    /// one subject, for `diff`): those of them that apply in the place.
+    pub(crate) fn permissions_through<'a>(
+        &'a self,
+        bindings: impl Iterator<Item = &'a BindingDef>,
+        place: Place<'_>,
+    ) -> Vec<Permission> {
         // Many bindings of one role in one place grant the same: read it once.
         // (place listed, binding's namespace, role's name and namespace)
         type Reach<'r> = (Option<String>, Option<&'r str>, &'r str, Option<&'r str>);
         let mut reached: BTreeSet<Reach> = BTreeSet::new();
         let mut merged: HashMap<(Option<String>, Target), BTreeSet<String>> = HashMap::new();
-        for b in self.bindings_for(who, place) {
+        for b in bindings.filter(|b| b.applies_in(place)) {
             let Some(role) = self.bound_role(b) else { continue };
             let namespace = match place {
                 Place::ClusterWide => None,

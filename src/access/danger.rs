@@ -25,7 +25,9 @@ use super::matches::{or_empty, ALL};
 
 /// How much a dangerous permission gives its holder, from least to most, so
 /// that `max` picks the worst. docs/dangerous-permissions.md defines each level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+// Serialised as `as_str` writes it, in `diff -o json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Weakens a safeguard, spreads what the holder already has, or damages
     /// what others run; it does not by itself give another identity's rights.

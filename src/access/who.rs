@@ -34,15 +34,7 @@ impl Policy {
             };
             let Some(chain) = self.chains_through(b, here).into_iter().next() else { continue };
             for s in &b.subjects {
-                let mut subject = s.clone();
-                // Written with or without apiGroup, a subject is the same subject.
-                subject.api_group = None;
-                if SubjectKind::of(&subject) == Some(SubjectKind::ServiceAccount) {
-                    match subject_namespace(s, b.namespace.as_deref()) {
-                        Some(ns) => subject.namespace = Some(ns.to_string()),
-                        None => continue, // matches nobody
-                    }
-                }
+                let Some(subject) = as_named(s, b.namespace.as_deref()) else { continue };
                 out.push(HeldAccess {
                     grantee: Grantee::Subject(subject),
                     namespace: b.namespace.clone(),
@@ -86,6 +78,20 @@ impl Policy {
         }
         out
     }
+}
+
+/// A binding's subject as one names it everywhere: without `apiGroup`
+/// (written or not, the subject is the same), a ServiceAccount with its
+/// namespace (its RoleBinding's when it has none). `None` for a
+/// ServiceAccount that matches nobody (in a ClusterRoleBinding, without a
+/// namespace).
+pub(crate) fn as_named(s: &Subject, binding_namespace: Option<&str>) -> Option<Subject> {
+    let mut subject = s.clone();
+    subject.api_group = None;
+    if SubjectKind::of(&subject) == Some(SubjectKind::ServiceAccount) {
+        subject.namespace = Some(subject_namespace(s, binding_namespace)?.to_string());
+    }
+    Some(subject)
 }
 
 /// To whom access is granted: a subject of a binding, or whoever is bound to

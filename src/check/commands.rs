@@ -43,7 +43,7 @@ pub fn refuse_terminal(command: &str, files_given: bool, stdin_is_terminal: bool
 /// Runs a command on the policy read from the inputs. Warnings (about the
 /// input, then the command's own) go first on stderr, unless `quiet`; errors
 /// always do.
-fn with_policy(
+pub(super) fn with_policy(
     inputs: &[Source],
     common: Common,
     command: impl FnOnce(&Policy, &mut Vec<String>) -> Outcome,
@@ -258,7 +258,7 @@ pub fn can_i_list_with(inputs: &[Source], q: &CanIList<'_>, output: Format, comm
 }
 
 /// `value` in the format asked, exit 0; should it not encode, an error.
-fn encoded<T: serde::Serialize>(value: &T, format: Format) -> Outcome {
+pub(super) fn encoded<T: serde::Serialize>(value: &T, format: Format) -> Outcome {
     match encode(value, format) {
         Ok(stdout) => Outcome { stdout, stderr: String::new(), code: 0 },
         Err(e) => input_error(format!("could not write the output: {e}")),

@@ -238,7 +238,7 @@ fn holders_of_every_verb(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> V
 }
 
 /// Keeps subject names from breaking a Markdown table.
-fn escape_markdown(s: &str) -> String {
+pub(super) fn escape_markdown(s: &str) -> String {
     s.replace('|', "\\|").replace('`', "\\`")
 }
 

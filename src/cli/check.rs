@@ -1,16 +1,18 @@
 //! The offline access checks' arguments (`can-i`, `who-can`, `report`): each
-//! reads its manifests from `-f`, or stdin when there is none, and asks
+//! reads its manifests from `-f`, or stdin when there is none (`diff` reads
+//! its two, OLD and NEW, from its arguments), and asks
 //! `check::commands` its question. The output formats and built-in role sets
 //! are the checks' and the kernel's own types, taken by clap as [`ValueEnum`]s.
 
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 use crate::access::builtin::BuiltinRoles;
 use crate::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
+use crate::check::diff::{diff, DiffOptions, FailOn};
 use crate::input::{read_path, Source};
 use crate::outcome::Outcome;
 
@@ -167,6 +169,57 @@ impl ReportArgs {
         read_all("report", &self.files)
             .map(|inputs| commands::report_with(&inputs, self.format, common))
             .unwrap_or_else(|refused| refused)
+    }
+}
+
+/// `diff`'s arguments: two renders, each read as `can-i -f` reads its input.
+#[derive(Args)]
+pub(super) struct DiffArgs {
+    /// The rendered manifests before: a file, a directory, or - for stdin.
+    #[arg(value_name = "OLD")]
+    old: PathBuf,
+    /// The rendered manifests after: a file, a directory, or - for stdin.
+    #[arg(value_name = "NEW")]
+    new: PathBuf,
+    /// table for a terminal (120 columns), markdown for a pull-request
+    /// comment, json or yaml for scripts.
+    #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    output: Format,
+    /// Exit 1 on any gain (gain, the default), only on a gain the
+    /// dangerous-permissions catalogue marks (dangerous), or never (none).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = FailOn::Gain)]
+    fail_on: FailOn,
+    /// Print nothing: the exit code answers.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Kubernetes' built-in roles and bindings to add to each side's:
+    /// kubernetes-1.33 (its bootstrap policy) or none.
+    #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes1_33)]
+    builtin_roles: BuiltinRoles,
+}
+
+impl DiffArgs {
+    pub(super) fn run(self) -> Outcome {
+        let stdin = Path::new("-");
+        if self.old == stdin && self.new == stdin {
+            return Outcome::failure("diff reads stdin for one of OLD and NEW, not both", commands::INPUT_ERROR);
+        }
+        let piped = self.old == stdin || self.new == stdin;
+        if let Some(refusal) = crate::input::refuse_terminal(
+            "diff reads one side from stdin (-)",
+            "pipe the rendered manifests in (olm-rbac render ... | olm-rbac diff old.yaml -)",
+            !piped,
+            std::io::stdin().is_terminal(),
+        ) {
+            return Outcome::failure(&refusal, commands::INPUT_ERROR);
+        }
+        let read = |path: &Path| read_path(path).map_err(|e| Outcome::failure(&e, commands::INPUT_ERROR));
+        let (old, new) = match (read(&self.old), read(&self.new)) {
+            (Ok(old), Ok(new)) => (old, new),
+            (Err(refused), _) | (_, Err(refused)) => return refused,
+        };
+        let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
+        diff(&old, &new, DiffOptions { format: self.output, fail_on: self.fail_on, common })
     }
 }
 

@@ -58,3 +58,20 @@ pub(super) const WHO_CAN_USAGE: &str = "\
 olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
 
 pub(super) const REPORT_USAGE: &str = "olm-rbac report [-o <FORMAT>] [-f <PATH>]... [-q] [--builtin-roles <SET>]";
+
+pub(super) const DIFF_USAGE: &str =
+    "olm-rbac diff <OLD> <NEW> [-o <FORMAT>] [--fail-on <WHEN>] [-q] [--builtin-roles <SET>]";
+
+pub(super) const DIFF_EXAMPLES: &str = "\
+Examples:
+  # What an upgrade changes: render both versions with the same config, then compare
+  olm-rbac render -c rbac.yaml -q old-bundle/ > old.yaml
+  olm-rbac render -c rbac.yaml -q new-bundle/ > new.yaml
+  olm-rbac diff old.yaml new.yaml
+
+  # As a pull-request comment; fail the job only on a dangerous gain
+  olm-rbac diff old.yaml new.yaml -o markdown --fail-on dangerous > access.md
+
+  # One side on stdin
+  olm-rbac render -c rbac.yaml -q new-bundle/ | olm-rbac diff old.yaml -
+";

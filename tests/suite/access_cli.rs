@@ -410,7 +410,7 @@ fn usage_flags(help: &str) -> Vec<(String, bool)> {
 
 #[test]
 fn every_help_describes_every_argument_and_the_usage_shows_every_flag() {
-    for command in [&[][..], &["render"], &["schema"], &["can-i"], &["who-can"], &["report"]] {
+    for command in [&[][..], &["render"], &["schema"], &["can-i"], &["who-can"], &["report"], &["diff"]] {
         let out = Command::new(BIN).args(command).arg("--help").output().unwrap();
         assert!(out.status.success(), "{command:?}");
         let help = text(&out.stdout);

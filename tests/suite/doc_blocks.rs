@@ -241,16 +241,27 @@ const BUNDLE_OF: &[(&str, &str)] = &[
     ("functions/olm-rbac/README.md", "argocd-operator-0.19.0"),
 ];
 
+/// Bundles a doc reads by their fixture's name: each bundle's root is copied
+/// into the doc's scratch folder under that name.
+const BUNDLE_ROOTS_OF: &[(&str, &[&str])] =
+    &[("docs/upgrade-review.md", &["argocd-operator-0.6.0", "argocd-operator-0.19.0"])];
+
 /// A doc's scratch folder, which its blocks share in order as a reader's
 /// folder would: a copy of `examples/`, `my-package/` and `bundle/manifests/`
 /// (the guestbook bundle unless [`BUNDLE_OF`] says otherwise), `chart/`,
-/// `rbac.yaml` (the guestbook config) and the files in [`DOC_FIXTURES`].
+/// `rbac.yaml` (the guestbook config), the files in [`DOC_FIXTURES`] and the
+/// bundles of [`BUNDLE_ROOTS_OF`].
 fn scratch(doc: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let at = |p: &str| dir.path().join(p);
     copy_dir(&repo("examples"), &at("examples"));
     copy_dir(&repo("examples/helm/chart"), &at("chart"));
     copy_dir(&repo(DOC_FIXTURES), dir.path());
+    for (_, bundles) in BUNDLE_ROOTS_OF.iter().filter(|(d, _)| *d == doc) {
+        for bundle in *bundles {
+            copy_dir(&bundles_dir().join(bundle), &at(bundle));
+        }
+    }
     match BUNDLE_OF.iter().find(|(d, _)| *d == doc) {
         Some((_, bundle)) => {
             copy_dir(&bundles_dir().join(bundle).join("manifests"), &at("bundle/manifests"));

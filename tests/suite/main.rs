@@ -12,6 +12,7 @@ mod access_facts;
 mod access_habits;
 mod access_output;
 mod command_line;
+mod diff;
 mod doc_blocks;
 mod docs;
 mod e2e;

@@ -1,0 +1,258 @@
+//! What `diff` prints: a table per holder for a terminal (wrapped to 120
+//! columns, as `report`), Markdown for a pull-request comment, and the JSON
+//! or YAML shape [`DiffOut`], whose JSON Schema `olm-rbac schema diff-output`
+//! prints (docs/diff-output.schema.json).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{Change, Changes, Holder};
+use crate::access::allowed::Target;
+use crate::access::danger::Severity;
+use crate::access::Grantee;
+use crate::check::commands::{encoded, Format};
+use crate::check::matrix::escape_markdown;
+use crate::check::table::{wrapped, TERMINAL};
+use crate::outcome::Outcome;
+
+/// What a diff with no change says, on its one line.
+pub(crate) const NO_CHANGE: &str = "no change in access: OLD and NEW grant the same";
+
+/// `diff -o json|yaml`: every rule gained, and every rule lost.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "DiffOutput")]
+pub struct DiffOut {
+    /// What NEW allows that OLD does not.
+    pub gained: Vec<ChangeOut>,
+    /// What OLD allows that NEW does not.
+    pub lost: Vec<ChangeOut>,
+}
+
+/// One rule a subject gained or lost, and where.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChangeOut {
+    pub subject: SubjectOut,
+    /// Where it holds; absent: cluster-wide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// API groups (`""` is the core group); empty for non-resource URLs.
+    pub api_groups: Vec<String>,
+    /// Resources, `plural` or `plural/subresource`; empty for non-resource URLs.
+    pub resources: Vec<String>,
+    /// Only these objects; empty: every object.
+    pub resource_names: Vec<String>,
+    pub verbs: Vec<String>,
+    /// Non-resource URLs such as `/metrics`; empty for resources.
+    #[serde(rename = "nonResourceURLs")]
+    pub non_resource_urls: Vec<String>,
+    /// The worst entry of the dangerous-permissions catalogue the rule grants
+    /// there (docs/dangerous-permissions.md); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+}
+
+/// Who: a binding's subject (`User`, `Group`, `ServiceAccount` with its
+/// namespace), or `ClusterRole` `admin`, `edit` or `view` for whoever is
+/// bound to that built-in aggregating role.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubjectOut {
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+/// The JSON Schema of [`DiffOut`] (`olm-rbac schema diff-output`).
+pub fn json_schema() -> String {
+    let mut schema = schemars::schema_for!(DiffOut);
+    schema.insert("$id".into(), "https://olm-rbac.io/schemas/v1alpha1/diff-output.json".into());
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The changes in the format asked, exit 0.
+pub(super) fn write(changes: &Changes, format: Format) -> Outcome {
+    let stdout = match format {
+        Format::Json | Format::Yaml => {
+            let out = DiffOut {
+                gained: changes.gained.iter().map(ChangeOut::of).collect(),
+                lost: changes.lost.iter().map(ChangeOut::of).collect(),
+            };
+            return encoded(&out, format);
+        }
+        Format::Table => text(changes),
+        Format::Markdown => markdown(changes),
+    };
+    Outcome { stdout, stderr: String::new(), code: 0 }
+}
+
+impl ChangeOut {
+    fn of(c: &Change) -> ChangeOut {
+        let list = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
+        ChangeOut {
+            subject: SubjectOut::of(&c.holder),
+            namespace: c.namespace.clone(),
+            api_groups: list(&c.rule.api_groups),
+            resources: list(&c.rule.resources),
+            resource_names: list(&c.rule.resource_names),
+            verbs: c.rule.verbs.clone(),
+            non_resource_urls: list(&c.rule.non_resource_urls),
+            severity: c.severity,
+        }
+    }
+}
+
+impl SubjectOut {
+    fn of(holder: &Holder) -> SubjectOut {
+        match holder {
+            Holder::Role(role) => SubjectOut { kind: "ClusterRole".into(), name: role.name().into(), namespace: None },
+            Holder::Subject { kind, namespace, name } => {
+                SubjectOut { kind: kind.as_str().into(), name: name.clone(), namespace: namespace.clone() }
+            }
+        }
+    }
+}
+
+/// The holder as `who-can` names a grantee.
+fn holder_text(holder: &Holder) -> String {
+    let grantee = match holder {
+        Holder::Role(role) => Grantee::AnyoneBoundTo { role: *role, cluster_binding_only: false },
+        Holder::Subject { kind, namespace, name } => Grantee::Subject(Subject {
+            kind: kind.as_str().into(),
+            name: name.clone(),
+            namespace: namespace.clone(),
+            api_group: None,
+        }),
+    };
+    grantee.to_string()
+}
+
+/// Gained or lost.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Sign {
+    Gained,
+    Lost,
+}
+
+/// Each holder's changes, cluster-wide first, then by namespace; in each
+/// place gains before losses.
+fn by_holder(changes: &Changes) -> BTreeMap<&Holder, Vec<(Sign, &Change)>> {
+    let mut out: BTreeMap<&Holder, Vec<(Sign, &Change)>> = BTreeMap::new();
+    let signed = changes.gained.iter().map(|c| (Sign::Gained, c)).chain(changes.lost.iter().map(|c| (Sign::Lost, c)));
+    for (sign, c) in signed {
+        out.entry(&c.holder).or_default().push((sign, c));
+    }
+    for rows in out.values_mut() {
+        rows.sort_by_key(|(sign, c)| (c.namespace.clone(), *sign));
+    }
+    out
+}
+
+/// `gained 12 rules (dangerous: 1 critical, 2 high), lost 4 rules, for 3 subjects`.
+fn summary(changes: &Changes) -> String {
+    let mut dangerous: BTreeMap<std::cmp::Reverse<Severity>, usize> = BTreeMap::new();
+    for s in changes.gained.iter().filter_map(|c| c.severity) {
+        *dangerous.entry(std::cmp::Reverse(s)).or_default() += 1;
+    }
+    let dangerous = if dangerous.is_empty() {
+        String::new()
+    } else {
+        let counts: Vec<String> = dangerous.iter().map(|(s, n)| format!("{n} {}", s.0)).collect();
+        format!(" (dangerous: {})", counts.join(", "))
+    };
+    let holders = by_holder(changes).len();
+    let plural = |n: usize, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
+    format!(
+        "gained {}{dangerous}, lost {}, for {}",
+        plural(changes.gained.len(), "rule"),
+        plural(changes.lost.len(), "rule"),
+        plural(holders, "subject")
+    )
+}
+
+/// The columns of a rule: resources as `can-i` takes them, URLs, names, verbs.
+fn rule_cells(rule: &PolicyRule) -> [Vec<String>; 4] {
+    let list = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
+    let target =
+        Target::Resources { groups: list(&rule.api_groups), resources: list(&rule.resources), names: Vec::new() };
+    let resources = target.resources_text().split(' ').filter(|r| !r.is_empty()).map(String::from).collect();
+    [resources, list(&rule.non_resource_urls), list(&rule.resource_names), rule.verbs.clone()]
+}
+
+fn place_text(namespace: &Option<String>) -> String {
+    namespace.clone().unwrap_or_else(|| "cluster-wide".to_string())
+}
+
+/// For a terminal: a summary line, then per holder a table of its changes
+/// (`+` gained, `-` lost), kubectl's columns, wrapped to 120 columns.
+fn text(changes: &Changes) -> String {
+    if changes.gained.is_empty() && changes.lost.is_empty() {
+        return format!("{NO_CHANGE}\n");
+    }
+    let mut out = format!("{}\n", summary(changes));
+    let header = ["", "WHERE", "RESOURCES", "NON-RESOURCE URLS", "RESOURCE NAMES", "VERBS", "DANGER"];
+    for (holder, rows) in by_holder(changes) {
+        out.push_str(&format!("\n{}\n", holder_text(holder)));
+        let rows: Vec<Vec<Option<String>>> = rows
+            .iter()
+            .map(|(sign, c)| {
+                let mark = if *sign == Sign::Gained { "+" } else { "-" };
+                let [resources, urls, names, verbs] =
+                    rule_cells(&c.rule).map(|v| (!v.is_empty()).then(|| format!("[{}]", v.join(" "))));
+                let danger = c.severity.map(|s| s.to_string());
+                vec![Some(mark.into()), Some(place_text(&c.namespace)), resources, urls, names, verbs, danger]
+            })
+            .collect();
+        // A column no row fills is left out, but for resources and verbs.
+        let shown: Vec<usize> =
+            (0..header.len()).filter(|&i| matches!(i, 0..=2 | 5) || rows.iter().any(|r| r[i].is_some())).collect();
+        let cells: Vec<Vec<String>> =
+            rows.iter().map(|r| shown.iter().map(|&i| r[i].clone().unwrap_or_default()).collect()).collect();
+        let header: Vec<&str> = shown.iter().map(|&i| header[i]).collect();
+        out.push_str(&wrapped(&header, &cells, 2, TERMINAL));
+    }
+    out
+}
+
+/// For a pull-request comment: a heading, the summary, and per holder a
+/// table; dangerous gains in bold with a warning sign.
+fn markdown(changes: &Changes) -> String {
+    let mut out = String::from("## Access changes\n\n");
+    if changes.gained.is_empty() && changes.lost.is_empty() {
+        let mut line = NO_CHANGE.to_string();
+        line[..1].make_ascii_uppercase();
+        out.push_str(&format!("{line}.\n"));
+        return out;
+    }
+    out.push_str(&format!("{}.\n", summary(changes)));
+    for (holder, rows) in by_holder(changes) {
+        out.push_str(&format!("\n### {}\n\n", escape_markdown(&holder_text(holder))));
+        out.push_str("| change | where | resources | non-resource URLs | resource names | verbs | danger |\n");
+        out.push_str("|---|---|---|---|---|---|---|\n");
+        for (sign, c) in rows {
+            let code = |v: Vec<String>| {
+                if v.is_empty() {
+                    String::new()
+                } else {
+                    v.iter().map(|x| format!("`{}`", escape_markdown(x))).collect::<Vec<_>>().join(" ")
+                }
+            };
+            let [resources, urls, names, verbs] = rule_cells(&c.rule).map(code);
+            let (change, danger) = match (sign, c.severity) {
+                (Sign::Gained, Some(s)) => ("**gained**", format!("⚠️ **{s}**")),
+                (Sign::Gained, None) => ("gained", String::new()),
+                (Sign::Lost, s) => ("lost", s.map(|s| s.to_string()).unwrap_or_default()),
+            };
+            let place = escape_markdown(&place_text(&c.namespace));
+            out.push_str(&format!("| {change} | {place} | {resources} | {urls} | {names} | {verbs} | {danger} |\n"));
+        }
+    }
+    out
+}
