@@ -10,6 +10,7 @@
 //! uses this module.
 
 pub mod commands;
+mod graph;
 mod load;
 mod matrix;
 mod shapes;
