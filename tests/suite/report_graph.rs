@@ -80,7 +80,19 @@ fn declared(graph: &str) -> (usize, usize) {
 #[test]
 fn dot_draws_argocd_in_bind_and_aggregate_mode_as_graphviz_reads_it() {
     let Some(dot) = DOT.find() else { return };
-    let bind = report(&["-o", "dot"], &rendered(BIND));
+    let manifests = rendered(BIND);
+    let bind = report(&["-o", "dot"], &manifests);
+    // Every holder the evaluator finds for an API is a subject of the picture.
+    let json: serde_json::Value = serde_json::from_str(&report(&["-o", "json"], &manifests)).unwrap();
+    let mut holders = 0;
+    for api in json["extensions"][0]["apis"].as_array().unwrap() {
+        for holder in ["admin", "edit", "view"].iter().flat_map(|l| api[l].as_array().unwrap()) {
+            let node = format!("[label=\"{}\", shape=ellipse]", holder["holder"].as_str().unwrap());
+            assert!(bind.contains(&node), "{node}:\n{bind}");
+            holders += 1;
+        }
+    }
+    assert!(holders > 50, "{holders}");
     assert_eq!(declared(&bind), counted(&graphviz(&dot, &bind, "plain")), "every node and edge as written:\n{bind}");
     graphviz(&dot, &bind, "svg");
     // Grouped: one node for alice's eight ClusterRoleBindings, one for the eight admin roles.

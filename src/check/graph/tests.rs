@@ -1,4 +1,5 @@
 use super::{dot, mermaid, shared, wrap};
+use crate::check::matrix::access_text;
 
 #[test]
 fn mermaid_labels_keep_only_plain_characters() {
@@ -22,4 +23,16 @@ fn shared_names_are_cut_at_a_separator() {
 #[test]
 fn items_wrap_at_about_the_width() {
     assert_eq!(wrap(&["aaaa", "bbbb", "cccc"], 10), vec!["aaaa, bbbb,".to_string(), "cccc".to_string()]);
+}
+
+#[test]
+fn access_is_written_as_whole_levels_and_other_verbs() {
+    assert_eq!(
+        access_text(&["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]),
+        "admin"
+    );
+    assert_eq!(access_text(&["get", "list", "watch", "create", "update", "patch", "delete"]), "edit, view");
+    assert_eq!(access_text(&["get", "list", "watch", "escalate"]), "view, escalate");
+    assert_eq!(access_text(&["*"]), "*");
+    assert_eq!(access_text(&["get", "update"]), "get, update");
 }
