@@ -12,6 +12,7 @@
 
 pub mod commands;
 pub mod diff;
+mod graph;
 mod load;
 mod matrix;
 mod shapes;

@@ -2,8 +2,8 @@
 //! what to print and the exit code.
 
 use super::load::read;
-use super::matrix;
 use super::shapes::{encode, HeldAccessOut, PermissionOut, WhoCanOut};
+use super::{graph, matrix};
 use crate::access::allowed::{resource_text, Place, Target};
 use crate::access::builtin::{BuiltinRoles, KUBERNETES_VERSION};
 use crate::access::{Asked, Grantee, HeldAccess, Identity, Policy, Request, UrlRequest};
@@ -340,8 +340,8 @@ pub fn report(inputs: &[Source], format: Format) -> Outcome {
     report_with(inputs, format, Common::default())
 }
 
-/// The access matrix per extension: a table that fits 120 columns, Markdown,
-/// JSON or YAML.
+/// The access matrix per extension: a table that fits 120 columns, Markdown
+/// (with a Mermaid graph per extension), JSON, YAML, or a Graphviz graph.
 pub fn report_with(inputs: &[Source], format: Format, common: Common) -> Outcome {
     with_policy(inputs, common, |policy, _| {
         let r = matrix::build(policy);
@@ -349,6 +349,7 @@ pub fn report_with(inputs: &[Source], format: Format, common: Common) -> Outcome
             Format::Table => Outcome { stdout: matrix::table(&r), stderr: String::new(), code: 0 },
             Format::Markdown => Outcome { stdout: matrix::markdown(&r), stderr: String::new(), code: 0 },
             Format::Json | Format::Yaml => encoded(&r, format),
+            Format::Dot => Outcome { stdout: graph::dot(&graph::clusters(&r)), stderr: String::new(), code: 0 },
         }
     })
 }

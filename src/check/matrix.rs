@@ -3,13 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::rbac::v1::Subject;
+use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use serde::Serialize;
 
 use super::table::{wrap_indented, wrapped, TERMINAL};
 use crate::access::allowed::Place;
 use crate::access::danger::dangers;
-use crate::access::{describe_rule, AggregatingRole, Asked, Grantee, Identity, Policy, Request, SubjectKind, MASTERS};
+use crate::access::{
+    describe_rule, AggregatingRole, Asked, BindingDef, Grantee, HeldAccess, Identity, Policy, Request, RoleRefKind,
+    SubjectKind, Via, MASTERS,
+};
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 
 /// The verbs that make up each level of access to an API, named after the
@@ -24,7 +27,7 @@ fn level_verbs(level: AggregatingRole) -> &'static [&'static str] {
 
 /// What `report` prints: who holds each level of access to each operator
 /// API, per extension, and what olm-rbac's ServiceAccounts may do.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub(crate) struct AccessMatrix {
     pub extensions: Vec<ExtensionAccess>,
     /// APIs nobody but cluster-admins can use.
@@ -37,7 +40,7 @@ pub(crate) struct AccessMatrix {
 }
 
 /// One ServiceAccount olm-rbac bound, and every rule it holds.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub(crate) struct AccountAccess {
     /// `<namespace>/<name>`.
     pub account: String,
@@ -45,6 +48,47 @@ pub(crate) struct AccountAccess {
     pub role: String,
     pub extension: String,
     pub rules: Vec<AccountRule>,
+    /// The same rules with the binding and role each comes through, for the
+    /// graphs (`report -o dot`, the Mermaid graph of `-o markdown`).
+    #[serde(skip)]
+    pub routes: Vec<AccountRoute>,
+}
+
+/// A rule a ServiceAccount holds, and the binding and role it comes through.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AccountRoute {
+    pub route: Route,
+    pub rule: PolicyRule,
+}
+
+/// How a holder reaches an API or a rule: the binding (`None` for whoever is
+/// bound to a built-in aggregating role, wherever that is) and the role it
+/// binds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Route {
+    /// A RoleBinding's namespace (`None` for a ClusterRoleBinding) and name.
+    pub binding: Option<(Option<String>, String)>,
+    pub role_kind: RoleRefKind,
+    pub role: String,
+}
+
+impl Route {
+    fn through(b: &BindingDef) -> Option<Route> {
+        let role_kind = b.role_ref_kind()?;
+        Some(Route { binding: Some((b.namespace.clone(), b.name.clone())), role_kind, role: b.role_name.clone() })
+    }
+
+    /// The route of a `who-can` answer: its binding and the role that binding binds.
+    fn of(policy: &Policy, access: &HeldAccess) -> Option<Route> {
+        match &access.chain.via {
+            Via::AnyBindingTo(role) => {
+                Some(Route { binding: None, role_kind: RoleRefKind::ClusterRole, role: role.name().to_string() })
+            }
+            Via::Binding { namespace, name, .. } => {
+                policy.bindings.iter().find(|b| &b.namespace == namespace && &b.name == name).and_then(Route::through)
+            }
+        }
+    }
 }
 
 /// A rule a ServiceAccount holds, where, and what of it is dangerous.
@@ -60,7 +104,7 @@ pub(crate) struct AccountRule {
 }
 
 /// The APIs one extension's generated RBAC serves, each with its holders.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub(crate) struct ExtensionAccess {
     /// The extension whose generated RBAC serves these APIs; `None` for APIs
     /// without generated RBAC.
@@ -75,6 +119,18 @@ pub(crate) struct ApiAccess {
     pub admin: Vec<LevelHolder>,
     pub edit: Vec<LevelHolder>,
     pub view: Vec<LevelHolder>,
+    /// Each holder's ways to the API, with the access each gives, for the graphs.
+    #[serde(skip)]
+    pub routes: Vec<ApiRoute>,
+}
+
+/// One holder's way to an API, and the access it gives: the levels it holds
+/// whole (`admin`; `edit`, `view`) and any other verbs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ApiRoute {
+    pub holder: String,
+    pub route: Route,
+    pub access: String,
 }
 
 impl ApiAccess {
@@ -104,18 +160,19 @@ pub(crate) fn build(policy: &Policy) -> AccessMatrix {
     let mut admins_only = Vec::new();
     for (api, ext) in &policy.apis {
         let Some((plural, group)) = api.split_once('.') else { continue };
-        // Who holds each verb, asked once; levels and "admins only" follow from it.
-        let per_verb: BTreeMap<&str, Scopes> = level_verbs(AggregatingRole::Admin)
+        // Who holds each verb, asked once; levels, routes and "admins only" follow from it.
+        let held: BTreeMap<&str, Vec<Held>> = level_verbs(AggregatingRole::Admin)
             .iter()
             .map(|v| (*v, holders_of_verb(policy, group, plural, v)))
             .collect();
+        let per_verb: BTreeMap<&str, Scopes> = held.iter().map(|(v, h)| (*v, scopes_of(h))).collect();
         let [admin, edit, view] =
             AggregatingRole::ALL.map(|level| holders_of_every_verb(level_verbs(level), &per_verb));
         // Only cluster-admins: nobody else holds even one verb.
         if per_verb.values().all(BTreeMap::is_empty) {
             admins_only.push(api.clone());
         }
-        let row = ApiAccess { api: api.clone(), admin, edit, view };
+        let row = ApiAccess { api: api.clone(), admin, edit, view, routes: api_routes(&held) };
         by_ext.entry(ext.clone()).or_default().push(row);
     }
     AccessMatrix {
@@ -145,30 +202,45 @@ fn account_access(policy: &Policy) -> Vec<AccountAccess> {
         .map(|((ns, name), (role, extension))| {
             let who = Identity::service_account(&ns, &name);
             let mut rules = Vec::new();
+            let mut routes = Vec::new();
             for b in
                 policy.bindings.iter().filter(|b| b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref())))
             {
                 let Some(role) = policy.bound_role(b) else { continue };
                 let scope = b.namespace.clone().unwrap_or_else(|| "*".into());
                 for (_, rule) in policy.effective_rules(role) {
-                    let dangerous = dangers(&rule, b.namespace.is_none()).iter().map(|d| d.what.to_string()).collect();
+                    let found = dangers(&rule, b.namespace.is_none());
+                    let dangerous = found.iter().map(|d| d.what.to_string()).collect();
                     let row = AccountRule { scope: scope.clone(), rule: describe_rule(&rule), dangerous };
                     if !rules.contains(&row) {
                         rules.push(row);
                     }
+                    // Kubernetes' bootstrap bindings, which every user or service account
+                    // holds, stay in the table but out of the pictures.
+                    if let Some(route) = Route::through(b).filter(|_| !b.builtin) {
+                        let way = AccountRoute { route, rule };
+                        if !routes.contains(&way) {
+                            routes.push(way);
+                        }
+                    }
                 }
             }
             rules.sort_by(|a, b| (a.scope != "*", &a.scope).cmp(&(b.scope != "*", &b.scope)));
-            AccountAccess { account: format!("{ns}/{name}"), role, extension, rules }
+            AccountAccess { account: format!("{ns}/{name}"), role, extension, rules, routes }
         })
         .collect()
 }
 
-/// Grantee → where they hold it (`*` for cluster-wide).
-type Scopes = BTreeMap<String, Vec<String>>;
+/// One answer to who may use a verb: the holder (as `who-can` writes a
+/// grantee), where (`*` for cluster-wide), and through what.
+struct Held {
+    holder: String,
+    scope: String,
+    route: Option<Route>,
+}
 
-/// Who may use one verb on the API, and where; cluster-admins left out.
-fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Scopes {
+/// Who may use one verb on the API, where, and through what; cluster-admins left out.
+fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Vec<Held> {
     let req = Request {
         verb: verb.to_string(),
         group: group.to_string(),
@@ -177,7 +249,7 @@ fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Sc
         name: None,
         namespace: None,
     };
-    let mut scopes = Scopes::new();
+    let mut held = Vec::new();
     for access in policy.who_can(Asked::Resource(&req), Place::Each) {
         let masters = |s: &Subject| SubjectKind::of(s) == Some(SubjectKind::Group) && s.name == MASTERS;
         if matches!(&access.grantee, Grantee::Subject(s) if masters(s)) {
@@ -193,9 +265,52 @@ fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Sc
             (Grantee::AnyoneBoundTo { cluster_binding_only: true, .. }, _) | (_, None) => "*".to_string(),
             (_, Some(ns)) => ns.clone(),
         };
-        scopes.entry(access.grantee.to_string()).or_default().push(scope);
+        held.push(Held { holder: access.grantee.to_string(), scope, route: Route::of(policy, &access) });
+    }
+    held
+}
+
+/// Grantee → where they hold it (`*` for cluster-wide).
+type Scopes = BTreeMap<String, Vec<String>>;
+
+fn scopes_of(held: &[Held]) -> Scopes {
+    let mut scopes = Scopes::new();
+    for h in held {
+        scopes.entry(h.holder.clone()).or_default().push(h.scope.clone());
     }
     scopes
+}
+
+/// Each holder's ways to the API, each with the verbs it gives, written as
+/// the levels it gives whole and the other verbs.
+fn api_routes(held: &BTreeMap<&str, Vec<Held>>) -> Vec<ApiRoute> {
+    let mut found: Vec<(String, Route, Vec<&str>)> = Vec::new();
+    for (verb, answers) in held {
+        for h in answers {
+            let Some(route) = &h.route else { continue };
+            match found.iter_mut().find(|(holder, r, _)| holder == &h.holder && r == route) {
+                Some((_, _, verbs)) if verbs.contains(verb) => {}
+                Some((_, _, verbs)) => verbs.push(verb),
+                None => found.push((h.holder.clone(), route.clone(), vec![verb])),
+            }
+        }
+    }
+    found.into_iter().map(|(holder, route, verbs)| ApiRoute { holder, route, access: access_text(&verbs) }).collect()
+}
+
+/// `admin`; else the levels held whole (`edit, view`) and the other verbs, as given.
+pub(super) fn access_text<S: AsRef<str>>(verbs: &[S]) -> String {
+    let holds = |v: &str| verbs.iter().any(|w| w.as_ref() == v);
+    let whole = |level: AggregatingRole| level_verbs(level).iter().all(|v| holds(v));
+    if whole(AggregatingRole::Admin) {
+        return AggregatingRole::Admin.name().to_string();
+    }
+    let levels: Vec<AggregatingRole> =
+        [AggregatingRole::Edit, AggregatingRole::View].into_iter().filter(|l| whole(*l)).collect();
+    let mut parts: Vec<&str> = levels.iter().map(|l| l.name()).collect();
+    let in_level = |v: &str| levels.iter().any(|l| level_verbs(*l).contains(&v));
+    parts.extend(verbs.iter().map(AsRef::as_ref).filter(|v| !in_level(v)));
+    parts.join(", ")
 }
 
 /// Holders that may use every verb of a level, each with where.
@@ -255,7 +370,7 @@ fn cell_text(h: &[LevelHolder]) -> String {
         .join("; ")
 }
 
-fn extension_title(ext: &Option<String>) -> String {
+pub(super) fn extension_title(ext: &Option<String>) -> String {
     match ext {
         Some(e) => format!("extension {e}"),
         None => "APIs without olm-rbac RBAC".to_string(),
@@ -275,6 +390,10 @@ pub(crate) fn markdown(r: &AccessMatrix) -> String {
             out.push_str(&format!("| `{}` | {admin} | {edit} | {view} |\n", a.api));
         }
         out.push('\n');
+        let picture = super::graph::cluster(r, &e.extension);
+        if !picture.nodes.is_empty() {
+            out.push_str(&format!("```mermaid\n{}```\n\n", super::graph::mermaid(&picture)));
+        }
     }
     if !r.cluster_admins_only.is_empty() {
         out.push_str("**Only cluster-admins can use:** ");

@@ -11,7 +11,8 @@ use crate::access::{BindingKind, GrantChain, Grantee, HeldAccess, Via};
 
 /// How a command prints what it found, named on the command line as here
 /// (`-o table`): `Table`, columns for a terminal; `Markdown`, a Markdown
-/// table for a pull-request comment (`report` only); `Json`; `Yaml`.
+/// table for a pull-request comment with a Mermaid graph (`report` only);
+/// `Json`; `Yaml`; `Dot`, Graphviz's language (`report` only).
 // No doc comments on the variants: clap would show them as help of their own.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -20,6 +21,7 @@ pub enum Format {
     Markdown,
     Json,
     Yaml,
+    Dot,
 }
 
 /// `value` as YAML for [`Format::Yaml`], else as JSON (pretty, with a final

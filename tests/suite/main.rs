@@ -34,6 +34,7 @@ mod operator;
 mod property;
 mod render_habits;
 mod render_roundtrip;
+mod report_graph;
 mod schema;
 mod security;
 mod tidy;
