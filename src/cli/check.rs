@@ -151,7 +151,8 @@ pub(super) struct ReportArgs {
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     files: Vec<PathBuf>,
     /// table for a terminal (120 columns), markdown for a pull-request
-    /// comment, json or yaml for scripts.
+    /// comment (with a Mermaid graph), json or yaml for scripts, dot for
+    /// Graphviz.
     #[arg(short = 'o', long = "output", visible_alias = "format", value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
     format: Format,
     /// No warnings on stderr; the report only.
@@ -183,7 +184,7 @@ pub(super) struct DiffArgs {
     new: PathBuf,
     /// table for a terminal (120 columns), markdown for a pull-request
     /// comment, json or yaml for scripts.
-    #[arg(short = 'o', long = "output", value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    #[arg(short = 'o', long = "output", value_enum, value_parser = diff_format(), value_name = "FORMAT", default_value_t = Format::Table)]
     output: Format,
     /// Exit 1 on any gain (gain, the default), only on a gain the
     /// dangerous-permissions catalogue marks (dangerous), or never (none).
@@ -253,23 +254,35 @@ impl ValueEnum for BuiltinRoles {
     }
 }
 
-/// A [`Format`] a list prints: any but markdown, which only `report` writes.
-/// Its names are `Format`'s; clap parses it and reports a bad value as for
-/// any value enum.
-#[derive(Clone, Copy)]
-struct ListFormat(Format);
+/// A command's `-o`: some of [`Format`]'s values, under `Format`'s names;
+/// clap parses it and reports a bad value as for any value enum.
+macro_rules! formats {
+    ($(#[$doc:meta])* $parser:ident, $name:ident: $($format:ident),+) => {
+        #[derive(Clone, Copy)]
+        struct $name(Format);
 
-impl ValueEnum for ListFormat {
-    fn value_variants<'a>() -> &'a [Self] {
-        &[ListFormat(Format::Table), ListFormat(Format::Json), ListFormat(Format::Yaml)]
-    }
+        impl ValueEnum for $name {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$($name(Format::$format)),+]
+            }
 
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        self.0.to_possible_value()
-    }
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                self.0.to_possible_value()
+            }
+        }
+
+        $(#[$doc])*
+        fn $parser() -> impl TypedValueParser<Value = Format> {
+            EnumValueParser::<$name>::new().map(|$name(format)| format)
+        }
+    };
 }
 
-/// `-o` of `can-i --list` and `who-can`: a [`ListFormat`], as the `Format` it is.
-fn list_format() -> impl TypedValueParser<Value = Format> {
-    EnumValueParser::<ListFormat>::new().map(|ListFormat(format)| format)
-}
+formats!(
+    /// `-o` of `can-i --list` and `who-can`: a list, so no markdown or graph.
+    list_format, ListFormat: Table, Json, Yaml
+);
+formats!(
+    /// `-o` of `diff`: changes, so no graph.
+    diff_format, DiffFormat: Table, Markdown, Json, Yaml
+);

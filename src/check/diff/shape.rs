@@ -87,7 +87,8 @@ pub(super) fn write(changes: &Changes, format: Format) -> Outcome {
             };
             return encoded(&out, format);
         }
-        Format::Table => text(changes),
+        // The command line offers no dot for diff.
+        Format::Table | Format::Dot => text(changes),
         Format::Markdown => markdown(changes),
     };
     Outcome { stdout, stderr: String::new(), code: 0 }
