@@ -34,7 +34,8 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     };
     let summary = summarise(&p, &provided, &generated, &mut plan.results);
     generated.sort_by_cached_key(output_order);
-    generated.extend(operator_step(&p, &mut plan.results));
+    let operator = operator_step(&p, &generated, &mut plan.results);
+    generated.extend(operator);
     report_removed(&p, &earlier, &generated, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,
@@ -45,9 +46,10 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
 }
 
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
-/// manages it, the install policy, and the installer account
+/// manages it, the install policy (judged with the roles this run already
+/// generated, `generated`, on the cluster), and the installer account
 /// (`spec.installer`). Without either nothing is read.
-fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+fn operator_step(p: &Planning<'_>, generated: &[Made], results: &mut Vec<Finding>) -> Vec<Made> {
     let config = p.config;
     let op = &config.operator;
     // Granting the CSV's rules (to the operator, or to an installer that must
@@ -57,7 +59,7 @@ fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
         return Vec::new();
     }
     let operator = OperatorInput::new(p, results);
-    install_policy::check_policy(&operator, results);
+    install_policy::check_policy(&operator, generated, results);
     let mut written = operator::plan_operator(&operator, results);
     written.extend(installer::plan_installer(&operator, results));
     written

@@ -622,3 +622,22 @@ fn without_the_csvs_file_nothing_is_known_to_be_the_admins() {
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(out.stdout.contains("would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, beyond"));
 }
+
+#[test]
+fn a_binding_to_a_built_in_role_is_judged_with_what_this_run_aggregates_into_it() {
+    // With olmAPIs: Edit, Aggregate mode puts creating Subscriptions (installing
+    // operators) into the built-in edit role: a bundle that binds its account to
+    // edit gets that too, and a deny on it must see it.
+    let b = binding("ClusterRoleBinding", "ack-edit", None, ("ClusterRole", "edit"), &own_account());
+    let extra = [("bundle/manifests/b.yaml", b.as_str())];
+    let deny = "    policy:\n      deny:\n      - {apiGroups: [operators.coreos.com], resources: [subscriptions], verbs: [create]}\n";
+    let refused = "(through the bundle's ClusterRoleBinding ack-edit) would be granted verbs=[create,update,patch,delete] apiGroups=[operators.coreos.com] resources=[subscriptions] cluster-wide";
+    for way in WAYS {
+        let edit = run(way, &extra, &format!("  mode: Aggregate\n  olmAPIs: Edit\n{NAMESPACES}{deny}"));
+        assert_eq!(edit.code, 1, "{way:?}: {}", edit.stderr);
+        assert!(said(&edit).contains(refused), "{way:?}: {}", said(&edit));
+        let view = run(way, &extra, &format!("  mode: Aggregate\n  olmAPIs: View\n{NAMESPACES}{deny}"));
+        assert_eq!(view.code, 0, "{way:?}: {}", view.stderr);
+        assert!(!view.stderr.contains("policy.deny"), "{way:?}: {}", view.stderr);
+    }
+}
