@@ -94,9 +94,16 @@ pub(crate) fn wrap(text: &str, max: usize) -> Vec<String> {
         if !line.is_empty() {
             line.push(' ');
         }
+        let mut start = line.len();
         for c in word.chars() {
             if width(&line) == max {
-                lines.push(std::mem::take(&mut line));
+                // A word longer than the line breaks after its last `.`, `/`
+                // or `-` that fits (`customresourcedefinitions.` then
+                // `apiextensions.k8s.io`), else where the line is full.
+                let cut = line[start..].rfind(['.', '/', '-']).map(|i| start + i + 1).filter(|&i| i > start);
+                let rest = line.split_off(cut.unwrap_or(line.len()));
+                lines.push(std::mem::replace(&mut line, rest));
+                start = 0;
             }
             line.push(c);
         }
@@ -133,6 +140,11 @@ mod tests {
             assert_eq!(lines.concat().replace(' ', ""), text.replace(' ', ""), "{max}");
         }
         assert_eq!(wrap("a b c", 3), ["a b", "c"]);
+        assert_eq!(
+            wrap("[customresourcedefinitions.apiextensions.k8s.io]", 30),
+            ["[customresourcedefinitions.", "apiextensions.k8s.io]"]
+        );
+        assert_eq!(wrap("aaaa.bbbbbbbbbb", 6), ["aaaa.", "bbbbbb", "bbbb"]);
         assert_eq!(wrap("", 3), [""]);
     }
 
