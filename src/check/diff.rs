@@ -135,8 +135,9 @@ pub(crate) fn changes(old: &Policy, new: &Policy) -> Changes {
 /// What of `held` none of `owners` covers, as changes of the holder there.
 fn changed(holder: &Holder, namespace: Option<&str>, held: &[PolicyRule], owners: &[&[PolicyRule]]) -> Vec<Change> {
     let owners = Owners::new(owners.iter().flat_map(|o| o.iter()));
-    held.iter()
-        .flat_map(|rule| owners.uncovered_rules(rule))
+    let uncovered = held.iter().flat_map(|rule| owners.uncovered_rules(rule));
+    with_names_merged(uncovered)
+        .into_iter()
         .map(|rule| Change {
             holder: holder.clone(),
             namespace: namespace.map(String::from),
@@ -144,6 +145,29 @@ fn changed(holder: &Holder, namespace: Option<&str>, held: &[PolicyRule], owners
             rule,
         })
         .collect()
+}
+
+/// The rules, those that differ only in their (named) resources made one:
+/// the same permissions, one row per kind of access rather than per name.
+fn with_names_merged(rules: impl IntoIterator<Item = PolicyRule>) -> Vec<PolicyRule> {
+    let mut out: Vec<PolicyRule> = Vec::new();
+    for rule in rules {
+        let named = |r: &PolicyRule| r.resource_names.as_ref().is_some_and(|n| !n.is_empty());
+        let same_but_names = |r: &PolicyRule| {
+            (&r.api_groups, &r.resources, &r.verbs, &r.non_resource_urls)
+                == (&rule.api_groups, &rule.resources, &rule.verbs, &rule.non_resource_urls)
+        };
+        match out.iter_mut().find(|r| named(r) && named(&rule) && same_but_names(r)) {
+            Some(r) => {
+                let names = r.resource_names.get_or_insert_with(Vec::new);
+                names.extend(rule.resource_names.into_iter().flatten());
+                names.sort();
+                names.dedup();
+            }
+            None => out.push(rule),
+        }
+    }
+    out
 }
 
 /// The bindings of one side, by the holder each names.
@@ -196,5 +220,39 @@ impl<'p> Side<'p> {
     /// The namespaces of the RoleBindings that name the holder.
     fn namespaces_of(&self, holder: &Holder) -> BTreeSet<&'p str> {
         self.by.get(holder).into_iter().flatten().filter_map(|b| b.namespace.as_deref()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(resources: &[&str], names: &[&str], verbs: &[&str]) -> PolicyRule {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        PolicyRule {
+            api_groups: Some(vec![String::new()]),
+            resources: Some(list(resources)),
+            resource_names: (!names.is_empty()).then(|| list(names)),
+            verbs: list(verbs),
+            non_resource_urls: None,
+        }
+    }
+
+    #[test]
+    fn rows_that_differ_only_in_names_are_one_row_and_an_unnamed_rule_stays_apart() {
+        let merged = with_names_merged([
+            rule(&["configmaps"], &["b"], &["get"]),
+            rule(&["configmaps"], &[], &["get"]),
+            rule(&["configmaps"], &["a", "b"], &["get"]),
+            rule(&["configmaps"], &["c"], &["list"]),
+        ]);
+        assert_eq!(
+            merged,
+            [
+                rule(&["configmaps"], &["a", "b"], &["get"]),
+                rule(&["configmaps"], &[], &["get"]),
+                rule(&["configmaps"], &["c"], &["list"])
+            ]
+        );
     }
 }
