@@ -108,6 +108,8 @@ fn check_names_what_an_account_for_the_new_version_alone_lacks_to_upgrade() {
         "the Service and the Deployment are covered by the operator's grants, which the installer holds: {}",
         out.stderr
     );
+    let doc = std::fs::read_to_string(repo("docs/installer-account.md")).unwrap();
+    assert!(doc.contains(errors(&out)[1]), "docs/installer-account.md quotes {}", errors(&out)[1]);
 }
 
 #[test]
@@ -232,4 +234,6 @@ fn upgrade_from_a_version_the_input_does_not_hold_is_an_error_naming_the_field()
         errors(&out),
         [format!("error: RBACConfig argocd: spec.installer.upgradeFrom: the input holds no ClusterServiceVersion \"{FROM}\" in a bundle folder of its own: pass the previous version's bundle folder to render beside the new one")]
     );
+    let doc = std::fs::read_to_string(repo("docs/installer-account.md")).unwrap();
+    assert!(doc.contains(errors(&out)[0]), "docs/installer-account.md quotes {}", errors(&out)[0]);
 }
