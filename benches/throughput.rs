@@ -294,6 +294,8 @@ fn peak_rss(args: &[&str], stdin: &str) -> u64 {
 
 /// The helper: runs the binary with this process's arguments and stdin,
 /// and prints its peak resident set in bytes.
+// The child is reaped by `wait4`, which clippy does not see.
+#[allow(clippy::zombie_processes)]
 fn peak_helper() {
     let child = Command::new(env!("CARGO_BIN_EXE_olm-rbac"))
         .args(std::env::args().skip(1))
