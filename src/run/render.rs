@@ -222,21 +222,25 @@ fn write_output(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan, op
 fn write_documents(inputs: &[Source], docs: &[Out<'_>]) -> Result<String, String> {
     // Separators and generated documents follow the first input's line endings.
     let eol = yaml::line_ending(inputs.first().map_or("", |s| s.text.as_str()));
-    let mut stdout = String::new();
-    for (i, doc) in docs.iter().enumerate() {
-        if i > 0 {
-            stdout.push_str("---");
-            stdout.push_str(eol);
-        }
-        let text = match doc {
-            Out::Kept(text, _) => text.clone(),
+    let mut texts = Vec::with_capacity(docs.len());
+    for doc in docs {
+        texts.push(match doc {
+            Out::Kept(text, _) => Cow::Borrowed(text.as_ref()),
             Out::Generated(g) => Cow::Owned(yaml::with_line_ending(
                 &yaml::to_yaml(&g.object)
                     .map_err(|e| format!("could not write {}: {e}", describe(&g.object.object_ref())))?,
                 eol,
             )),
-        };
-        stdout.push_str(&text);
+        });
+    }
+    // Sized once: growing a buffer of megabytes copies it, holding both.
+    let mut stdout = String::with_capacity(texts.iter().map(|t| t.len() + 2 * (3 + eol.len())).sum());
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            stdout.push_str("---");
+            stdout.push_str(eol);
+        }
+        stdout.push_str(text);
         if !text.ends_with('\n') {
             stdout.push_str(eol);
         }
