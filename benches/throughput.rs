@@ -10,9 +10,16 @@
 //! against an install-policy ceiling (KRM mode), the installer derived from
 //! it, and `can-i --list` of a role holding it. A ratio that grows with the
 //! shape's size is a cost that grows faster than the input.
+//!
+//! Last, memory (issue 20): the peak resident set of the built binary, run as
+//! a child, in KRM mode on the argocd ResourceList and as `render` on the
+//! bundle's folder, each over the same mode's empty run, as a multiple of the
+//! input's bytes. Over 3× prints `MEMORY OVER BUDGET` and fails the bench.
 
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use granit_parser::Parser;
@@ -211,6 +218,9 @@ fn time(iterations: usize, mut f: impl FnMut()) -> Duration {
 }
 
 fn main() {
+    if std::env::var_os(PEAK_HELPER).is_some() {
+        return peak_helper();
+    }
     let input = resource_list();
     let mb = input.len() as f64 / 1e6;
     let iterations = std::env::var("BENCH_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(15);
@@ -240,4 +250,114 @@ fn main() {
     println!("ratio     olm-rbac / scan      {:>8.2}x", function.as_secs_f64() / scan.as_secs_f64());
 
     worst_shapes(iterations);
+    if !memory(&input) {
+        std::process::exit(1);
+    }
+}
+
+/// What the peak resident set may grow by, as a multiple of the input's bytes.
+const MEMORY_BUDGET: f64 = 3.0;
+
+/// `getrusage`'s record, as Linux lays it out on 64-bit targets: two
+/// timevals, then `ru_maxrss` (KiB) and thirteen more counters.
+#[repr(C)]
+#[derive(Default)]
+struct RUsage {
+    times: [i64; 4],
+    max_rss_kib: i64,
+    rest: [i64; 13],
+}
+
+extern "C" {
+    fn wait4(pid: i32, status: *mut i32, options: i32, usage: *mut RUsage) -> i32;
+}
+
+/// Set in the helper's environment (see [`peak_rss`]).
+const PEAK_HELPER: &str = "OLM_RBAC_BENCH_PEAK_HELPER";
+
+/// Runs the binary with `args` and `stdin`, and returns its peak resident
+/// set in bytes. Linux starts a child's `ru_maxrss` at its parent's resident
+/// set, which the bench has grown, so a fresh copy of this bench (small) runs
+/// the binary and reports `wait4`'s usage of it (see [`peak_helper`]).
+fn peak_rss(args: &[&str], stdin: &str) -> u64 {
+    let mut helper = Command::new(std::env::current_exe().expect("the bench's path"))
+        .args(args)
+        .env(PEAK_HELPER, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the helper runs");
+    helper.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
+    let out = helper.wait_with_output().expect("the helper's report");
+    String::from_utf8_lossy(&out.stdout).trim().parse().expect("the helper prints a size")
+}
+
+/// The helper: runs the binary with this process's arguments and stdin,
+/// and prints its peak resident set in bytes.
+// The child is reaped by `wait4`, which clippy does not see.
+#[allow(clippy::zombie_processes)]
+fn peak_helper() {
+    let child = Command::new(env!("CARGO_BIN_EXE_olm-rbac"))
+        .args(std::env::args().skip(1))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let (mut status, mut usage) = (0i32, RUsage::default());
+    let pid = i32::try_from(child.id()).expect("a pid");
+    // SAFETY: `wait4` writes only the two out-parameters, which live here;
+    // the child is reaped here and never waited on through `child`.
+    let reaped = unsafe { wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4 reaped the child");
+    println!("{}", u64::try_from(usage.max_rss_kib).expect("a size") * 1024);
+}
+
+/// The bytes of the files under `dir`.
+fn bytes_under(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .expect("a folder")
+        .map(|e| e.expect("entry").path())
+        .map(|p| if p.is_dir() { bytes_under(&p) } else { std::fs::metadata(&p).expect("metadata").len() })
+        .sum()
+}
+
+/// Peak RSS over the empty run, per input byte, for the KRM function and for
+/// `render`; whether both stay within [`MEMORY_BUDGET`].
+fn memory(list: &str) -> bool {
+    let scratch = tempfile::tempdir().expect("a scratch folder");
+    let config = scratch.path().join("rbac.yaml");
+    let spec = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: argocd\nspec:\n  mode: Aggregate\n  allowNoAPIs: true\n";
+    std::fs::write(&config, spec).expect("write the config");
+    let empty = scratch.path().join("empty");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let bundle = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/argocd-operator-0.19.0");
+    let (config, empty, bundle_dir) =
+        (config.to_str().expect("utf-8"), empty.to_str().expect("utf-8"), bundle.to_str().expect("utf-8"));
+    let empty_list = format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n{}",
+        spec.lines().map(|l| format!("  {l}\n")).collect::<String>()
+    );
+    let runs = [
+        ("KRM function", list.len() as u64, peak_rss(&[], &empty_list), peak_rss(&[], list)),
+        (
+            "render",
+            bytes_under(&bundle.join("manifests")),
+            peak_rss(&["render", "--config", config, empty], ""),
+            peak_rss(&["render", "--config", config, bundle_dir], ""),
+        ),
+    ];
+    println!("memory: peak RSS of the binary over its empty run, per input byte (budget {MEMORY_BUDGET}x)");
+    let mut ok = true;
+    for (what, input, empty, full) in runs {
+        let ratio = full.saturating_sub(empty) as f64 / input as f64;
+        let verdict = if ratio <= MEMORY_BUDGET { "ok" } else { "MEMORY OVER BUDGET" };
+        ok &= ratio <= MEMORY_BUDGET;
+        println!(
+            "  {what:<13} input {:>6.2} MB  empty {:>6.1} MB  peak {:>6.1} MB  ratio {ratio:>5.2}x  {verdict}",
+            input as f64 / 1e6,
+            empty as f64 / 1e6,
+            full as f64 / 1e6
+        );
+    }
+    ok
 }

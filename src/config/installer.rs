@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::model::ServiceAccountRef;
+use crate::model::{InputObject, ServiceAccountRef};
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 
 /// The installer account, as written.
@@ -24,6 +24,12 @@ pub(crate) struct InstallerDoc {
     /// input; report every permission it lacks.
     #[serde(default)]
     pub mode: InstallerMode,
+    /// The ClusterServiceVersion (`metadata.name`) of the version installed now, when the input is an
+    /// upgrade from it: its bundle folder is read beside the new one (`render old-bundle/ new-bundle/`),
+    /// only to add what updating and deleting its objects takes. See docs/installer-account.md, "During
+    /// an upgrade".
+    #[serde(default)]
+    pub upgrade_from: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -64,12 +70,37 @@ pub(crate) struct Installer {
     pub account: ServiceAccountRef,
     pub olm: Olm,
     pub mode: InstallerMode,
+    /// `upgradeFrom`: the previous version's CSV name.
+    pub upgrade_from: Option<String>,
+    /// The previous version's objects, which the runner takes out of the
+    /// input (they are not installed, and nothing else is planned from them).
+    pub previous: Previous,
 }
+
+/// The objects of the version an upgrade replaces, in input order: read only
+/// for what updating and deleting them takes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Previous(pub Vec<InputObject>);
+
+/// Two readings of one config hold the same previous objects when they name
+/// the same objects.
+impl PartialEq for Previous {
+    fn eq(&self, other: &Previous) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| a.object_ref() == b.object_ref())
+    }
+}
+
+impl Eq for Previous {}
 
 impl Installer {
     /// The account as messages name it: `installer ServiceAccount NS/NAME`.
     pub(crate) fn describe(&self) -> String {
         format!("installer {}", self.account)
+    }
+
+    /// Hands over the previous version's objects (see [`Previous`]).
+    pub(crate) fn set_previous(&mut self, objects: Vec<InputObject>) {
+        self.previous = Previous(objects);
     }
 }
 
@@ -94,6 +125,10 @@ pub(super) fn check_installer(
         );
         ok = false;
     }
+    if let Some(from) = doc.upgrade_from.as_ref().filter(|n| !is_dns1123_subdomain(n)) {
+        err("spec.installer.upgradeFrom", format!("{from:?} is not a valid ClusterServiceVersion name"));
+        ok = false;
+    }
     if let Some(ns) = install_namespace.filter(|ns| *ns != account.namespace) {
         err(
             "spec.installer.serviceAccount.namespace",
@@ -108,5 +143,7 @@ pub(super) fn check_installer(
         account: ServiceAccountRef::new(&account.namespace, &account.name),
         olm: doc.olm,
         mode: doc.mode,
+        upgrade_from: doc.upgrade_from.clone(),
+        previous: Previous::default(),
     })
 }

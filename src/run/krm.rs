@@ -276,25 +276,30 @@ fn write_list(list: &ListText<'_>, plan: &mut Plan, eol: &str) -> Result<String,
     }
     let generated = yaml::with_line_ending(&generated, eol);
     let push_line = |out: &mut String, text: &str| push_line(out, text, eol);
-    let mut kept = String::new();
+    // The kept items' texts borrow the input (a patched one is its own
+    // copy), and go straight into the output: one copy of the items, not two.
+    let mut kept = Vec::new();
     let mut notes = Vec::new();
     for (i, item) in list.items.iter().enumerate() {
         if !plan.remove().contains(&i) {
-            push_line(&mut kept, &item_text(item, plan, i, &mut notes)?);
+            kept.push(item_text(item, plan, i, &mut notes)?);
         }
     }
     plan.add_results(Vec::new(), notes);
+    let kept_len: usize = kept.iter().map(|t| t.len() + eol.len()).sum();
     let items_block = |out: &mut String, head: &str| {
-        if kept.is_empty() && generated.is_empty() {
+        if kept.iter().all(|t| t.is_empty()) && generated.is_empty() {
             out.push_str("items: []");
             out.push_str(eol);
         } else {
             push_line(out, head);
-            push_line(out, &kept);
+            for text in &kept {
+                push_line(out, text);
+            }
             push_line(out, &generated);
         }
     };
-    let mut out = String::with_capacity(list.preamble.len() + kept.len() + generated.len() + 4096);
+    let mut out = String::with_capacity(list.preamble.len() + kept_len + generated.len() + 4096);
     out.push_str(list.preamble);
     let mut wrote_items = false;
     for entry in &list.entries {

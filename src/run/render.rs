@@ -48,16 +48,17 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
 /// [`render`], written as `options` say.
 pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOptions) -> Outcome {
     let mut results = Vec::new();
-    let split = Split::read(inputs, configs, &mut results);
+    let mut split = Split::read(inputs, configs, &mut results);
     check_config_sources(&split.configs[split.from_inputs..], &split.kept, !configs.is_empty(), &mut results);
-    let chunks: Vec<Chunk<'_>> = split.kept.iter().map(|(c, _)| c.clone()).collect();
-    let objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
     let mut parsed = Vec::new();
     for (chunk, file) in &split.configs {
         if let Some(c) = read_config(chunk, Some(file), "", &mut results) {
             parsed.push(c);
         }
     }
+    take_previous(&mut parsed, &mut split.kept, &mut results);
+    let chunks: Vec<Chunk<'_>> = split.kept.iter().map(|(c, _)| c.clone()).collect();
+    let objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
     if split.configs.is_empty() && results.is_empty() {
         results.push(Finding::error(format!(
             "no {} found: pass one with --config FILE or include it among the inputs",
@@ -71,6 +72,38 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
         return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results(), options.quiet), code };
     }
     write_output(inputs, &split.kept, plan, options)
+}
+
+/// `spec.installer.upgradeFrom`: the previous version's bundle (the own
+/// folder of the ClusterServiceVersion it names) is taken out of the input and
+/// handed to the config's installer. Nothing else reads it, and it is not
+/// written: the output is the new version's install. When the CSV is not in the
+/// input, the planner says so.
+fn take_previous(configs: &mut [config::Config], kept: &mut Vec<(Chunk<'_>, FileRef)>, results: &mut Vec<Finding>) {
+    for config in configs.iter_mut() {
+        let Some(installer) = config.installer.as_mut() else { continue };
+        let Some(from) = installer.upgrade_from.clone() else { continue };
+        let is_csv = |c: &Chunk<'_>| c.header.kind.as_deref() == Some("ClusterServiceVersion");
+        let Some((_, file)) = kept.iter().find(|(c, _)| is_csv(c) && c.header.name.as_deref() == Some(from.as_str()))
+        else {
+            continue;
+        };
+        let folders = BundleFolders::of_csvs([folder_of(&file.path).to_string()]);
+        let (old, new): (Vec<_>, Vec<_>) =
+            std::mem::take(kept).into_iter().partition(|(_, f)| f.path != "-" && folders.own(folder_of(&f.path)));
+        *kept = new;
+        for (c, f) in old.iter().filter(|(c, _)| is_csv(c) && c.header.name.as_deref() != Some(from.as_str())) {
+            results.push(
+                Finding::error(format!(
+                    "the previous version's bundle folder also holds this ClusterServiceVersion; give each version's bundle a folder of its own (not {from:?}'s)"
+                ))
+                .on(&c.header.object_ref())
+                .in_file(Some(f)),
+            );
+        }
+        let chunks: Vec<Chunk<'_>> = old.iter().map(|(c, _)| c.clone()).collect();
+        installer.set_previous(read_objects(&chunks, |_, i| Some(old[i].1.clone()), results));
+    }
 }
 
 /// Says how a bundle's root was read.
@@ -189,21 +222,25 @@ fn write_output(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan, op
 fn write_documents(inputs: &[Source], docs: &[Out<'_>]) -> Result<String, String> {
     // Separators and generated documents follow the first input's line endings.
     let eol = yaml::line_ending(inputs.first().map_or("", |s| s.text.as_str()));
-    let mut stdout = String::new();
-    for (i, doc) in docs.iter().enumerate() {
-        if i > 0 {
-            stdout.push_str("---");
-            stdout.push_str(eol);
-        }
-        let text = match doc {
-            Out::Kept(text, _) => text.clone(),
+    let mut texts = Vec::with_capacity(docs.len());
+    for doc in docs {
+        texts.push(match doc {
+            Out::Kept(text, _) => Cow::Borrowed(text.as_ref()),
             Out::Generated(g) => Cow::Owned(yaml::with_line_ending(
                 &yaml::to_yaml(&g.object)
                     .map_err(|e| format!("could not write {}: {e}", describe(&g.object.object_ref())))?,
                 eol,
             )),
-        };
-        stdout.push_str(&text);
+        });
+    }
+    // Sized once: growing a buffer of megabytes copies it, holding both.
+    let mut stdout = String::with_capacity(texts.iter().map(|t| t.len() + 2 * (3 + eol.len())).sum());
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            stdout.push_str("---");
+            stdout.push_str(eol);
+        }
+        stdout.push_str(text);
         if !text.ends_with('\n') {
             stdout.push_str(eol);
         }

@@ -23,6 +23,7 @@ mod golden;
 mod helm;
 mod hostile_inputs;
 mod installer;
+mod installer_upgrade;
 mod invariant;
 mod item_edits;
 mod json_schema;

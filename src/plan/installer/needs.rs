@@ -91,9 +91,70 @@ impl Installing<'_> {
             let place = if r.cluster { Place::Cluster } else { Place::Namespace(ns.to_string()) };
             needs.extend(writing(r, Some(names), place, "install and upgrade the bundle's objects"));
         }
+        if let Some(from) = &installer.upgrade_from {
+            needs.extend(self.upgrade_needs(from, &named, results));
+        }
         needs.extend(self.operator_needs(results));
         needs.extend(bundle_role_needs(members, objects, ns, results));
         needs
+    }
+
+    /// What upgrading from the previous version takes beyond installing this
+    /// one. OLM v1 applies the new release over the old one: objects in both
+    /// are updated (the new needs hold them by name), objects only in the old
+    /// one are deleted, so the account needs `get`, `update`, `patch` and
+    /// `delete` on each of those names. OLM v0 creates the new CSV beside the
+    /// old one and deletes the old CSV with its own rights once the new one
+    /// succeeds; Kubernetes' garbage collector deletes what the old CSV owned,
+    /// so the account needs nothing more.
+    fn upgrade_needs(
+        &self,
+        from: &str,
+        named: &BTreeMap<ApiResource, BTreeSet<String>>,
+        results: &mut Vec<Finding>,
+    ) -> Vec<Need> {
+        let (installer, config) = (self.installer, self.operator.config());
+        let previous = &installer.previous.0;
+        let old_csv = previous.iter().find_map(|o| match &o.body {
+            Body::Csv(view) if o.header.name.as_deref() == Some(from) => Some(view),
+            _ => None,
+        });
+        let Some(old_csv) = old_csv else {
+            results.push(
+                Finding::error(format!(
+                    "the input holds no ClusterServiceVersion {from:?} in a bundle folder of its own: pass the previous version's bundle folder to render beside the new one"
+                ))
+                .on(&config.object_ref())
+                .at("spec.installer.upgradeFrom"),
+            );
+            return Vec::new();
+        };
+        if installer.olm == Olm::V0 {
+            return Vec::new();
+        }
+        let mut old: BTreeMap<(ApiResource, String), String> = BTreeMap::new();
+        for o in previous.iter().filter(|o| !matches!(o.body, Body::Csv(_))) {
+            let (Some(r), Some(name)) = (resource(o, previous), o.header.name.clone()) else { continue };
+            old.insert((r, name), o.header.kind.clone().unwrap_or_default());
+        }
+        let spec = &old_csv.spec.install.spec;
+        for name in spec.deployments.iter().filter_map(|d| d.name.clone()) {
+            old.insert((core_resource("apps", "deployments"), name), "Deployment".into());
+        }
+        let accounts = spec.permissions.iter().chain(&spec.cluster_permissions);
+        for name in accounts.filter_map(|p| p.service_account_name.clone()).filter(|a| a != "default") {
+            old.insert((core_resource("", "serviceaccounts"), name), "ServiceAccount".into());
+        }
+        let ns = installer.account.namespace.as_str();
+        old.into_iter()
+            .filter(|((r, name), _)| !named.get(r).is_some_and(|names| names.contains(name)))
+            .map(|((r, name), kind)| Need {
+                place: if r.cluster { Place::Cluster } else { Place::Namespace(ns.to_string()) },
+                rule: rule(&[r.group.as_str()], &[r.plural.as_str()], &["get", "update", "patch", "delete"], &[&name]),
+                why: format!("upgrade from {from}, which deletes the old version's {kind} {name}"),
+                to_grant: false,
+            })
+            .collect()
     }
 
     /// What OLM itself writes as the installer, beyond the bundle.
