@@ -56,7 +56,7 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
             parsed.push(c);
         }
     }
-    take_previous(&mut parsed, &mut split.kept, &mut results);
+    let previous = take_previous(&mut parsed, &mut split.kept, &mut results);
     let chunks: Vec<Chunk<'_>> = split.kept.iter().map(|(c, _)| c.clone()).collect();
     let objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
     if split.configs.is_empty() && results.is_empty() {
@@ -66,7 +66,7 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
         )));
     }
     let mut plan = if results.is_empty() { plan(&parsed, &objects) } else { Plan::refused(results) };
-    plan.add_results(options.bundle_roots.iter().map(layout_note).collect(), Vec::new());
+    plan.add_results(options.bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
     let code = exit_code(plan.results());
     if code != 0 {
         return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results(), options.quiet), code };
@@ -78,9 +78,15 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
 /// folder of the ClusterServiceVersion it names) is taken out of the input and
 /// handed to the config's installer. Nothing else reads it, and it is not
 /// written: the output is the new version's install. When the CSV is not in the
-/// input, the planner says so.
-fn take_previous(configs: &mut [config::Config], kept: &mut Vec<(Chunk<'_>, FileRef)>, results: &mut Vec<Finding>) {
+/// input, the planner says so. Returns the notes saying what was taken out.
+fn take_previous(
+    configs: &mut [config::Config],
+    kept: &mut Vec<(Chunk<'_>, FileRef)>,
+    results: &mut Vec<Finding>,
+) -> Vec<Finding> {
+    let mut notes = Vec::new();
     for config in configs.iter_mut() {
+        let cfg = config.object_ref();
         let Some(installer) = config.installer.as_mut() else { continue };
         let Some(from) = installer.upgrade_from.clone() else { continue };
         let is_csv = |c: &Chunk<'_>| c.header.kind.as_deref() == Some("ClusterServiceVersion");
@@ -88,7 +94,8 @@ fn take_previous(configs: &mut [config::Config], kept: &mut Vec<(Chunk<'_>, File
         else {
             continue;
         };
-        let folders = BundleFolders::of_csvs([folder_of(&file.path).to_string()]);
+        let folder = folder_of(&file.path).to_string();
+        let folders = BundleFolders::of_csvs([folder.clone()]);
         let (old, new): (Vec<_>, Vec<_>) =
             std::mem::take(kept).into_iter().partition(|(_, f)| f.path != "-" && folders.own(folder_of(&f.path)));
         *kept = new;
@@ -102,8 +109,18 @@ fn take_previous(configs: &mut [config::Config], kept: &mut Vec<(Chunk<'_>, File
             );
         }
         let chunks: Vec<Chunk<'_>> = old.iter().map(|(c, _)| c.clone()).collect();
+        notes.push(
+            Finding::info(format!(
+                "the previous version {from:?}: {} object(s) from {} read for the installer's upgrade only; they are not planned from or written",
+                chunks.len(),
+                folder
+            ))
+            .on(&cfg)
+            .at("spec.installer.upgradeFrom"),
+        );
         installer.set_previous(read_objects(&chunks, |_, i| Some(old[i].1.clone()), results));
     }
+    notes
 }
 
 /// Says how a bundle's root was read.

@@ -166,6 +166,9 @@ fn upgrading_argocd_from_0_6_0_to_0_19_0_needs_nothing_more_than_installing_0_19
     let alone = run(files("argocd-operator-0.19.0", "new"), &spec("Generate", false));
     assert_eq!((upgrade.code, alone.code), (0, 0), "{}{}", upgrade.stderr, alone.stderr);
     assert_same_text(&upgrade.stdout, &alone.stdout, "the upgrade's render");
+    // The previous version's files are left out of the output, and the run says so.
+    let said = "info: RBACConfig argocd: spec.installer.upgradeFrom: the previous version \"argocd-operator.v0.6.0\": 9 object(s) from old/manifests read for the installer's upgrade only; they are not planned from or written";
+    assert!(upgrade.stderr.contains(said), "{}", upgrade.stderr);
 }
 
 #[test]
