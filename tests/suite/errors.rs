@@ -248,7 +248,7 @@ fn config_mistakes_are_explained_in_the_configs_terms() {
     let cases = [
         (
             "apiVersion: wrong.io/v1alpha1\nkind: RBACConfig\nmetadata: {name: g}\nspec: {mode: Aggregate}\n",
-            "error: RBACConfig g: apiVersion: expected an RBACConfig (olm-rbac.io/v1alpha1), found apiVersion \"wrong.io/v1alpha1\" [rbac.yaml#0]",
+            "error: RBACConfig.wrong.io g: apiVersion: expected an RBACConfig (olm-rbac.io/v1alpha1), found apiVersion \"wrong.io/v1alpha1\" [rbac.yaml#0]",
         ),
         (
             "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: g\nmode: Aggregate\n",

@@ -406,7 +406,7 @@ fn a_bundle_cannot_make_the_installer_hold_what_it_cannot_name() {
     assert_eq!(out.code, 1);
     assert!(out.stdout.is_empty(), "no partial output");
     assert!(out.stderr.contains("error: ClusterRoleBinding extra: roleRef: spec.installer: the bundle binds ClusterRole \"cluster-admin\", which it does not ship: the installer would have to hold whatever that grants"), "{}", out.stderr);
-    assert!(out.stderr.contains("error: Gadget g: spec.installer: olm-rbac does not know which API resource kind Gadget of example.com/v1 is"), "{}", out.stderr);
+    assert!(out.stderr.contains("error: Gadget.example.com g: spec.installer: olm-rbac does not know which API resource kind Gadget of example.com/v1 is"), "{}", out.stderr);
 }
 
 #[test]
