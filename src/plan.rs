@@ -323,8 +323,13 @@ impl Plan {
 /// believing them, and believed only if planning again with them writes each
 /// of them anew, exactly (see [`provenance::Claims`]).
 pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
-    let input = Input::new(objects);
-    let (first, candidates) = draft(configs, &input, &BTreeSet::new());
+    let mut input = Input::new(objects);
+    let (mut first, mut candidates) = draft(configs, &input, &BTreeSet::new());
+    // The install gate judges a binding to a built-in role by what every
+    // config of the run aggregates into it: known once all are planned.
+    if configs.iter().any(steps::judges_grants) && input.hold_written(&first.generated) {
+        (first, candidates) = draft(configs, &input, &BTreeSet::new());
+    }
     let written_again =
         |d: &Draft, i: usize| d.generated.iter().any(|g| provenance::is_exactly(&objects[i], &g.object));
     let rewritten: BTreeSet<usize> = candidates.into_iter().filter(|&i| written_again(&first, i)).collect();

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use crate::access::{self, Policy};
+use crate::access::{self, Policy, RoleDef};
 use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
@@ -21,7 +21,7 @@ use super::namespaces::{selectable_namespaces, selected_namespaces};
 use super::operator::{csv_grants, CsvGrant};
 use super::origin::{bundle_members, Origins};
 use super::provenance::Claims;
-use super::{trust, Api};
+use super::{trust, Api, Generated, Object};
 
 /// The input as every config's planning reads it, decided once per plan
 /// (both plannings of [`super::plan`] share it).
@@ -33,22 +33,46 @@ pub(super) struct Input<'a> {
     pub crd_scopes: BTreeMap<(String, String), bool>,
     /// The Namespace objects a selector may pick: the admin's own.
     pub selectable_namespaces: Vec<&'a InputObject>,
-    /// Kubernetes' bootstrap policy, its built-in roles: what a bundle's
-    /// binding to one of their names gets, whatever the bundle ships under
-    /// that name. `None` when its data cannot be read.
-    pub bootstrap: Option<&'a Policy>,
+    /// The cluster's ClusterRoles as they will be after this run: Kubernetes'
+    /// bootstrap roles, reconciled with the admin's ClusterRoles (never the
+    /// bundle's), and the ClusterRoles every config of the run writes (see
+    /// [`Input::hold_written`]). What a bundle's binding to a built-in role's
+    /// name gets, aggregation included, is read here. `None` when the
+    /// bootstrap data cannot be read.
+    pub built_in: Option<Policy>,
 }
 
 impl<'a> Input<'a> {
     pub(super) fn new(objects: &'a [InputObject]) -> Input<'a> {
         let origins = Origins::classify(objects);
+        let admins =
+            objects.iter().enumerate().filter(|&(i, o)| origins.is_admin(i) && o.is(RBAC_GROUP, "ClusterRole"));
+        let built_in = access::builtin::policy().ok().map(|_| access::from_objects(admins.map(|(_, o)| o)));
         Input {
             objects,
             crd_scopes: trust::crd_scopes(objects),
             selectable_namespaces: selectable_namespaces(objects, &origins),
             origins,
-            bootstrap: access::builtin::policy().ok(),
+            built_in,
         }
+    }
+
+    /// Adds the ClusterRoles a planning of the run writes (every config's) to
+    /// [`Input::built_in`]; true when there were any, so that a planning that
+    /// judged bindings without them must be done again.
+    pub(super) fn hold_written(&mut self, generated: &[Generated]) -> bool {
+        let Some(policy) = self.built_in.as_mut() else { return false };
+        let mut any = false;
+        for g in generated {
+            if let Object::ClusterRole(role) = &g.object {
+                let name = role.metadata.name.clone().unwrap_or_default();
+                let labels = role.metadata.labels.clone().unwrap_or_default();
+                let rules = role.rules.clone().unwrap_or_default();
+                policy.cluster_roles.insert(name.clone(), RoleDef { name, labels, rules, ..Default::default() });
+                any = true;
+            }
+        }
+        any
     }
 }
 

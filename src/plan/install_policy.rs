@@ -12,8 +12,8 @@
 //!   gets the rules of the role it binds, cluster-wide or in the binding's
 //!   namespace. A built-in role's name means the built-in role (Kubernetes'
 //!   bootstrap policy, `access::builtin`), which the cluster keeps whatever
-//!   the bundle ships under that name, with what this run's generated roles
-//!   aggregate into it.
+//!   the bundle ships under that name, with what the admin's ClusterRoles and
+//!   every ClusterRole this run writes aggregate into it (`Input::built_in`).
 //! - The bundle's ClusterRoles that an aggregating role (the built-in
 //!   `admin`, `edit`, `view`, or one of the input's) gathers by label: their
 //!   rules reach whoever holds that role.
@@ -31,12 +31,9 @@ use crate::config::{InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope
 use crate::findings::Finding;
 use crate::model::*;
 
-use crate::access::{Policy, RoleDef};
-
 use super::input::{OperatorInput, Planning};
 use super::operator::CsvGrant;
 use super::origin::Origin;
-use super::{Made, Object};
 
 mod holdings;
 mod verdict;
@@ -59,38 +56,16 @@ struct Gate<'a> {
     accounts: BTreeSet<String>,
     /// A ceiling is set: what cannot be measured is an error, not a warning.
     strict: bool,
-    /// The built-in roles as the cluster will hold them: what a bundle's
-    /// binding to one of their names gets.
-    built_in: Option<Policy>,
-}
-
-/// Kubernetes' bootstrap roles as the cluster will hold them after this run:
-/// with the ClusterRoles this run writes, so that what they aggregate into
-/// the built-in roles by label (Aggregate mode's per-API roles, and with
-/// `olmAPIs` OLM's own APIs: `Edit` puts creating Subscriptions into `edit`)
-/// is counted for whoever the bundle binds to those roles. `None` when the
-/// bootstrap data cannot be read.
-fn built_in_roles_after(bootstrap: Option<&Policy>, generated: &[Made]) -> Option<Policy> {
-    let mut policy = bootstrap?.clone();
-    for (_, object) in generated {
-        if let Object::ClusterRole(role) = object {
-            let name = role.metadata.name.clone().unwrap_or_default();
-            let labels = role.metadata.labels.clone().unwrap_or_default();
-            let rules = role.rules.clone().unwrap_or_default();
-            policy.cluster_roles.insert(name.clone(), RoleDef { name, labels, rules, ..Default::default() });
-        }
-    }
-    Some(policy)
 }
 
 /// Checks everything the bundle grants against the policy: each rule beyond
 /// `allow`, and each rule sharing a permission with `deny`, is an error naming
 /// who gets it, where, and where the bundle asks for it. Without a ceiling,
 /// dangerous permissions are warned about instead.
-pub(super) fn check_policy(operator: &OperatorInput<'_>, generated: &[Made], results: &mut Vec<Finding>) {
+pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Finding>) {
     let p = operator.planning;
     let policy = p.config.operator.policy.as_ref();
-    let gate = Gate::new(operator, generated);
+    let gate = Gate::new(operator);
     if gate.strict {
         refuse_unplaced_csvs(p, results);
     }
@@ -111,7 +86,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, generated: &[Made], res
 }
 
 impl<'a> Gate<'a> {
-    fn new(operator: &OperatorInput<'a>, generated: &[Made]) -> Gate<'a> {
+    fn new(operator: &OperatorInput<'a>) -> Gate<'a> {
         let op = &operator.config().operator;
         let install = op.install_namespace.clone().unwrap_or_else(|| UNNAMED_INSTALL_NAMESPACE.to_string());
         let mut operator_namespaces: BTreeSet<String> = BTreeSet::from([install.clone()]);
@@ -131,7 +106,6 @@ impl<'a> Gate<'a> {
             install,
             accounts: operator.grants.iter().map(|g: &CsvGrant| g.account.clone()).collect(),
             strict,
-            built_in: built_in_roles_after(operator.planning.input.bootstrap, generated),
         }
     }
 

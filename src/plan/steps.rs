@@ -34,8 +34,7 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     };
     let summary = summarise(&p, &provided, &generated, &mut plan.results);
     generated.sort_by_cached_key(output_order);
-    let operator = operator_step(&p, &generated, &mut plan.results);
-    generated.extend(operator);
+    generated.extend(operator_step(&p, &mut plan.results));
     report_removed(&p, &earlier, &generated, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,
@@ -46,23 +45,25 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
 }
 
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
-/// manages it, the install policy (judged with the roles this run already
-/// generated, `generated`, on the cluster), and the installer account
+/// manages it, the install policy, and the installer account
 /// (`spec.installer`). Without either nothing is read.
-fn operator_step(p: &Planning<'_>, generated: &[Made], results: &mut Vec<Finding>) -> Vec<Made> {
-    let config = p.config;
-    let op = &config.operator;
-    // Granting the CSV's rules (to the operator, or to an installer that must
-    // hold them) is when they are checked.
-    let managed = op.permissions != OperatorPermissions::Unmanaged || op.policy.is_some() || config.installer.is_some();
-    if !managed {
+fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+    if !judges_grants(p.config) {
         return Vec::new();
     }
     let operator = OperatorInput::new(p, results);
-    install_policy::check_policy(&operator, generated, results);
+    install_policy::check_policy(&operator, results);
     let mut written = operator::plan_operator(&operator, results);
     written.extend(installer::plan_installer(&operator, results));
     written
+}
+
+/// Does the config's planning judge what the bundle grants (the install
+/// gate)? Granting the CSV's rules (to the operator, or to an installer that
+/// must hold them) is when they are checked.
+pub(super) fn judges_grants(config: &Config) -> bool {
+    let op = &config.operator;
+    op.permissions != OperatorPermissions::Unmanaged || op.policy.is_some() || config.installer.is_some()
 }
 
 /// Remove: the items this extension generated earlier (as far as their claim

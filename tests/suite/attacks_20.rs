@@ -68,7 +68,7 @@ fn the_gate_counts_what_another_config_of_the_run_aggregates_into_edit() {
     );
     let configs = [src("admin/ext.yaml", &config("ext", GATED)), src("admin/other.yaml", &other)];
     let out = render(&ack_with_binding_to_edit(), &configs);
-    assert!(out.stdout.contains("name: other-olm-edit"), "{}", out.stderr);
+    assert!(out.stderr.contains("RBACConfig other: spec.olmAPIs: olmAPIs: Edit"), "{}", out.stderr);
     assert_eq!(
         out.code, 1,
         "the bundle's account can create Subscriptions through edit, which policy.deny forbids: {}",

@@ -379,7 +379,7 @@ impl<'a> Gate<'a> {
         let cluster_role = RoleRefKind::parse(kind) == Some(RoleRefKind::ClusterRole);
         if cluster_role && is_reserved_role_name(name) {
             // The cluster's own role, whatever the input holds under its name.
-            let builtin = self.built_in.as_ref().and_then(|p| Some((p, p.cluster_roles.get(name)?)));
+            let builtin = self.planning.input.built_in.as_ref().and_then(|p| Some((p, p.cluster_roles.get(name)?)));
             let Some((builtins, role)) = builtin else {
                 let message = format!(
                     "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's, and not among Kubernetes {}'s bootstrap roles: olm-rbac cannot hold it to spec.operator.policy",
