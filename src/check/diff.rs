@@ -87,8 +87,9 @@ pub(crate) struct Changes {
 pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
     let common = options.common;
     with_policy(old, common, |old_policy, _| {
-        with_policy(new, common, |new_policy, _| {
-            let changes = changes(old_policy, new_policy);
+        with_policy(new, common, |new_policy, warnings| {
+            let kept = left_behind(old_policy, new_policy, warnings);
+            let changes = changes(old_policy, kept.as_ref().unwrap_or(new_policy));
             let failed = match options.fail_on {
                 FailOn::None => false,
                 FailOn::Gain => !changes.gained.is_empty(),
@@ -104,6 +105,45 @@ pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
             out
         })
     })
+}
+
+/// NEW as the cluster holds it after NEW is applied over OLD without pruning
+/// (`kubectl apply`, Argo CD's default): a role NEW's bindings refer to but
+/// only OLD defines stays on the cluster and grants what OLD wrote, so a
+/// binding cannot hide a gain behind a role the upgrade stops shipping. Each
+/// such role is a warning (with pruning, the binding grants nothing). `None`
+/// when there is none.
+fn left_behind(old: &Policy, new: &Policy, warnings: &mut Vec<String>) -> Option<Policy> {
+    let mut kept = new.clone();
+    let mut any = false;
+    for b in &new.bindings {
+        let (kind, name) = (b.role_ref_kind(), b.role_name.clone());
+        let (present, from_old) = match (kind, &b.namespace) {
+            (Some(RoleRefKind::ClusterRole), _) => {
+                (kept.cluster_roles.contains_key(&name), old.cluster_roles.get(&name).filter(|r| !r.builtin))
+            }
+            (Some(RoleRefKind::Role), Some(ns)) => {
+                let key = (ns.clone(), name.clone());
+                (kept.roles.contains_key(&key), old.roles.get(&key))
+            }
+            _ => continue,
+        };
+        let Some(role) = from_old.filter(|_| !present) else { continue };
+        let kind = kind.map_or("", RoleRefKind::as_str);
+        let binding = match &b.namespace {
+            Some(ns) => format!("RoleBinding {ns}/{}", b.name),
+            None => format!("ClusterRoleBinding {}", b.name),
+        };
+        warnings.push(format!(
+            "warning: {binding}: roleRef: {kind} {name} is defined only in OLD: counted as OLD defines it, since applying NEW without pruning leaves it on the cluster (with pruning, the binding grants nothing)"
+        ));
+        match &role.namespace {
+            Some(ns) => kept.roles.insert((ns.clone(), name), role.clone()),
+            None => kept.cluster_roles.insert(name, role.clone()),
+        };
+        any = true;
+    }
+    any.then_some(kept)
 }
 
 /// Every holder's gains and losses: cluster-wide, then in each namespace
