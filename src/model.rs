@@ -51,13 +51,21 @@ impl ObjRef {
     /// The kind as messages name it: bare for the kinds the platform defines
     /// (Kubernetes' own, OLM's and the operator kinds [`crate::kinds`] knows)
     /// and for olm-rbac's own RBACConfig; any other kind with its group, as
-    /// kubectl names resources (`ArgoCD.argoproj.io`), so that a bundle's
-    /// `ClusterRole` of another group never reads as the real one.
+    /// kubectl names resources (`ArgoCD.argoproj.io`; a kind the core group
+    /// does not have with its apiVersion, `ClusterRole (v1)`), so that a
+    /// bundle's `ClusterRole` of another group never reads as the real one.
     pub(crate) fn kind_in_words(&self) -> String {
-        let group = group_of(&self.api_version).unwrap_or_default();
+        let Some(group) = group_of(&self.api_version) else { return self.kind.clone() };
         let own = self.api_version == CONFIG_API_VERSION && self.kind == CONFIG_KIND;
-        if group.is_empty() || own || crate::kinds::resource_of(group, &self.kind).is_some() {
+        // A list of the platform's: kubectl's `v1` List, or `<Kind>List`.
+        let element = self.kind.strip_suffix("List").filter(|k| !k.is_empty());
+        let list = (group.is_empty() && self.kind == "List")
+            || element.is_some_and(|k| crate::kinds::resource_of(group, k).is_some());
+        if own || list || crate::kinds::resource_of(group, &self.kind).is_some() {
             self.kind.clone()
+        } else if group.is_empty() {
+            // The core group has no name to add: say the apiVersion.
+            format!("{} ({})", self.kind, self.api_version)
         } else {
             format!("{}.{group}", self.kind)
         }

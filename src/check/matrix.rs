@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use serde::Serialize;
 
+use super::markdown;
 use super::table::{wrap_indented, wrapped, TERMINAL};
 use crate::access::allowed::Place;
 use crate::access::danger::dangers;
@@ -353,9 +354,6 @@ fn holders_of_every_verb(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> V
 }
 
 /// Keeps subject names from breaking a Markdown table.
-pub(super) fn escape_markdown(s: &str) -> String {
-    s.replace('|', "\\|").replace('`', "\\`")
-}
 
 fn cell_text(h: &[LevelHolder]) -> String {
     if h.is_empty() {
@@ -383,11 +381,11 @@ pub(crate) fn markdown(r: &AccessMatrix) -> String {
     for e in &r.extensions {
         out.push_str(&format!(
             "### {}\n\n| API | admin | edit | view |\n|---|---|---|---|\n",
-            extension_title(&e.extension)
+            markdown::text(&extension_title(&e.extension))
         ));
         for a in &e.apis {
-            let [admin, edit, view] = AggregatingRole::ALL.map(|level| escape_markdown(&cell_text(a.holders(level))));
-            out.push_str(&format!("| `{}` | {admin} | {edit} | {view} |\n", a.api));
+            let [admin, edit, view] = AggregatingRole::ALL.map(|level| markdown::text(&cell_text(a.holders(level))));
+            out.push_str(&format!("| {} | {admin} | {edit} | {view} |\n", markdown::code(&a.api)));
         }
         out.push('\n');
         let picture = super::graph::cluster(r, &e.extension);
@@ -397,17 +395,20 @@ pub(crate) fn markdown(r: &AccessMatrix) -> String {
     }
     if !r.cluster_admins_only.is_empty() {
         out.push_str("**Only cluster-admins can use:** ");
-        out.push_str(&r.cluster_admins_only.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "));
+        out.push_str(&r.cluster_admins_only.iter().map(|a| markdown::code(a)).collect::<Vec<_>>().join(", "));
         out.push('\n');
     }
     for a in &r.accounts {
         out.push_str(&format!(
-            "\n### ServiceAccount `{}` ({} of extension {})\n\n| where | rule | dangerous |\n|---|---|---|\n",
-            a.account, a.role, a.extension
+            "\n### ServiceAccount {} ({} of extension {})\n\n| where | rule | dangerous |\n|---|---|---|\n",
+            markdown::code(&a.account.to_string()),
+            markdown::text(&a.role.to_string()),
+            markdown::text(&a.extension.to_string())
         ));
         for rule in &a.rules {
-            let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { format!("`{}`", rule.scope) };
-            out.push_str(&format!("| {scope} | `{}` | {} |\n", rule.rule, escape_markdown(&rule.dangerous.join(", "))));
+            let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { markdown::code(&rule.scope) };
+            let (text, danger) = (markdown::code(&rule.rule), markdown::text(&rule.dangerous.join(", ")));
+            out.push_str(&format!("| {scope} | {text} | {danger} |\n"));
         }
     }
     out

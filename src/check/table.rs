@@ -13,6 +13,16 @@ fn width(s: &str) -> usize {
     s.chars().count()
 }
 
+/// `s` safe to print on a terminal: a control character from the input (an
+/// escape sequence could move the cursor and overwrite what was printed) is
+/// written as `\u{…}`.
+pub(crate) fn printable(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+}
+
 /// Left-aligned columns, `gap` spaces apart; the last column is not padded,
 /// and cells wider than [`MAX_COLUMN`] do not widen theirs. A row of a single
 /// cell is a line of its own (a note between rows), counted in no width.
@@ -29,6 +39,7 @@ pub(crate) fn columns(header: &[String], rows: &[Vec<String>], gap: usize) -> St
     for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
         let start = out.len();
         for (i, cell) in row.iter().enumerate() {
+            let cell = &printable(cell);
             out.push_str(cell);
             if let (Some(w), true) = (widths.get(i), row.len() > 1) {
                 out.extend(std::iter::repeat_n(' ', w.saturating_sub(width(cell)) + gap));
@@ -62,7 +73,8 @@ pub(crate) fn wrapped(header: &[&str], rows: &[Vec<String>], gap: usize, total: 
     let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
     let mut out = String::new();
     for row in std::iter::once(&header).chain(rows) {
-        let cells: Vec<Vec<String>> = (0..n).map(|i| wrap(row.get(i).map_or("", String::as_str), widths[i])).collect();
+        let cells: Vec<Vec<String>> =
+            (0..n).map(|i| wrap(&printable(row.get(i).map_or("", String::as_str)), widths[i])).collect();
         let height = cells.iter().map(Vec::len).max().unwrap_or(1);
         for line in 0..height {
             let mut text = String::new();

@@ -42,6 +42,11 @@ fn a_kind_of_another_group_is_named_with_its_group() {
     assert_eq!(at("operators.coreos.com/v1alpha1", "ClusterServiceVersion"), "ClusterServiceVersion a");
     assert_eq!(at("argoproj.io/v1beta1", "ArgoCD"), "ArgoCD.argoproj.io a");
     assert_eq!(at("v1", "ConfigMap"), "ConfigMap a");
+    assert_eq!(at("v1", "ClusterRole"), "ClusterRole (v1) a");
+    assert_eq!(at("", "ClusterRole"), "ClusterRole a");
+    assert_eq!(at("v1", "List"), "List a");
+    assert_eq!(at("rbac.authorization.k8s.io/v1", "ClusterRoleList"), "ClusterRoleList a");
+    assert_eq!(at("evil.example.com/v1", "ClusterRoleList"), "ClusterRoleList.evil.example.com a");
     assert_eq!(at(CONFIG_API_VERSION, CONFIG_KIND), "RBACConfig a");
     assert_eq!(at("olm-rbac.io/v1", CONFIG_KIND), "RBACConfig.olm-rbac.io a");
 }

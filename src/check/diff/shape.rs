@@ -14,8 +14,9 @@ use crate::access::allowed::Target;
 use crate::access::danger::Severity;
 use crate::access::Grantee;
 use crate::check::commands::{encoded, Format};
-use crate::check::matrix::escape_markdown;
-use crate::check::table::{wrapped, TERMINAL};
+use crate::check::markdown;
+
+use crate::check::table::{printable, wrapped, TERMINAL};
 use crate::outcome::Outcome;
 
 /// What a diff with no change says, on its one line.
@@ -181,9 +182,14 @@ fn summary(changes: &Changes) -> String {
 /// The columns of a rule: resources as `can-i` takes them, URLs, names, verbs.
 fn rule_cells(rule: &PolicyRule) -> [Vec<String>; 4] {
     let list = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
-    let target =
-        Target::Resources { groups: list(&rule.api_groups), resources: list(&rule.resources), names: Vec::new() };
-    let resources = target.resources_text().split(' ').filter(|r| !r.is_empty()).map(String::from).collect();
+    let (groups, resources) = (list(&rule.api_groups), list(&rule.resources));
+    // A non-resource rule names no resources (nor groups): nothing to show.
+    let resources = if resources.is_empty() {
+        Vec::new()
+    } else {
+        let target = Target::Resources { groups, resources, names: Vec::new() };
+        target.resources_text().split(' ').filter(|r| !r.is_empty()).map(String::from).collect()
+    };
     [resources, list(&rule.non_resource_urls), list(&rule.resource_names), rule.verbs.clone()]
 }
 
@@ -200,7 +206,7 @@ fn text(changes: &Changes) -> String {
     let mut out = format!("{}\n", summary(changes));
     let header = ["", "WHERE", "RESOURCES", "NON-RESOURCE URLS", "RESOURCE NAMES", "VERBS", "DANGER"];
     for (holder, rows) in by_holder(changes) {
-        out.push_str(&format!("\n{}\n", holder_text(holder)));
+        out.push_str(&format!("\n{}\n", printable(&holder_text(holder))));
         let rows: Vec<Vec<Option<String>>> = rows
             .iter()
             .map(|(sign, c)| {
@@ -234,7 +240,7 @@ fn markdown(changes: &Changes) -> String {
     }
     out.push_str(&format!("{}.\n", summary(changes)));
     for (holder, rows) in by_holder(changes) {
-        out.push_str(&format!("\n### {}\n\n", escape_markdown(&holder_text(holder))));
+        out.push_str(&format!("\n### {}\n\n", markdown::text(&holder_text(holder))));
         out.push_str("| change | where | resources | non-resource URLs | resource names | verbs | danger |\n");
         out.push_str("|---|---|---|---|---|---|---|\n");
         for (sign, c) in rows {
@@ -242,7 +248,7 @@ fn markdown(changes: &Changes) -> String {
                 if v.is_empty() {
                     String::new()
                 } else {
-                    v.iter().map(|x| format!("`{}`", escape_markdown(x))).collect::<Vec<_>>().join(" ")
+                    v.iter().map(|x| markdown::code(x)).collect::<Vec<_>>().join(" ")
                 }
             };
             let [resources, urls, names, verbs] = rule_cells(&c.rule).map(code);
@@ -251,7 +257,7 @@ fn markdown(changes: &Changes) -> String {
                 (Sign::Gained, None) => ("gained", String::new()),
                 (Sign::Lost, s) => ("lost", s.map(|s| s.to_string()).unwrap_or_default()),
             };
-            let place = escape_markdown(&place_text(&c.namespace));
+            let place = markdown::text(&place_text(&c.namespace));
             out.push_str(&format!("| {change} | {place} | {resources} | {urls} | {names} | {verbs} | {danger} |\n"));
         }
     }
