@@ -353,8 +353,6 @@ fn holders_of_every_verb(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> V
         .collect()
 }
 
-/// Keeps subject names from breaking a Markdown table.
-
 fn cell_text(h: &[LevelHolder]) -> String {
     if h.is_empty() {
         return "-".into();
