@@ -6,7 +6,7 @@
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use serde::Serialize;
 
-use crate::access::allowed::{Permission, Target};
+use crate::access::allowed::Permission;
 use crate::access::{BindingKind, GrantChain, Grantee, HeldAccess, Via};
 
 /// How a command prints what it found, named on the command line as here
@@ -164,19 +164,7 @@ pub(crate) struct PermissionOut {
 
 impl PermissionOut {
     pub(crate) fn of(p: &Permission) -> PermissionOut {
-        let some = |v: &[String]| (!v.is_empty()).then(|| v.to_vec());
-        let rule = match &p.target {
-            Target::Resources { groups, resources, names } => PolicyRule {
-                api_groups: Some(groups.clone()),
-                resources: Some(resources.clone()),
-                resource_names: some(names),
-                verbs: p.verbs.clone(),
-                ..Default::default()
-            },
-            Target::Urls(urls) => {
-                PolicyRule { non_resource_urls: Some(urls.clone()), verbs: p.verbs.clone(), ..Default::default() }
-            }
-        };
+        let rule = p.rule();
         PermissionOut { scope: where_text(&p.namespace), rule }
     }
 }

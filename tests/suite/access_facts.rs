@@ -12,7 +12,9 @@ use olm_rbac::access::{Identity, Policy, Request};
 use olm_rbac::check::load;
 use olm_rbac::run::{render, Source};
 
-const EXISTING: &str = "apiVersion: rbac.authorization.k8s.io/v1
+/// Bindings to the built-in roles a cluster already has: edit in team-a,
+/// view cluster-wide, admin in team-b.
+pub(crate) const EXISTING: &str = "apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: {name: devs-edit, namespace: team-a}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit}

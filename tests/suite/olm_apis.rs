@@ -10,26 +10,7 @@ use olm_rbac::run::{render, Source};
 
 const BUNDLE: &str = "memcached-operator-0.0.1";
 
-/// Bindings to the built-in roles a cluster already has: edit in team-a,
-/// view cluster-wide, admin in team-b.
-const EXISTING: &str = "apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: devs-edit, namespace: team-a}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: team-a-devs}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: auditors-view}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: auditors}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: alice-admin, namespace: team-b}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: admin}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice@example.com}]
-";
+use crate::access_facts::EXISTING;
 
 /// Bind mode: editors in team-a, auditors reading cluster-wide, operators editing cluster-wide.
 const BINDINGS: &str = "  bindings:
