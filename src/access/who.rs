@@ -16,6 +16,15 @@ impl Policy {
     /// appear as [`Grantee::AnyoneBoundTo`], since bindings to them usually live
     /// on the cluster, not in the input.
     pub(crate) fn who_can(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<HeldAccess> {
+        let mut out = self.who_can_through_each(asked, place);
+        out.dedup_by(|a, b| a.grantee == b.grantee && a.namespace == b.namespace);
+        out
+    }
+
+    /// [`Policy::who_can`] before it keeps one answer per grantee and place:
+    /// an answer per binding that grants it, in the same order (the report's
+    /// graphs draw every binding through which a subject holds access).
+    pub(crate) fn who_can_through_each(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<HeldAccess> {
         let mut out: Vec<HeldAccess> = Vec::new();
         for b in &self.bindings {
             // The request as made where the binding could answer it.
@@ -44,7 +53,6 @@ impl Policy {
         }
         out.extend(self.aggregated_role_holders(asked, place));
         out.sort_by(|a, b| (a.grantee.sort_key(), &a.namespace).cmp(&(b.grantee.sort_key(), &b.namespace)));
-        out.dedup_by(|a, b| a.grantee == b.grantee && a.namespace == b.namespace);
         out
     }
 

@@ -11,8 +11,11 @@
 //! rules) of one API group that the same role nodes reach with the same access
 //! are one node. An edge from a role node carries that access (`admin`,
 //! `edit, view`, or verbs) and, when the catalogue marks it, the worst
-//! severity of its dangerous permissions. Node ids are made here, never taken
-//! from the input; every label is escaped by the writer of each format.
+//! severity of its dangerous permissions. Every binding through which a
+//! holder reaches an API is drawn, not only the first. A node stands for its
+//! members, not for its label: two groups that read the same are two nodes.
+//! Node ids are made here, never taken from the input; every label is escaped
+//! by the writer of each format.
 
 mod dot;
 mod mermaid;
@@ -96,7 +99,7 @@ pub(crate) fn clusters(m: &AccessMatrix) -> Vec<Cluster> {
 pub(crate) fn cluster(m: &AccessMatrix, extension: &Option<String>) -> Cluster {
     let steps = steps(m, extension);
     let mut c = Cluster { title: extension_title(extension), nodes: Vec::new(), edges: Vec::new() };
-    let subject: Vec<usize> = steps.iter().map(|s| c.node(Column::Subject, vec![s.holder.clone()])).collect();
+    let subject = subject_nodes(&mut c, &steps);
     let binder = binding_nodes(&mut c, &steps, &subject);
     let role = role_nodes(&mut c, &steps, &binder);
     let target = target_nodes(&mut c, &steps, &role);
@@ -176,16 +179,13 @@ fn steps<'a>(m: &'a AccessMatrix, extension: &Option<String>) -> Vec<Step<'a>> {
 }
 
 impl Cluster {
-    /// The node with these lines in the column, added if new.
-    fn node(&mut self, column: Column, lines: Vec<String>) -> usize {
-        let node = Node { column, lines };
-        match self.nodes.iter().position(|n| *n == node) {
-            Some(i) => i,
-            None => {
-                self.nodes.push(node);
-                self.nodes.len() - 1
-            }
-        }
+    /// A new node. Each caller adds one node per thing (a holder, a group of
+    /// bindings, roles or targets), never looking one up by its label: two
+    /// groups may read the same (`2 ClusterRoleBindings`, `x-…-y`) and still
+    /// be two nodes.
+    fn add(&mut self, column: Column, lines: Vec<String>) -> usize {
+        self.nodes.push(Node { column, lines });
+        self.nodes.len() - 1
     }
 
     fn edge(&mut self, from: usize, to: usize, label: Option<String>, severity: Option<Severity>) {
@@ -209,6 +209,15 @@ fn gather<K: PartialEq, M: PartialEq>(pairs: impl IntoIterator<Item = (K, M)>) -
     groups
 }
 
+/// Each step's subject node: one per holder.
+fn subject_nodes(c: &mut Cluster, steps: &[Step<'_>]) -> Vec<usize> {
+    let holders: Vec<(&str, usize)> = gather(steps.iter().map(|s| (s.holder.as_str(), ())))
+        .into_iter()
+        .map(|(holder, _)| (holder, c.add(Column::Subject, vec![holder.to_string()])))
+        .collect();
+    steps.iter().map(|s| holders.iter().find(|(h, _)| *h == s.holder).map_or(0, |(_, n)| *n)).collect()
+}
+
 /// Each step's binding node; a step without a binding (whoever is bound to a
 /// built-in role) goes from its subject straight to the role.
 fn binding_nodes(c: &mut Cluster, steps: &[Step<'_>], subject: &[usize]) -> Vec<usize> {
@@ -230,7 +239,7 @@ fn binding_nodes(c: &mut Cluster, steps: &[Step<'_>], subject: &[usize]) -> Vec<
         let names: Vec<&str> = members.iter().map(|(_, n)| n.as_str()).collect();
         let namespaces: Vec<&str> = members.iter().filter_map(|(ns, _)| ns.as_deref()).collect();
         let lines = named(kind.as_str(), &names, &namespaces);
-        let node = c.node(Column::Binding, lines);
+        let node = c.add(Column::Binding, lines);
         node_of.extend(members.into_iter().map(|b| (b, node)));
     }
     steps
@@ -261,7 +270,7 @@ fn role_nodes(c: &mut Cluster, steps: &[Step<'_>], binder: &[usize]) -> Vec<usiz
     for ((kind, _), members) in gather(roles.iter().map(|r| ((r.0, binders(r)), r))) {
         let names: Vec<&str> = members.iter().map(|r| r.2.as_str()).collect();
         let namespaces: Vec<&str> = members.iter().filter_map(|r| r.1.as_deref()).collect();
-        let node = c.node(Column::Role, named(kind.as_str(), &names, &namespaces));
+        let node = c.add(Column::Role, named(kind.as_str(), &names, &namespaces));
         node_of.extend(members.into_iter().map(|r| (r, node)));
     }
     steps.iter().map(|s| node_of.iter().find(|(r, _)| **r == role_of(s)).map_or(0, |(_, n)| *n)).collect()
@@ -290,7 +299,7 @@ fn target_nodes(c: &mut Cluster, steps: &[Step<'_>], role: &[usize]) -> Vec<usiz
         };
         let mut lines = vec![title];
         lines.extend(wrap(&members, 48));
-        let node = c.node(Column::Target, lines);
+        let node = c.add(Column::Target, lines);
         node_of.extend(members.into_iter().map(|m| ((group, m), node)));
     }
     let find = |s: &Step<'_>| node_of.iter().find(|((g, m), _)| *g == &s.group && *m == s.item).map_or(0, |(_, n)| *n);

@@ -240,7 +240,8 @@ struct Held {
     route: Option<Route>,
 }
 
-/// Who may use one verb on the API, where, and through what; cluster-admins left out.
+/// Who may use one verb on the API, where, and through what: an answer per
+/// binding, so that the graphs draw every way; cluster-admins left out.
 fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Vec<Held> {
     let req = Request {
         verb: verb.to_string(),
@@ -251,7 +252,7 @@ fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Ve
         namespace: None,
     };
     let mut held = Vec::new();
-    for access in policy.who_can(Asked::Resource(&req), Place::Each) {
+    for access in policy.who_can_through_each(Asked::Resource(&req), Place::Each) {
         let masters = |s: &Subject| SubjectKind::of(s) == Some(SubjectKind::Group) && s.name == MASTERS;
         if matches!(&access.grantee, Grantee::Subject(s) if masters(s)) {
             continue;
@@ -277,7 +278,10 @@ type Scopes = BTreeMap<String, Vec<String>>;
 fn scopes_of(held: &[Held]) -> Scopes {
     let mut scopes = Scopes::new();
     for h in held {
-        scopes.entry(h.holder.clone()).or_default().push(h.scope.clone());
+        let scope = scopes.entry(h.holder.clone()).or_default();
+        if !scope.contains(&h.scope) {
+            scope.push(h.scope.clone());
+        }
     }
     scopes
 }
