@@ -1,6 +1,7 @@
-//! Review 20: attacks on olmAPIs and the gate's built-in roles, `diff`, the
-//! report's graphs and `kind_in_words`. Each test reproduces one finding and
-//! fails until it is fixed.
+//! What a hostile bundle or name tries against the tools a reviewer trusts:
+//! the gate's reading of built-in roles (olmAPIs, the admin's aggregated
+//! roles), `diff` (a role left behind, slowness), the Markdown, terminal and
+//! graph output of `diff` and `report`, and how a lookalike kind is named.
 
 use std::time::{Duration, Instant};
 
