@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use super::matches::sort_for_reading;
-use super::{BindingDef, Identity, Policy};
+use super::matches::{or_empty, sort_for_reading};
+use super::{BindingDef, Identity, Policy, RoleDef};
 
 /// Where to list an identity's permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +98,11 @@ impl Permission {
     }
 }
 
+/// A resource without its subresource: `pods` of `pods/log`.
+fn resource_head(resource: &str) -> &str {
+    resource.split_once('/').map_or(resource, |(head, _)| head)
+}
+
 /// The verbs in the order kubectl users read them
 /// ([`sort_for_reading`]), or just `*` when `*` is among them.
 fn ordered_verbs(verbs: BTreeSet<String>) -> Vec<String> {
@@ -178,6 +183,18 @@ impl Policy {
         out
     }
 
+    /// Whether what the role grants through a RoleBinding depends on which
+    /// namespace the binding is in, beyond the namespace it is listed under:
+    /// a rule naming the core group's `namespaces` reaches the binding's own
+    /// Namespace object, by its name ([`Policy::targets`]). Otherwise the role
+    /// grants the same rules in every namespace it is bound in.
+    pub(crate) fn grants_by_namespace_name(&self, role: &RoleDef) -> bool {
+        self.effective_rules(role).iter().any(|(_, rule)| {
+            or_empty(&rule.api_groups).iter().any(|g| g.is_empty())
+                && or_empty(&rule.resources).iter().any(|r| resource_head(r) == "namespaces")
+        })
+    }
+
     /// A rule as targets: its API groups × resources × names, and its URLs.
     /// For a RoleBinding's rule (`binding_namespace` set), only what it
     /// grants in that namespace: the cluster-scoped resources of a group are
@@ -207,7 +224,7 @@ impl Policy {
                 }
             }
             Some(ns) => {
-                let head = |r: &str| r.split_once('/').map_or(r, |(h, _)| h).to_string();
+                let head = |r: &str| resource_head(r).to_string();
                 // The (group, resource) pairs of the rule that are cluster-scoped,
                 // found from the known scopes rather than from every pair.
                 let mut by_head: HashMap<String, Vec<usize>> = HashMap::new();
