@@ -37,4 +37,5 @@ pub mod outcome;
 pub(crate) mod plan;
 pub mod reserved;
 pub mod run;
+mod schema;
 pub mod yaml;

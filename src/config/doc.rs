@@ -224,9 +224,5 @@ pub(crate) struct ApiFilter {
 
 /// The JSON Schema of `RBACConfig`, for editors and CI checks (`olm-rbac schema`).
 pub fn json_schema() -> String {
-    let mut schema = schemars::schema_for!(RbacConfigDoc);
-    schema.insert("$id".into(), "https://olm-rbac.io/schemas/v1alpha1/rbacconfig.json".into());
-    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::schema::text_of::<RbacConfigDoc>("rbacconfig")
 }

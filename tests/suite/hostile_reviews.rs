@@ -58,6 +58,17 @@ fn ack_with_binding_to_edit() -> Vec<Source> {
     inputs
 }
 
+/// The run refuses the bundle's binding to edit: through it, the account could
+/// create Subscriptions, which the policy's deny forbids.
+fn assert_refused_for_subscriptions_through_edit(out: &olm_rbac::outcome::Outcome) {
+    assert_eq!(
+        out.code, 1,
+        "the bundle's account can create Subscriptions through edit, which policy.deny forbids: {}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
+}
+
 #[test]
 fn the_gate_counts_what_another_config_of_the_run_aggregates_into_edit() {
     // Config "other" (olmAPIs: Edit, Aggregate) puts creating Subscriptions into
@@ -70,12 +81,7 @@ fn the_gate_counts_what_another_config_of_the_run_aggregates_into_edit() {
     let configs = [src("admin/ext.yaml", &config("ext", GATED)), src("admin/other.yaml", &other)];
     let out = render(&ack_with_binding_to_edit(), &configs);
     assert!(out.stderr.contains("RBACConfig other: spec.olmAPIs: olmAPIs: Edit"), "{}", out.stderr);
-    assert_eq!(
-        out.code, 1,
-        "the bundle's account can create Subscriptions through edit, which policy.deny forbids: {}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
+    assert_refused_for_subscriptions_through_edit(&out);
 }
 
 #[test]
@@ -93,12 +99,7 @@ rules:
     let mut inputs = ack_with_binding_to_edit();
     inputs.push(src("admin/existing.yaml", existing));
     let out = render(&inputs, &[src("admin/ext.yaml", &config("ext", GATED))]);
-    assert_eq!(
-        out.code, 1,
-        "the bundle's account can create Subscriptions through edit, which policy.deny forbids: {}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
+    assert_refused_for_subscriptions_through_edit(&out);
 }
 
 // ---------------------------------------------------------------------------

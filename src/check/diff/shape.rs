@@ -71,11 +71,7 @@ pub struct SubjectOut {
 
 /// The JSON Schema of [`DiffOut`] (`olm-rbac schema diff-output`).
 pub fn json_schema() -> String {
-    let mut schema = schemars::schema_for!(DiffOut);
-    schema.insert("$id".into(), "https://olm-rbac.io/schemas/v1alpha1/diff-output.json".into());
-    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::schema::text_of::<DiffOut>("diff-output")
 }
 
 /// The changes in the format asked, exit 0.
