@@ -52,24 +52,8 @@ pub fn function(input: &str) -> Outcome {
         }
         Err(e) => return fatal(yaml_finding(&e, None)),
     };
-    if list.kind.as_deref() != Some("ResourceList")
-        || !LIST_VERSIONS.contains(&list.api_version.as_deref().unwrap_or_default())
-    {
-        // A Kubernetes object on its own is plain manifests, sent where a list was expected.
-        let plain = if list.kind.is_some() && list.kind.as_deref() != Some("ResourceList") {
-            format!("; {PLAIN}")
-        } else {
-            String::new()
-        };
-        return fatal(
-            Finding::error(format!(
-                "the input is not a ResourceList: expected apiVersion {} and kind ResourceList, got {} {}{plain}",
-                LIST_VERSIONS.join(" or "),
-                list.api_version.as_deref().unwrap_or("(none)"),
-                list.kind.as_deref().unwrap_or("(none)")
-            ))
-            .at("kind"),
-        );
+    if let Some(refused) = not_a_resource_list(&list) {
+        return fatal(refused);
     }
 
     let mut results = Vec::new();
@@ -355,6 +339,23 @@ fn results_yaml(findings: &[Finding]) -> Result<String, String> {
 }
 
 /// A failure before any item could be read: an empty list carrying the error.
+/// Why the read list is not a ResourceList olm-rbac takes, if it is not.
+fn not_a_resource_list(list: &yaml::ListText<'_>) -> Option<Finding> {
+    let (kind, api_version) = (list.kind.as_deref(), list.api_version.as_deref());
+    if kind == Some("ResourceList") && LIST_VERSIONS.contains(&api_version.unwrap_or_default()) {
+        return None;
+    }
+    // A Kubernetes object on its own is plain manifests, sent where a list was expected.
+    let plain = if kind.is_some() && kind != Some("ResourceList") { format!("; {PLAIN}") } else { String::new() };
+    let finding = Finding::error(format!(
+        "the input is not a ResourceList: expected apiVersion {} and kind ResourceList, got {} {}{plain}",
+        LIST_VERSIONS.join(" or "),
+        api_version.unwrap_or("(none)"),
+        kind.unwrap_or("(none)")
+    ));
+    Some(finding.at("kind"))
+}
+
 fn fatal(finding: Finding) -> Outcome {
     let results = results_yaml(std::slice::from_ref(&finding)).unwrap_or_default();
     Outcome {
