@@ -8,6 +8,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::model::*;
 
+use super::roles::generated_labels;
 use super::{About, Made, Object};
 
 /// `<namespace>/<name>` of the ServiceAccount an object is for.
@@ -50,11 +51,7 @@ impl Account<'_> {
         ObjectMeta {
             name: Some(name.to_string()),
             namespace: namespace.map(String::from),
-            labels: Some(BTreeMap::from([
-                (MANAGED_BY.to_string(), MANAGER.to_string()),
-                (EXTENSION_LABEL.to_string(), self.extension.to_string()),
-                (ROLE_LABEL.to_string(), self.role.label().to_string()),
-            ])),
+            labels: Some(generated_labels(self.extension, self.role.label())),
             annotations: Some(BTreeMap::from([(
                 SERVICE_ACCOUNT_ANNOTATION.to_string(),
                 self.account.qualified_name(),

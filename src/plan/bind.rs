@@ -211,8 +211,8 @@ fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Pl
     let subjects: Vec<K8sSubject> = p.subjects.iter().map(k8s_subject).collect();
     let role_ref = RoleRefKind::ClusterRole.role_ref(&p.role_name);
     let mut meta: ObjectMeta = match &p.about {
-        About::Api { api, role, .. } => metadata(config, api, *role),
-        About::Olm(role) => olm_apis::metadata(config, *role),
+        About::Api { api, role, .. } => metadata(config, Some(api), role.as_str()),
+        About::Olm(role) => metadata(config, None, role.label()),
         About::Operator(_) | About::Installer(_) => ObjectMeta::default(),
     };
     meta.name = Some(name);

@@ -12,17 +12,14 @@
 //! output by `provenance` through [`check_claim`]. Their rules are fixed here:
 //! nothing in the input changes them, and they carry no aggregation rule.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::config::{Config, Mode, OlmApis, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::roles::strings;
+use super::roles::{generated_cluster_role, metadata, strings};
 use super::{About, Made, Object};
 
 /// OLM v0's API group, and the group its package server serves PackageManifests in.
@@ -127,31 +124,14 @@ pub(super) fn bound_with(olm: OlmApis, level: RoleKind) -> Vec<OlmRole> {
     roles_for(olm).into_iter().filter(|r| *r != OlmRole::Edit || writes).collect()
 }
 
-/// Labels and annotations of its role and bindings: those of every generated object.
-pub(super) fn metadata(config: &Config, role: OlmRole) -> ObjectMeta {
-    let labels = BTreeMap::from([
-        (MANAGED_BY.to_string(), MANAGER.to_string()),
-        (EXTENSION_LABEL.to_string(), config.extension.clone()),
-        (ROLE_LABEL.to_string(), role.label().to_string()),
-    ]);
-    let annotations = BTreeMap::from([(MODE_ANNOTATION.to_string(), config.mode.as_str().to_string())]);
-    ObjectMeta { labels: Some(labels), annotations: Some(annotations), ..Default::default() }
-}
-
 /// The ClusterRoles `spec.olmAPIs` asks for, aggregated in Aggregate mode.
 pub(super) fn cluster_roles(config: &Config) -> Vec<Made> {
     roles_for(config.olm_apis)
         .into_iter()
         .map(|role| {
-            let mut metadata = metadata(config, role);
-            metadata.name = Some(role.name(&config.extension));
-            if config.mode == Mode::Aggregate {
-                if let Some(labels) = metadata.labels.as_mut() {
-                    labels.insert(role.aggregates_to().label(), "true".into());
-                }
-            }
-            let role_object = ClusterRole { metadata, rules: Some(role.rules()), aggregation_rule: None };
-            (About::Olm(role), Object::ClusterRole(role_object))
+            let (metadata, name) = (metadata(config, None, role.label()), role.name(&config.extension));
+            let object = generated_cluster_role(config, metadata, name, role.aggregates_to(), role.rules());
+            (About::Olm(role), Object::ClusterRole(object))
         })
         .collect()
 }

@@ -124,27 +124,44 @@ pub(super) fn level_gathered_by(aggregating: AggregatingRole) -> RoleKind {
     RoleKind::ALL.into_iter().find(|role| role.aggregates_to() == aggregating).unwrap_or(RoleKind::View)
 }
 
-/// Labels and annotations every generated object carries.
-pub(super) fn metadata(config: &Config, api: &str, role: RoleKind) -> ObjectMeta {
-    let labels = BTreeMap::from([
+/// The labels every generated object carries: managed by olm-rbac, the
+/// extension, and what it is for (`olm-rbac.io/role`).
+pub(super) fn generated_labels(extension: &str, role: &str) -> BTreeMap<String, String> {
+    BTreeMap::from([
         (MANAGED_BY.to_string(), MANAGER.to_string()),
-        (EXTENSION_LABEL.to_string(), config.extension.clone()),
-        (ROLE_LABEL.to_string(), role.as_str().to_string()),
-    ]);
-    let annotations = BTreeMap::from([
-        (API_ANNOTATION.to_string(), api.to_string()),
-        (MODE_ANNOTATION.to_string(), config.mode.as_str().to_string()),
-    ]);
+        (EXTENSION_LABEL.to_string(), extension.to_string()),
+        (ROLE_LABEL.to_string(), role.to_string()),
+    ])
+}
+
+/// Labels and annotations of a role (or binding) generated from the config:
+/// the labels above, the mode, and the API it serves when there is one.
+pub(super) fn metadata(config: &Config, api: Option<&str>, role: &str) -> ObjectMeta {
+    let mut annotations = BTreeMap::from([(MODE_ANNOTATION.to_string(), config.mode.as_str().to_string())]);
+    if let Some(api) = api {
+        annotations.insert(API_ANNOTATION.to_string(), api.to_string());
+    }
+    let labels = generated_labels(&config.extension, role);
     ObjectMeta { labels: Some(labels), annotations: Some(annotations), ..Default::default() }
 }
 
-pub(super) fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
-    let mut metadata = metadata(config, &api.name, role);
+/// A ClusterRole generated from the config, named `name`: in Aggregate mode
+/// labelled to aggregate into `into`.
+pub(super) fn generated_cluster_role(
+    config: &Config,
+    mut metadata: ObjectMeta,
+    name: String,
+    into: AggregatingRole,
+    rules: Vec<PolicyRule>,
+) -> ClusterRole {
     metadata.name = Some(name);
     if config.mode == Mode::Aggregate {
-        if let Some(labels) = metadata.labels.as_mut() {
-            labels.insert(role.aggregates_to().label(), "true".into());
-        }
+        metadata.labels.get_or_insert_with(BTreeMap::new).insert(into.label(), "true".into());
     }
-    ClusterRole { metadata, rules: Some(vec![rule_for(api, role)]), aggregation_rule: None }
+    ClusterRole { metadata, rules: Some(rules), aggregation_rule: None }
+}
+
+pub(super) fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
+    let metadata = metadata(config, Some(&api.name), role.as_str());
+    generated_cluster_role(config, metadata, name, role.aggregates_to(), vec![rule_for(api, role)])
 }
