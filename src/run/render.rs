@@ -10,6 +10,7 @@ use super::{json, Outcome, Source};
 use crate::config;
 use crate::findings::{FileRef, Finding};
 use crate::input::BundleRoot;
+use crate::model::{view_for, ViewKind};
 use crate::plan::origin::{folder_of, BundleFolders};
 use crate::plan::{plan, Plan};
 use crate::yaml::{self, Chunk};
@@ -89,10 +90,29 @@ fn take_previous(
         let cfg = config.object_ref();
         let Some(installer) = config.installer.as_mut() else { continue };
         let Some(from) = installer.upgrade_from.clone() else { continue };
-        let is_csv = |c: &Chunk<'_>| c.header.kind.as_deref() == Some("ClusterServiceVersion");
-        let Some((_, file)) = kept.iter().find(|(c, _)| is_csv(c) && c.header.name.as_deref() == Some(from.as_str()))
-        else {
-            continue;
+        // A CSV as the planner reads one (by kind: see `model::view_for`).
+        let is_csv = |c: &Chunk<'_>| view_for(&c.header) == Some(ViewKind::Csv);
+        let named: Vec<&FileRef> = kept
+            .iter()
+            .filter(|(c, _)| is_csv(c) && c.header.name.as_deref() == Some(from.as_str()))
+            .map(|(_, f)| f)
+            .collect();
+        let file = match named.as_slice() {
+            [] => continue,
+            [file] => (*file).clone(),
+            _ => {
+                let files: Vec<&str> = named.iter().map(|f| f.path.as_str()).collect();
+                results.push(
+                    Finding::error(format!(
+                        "the input holds {} ClusterServiceVersions named {from:?} ({}): which is the previous version cannot be told; pass only its bundle folder",
+                        named.len(),
+                        files.join(", ")
+                    ))
+                    .on(&cfg)
+                    .at("spec.installer.upgradeFrom"),
+                );
+                continue;
+            }
         };
         let folder = folder_of(&file.path).to_string();
         let folders = BundleFolders::of_csvs([folder.clone()]);

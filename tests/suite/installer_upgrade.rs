@@ -240,3 +240,40 @@ fn upgrade_from_a_version_the_input_does_not_hold_is_an_error_naming_the_field()
     let doc = std::fs::read_to_string(repo("docs/installer-account.md")).unwrap();
     assert!(doc.contains(errors(&out)[0]), "docs/installer-account.md quotes {}", errors(&out)[0]);
 }
+
+#[test]
+fn a_new_bundle_cannot_pass_its_own_folder_off_as_the_previous_version() {
+    // The new bundle ships a ClusterServiceVersion (of any group) under the
+    // name upgradeFrom gives, hoping its own folder is taken for the previous
+    // version's, out of the output and unread by the gate: two CSVs of that
+    // name leave the previous version unknown, so the run is refused and
+    // nothing is written (and with the fake alone, its folder holds the CSV
+    // being installed, which is refused too).
+    let mut inputs = old_bundle();
+    inputs.extend(new_with_fake());
+    let out = run(inputs, &spec("Generate", true));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "no partial output");
+    assert!(
+        out.stderr.contains("the input holds 2 ClusterServiceVersions named \"argocd-operator.v0.6.0\""),
+        "{}",
+        out.stderr
+    );
+    let alone: Vec<Source> = new_with_fake().into_iter().filter(|s| s.name.starts_with("new/")).collect();
+    let out = run(alone, &spec("Generate", true));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "no partial output");
+    assert!(
+        out.stderr.contains("the previous version's bundle folder also holds this ClusterServiceVersion"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The new bundle with a ClusterServiceVersion of another group named like the previous version.
+fn new_with_fake() -> Vec<Source> {
+    let mut new = files("argocd-operator-0.19.0", "new");
+    let fake = format!("apiVersion: evil.example.com/v1\nkind: ClusterServiceVersion\nmetadata:\n  name: {FROM}\n");
+    new.insert(0, Source { name: "new/manifests/000-fake.yaml".into(), text: fake });
+    new
+}
