@@ -58,21 +58,22 @@ impl<'a> Input<'a> {
     }
 
     /// Adds the ClusterRoles a planning of the run writes (every config's) to
-    /// [`Input::built_in`]; true when there were any, so that a planning that
-    /// judged bindings without them must be done again.
+    /// [`Input::built_in`]; true when an aggregating role gathers one of them,
+    /// so that a planning that judged bindings without them must be done again.
     pub(super) fn hold_written(&mut self, generated: &[Generated]) -> bool {
         let Some(policy) = self.built_in.as_mut() else { return false };
-        let mut any = false;
+        let mut gathered = false;
         for g in generated {
             if let Object::ClusterRole(role) = &g.object {
                 let name = role.metadata.name.clone().unwrap_or_default();
                 let labels = role.metadata.labels.clone().unwrap_or_default();
                 let rules = role.rules.clone().unwrap_or_default();
+                gathered |=
+                    policy.cluster_roles.values().any(|r| r.aggregation.iter().any(|s| access::selects(s, &labels)));
                 policy.cluster_roles.insert(name.clone(), RoleDef { name, labels, rules, ..Default::default() });
-                any = true;
             }
         }
-        any
+        gathered
     }
 }
 
