@@ -89,6 +89,15 @@ impl Config {
         }
     }
 
+    /// The namespace OLM installs the bundle into, when the config says:
+    /// `spec.operator.installNamespace`, else the installer account's
+    /// namespace (OLM runs the installer where it installs; the two must
+    /// agree when both are given).
+    pub(crate) fn install_namespace(&self) -> Option<&str> {
+        let installer = self.installer.as_ref().map(|i| i.account.namespace.as_str());
+        self.operator.install_namespace.as_deref().or(installer)
+    }
+
     pub(crate) fn object_ref(&self) -> ObjRef {
         if self.config_map {
             return ObjRef {

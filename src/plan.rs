@@ -37,6 +37,7 @@ use crate::model::*;
 
 use conflicts::check_conflicts;
 use input::Input;
+use provenance::Believed;
 use steps::plan_one;
 
 mod accounts;
@@ -313,38 +314,57 @@ impl Plan {
 /// Decides the output for `configs` over `objects`. If anything is an error,
 /// the plan removes and generates nothing: the input comes back unchanged.
 ///
-/// Claims of earlier output in a bundle's own folder are not believed, but
-/// for one case: the item is exactly an object this run writes, so replacing
-/// it changes nothing (nor does the install gate count it as the bundle's,
-/// wherever it comes from: the cluster holds that grant either way). That is
-/// how a saved output given back as a file (whose folder holds its CSV too)
-/// renders again as it does on stdin, with the same results; a forged claim
-/// gains nothing by it. Such items are found by planning once without
-/// believing them, and believed only if planning again with them writes each
-/// of them anew, exactly (see [`provenance::Claims`]).
+/// A claim to be olm-rbac's earlier output is checked by its content, not its
+/// labels: the items believed are those this run writes again exactly when it
+/// believes them (see [`provenance::Claims`]). Replacing such an item changes
+/// nothing, and the install gate does not count it as the bundle's (the
+/// cluster holds that grant either way), so a forged copy gains nothing. That
+/// is how a saved output given back (as a file, on stdin or through a runner)
+/// renders again byte for byte, the installer account included, whose rules
+/// depend on which items are the bundle's.
+///
+/// The set is found from above: believe every claim whose shape holds, plan,
+/// keep the claims the plan writes again exactly, and plan again until the set
+/// stands. It only shrinks, so this ends; a hostile input that keeps it
+/// shrinking past [`SETTLE_ROUNDS`] gets the safe reading, nothing believed
+/// in a bundle's folder.
 pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
-    let mut input = Input::new(objects);
-    let (mut first, mut candidates) = draft(configs, &input, &BTreeSet::new());
-    // The install gate judges a binding to a built-in role by what every
-    // config of the run aggregates into it: known once all are planned.
-    if configs.iter().any(steps::judges_grants) && input.hold_written(&first.generated) {
-        (first, candidates) = draft(configs, &input, &BTreeSet::new());
+    let install = |extension: &str| configs.iter().find(|c| c.extension == extension)?.install_namespace();
+    let mut believed = Believed::at_most(objects);
+    for _ in 0..SETTLE_ROUNDS {
+        let drafted = settled_draft(configs, objects, &believed);
+        let written: Vec<&Object> = drafted.generated.iter().map(|g| &g.object).collect();
+        let borne_out = believed.borne_out(objects, &drafted.remove, &written, install);
+        if borne_out == believed {
+            return Plan::decide(drafted);
+        }
+        believed = borne_out;
     }
-    let written_again =
-        |d: &Draft, i: usize| d.generated.iter().any(|g| provenance::is_exactly(&objects[i], &g.object));
-    let rewritten: BTreeSet<usize> = candidates.into_iter().filter(|&i| written_again(&first, i)).collect();
-    if rewritten.is_empty() {
-        return Plan::decide(first);
-    }
-    let (second, _) = draft(configs, &input, &rewritten);
-    let holds = rewritten.iter().all(|&i| second.remove.contains(&i) && written_again(&second, i));
-    Plan::decide(if holds { second } else { first })
+    Plan::decide(settled_draft(configs, objects, &Believed::default()))
 }
 
-/// One planning of every config, taking `rewritten` as the items this run
-/// writes again exactly; with the items that may be (claims that hold, or
-/// would outside a bundle's folder).
-fn draft(configs: &[Config], input: &Input<'_>, rewritten: &BTreeSet<usize>) -> (Draft, Vec<usize>) {
+/// How many plannings [`plan`] spends settling which claims it believes. A
+/// saved output settles in one (every claim holds) or two (an earlier output
+/// this run no longer writes, or a namespaced one whose OLM copy it does not
+/// write); three when both.
+const SETTLE_ROUNDS: usize = 5;
+
+/// One planning of every config with `believed` as the items this run writes
+/// again exactly, planned a second time when an aggregating built-in role
+/// gathers a ClusterRole it writes: the install gate judges a binding to a
+/// built-in role by what every config of the run aggregates into it, known
+/// once all are planned.
+fn settled_draft(configs: &[Config], objects: &[InputObject], believed: &Believed) -> Draft {
+    let mut input = Input::new(objects);
+    let first = draft(configs, &input, believed);
+    if configs.iter().any(steps::judges_grants) && input.hold_written(&first.generated) {
+        return draft(configs, &input, believed);
+    }
+    first
+}
+
+/// One planning of every config, believing the claims in `believed`.
+fn draft(configs: &[Config], input: &Input<'_>, believed: &Believed) -> Draft {
     let objects = input.objects;
     let mut plan = Draft::default();
     let mut seen: BTreeMap<&str, &Config> = BTreeMap::new();
@@ -360,7 +380,7 @@ fn draft(configs: &[Config], input: &Input<'_>, rewritten: &BTreeSet<usize>) -> 
             );
         }
     }
-    let claims = provenance::generated_claims(input, rewritten, &mut plan.results);
+    let claims = provenance::generated_claims(input, believed, &mut plan.results);
     trust::check_input(input, &claims.of, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
@@ -377,7 +397,7 @@ fn draft(configs: &[Config], input: &Input<'_>, rewritten: &BTreeSet<usize>) -> 
         }
     }
     check_conflicts(input, &mut plan);
-    (plan, claims.candidates)
+    plan
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use super::bundle::{classify, level_bound, RoleFit};
 use super::discover::{discover, select};
 use super::namespaces::{selectable_namespaces, selected_namespaces};
 use super::operator::{csv_grants, CsvGrant};
-use super::origin::{bundle_members, Origins};
+use super::origin::{bundle_members, installed_members, Origins};
 use super::provenance::Claims;
 use super::{trust, Api, Generated, Object};
 
@@ -89,10 +89,12 @@ pub(super) struct Planning<'a> {
     /// For each input item, the extension it is earlier output of, as this
     /// config believes it: another extension's claim on one of its APIs is not.
     pub claims: Vec<Option<String>>,
-    /// The items this run writes again exactly (see [`Claims::rewritten`]).
-    pub rewritten: &'a BTreeSet<usize>,
+    /// The items the cluster holds whoever ships them (see [`Claims::held_anyway`]).
+    pub held_anyway: &'a BTreeSet<usize>,
     /// The bundle's own objects, decided on first use.
     members: OnceCell<BTreeSet<usize>>,
+    /// What OLM installs, as the installer reads it, decided on first use.
+    installed: OnceCell<BTreeSet<usize>>,
     /// How each of the input's roles fits the APIs, classified on first use.
     fits: Vec<OnceCell<RoleFit>>,
     /// What a role aggregated into each level may grant, on first use.
@@ -120,8 +122,9 @@ impl<'a> Planning<'a> {
             apis,
             csv,
             claims: claims_here,
-            rewritten: &claims.rewritten,
+            held_anyway: &claims.held_anyway,
             members: OnceCell::new(),
+            installed: OnceCell::new(),
             fits: input.objects.iter().map(|_| OnceCell::new()).collect(),
             level_bounds: OnceCell::new(),
         }
@@ -162,6 +165,11 @@ impl<'a> Planning<'a> {
     /// The bundle's own objects (see [`bundle_members`]).
     pub(super) fn bundle_members(&self) -> &BTreeSet<usize> {
         self.members.get_or_init(|| bundle_members(self.objects(), self.origins(), &self.claims))
+    }
+
+    /// What OLM installs, as the installer account reads it (see [`installed_members`]).
+    pub(super) fn installed_members(&self) -> &BTreeSet<usize> {
+        self.installed.get_or_init(|| installed_members(self.objects(), self.origins(), &self.claims))
     }
 }
 

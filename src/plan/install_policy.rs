@@ -88,7 +88,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
 impl<'a> Gate<'a> {
     fn new(operator: &OperatorInput<'a>) -> Gate<'a> {
         let op = &operator.config().operator;
-        let install = op.install_namespace.clone().unwrap_or_else(|| UNNAMED_INSTALL_NAMESPACE.to_string());
+        let install = operator.config().install_namespace().unwrap_or(UNNAMED_INSTALL_NAMESPACE).to_string();
         let mut operator_namespaces: BTreeSet<String> = BTreeSet::from([install.clone()]);
         match op.permissions {
             // Findings about the targets are the operator step's to report.

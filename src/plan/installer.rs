@@ -18,14 +18,13 @@ use crate::access::allowed;
 use crate::access::cover::Owners;
 use crate::access::danger::{dangers, Severity};
 use crate::access::{describe_rule, from_objects, Identity};
-use crate::config::{Installer, InstallerMode};
+use crate::config::{Config, Installer, InstallerMode};
 use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::accounts::{Account, AccountRole};
+use super::accounts::{Account, AccountRole, SERVICE_ACCOUNT_ANNOTATION};
 use super::input::OperatorInput;
-use super::origin::source_folder;
 use super::{Made, Object};
 
 mod minimise;
@@ -62,10 +61,10 @@ pub(super) fn plan_installer(operator: &OperatorInput<'_>, results: &mut Vec<Fin
     };
     let installing = Installing { operator, installer, csv_index, csv, view };
     let needs = installing.needs(results);
-    if source_folder(csv).is_none() {
+    if !p.origins().bundle_folder_known() {
         results.push(
             Finding::warning(
-                "spec.installer: the input does not say which file the ClusterServiceVersion came from, so only it and the CRDs count as the bundle's objects; the account holds nothing for the bundle's other manifests (pass the bundle as files, or through kpt)",
+                "the input does not say which folder is the bundle's (its ClusterServiceVersion came from stdin or from a file in the working directory), so every object beside it that a bundle may ship counts as the bundle's: the account may write it and holds the rules of its roles (pass the bundle's manifests folder as files, or through kpt, to count only those)",
             )
             .on(&config.object_ref())
             .at("spec.installer"),
@@ -94,6 +93,18 @@ pub(super) fn plan_installer(operator: &OperatorInput<'_>, results: &mut Vec<Fin
             installing.objects(rules)
         }
     }
+}
+
+/// Is `o` one of the objects `Generate` wrote for the account `config`'s
+/// `Check` measures? Then it is that account as it stands: kept, not replaced
+/// as earlier output, and held when it comes from the admin's files. A copy
+/// from anywhere else holds nothing, like any object that is not the admin's.
+pub(super) fn is_checked_account(config: &Config, o: &InputObject) -> bool {
+    let Some(installer) = config.installer.as_ref().filter(|i| i.mode == InstallerMode::Check) else { return false };
+    let labels = &o.header.labels;
+    labels.get(EXTENSION_LABEL) == Some(&config.extension)
+        && labels.get(ROLE_LABEL).and_then(|r| AccountRole::of_label(r)) == Some(AccountRole::Installer)
+        && o.header.annotations.get(SERVICE_ACCOUNT_ANNOTATION) == Some(&installer.account.qualified_name())
 }
 
 /// The installer's own rights (writing the bundle's objects, OLM's own
@@ -143,11 +154,16 @@ impl Installing<'_> {
     /// bundle's are created by the installer itself, and objects of unknown
     /// origin may be the bundle's; olm-rbac's earlier output comes from the
     /// admin's files or is unknown like any other object; this extension's is
-    /// replaced by this run.
+    /// replaced by this run, but for the account checked, which `Generate`
+    /// may have written ([`is_checked_account`]).
     fn check_account(&self, needs: &[Need], results: &mut Vec<Finding>) {
         let (p, installer) = (self.operator.planning, self.installer);
         // This extension's earlier output is removed by this run, so it holds nothing.
-        let held = |i: usize| p.origins().is_admin(i) && p.claims[i].as_deref() != Some(p.config.extension.as_str());
+        let replaced = |i: usize| {
+            p.claims[i].as_deref() == Some(p.config.extension.as_str())
+                && !is_checked_account(p.config, &p.objects()[i])
+        };
+        let held = |i: usize| p.origins().is_admin(i) && !replaced(i);
         let policy = from_objects(p.objects().iter().enumerate().filter(|(i, _)| held(*i)).map(|(_, o)| o));
         let who = Identity::new(&installer.account.username(), &[]);
         let held: BTreeMap<&Place, Vec<PolicyRule>> = needs

@@ -36,6 +36,9 @@ pub(crate) enum Origin {
 pub(crate) struct Origins {
     of: Vec<Origin>,
     files: Vec<bool>,
+    /// A CSV came from stdin, from no file, or from a file in the working
+    /// directory: which of its neighbours are the bundle's cannot be known.
+    unplaced_bundle: bool,
 }
 
 /// The folders of the input's bundles.
@@ -79,7 +82,14 @@ impl Origins {
             })
             .collect();
         let files = objects.iter().map(|o| source_folder(o).is_some()).collect();
-        Origins { of, files }
+        Origins { of, files, unplaced_bundle: unplaced || unrooted }
+    }
+
+    /// Does every CSV of the input come from a folder, so that the bundle's
+    /// objects are known by where they sit? Not for a CSV from stdin, from no
+    /// file, or from a file in the working directory.
+    pub(crate) fn bundle_folder_known(&self) -> bool {
+        !self.unplaced_bundle
     }
 
     pub(crate) fn of(&self, i: usize) -> Origin {
@@ -169,8 +179,35 @@ pub(crate) fn within(folder: &str, root: &str) -> bool {
 
 /// The bundle's own objects, for `bundleObjects: Drop`: the CSV, the CRDs, and
 /// whatever else comes from a bundle's own folder, except kinds that never
-/// belong to a bundle and olm-rbac's own earlier output.
+/// belong to a bundle and olm-rbac's own earlier output. Unknown is read as
+/// not the bundle's: what might be the admin's is never dropped.
 pub(crate) fn bundle_members(objects: &[InputObject], origins: &Origins, claims: &[Option<String>]) -> BTreeSet<usize> {
+    members_where(objects, claims, |i| origins.is_bundle(i))
+}
+
+/// What OLM installs, as the installer account must be able to write it: the
+/// bundle's own objects, and, where the input cannot say which folder is the
+/// bundle's ([`Origins::bundle_folder_known`]), every object of unknown origin
+/// a bundle may ship. Unknown is read as the bundle's there: the account can
+/// then install what it is given, a saved output given back counts the same
+/// objects as the run that wrote it, and the install gate reads the same
+/// objects as the bundle's. The installer step says so.
+pub(crate) fn installed_members(
+    objects: &[InputObject],
+    origins: &Origins,
+    claims: &[Option<String>],
+) -> BTreeSet<usize> {
+    let unplaced = !origins.bundle_folder_known();
+    members_where(objects, claims, |i| origins.is_bundle(i) || (unplaced && origins.of(i) == Origin::Unknown))
+}
+
+/// The CSV, the CRDs, and the objects `counted` takes, except kinds that
+/// never belong to a bundle and olm-rbac's own earlier output.
+fn members_where(
+    objects: &[InputObject],
+    claims: &[Option<String>],
+    counted: impl Fn(usize) -> bool,
+) -> BTreeSet<usize> {
     let never_bundled = |i: usize, o: &InputObject| {
         let group = o.header.group().unwrap_or_default();
         matches!(
@@ -181,8 +218,7 @@ pub(crate) fn bundle_members(objects: &[InputObject], origins: &Origins, claims:
     };
     (0..objects.len())
         .filter(|&i| {
-            matches!(objects[i].body, Body::Csv(_) | Body::Crd(_))
-                || (origins.is_bundle(i) && !never_bundled(i, &objects[i]))
+            matches!(objects[i].body, Body::Csv(_) | Body::Crd(_)) || (counted(i) && !never_bundled(i, &objects[i]))
         })
         .collect()
 }

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, RoleRef, Subject};
 
+use crate::access;
 use crate::config::RoleKind;
 use crate::findings::Finding;
 use crate::model::*;
@@ -26,33 +27,97 @@ use super::Object;
 pub(crate) struct Claims {
     /// For each input item, the extension it was generated for, if the claim holds.
     pub of: Vec<Option<String>>,
-    /// Items whose claim would hold were they anywhere but in a bundle's own
-    /// folder, or that hold: candidates for [`Claims::rewritten`].
-    pub candidates: Vec<usize>,
-    /// The items this run writes again exactly (see [`is_exactly`] and
-    /// [`super::plan`]): only they may be earlier output in a bundle's own
-    /// folder, and the install gate does not count them as the bundle's.
+    /// Of the items this run writes again exactly (see [`is_exactly`] and
+    /// [`super::plan`]; only they may be earlier output in a bundle's own
+    /// folder), the items whose copy OLM would install, were they the
+    /// bundle's, is an object this run writes too (see [`Believed`]): the
+    /// install gate does not count them as the bundle's.
+    pub held_anyway: BTreeSet<usize>,
+}
+
+/// Which claims a planning believes: the items it writes again exactly, and
+/// of those the items the cluster holds whoever ships them. OLM would put a
+/// bundle's namespaced object in the install namespace, so a namespaced item
+/// is held anyway only when this run writes it there too (an installer's
+/// binding in its own namespace, the operator's Role written in every
+/// namespace it serves); a cluster-scoped one, when this run writes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Believed {
     pub rewritten: BTreeSet<usize>,
+    pub held_anyway: BTreeSet<usize>,
+}
+
+impl Believed {
+    /// Every item whose claim has the shape olm-rbac writes, believed both ways.
+    pub(crate) fn at_most(objects: &[InputObject]) -> Believed {
+        let all = candidates(objects);
+        Believed { rewritten: all.clone(), held_anyway: all }
+    }
+
+    /// What a planning that believed `self` bears out: the items it removed and
+    /// wrote again exactly, and of those the items whose OLM copy it writes too,
+    /// in the install namespace `install` gives for the item's extension.
+    pub(crate) fn borne_out<'c>(
+        &self,
+        objects: &[InputObject],
+        removed: &BTreeSet<usize>,
+        written: &[&Object],
+        install: impl Fn(&str) -> Option<&'c str>,
+    ) -> Believed {
+        let rewritten: BTreeSet<usize> = self
+            .rewritten
+            .iter()
+            .copied()
+            .filter(|i| removed.contains(i) && written.iter().any(|g| is_exactly(&objects[*i], g)))
+            .collect();
+        let olm_copy_written = |i: &usize| {
+            let o = &objects[*i];
+            let extension = o.header.labels.get(EXTENSION_LABEL).map(String::as_str).unwrap_or_default();
+            let at = match &o.header.namespace {
+                None => None,
+                Some(_) => match install(extension) {
+                    Some(ns) => Some(ns),
+                    None => return false,
+                },
+            };
+            written.iter().any(|g| is_exactly_in(o, g, at) || (at.is_some() && covered_in_place(o, g, at)))
+        };
+        let held_anyway =
+            self.held_anyway.iter().copied().filter(|i| rewritten.contains(i)).filter(olm_copy_written).collect();
+        Believed { rewritten, held_anyway }
+    }
+}
+
+/// The items whose claim to be earlier output has the shape olm-rbac writes,
+/// wherever they come from: what [`super::plan`] starts from when it settles
+/// which claims this run writes again exactly.
+pub(crate) fn candidates(objects: &[InputObject]) -> BTreeSet<usize> {
+    let defined = defined_apis(objects);
+    (0..objects.len())
+        .filter(|&i| claims_generated(&objects[i]) && check_claim(&objects[i], &defined).is_ok())
+        .collect()
+}
+
+/// Does the item carry the label that says olm-rbac generated it?
+fn claims_generated(o: &InputObject) -> bool {
+    o.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER)
 }
 
 /// For each input item, the extension it was generated for, if the claim
 /// holds. In a bundle's own folder a claim holds only for the items in
 /// `rewritten`: those this run writes again exactly.
-pub(crate) fn generated_claims(input: &Input<'_>, rewritten: &BTreeSet<usize>, results: &mut Vec<Finding>) -> Claims {
+pub(crate) fn generated_claims(input: &Input<'_>, believed: &Believed, results: &mut Vec<Finding>) -> Claims {
+    let rewritten = &believed.rewritten;
     let (objects, origins) = (input.objects, &input.origins);
     let defined = defined_apis(objects);
-    let mut candidates = Vec::new();
     let of = objects
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            if o.header.labels.get(MANAGED_BY).map(String::as_str) != Some(MANAGER) {
+            if !claims_generated(o) {
                 return None;
             }
             let claim = check_claim(o, &defined);
-            if claim.is_ok() {
-                candidates.push(i);
-            }
             // olm-rbac writes to its output path, never into a bundle.
             let claim = match claim {
                 Ok(extension) if origins.is_bundle(i) && rewritten.contains(&i) => Ok(extension),
@@ -74,7 +139,7 @@ pub(crate) fn generated_claims(input: &Input<'_>, rewritten: &BTreeSet<usize>, r
             }
         })
         .collect();
-    Claims { of, candidates, rewritten: rewritten.clone() }
+    Claims { of, held_anyway: believed.held_anyway.clone() }
 }
 
 const IN_BUNDLE: &str = "it comes from a bundle's own folder, where olm-rbac never writes";
@@ -84,6 +149,11 @@ const IN_BUNDLE: &str = "it comes from a bundle's own folder, where olm-rbac nev
 /// annotations aside), and the rules, or the role and subjects? Then
 /// replacing the item with `g` changes nothing on the cluster.
 pub(crate) fn is_exactly(o: &InputObject, g: &Object) -> bool {
+    is_exactly_in(o, g, o.header.namespace.as_deref())
+}
+
+/// [`is_exactly`], for the item moved into `namespace`.
+fn is_exactly_in(o: &InputObject, g: &Object, namespace: Option<&str>) -> bool {
     let r = g.object_ref();
     let m = g.metadata();
     let own = |map: &BTreeMap<String, String>| -> Vec<(String, String)> {
@@ -93,7 +163,7 @@ pub(crate) fn is_exactly(o: &InputObject, g: &Object) -> bool {
     let same_meta = h.api_version.as_deref() == Some(r.api_version.as_str())
         && h.kind.as_deref() == Some(r.kind.as_str())
         && h.name == m.name
-        && h.namespace == m.namespace
+        && namespace == m.namespace.as_deref()
         && own(&h.labels) == own(&m.labels.clone().unwrap_or_default())
         && own(&h.annotations) == own(&m.annotations.clone().unwrap_or_default());
     let rules = |v: &crate::model::RoleView| -> Option<Vec<PolicyRule>> {
@@ -123,6 +193,21 @@ pub(crate) fn is_exactly(o: &InputObject, g: &Object) -> bool {
             (Body::Other, Object::ServiceAccount(_)) => true,
             _ => false,
         }
+}
+
+/// Is the Role `o`, moved into `namespace`, the same object on the cluster as
+/// the Role `g` (kind, name, namespace) with rules `g`'s cover? Then whichever
+/// of the two is applied last grants no more than `g`: OLM's copy of a Role
+/// the run writes with fewer rules in another namespace (the installer's
+/// Role in a target namespace, beside its Role in the install namespace).
+fn covered_in_place(o: &InputObject, g: &Object, namespace: Option<&str>) -> bool {
+    let (Body::Role(v), Object::Role(role)) = (&o.body, g) else { return false };
+    let m = &role.metadata;
+    let rules: Vec<PolicyRule> = v.rules.iter().map(RuleView::to_policy_rule).collect();
+    o.is(RBAC_GROUP, "Role")
+        && o.header.name == m.name
+        && namespace == m.namespace.as_deref()
+        && access::cover::covers(role.rules.as_deref().unwrap_or_default(), &rules)
 }
 
 /// An annotation kpt or kustomize writes on every item it sends.

@@ -23,7 +23,7 @@ use super::{
 /// Plans one config into `plan`. The steps run in this order, and their
 /// results come out in it.
 pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan: &mut Draft) {
-    let earlier = earlier_output(config, &claims.of);
+    let earlier = earlier_output(config, input.objects, &claims.of);
     plan.remove.extend(earlier.iter().copied());
     let p = Planning::new(config, input, claims, &mut plan.results);
     let provided = bundle_objects(&p, plan);
@@ -67,9 +67,13 @@ pub(super) fn judges_grants(config: &Config) -> bool {
 }
 
 /// Remove: the items this extension generated earlier (as far as their claim
-/// holds) are replaced on every run.
-fn earlier_output(config: &Config, claims: &[Option<String>]) -> BTreeSet<usize> {
-    (0..claims.len()).filter(|&i| claims[i].as_deref() == Some(config.extension.as_str())).collect()
+/// holds) are replaced on every run; but for the installer account `Check`
+/// measures, which is the account as it stands.
+fn earlier_output(config: &Config, objects: &[InputObject], claims: &[Option<String>]) -> BTreeSet<usize> {
+    (0..claims.len())
+        .filter(|&i| claims[i].as_deref() == Some(config.extension.as_str()))
+        .filter(|&i| !installer::is_checked_account(config, &objects[i]))
+        .collect()
 }
 
 /// Who puts the bundle's own objects on the cluster.

@@ -372,7 +372,7 @@ fn idempotent_deterministic_and_reverted_like_everything_olm_rbac_writes() {
     assert_eq!(first.code, 0, "{}", first.stderr);
     let without_paths = function(&resource_list(&docs_of("ack-s3-controller-1.10.0"), &config("argocd", &spec)));
     assert!(
-        without_paths.stdout.contains("only it and the CRDs count as the bundle's objects"),
+        without_paths.stdout.contains("so every object beside it that a bundle may ship counts as the bundle's"),
         "without paths, said so"
     );
     assert_eq!(
@@ -418,4 +418,101 @@ fn the_installer_and_the_operator_share_the_install_namespace() {
     let out = render_with(sources("ack-s3-controller-1.10.0"), "argocd", &spec);
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("spec.installer.serviceAccount.namespace: is \"argocd\", but spec.operator.installNamespace is \"elsewhere\""), "{}", out.stderr);
+}
+
+/// The documents of a render's output that olm-rbac wrote for the installer.
+fn installer_account(rendered: &str) -> Vec<String> {
+    rendered.split("---\n").filter(|d| d.contains("olm-rbac.io/role: installer")).map(String::from).collect()
+}
+
+/// `Check` accepts, as the admin's files, the account `Generate` wrote for the
+/// same bundle: the account is kept as it stands, not replaced as earlier output.
+#[test]
+fn check_accepts_the_account_generate_wrote_for_the_same_bundle() {
+    let names = bundle_names();
+    for olm in ["OLMv0", "OLMv1"] {
+        let mut checked = 0;
+        for bundle in &names {
+            let generated = render_with(sources(bundle), "argocd", &installer_spec(olm, "    mode: Generate\n"));
+            if generated.code != 0 {
+                continue;
+            }
+            let account = installer_account(&generated.stdout);
+            assert!(account.len() >= 3, "{bundle} {olm}: a ServiceAccount, a role and its binding");
+            let mut inputs = sources(bundle);
+            inputs.push(Source { name: "admin/installer.yaml".into(), text: account.join("---\n") });
+            let check = render_with(inputs, "argocd", &installer_spec(olm, "    mode: Check\n"));
+            assert_eq!(check.code, 0, "{bundle} {olm}: {}", check.stderr);
+            assert!(!check.stderr.contains("removed: "), "{bundle} {olm}: {}", check.stderr);
+            for doc in &account {
+                assert!(check.stdout.contains(doc.as_str()), "{bundle} {olm}: the account comes out as it went in");
+            }
+            checked += 1;
+        }
+        assert!(checked * 2 > names.len(), "{olm}: only {checked} of {} bundles", names.len());
+    }
+    // And the check is real: the same account without the rule that writes the
+    // bundle's metrics-reader role is refused, naming what it lacks.
+    let generated = render_with(sources("argocd-operator-0.19.0"), "argocd", &installer_spec("OLMv1", ""));
+    let account = installer_account(&generated.stdout).join("---\n");
+    let metrics = "- nonResourceURLs:\n  - /metrics\n  verbs:\n  - get\n";
+    assert!(account.contains(metrics), "{account}");
+    let mut inputs = sources("argocd-operator-0.19.0");
+    inputs.push(Source { name: "admin/installer.yaml".into(), text: account.replace(metrics, "") });
+    let check = render_with(inputs, "argocd", &installer_spec("OLMv1", "    mode: Check\n"));
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("cannot write the bundle's ClusterRole argocd-operator-metrics-reader: it lacks verbs=[get] nonResourceURLs=[/metrics] cluster-wide"),
+        "{}",
+        check.stderr
+    );
+}
+
+/// A copy of the installer role `Generate` writes, with one rule widened, is
+/// not this run's output: in the bundle's folder it is judged as the bundle's
+/// and refused as a clash; on stdin it is replaced, and judged all the same.
+#[test]
+fn a_widened_copy_of_the_installer_role_is_judged_as_the_bundles() {
+    let spec = installer_spec("OLMv1", "");
+    let generated = render_with(sources("argocd-operator-0.19.0"), "argocd", &spec);
+    assert_eq!(generated.code, 0, "{}", generated.stderr);
+    let role = installer_account(&generated.stdout)
+        .into_iter()
+        .find(|d| d.contains("\nkind: ClusterRole\n"))
+        .expect("the installer's ClusterRole");
+    let widened = role.replacen("  - /metrics\n  verbs:\n  - get\n", "  - /metrics\n  verbs:\n  - get\n  - post\n", 1);
+    assert_ne!(widened, role);
+    let judged = "ClusterRole argocd-installer: rules[";
+    // Exactly the role, in the bundle's folder: written again, not judged.
+    let mut inputs = sources("argocd-operator-0.19.0");
+    inputs.push(Source { name: "argocd-operator-0.19.0/manifests/installer.yaml".into(), text: role.clone() });
+    let same = render_with(inputs, "argocd", &spec);
+    assert_eq!(same.code, 0, "{}", same.stderr);
+    assert!(!same.stderr.contains(judged), "{}", same.stderr);
+    // Widened, in the bundle's folder: the bundle's, judged, and a clash.
+    let mut inputs = sources("argocd-operator-0.19.0");
+    inputs.push(Source { name: "argocd-operator-0.19.0/manifests/installer.yaml".into(), text: widened.clone() });
+    let forged = render_with(inputs, "argocd", &spec);
+    assert_eq!(forged.code, 1, "{}", forged.stderr);
+    assert!(
+        forged.stderr.contains("it comes from a bundle's own folder, where olm-rbac never writes"),
+        "{}",
+        forged.stderr
+    );
+    assert!(
+        forged.stderr.contains("conflict: olm-rbac would generate ClusterRole argocd-installer"),
+        "{}",
+        forged.stderr
+    );
+    // Widened, in a saved output on stdin: replaced by the role this run writes,
+    // and judged as the bundle's, since the bundle could have shipped it.
+    let saved = generated.stdout.replacen(&role, &widened, 1);
+    assert_ne!(saved, generated.stdout);
+    let again = render(
+        &[Source { name: "-".into(), text: saved }],
+        &[Source { name: "admin/rbac.yaml".into(), text: config("argocd", &spec) }],
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(again.stdout, generated.stdout, "the widened role is replaced by the one this run writes");
+    assert!(again.stderr.contains(judged), "{}", again.stderr);
 }

@@ -149,21 +149,15 @@ impl<'a> Gate<'a> {
         // included, are not the bundle's. A claim to be this extension's earlier
         // output is believed only there: on stdin the bundle could write one,
         // and OLM installs what the bundle ships whatever this run removes.
-        // Unless the item is exactly a cluster-scoped object this run writes from
-        // the admin's config: then the cluster holds that grant either way. (OLM
-        // puts a bundle's namespaced objects in the install namespace, not where
-        // this run writes its copy.)
+        // Unless the item is exactly an object this run writes, and so is the
+        // copy OLM would install were it the bundle's (in the install
+        // namespace, for a namespaced one): then the cluster holds that grant
+        // either way (`provenance::Believed`).
         let present: Vec<Present> =
             objects.iter().enumerate().map(|(i, o)| Present { object: o, admin: origins.is_admin(i) }).collect();
         let mut out = Vec::new();
         for (i, o) in objects.iter().enumerate() {
-            let cluster_scoped = o
-                .header
-                .group()
-                .zip(o.header.kind.as_deref())
-                .and_then(|(g, k)| crate::kinds::resource_of(g, k))
-                .is_some_and(|r| r.cluster);
-            if origins.is_admin(i) || (p.claims[i].is_some() && p.rewritten.contains(&i) && cluster_scoped) {
+            if origins.is_admin(i) || (p.claims[i].is_some() && p.held_anyway.contains(&i)) {
                 continue;
             }
             match &o.body {

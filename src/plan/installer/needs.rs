@@ -57,7 +57,7 @@ impl Installing<'_> {
             needs.extend(olm_v0_objects(self.csv, ns));
         }
         // The bundle's objects, by kind and name.
-        let members = self.operator.planning.bundle_members();
+        let members = self.operator.planning.installed_members();
         let mut named: BTreeMap<ApiResource, BTreeSet<String>> = BTreeMap::new();
         for &i in members {
             let o = &objects[i];
