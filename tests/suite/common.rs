@@ -383,3 +383,14 @@ pub fn kpt_render(kpt: &Path, pkg: &Path) -> String {
     assert!(out.status.success(), "kpt fn render failed: {}", text(&out.stderr));
     text(&out.stderr)
 }
+
+/// A claim of olm-rbac's output in a bundle's folder that is not exactly what
+/// the run writes: not believed, kept as the bundle's, and a clash with the
+/// ClusterRole `role` the run generates.
+#[track_caller]
+pub fn assert_refused_as_a_forged_copy(out: &olm_rbac::run::Outcome, role: &str) {
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("it comes from a bundle's own folder, where olm-rbac never writes"), "{}", out.stderr);
+    let conflict = format!("conflict: olm-rbac would generate ClusterRole {role}");
+    assert!(out.stderr.contains(&conflict), "{}", out.stderr);
+}
