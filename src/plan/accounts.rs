@@ -38,6 +38,15 @@ impl AccountRole {
     }
 }
 
+/// What an object says it was written for: whose account (its
+/// `olm-rbac.io/role` label) and which (its `olm-rbac.io/service-account`
+/// annotation), when it says both. A claim, like every label: the caller
+/// decides what it is worth by where the object comes from.
+pub(super) fn claimed_account(o: &InputObject) -> Option<(AccountRole, &str)> {
+    let role = o.header.labels.get(ROLE_LABEL).and_then(|r| AccountRole::of_label(r))?;
+    Some((role, o.header.annotations.get(SERVICE_ACCOUNT_ANNOTATION)?.as_str()))
+}
+
 /// A ServiceAccount olm-rbac writes RBAC for.
 pub(super) struct Account<'a> {
     pub extension: &'a str,

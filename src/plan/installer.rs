@@ -23,7 +23,7 @@ use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::accounts::{Account, AccountRole, SERVICE_ACCOUNT_ANNOTATION};
+use super::accounts::{claimed_account, Account, AccountRole};
 use super::input::OperatorInput;
 use super::{Made, Object};
 
@@ -101,10 +101,9 @@ pub(super) fn plan_installer(operator: &OperatorInput<'_>, results: &mut Vec<Fin
 /// from anywhere else holds nothing, like any object that is not the admin's.
 pub(super) fn is_checked_account(config: &Config, o: &InputObject) -> bool {
     let Some(installer) = config.installer.as_ref().filter(|i| i.mode == InstallerMode::Check) else { return false };
-    let labels = &o.header.labels;
-    labels.get(EXTENSION_LABEL) == Some(&config.extension)
-        && labels.get(ROLE_LABEL).and_then(|r| AccountRole::of_label(r)) == Some(AccountRole::Installer)
-        && o.header.annotations.get(SERVICE_ACCOUNT_ANNOTATION) == Some(&installer.account.qualified_name())
+    let account = installer.account.qualified_name();
+    o.header.labels.get(EXTENSION_LABEL) == Some(&config.extension)
+        && claimed_account(o) == Some((AccountRole::Installer, account.as_str()))
 }
 
 /// The installer's own rights (writing the bundle's objects, OLM's own

@@ -506,3 +506,63 @@ fn a_widened_copy_of_the_installer_role_is_judged_as_the_bundles() {
     assert_eq!(again.stdout, generated.stdout, "the widened role is replaced by the one this run writes");
     assert!(again.stderr.contains(judged), "{}", again.stderr);
 }
+
+/// A bundle cannot pass off an account of its own as the one `Check`
+/// measures: a copy of `Generate`'s account, labels and all, counts as held
+/// only from the admin's files. In the bundle's folder, or on stdin, it holds
+/// nothing, and the check fails.
+#[test]
+fn a_bundle_cannot_ship_the_account_check_measures() {
+    let generated = render_with(sources("argocd-operator-0.19.0"), "argocd", &installer_spec("OLMv1", ""));
+    let account = installer_account(&generated.stdout).join("---\n");
+    let check = installer_spec("OLMv1", "    mode: Check\n");
+    let mut inputs = sources("argocd-operator-0.19.0");
+    inputs.push(Source { name: "argocd-operator-0.19.0/manifests/installer.yaml".into(), text: account.clone() });
+    let shipped = render_with(inputs, "argocd", &check);
+    assert_eq!(shipped.code, 1, "{}", shipped.stderr);
+    assert!(shipped.stdout.is_empty(), "no partial output");
+    assert!(
+        shipped.stderr.contains(&format!("installer ServiceAccount {NS}/argocd-installer cannot ")),
+        "{}",
+        shipped.stderr
+    );
+    let mut stream: String = docs_of("argocd-operator-0.19.0").join("---\n");
+    stream.push_str("---\n");
+    stream.push_str(&account);
+    let piped = render(
+        &[Source { name: "-".into(), text: stream }],
+        &[Source { name: "admin/rbac.yaml".into(), text: config("argocd", &check) }],
+    );
+    assert_eq!(piped.code, 1, "{}", piped.stderr);
+}
+
+/// On stdin the installer counts every object a bundle may ship as the
+/// bundle's, so a role the stream carries is one the account must hold to
+/// write. That cannot slip past the gate: the role is judged as the bundle's,
+/// said without a policy and refused under one that denies what it grants.
+#[test]
+fn a_role_on_stdin_the_installer_must_hold_is_judged_as_the_bundles() {
+    let evil = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: evil\nrules:\n- apiGroups: ['']\n  resources: [secrets]\n  verbs: [get, list]\n";
+    let mut stream: String = docs_of("argocd-operator-0.19.0").join("---\n");
+    stream.push_str("---\n");
+    stream.push_str(evil);
+    let run = |spec: &str| {
+        render(
+            &[Source { name: "-".into(), text: stream.clone() }],
+            &[Source { name: "admin/rbac.yaml".into(), text: config("argocd", spec) }],
+        )
+    };
+    let warned = run(&installer_spec("OLMv1", ""));
+    assert_eq!(warned.code, 0, "{}", warned.stderr);
+    assert!(warned.stderr.contains("the input does not say which folder is the bundle's"), "{}", warned.stderr);
+    assert!(
+        warned.stderr.contains(&format!("warning: ClusterRole evil: rules[0]: installer ServiceAccount {NS}/argocd-installer (which must hold what it writes) would be granted")),
+        "{}",
+        warned.stderr
+    );
+    let deny = "  operator:\n    policy:\n      deny:\n      - {apiGroups: [''], resources: [secrets], verbs: [get], scope: Cluster}\n";
+    let refused = run(&format!("{deny}{}", installer_spec("OLMv1", "")));
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(refused.stdout.is_empty(), "no partial output");
+    assert!(refused.stderr.contains("error: ClusterRole evil: rules[0]: "), "{}", refused.stderr);
+}
