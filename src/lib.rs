@@ -38,4 +38,5 @@ pub(crate) mod plan;
 pub mod reserved;
 pub mod run;
 mod schema;
+pub mod semver;
 pub mod yaml;
