@@ -21,7 +21,9 @@ pub(crate) use crate::model::SubjectKind;
 use bindings::{check_bindings, check_selector};
 pub(crate) use bindings::{Binding, BindingDoc, Scope, Selector, SelectorDoc, Subject};
 pub use doc::json_schema;
-pub(crate) use doc::{BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, OlmApis, RbacConfigDoc, RoleKind, Spec};
+pub(crate) use doc::{
+    AdmissionPolicy, BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, OlmApis, RbacConfigDoc, RoleKind, Spec,
+};
 pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};
 pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec, PolicyEntry, PolicyScope};
 
@@ -57,6 +59,8 @@ pub(crate) struct Config {
     pub installer: Option<Installer>,
     /// `spec.olmAPIs`: access to OLM's own APIs for the levels' holders.
     pub olm_apis: OlmApis,
+    /// `spec.admissionPolicy`: pin the cluster to the judged bundle.
+    pub admission_policy: AdmissionPolicy,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -85,6 +89,7 @@ impl Config {
             operator: OperatorSpec::default(),
             installer: None,
             olm_apis: OlmApis::Unmanaged,
+            admission_policy: AdmissionPolicy::None,
             config_map: false,
         }
     }
@@ -181,6 +186,7 @@ impl Config {
             operator,
             installer,
             olm_apis: spec.olm_apis,
+            admission_policy: spec.admission_policy,
             config_map: false,
         })
     }

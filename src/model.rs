@@ -13,7 +13,7 @@ mod rbac;
 mod views;
 
 pub use rbac::{AggregatingRole, RoleRefKind, SubjectKind};
-pub(crate) use rbac::{InstallMode, ServiceAccountRef, RBAC_GROUP};
+pub(crate) use rbac::{InstallMode, ServiceAccountRef, OLM_V1_GROUP, RBAC_GROUP};
 pub(crate) use views::*;
 
 /// The identity and labels of a Kubernetes object, read from its text.
@@ -143,6 +143,10 @@ pub(crate) enum Body {
     Role(RoleView),
     /// A ClusterRoleBinding or a RoleBinding.
     Binding(BindingView),
+    /// An OLM v1 ClusterExtension.
+    Extension(ExtensionView),
+    /// An OLM v1 ClusterCatalog.
+    Catalog(CatalogView),
     #[default]
     Other,
 }
@@ -283,6 +287,8 @@ pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
         (_, Some("ClusterServiceVersion")) => Some(ViewKind::Csv),
         (Some("rbac.authorization.k8s.io"), Some("ClusterRole" | "Role")) => Some(ViewKind::Role),
         (Some("rbac.authorization.k8s.io"), Some("ClusterRoleBinding" | "RoleBinding")) => Some(ViewKind::Binding),
+        (Some(OLM_V1_GROUP), Some("ClusterExtension")) => Some(ViewKind::Extension),
+        (Some(OLM_V1_GROUP), Some("ClusterCatalog")) => Some(ViewKind::Catalog),
         _ => None,
     }
 }
@@ -293,6 +299,8 @@ pub(crate) enum ViewKind {
     Csv,
     Role,
     Binding,
+    Extension,
+    Catalog,
 }
 
 impl InputObject {

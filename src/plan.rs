@@ -26,6 +26,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -52,6 +53,7 @@ mod namespaces;
 mod olm_apis;
 mod operator;
 pub(crate) mod origin;
+mod pinning;
 mod provenance;
 mod roles;
 mod steps;
@@ -104,6 +106,8 @@ pub(crate) enum Object {
     Role(Role),
     RoleBinding(RoleBinding),
     ServiceAccount(ServiceAccount),
+    AdmissionPolicy(Box<ValidatingAdmissionPolicy>),
+    AdmissionPolicyBinding(Box<ValidatingAdmissionPolicyBinding>),
 }
 
 impl Object {
@@ -114,6 +118,8 @@ impl Object {
             Object::Role(o) => &o.metadata,
             Object::RoleBinding(o) => &o.metadata,
             Object::ServiceAccount(o) => &o.metadata,
+            Object::AdmissionPolicy(o) => &o.metadata,
+            Object::AdmissionPolicyBinding(o) => &o.metadata,
         }
     }
 
@@ -124,6 +130,8 @@ impl Object {
             Object::Role(o) => &mut o.metadata,
             Object::RoleBinding(o) => &mut o.metadata,
             Object::ServiceAccount(o) => &mut o.metadata,
+            Object::AdmissionPolicy(o) => &mut o.metadata,
+            Object::AdmissionPolicyBinding(o) => &mut o.metadata,
         }
     }
 
@@ -134,6 +142,8 @@ impl Object {
             Object::Role(_) => "Role",
             Object::RoleBinding(_) => "RoleBinding",
             Object::ServiceAccount(_) => "ServiceAccount",
+            Object::AdmissionPolicy(_) => "ValidatingAdmissionPolicy",
+            Object::AdmissionPolicyBinding(_) => "ValidatingAdmissionPolicyBinding",
         }
     }
 
@@ -150,6 +160,7 @@ impl Object {
     pub(crate) fn api_version(&self) -> &'static str {
         match self {
             Object::ServiceAccount(_) => "v1",
+            Object::AdmissionPolicy(_) | Object::AdmissionPolicyBinding(_) => "admissionregistration.k8s.io/v1",
             _ => "rbac.authorization.k8s.io/v1",
         }
     }
@@ -178,13 +189,16 @@ pub(crate) enum About {
     Installer(ServiceAccountRef),
     /// A role, or a binding of one, for OLM's own APIs (`spec.olmAPIs`).
     Olm(olm_apis::OlmRole),
+    /// The admission policy, or its binding, that pins the cluster to the
+    /// judged bundle (`spec.admissionPolicy`).
+    Pin,
 }
 
 impl About {
     /// The ServiceAccount the object is for: the operator's or the installer's.
     pub(crate) fn account(&self) -> Option<&ServiceAccountRef> {
         match self {
-            About::Api { .. } | About::Olm(_) => None,
+            About::Api { .. } | About::Olm(_) | About::Pin => None,
             About::Operator(account) | About::Installer(account) => Some(account),
         }
     }
@@ -194,6 +208,7 @@ impl About {
         match (self, self.account()) {
             (About::Api { api, .. }, _) => format!("API {api}"),
             (About::Olm(_), _) => "OLM's own APIs (spec.olmAPIs)".to_string(),
+            (About::Pin, _) => "the admission policy (spec.admissionPolicy)".to_string(),
             (_, Some(account)) => account.to_string(),
             (_, None) => String::new(),
         }
@@ -214,11 +229,13 @@ fn output_order((about, object): &Made) -> (bool, String, u8, String, Option<Str
         Object::Role(_) => 2,
         Object::RoleBinding(_) => 3,
         Object::ServiceAccount(_) => 4,
+        Object::AdmissionPolicy(_) => 5,
+        Object::AdmissionPolicyBinding(_) => 6,
     };
     let (api, version, role) = match about {
         About::Api { api, version, role } => (api.clone(), version.clone(), *role as u8),
         About::Olm(role) => (String::new(), None, *role as u8),
-        About::Operator(_) | About::Installer(_) => (String::new(), None, 9),
+        About::Operator(_) | About::Installer(_) | About::Pin => (String::new(), None, 9),
     };
     let olm = matches!(about, About::Olm(_));
     (olm, api, rank, m.namespace.clone().unwrap_or_default(), version, role, m.name.clone().unwrap_or_default())

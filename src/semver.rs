@@ -416,9 +416,7 @@ impl Term {
             Op::Eq => v == c,
             Op::Ne if !open => v != c,
             Op::Ne => {
-                if v.major != c.major {
-                    true
-                } else if !minor_open && v.minor != c.minor {
+                if v.major != c.major || (!minor_open && v.minor != c.minor) {
                     true
                 } else if minor_open {
                     false

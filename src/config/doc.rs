@@ -107,6 +107,23 @@ pub(crate) struct Spec {
     /// which lets their holders install operators.
     #[serde(default, rename = "olmAPIs")]
     pub olm_apis: OlmApis,
+    /// `Generate`: also write a ValidatingAdmissionPolicy and its binding that refuse any
+    /// ClusterExtension of this extension's package (or name) whose version is not the judged
+    /// bundle's, written exactly, whose upgradeConstraintPolicy is SelfCertified, or whose
+    /// selector does not name the ClusterExtension's catalog; and any change of that
+    /// ClusterCatalog's image when it is in the input. Needs the extension's ClusterExtension
+    /// among the admin's files. `None` (default): no policy.
+    #[serde(default)]
+    pub admission_policy: AdmissionPolicy,
+}
+
+/// Whether render writes the admission policy that pins the cluster to the
+/// judged bundle (`spec.admissionPolicy`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+pub(crate) enum AdmissionPolicy {
+    #[default]
+    None,
+    Generate,
 }
 
 /// How much of OLM's own APIs the levels' holders get (`spec.olmAPIs`).

@@ -10,6 +10,8 @@ use super::{ObjRef, AGGREGATE_PREFIX};
 
 /// The API group of RBAC's kinds, and of a `User` or `Group` subject.
 pub(crate) const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+/// OLM v1's API group: `ClusterExtension`, `ClusterCatalog`.
+pub(crate) const OLM_V1_GROUP: &str = "olm.operatorframework.io";
 
 /// A ServiceAccount, by namespace and name. Written `<namespace>/<name>` in
 /// lists and in olm-rbac's `service-account` annotation (`qualified_name`),

@@ -57,6 +57,9 @@ pub(crate) struct CsvSpec {
     pub install: CsvInstall,
     #[serde(default, rename = "installModes", deserialize_with = "nullable")]
     pub install_modes: Vec<InstallModeView>,
+    /// The bundle's version; `None` when missing or not a string.
+    #[serde(default, deserialize_with = "text")]
+    pub version: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -230,7 +233,103 @@ impl RuleView {
     }
 }
 
+/// A string field, `None` when it holds anything else: a view that only
+/// reads it should not refuse the object over it.
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Text {
+        Text(String),
+        Other(serde::de::IgnoredAny),
+    }
+    Ok(match Option::<Text>::deserialize(d)? {
+        Some(Text::Text(s)) => Some(s),
+        _ => None,
+    })
+}
+
 /// An explicit `null` reads as the default, as the API server treats it.
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// The parts of an OLM v1 `ClusterExtension` the pin check reads: what it
+/// installs, from where, and how it upgrades.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct ExtensionView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: ExtensionSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExtensionSpec {
+    /// Deprecated: operator-controller 1.11 and later ignore it.
+    #[serde(default)]
+    pub service_account: Option<serde::de::IgnoredAny>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub source: ExtensionSource,
+    #[serde(default, deserialize_with = "nullable")]
+    pub install: ExtensionInstall,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExtensionSource {
+    #[serde(default, deserialize_with = "nullable")]
+    pub catalog: Option<CatalogSourceView>,
+}
+
+/// `spec.source.catalog`: which package, which versions, from which catalogs.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CatalogSourceView {
+    pub package_name: Option<String>,
+    pub version: Option<String>,
+    pub selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    pub upgrade_constraint_policy: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct ExtensionInstall {
+    #[serde(default, deserialize_with = "nullable")]
+    pub preflight: Option<ExtensionPreflight>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExtensionPreflight {
+    #[serde(default, deserialize_with = "nullable")]
+    pub crd_upgrade_safety: Option<CrdUpgradeSafety>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CrdUpgradeSafety {
+    pub enforcement: Option<String>,
+}
+
+/// The part of an OLM v1 `ClusterCatalog` the pin check reads: the image its
+/// content is served from.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CatalogView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: CatalogSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CatalogSpec {
+    #[serde(default, deserialize_with = "nullable")]
+    pub source: CatalogImageSource,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CatalogImageSource {
+    #[serde(default, deserialize_with = "nullable")]
+    pub image: Option<CatalogImage>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CatalogImage {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
 }

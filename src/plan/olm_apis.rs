@@ -25,8 +25,6 @@ use super::{About, Made, Object};
 /// OLM v0's API group, and the group its package server serves PackageManifests in.
 const OPERATORS: &str = "operators.coreos.com";
 const PACKAGES: &str = "packages.operators.coreos.com";
-/// OLM v1's API group.
-const OLM_V1: &str = "olm.operatorframework.io";
 
 /// One of the roles olm-rbac writes for OLM's own APIs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -95,7 +93,7 @@ impl OlmRole {
                 ),
                 rule(PACKAGES, &["packagemanifests", "packagemanifests/icon"], &READ),
             ],
-            OlmRole::Discovery => vec![rule(OLM_V1, &["clusterextensions", "clustercatalogs"], &READ)],
+            OlmRole::Discovery => vec![rule(OLM_V1_GROUP, &["clusterextensions", "clustercatalogs"], &READ)],
             OlmRole::Edit => vec![
                 rule(OPERATORS, &["subscriptions"], &EDIT),
                 rule(

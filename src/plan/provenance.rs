@@ -20,6 +20,7 @@ use crate::reserved;
 use super::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
 use super::input::Input;
 use super::olm_apis::{self, OlmRole};
+use super::pinning::PIN_ROLE;
 use super::roles::rule_for_parts;
 use super::Object;
 
@@ -257,6 +258,14 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
         }
         Some(AccountRole::Installer) => return check_operator_claim(o).map(|()| extension.clone()),
         None => {}
+    }
+    if labels.get(ROLE_LABEL).map(String::as_str) == Some(PIN_ROLE) {
+        let admission = |kind: &str| o.is("admissionregistration.k8s.io", kind);
+        return (admission("ValidatingAdmissionPolicy") || admission("ValidatingAdmissionPolicyBinding"))
+            .then(|| extension.clone())
+            .ok_or_else(|| {
+                "olm-rbac writes only ValidatingAdmissionPolicies and their bindings for spec.admissionPolicy".into()
+            });
     }
     if let Some(role) = labels.get(ROLE_LABEL).and_then(|r| OlmRole::of_label(r)) {
         return olm_apis::check_claim(o, role, extension).map(|()| extension.clone());

@@ -16,8 +16,8 @@ use super::origin::{Origin, Origins};
 use super::provenance::Claims;
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{
-    bind, bundle, install_policy, installer, olm_apis, operator, output_order, About, Api, ApiSource, Draft, Generated,
-    Made, Object,
+    bind, bundle, install_policy, installer, olm_apis, operator, output_order, pinning, About, Api, ApiSource, Draft,
+    Generated, Made, Object,
 };
 
 /// Plans one config into `plan`. The steps run in this order, and their
@@ -35,6 +35,7 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     let summary = summarise(&p, &provided, &generated, &mut plan.results);
     generated.sort_by_cached_key(output_order);
     generated.extend(operator_step(&p, &mut plan.results));
+    generated.extend(pinning::pin_step(&p, &mut plan.results));
     report_removed(&p, &earlier, &generated, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,
@@ -90,10 +91,10 @@ enum Installs {
 
 /// The input item that is this extension's `ClusterExtension`, if the admin
 /// wrote one: one the bundle ships is the bundle's claim, not the admin's word.
-fn extension_object(config: &Config, objects: &[InputObject], origins: &Origins) -> Option<usize> {
+pub(super) fn extension_object(config: &Config, objects: &[InputObject], origins: &Origins) -> Option<usize> {
     objects.iter().enumerate().position(|(i, o)| {
         !origins.is_bundle(i)
-            && o.is("olm.operatorframework.io", "ClusterExtension")
+            && o.is(OLM_V1_GROUP, "ClusterExtension")
             && o.header.name.as_deref() == Some(&config.extension)
     })
 }

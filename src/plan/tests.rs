@@ -120,7 +120,7 @@ fn bindings_of(plan: &Plan) -> Vec<BindingSummary> {
             let (kind, role_ref, subjects) = match &g.object {
                 Object::ClusterRoleBinding(b) => ("ClusterRoleBinding", &b.role_ref, &b.subjects),
                 Object::RoleBinding(b) => ("RoleBinding", &b.role_ref, &b.subjects),
-                Object::ClusterRole(_) | Object::Role(_) | Object::ServiceAccount(_) => return None,
+                _ => return None,
             };
             let m = g.object.metadata();
             let subjects = subjects.iter().flatten().map(|s| format!("{}:{}", s.kind, s.name)).collect();

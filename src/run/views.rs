@@ -26,6 +26,8 @@ pub(super) fn read_objects<'a>(
                 Some(ViewKind::Csv) => yaml::parse_item(chunk).map(Body::Csv),
                 Some(ViewKind::Role) => yaml::parse_item(chunk).map(Body::Role),
                 Some(ViewKind::Binding) => yaml::parse_item(chunk).map(Body::Binding),
+                Some(ViewKind::Extension) => yaml::parse_item(chunk).map(Body::Extension),
+                Some(ViewKind::Catalog) => yaml::parse_item(chunk).map(Body::Catalog),
             };
             let body = body.unwrap_or_else(|e| {
                 results.push(view_finding(e, &chunk.header.object_ref(), file.as_ref(), ""));

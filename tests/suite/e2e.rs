@@ -332,8 +332,15 @@ fn kustomize_runs_the_container_transformer() {
 fn kustomize_olm_v1_example_keeps_only_the_extension_and_its_rbac() {
     let Some((out, err, ok)) = kustomize("examples/kustomize/olm-v1") else { return };
     assert!(ok, "{err}");
-    let expected: BTreeMap<String, usize> =
-        [("ClusterExtension".into(), 1), ("ClusterRole".into(), 8), ("ClusterRoleBinding".into(), 6)].into();
+    let expected: BTreeMap<String, usize> = [
+        ("ClusterCatalog".into(), 1),
+        ("ClusterExtension".into(), 1),
+        ("ClusterRole".into(), 8),
+        ("ClusterRoleBinding".into(), 6),
+        ("ValidatingAdmissionPolicy".into(), 2),
+        ("ValidatingAdmissionPolicyBinding".into(), 2),
+    ]
+    .into();
     assert_eq!(kinds(&out), expected, "{out}");
     assert!(
         out.contains("olm-rbac.io/rbac: 'Bind: 8 ClusterRole(s), 6 binding(s) generated for 2 API(s)'")
@@ -415,7 +422,8 @@ fn argocd_plugin_generate_prints_plain_manifests() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(!stdout.contains("ResourceList"), "Argo CD wants plain manifests");
-    let expected: BTreeMap<String, usize> = [("ClusterExtension".into(), 1), ("ClusterRole".into(), 8)].into();
+    let expected: BTreeMap<String, usize> =
+        [("ClusterCatalog".into(), 1), ("ClusterExtension".into(), 1), ("ClusterRole".into(), 8)].into();
     assert_eq!(kinds(&stdout), expected, "the bundle is input only: {stdout}");
 
     // A typo in the config fails the sync with the reason on stderr.

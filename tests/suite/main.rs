@@ -33,6 +33,7 @@ mod kubernetes_tables;
 mod modes;
 mod olm_apis;
 mod operator;
+mod pinning;
 mod property;
 mod render_habits;
 mod render_roundtrip;

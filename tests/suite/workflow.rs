@@ -96,6 +96,7 @@ fn kpt_olm_v1_applied_folders_hold_no_bundle_object() {
     assert_eq!(
         applied,
         BTreeMap::from([
+            ("clustercatalog.olm.operatorframework.io".into(), 1),
             ("clusterextension.olm.operatorframework.io".into(), 1),
             ("clusterrole.rbac.authorization.k8s.io".into(), 8),
             ("clusterrolebinding.rbac.authorization.k8s.io".into(), 6),

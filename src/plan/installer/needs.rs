@@ -168,7 +168,7 @@ impl Installing<'_> {
                 Need {
                     place: Place::Cluster,
                     rule: rule(
-                        &["olm.operatorframework.io"],
+                        &[OLM_V1_GROUP],
                         &["clusterextensions/finalizers"],
                         &["update"],
                         &[&self.operator.config().extension],
@@ -178,7 +178,7 @@ impl Installing<'_> {
                 },
                 Need {
                     place: Place::Cluster,
-                    rule: rule(&["olm.operatorframework.io"], &["clusterobjectsets/finalizers"], &["update"], &[]),
+                    rule: rule(&[OLM_V1_GROUP], &["clusterobjectsets/finalizers"], &["update"], &[]),
                     why: "set blockOwnerDeletion on the objects a ClusterObjectSet revision owns (revision names are OLM's)"
                         .into(),
                     to_grant: false,

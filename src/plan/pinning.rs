@@ -1,0 +1,325 @@
+//! Whether the cluster installs what was judged. OLM v1 installs what the
+//! extension's `ClusterExtension` resolves in a catalog, and upgrades within
+//! its version range on its own, as cluster-admin: the verdict on the bundle
+//! in the input binds the cluster only when the ClusterExtension names that
+//! bundle's package, admits exactly its version, keeps to the range, and
+//! takes it from one named catalog whose content cannot change. This step
+//! checks each of those, field by field (errors under an install policy,
+//! warnings without one), and with `spec.admissionPolicy: Generate` writes
+//! the `ValidatingAdmissionPolicy` that lets the cluster accept nothing else
+//! (`admission`).
+
+use crate::config::AdmissionPolicy;
+use crate::findings::{Finding, ObjRef, Severity};
+use crate::model::*;
+use crate::semver::{Range, Version};
+
+use super::input::Planning;
+use super::steps::extension_object;
+use super::Made;
+
+mod admission;
+
+pub(crate) use admission::PIN_ROLE;
+
+/// The label catalogd sets on every ClusterCatalog: its name. A selector on
+/// it names one catalog.
+pub(crate) const CATALOG_NAME_LABEL: &str = "olm.operatorframework.io/metadata.name";
+
+/// What the render judged, and what the ClusterExtension would install.
+pub(crate) struct Pin<'a> {
+    pub extension: &'a str,
+    pub package: &'a str,
+    pub versions: Vec<String>,
+    pub catalog: &'a str,
+    /// The catalog's image, when the ClusterCatalog is in the admin's input
+    /// and names it by digest.
+    pub catalog_image: Option<&'a str>,
+}
+
+/// Checks the extension's ClusterExtension, if the admin's files hold it,
+/// against the bundle judged here; and writes the admission policy when the
+/// config asks for it.
+pub(super) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+    let config = p.config;
+    let objects = p.objects();
+    let admin = |i: &usize| p.origins().is_admin(*i);
+    let Some(i) = extension_object(config, objects, p.origins()).filter(admin) else {
+        if config.admission_policy == AdmissionPolicy::Generate {
+            results.push(
+                Finding::error(format!(
+                    "needs the extension's ClusterExtension (olm.operatorframework.io/v1, named {:?}) among the admin's files: it names the package and the catalog the admission policy pins",
+                    config.extension
+                ))
+                .on(&config.object_ref())
+                .at("spec.admissionPolicy"),
+            );
+        }
+        return Vec::new();
+    };
+    let extension = &objects[i];
+    let Body::Extension(view) = &extension.body else { return Vec::new() };
+    let at = Place { object: extension.object_ref(), file: extension.file.as_ref() };
+    let severity = if config.operator.policy.is_some() { Severity::Error } else { Severity::Warning };
+    let judged = judged_version(p, &at, results);
+    let Some(source) = view.spec.source.catalog.as_ref() else {
+        results.push(at.say(
+            Severity::Error,
+            "spec.source.catalog",
+            "is missing: OLM v1 installs only from a catalog, so what this ClusterExtension installs cannot be told",
+        ));
+        return Vec::new();
+    };
+    let package = check_package(p, source.package_name.as_deref(), &at, results);
+    if let Some(judged) = &judged {
+        check_version(source.version.as_deref(), judged, package.unwrap_or("the package"), severity, &at, results);
+    }
+    check_upgrades(view, severity, &at, results);
+    let catalog = check_catalog(p, source.selector.as_ref(), package, severity, &at, results);
+    if config.admission_policy != AdmissionPolicy::Generate {
+        return Vec::new();
+    }
+    let (Some(package), Some(judged), Some((catalog, catalog_image))) = (package, judged, catalog) else {
+        results.push(
+            Finding::error(
+                "cannot be written: the ClusterExtension must name its package and one catalog (spec.source.catalog.packageName, and selector.matchLabels olm.operatorframework.io/metadata.name), and the ClusterServiceVersion must have a spec.version",
+            )
+            .on(&config.object_ref())
+            .at("spec.admissionPolicy"),
+        );
+        return Vec::new();
+    };
+    let pin = Pin { extension: &config.extension, package, versions: vec![judged.to_string()], catalog, catalog_image };
+    let made = admission::objects(config, &pin);
+    results.push(
+        Finding::info(format!(
+            "the cluster will admit ClusterExtensions of {package} only at version {judged}, from ClusterCatalog {catalog}{}, by the ValidatingAdmissionPolicy written here; apply it before the ClusterExtension",
+            if catalog_image.is_some() { " at its judged image" } else { "" }
+        ))
+        .on(&config.object_ref())
+        .at("spec.admissionPolicy"),
+    );
+    made
+}
+
+/// How the ClusterExtension upgrades: outside its catalog's upgrade edges,
+/// past CRD safety checks; and the account field OLM v1 no longer reads.
+fn check_upgrades(view: &ExtensionView, severity: Severity, at: &Place<'_>, results: &mut Vec<Finding>) {
+    let source = view.spec.source.catalog.as_ref();
+    if source.and_then(|s| s.upgrade_constraint_policy.as_deref()) == Some("SelfCertified") {
+        results.push(at.say(
+            severity,
+            "spec.source.catalog.upgradeConstraintPolicy",
+            "SelfCertified lets OLM v1 move to any version the range admits, downgrades included, whatever the catalog's upgrade edges say; remove the field (the default, CatalogProvided)",
+        ));
+    }
+    let enforcement = view.spec.install.preflight.as_ref().and_then(|p| p.crd_upgrade_safety.as_ref());
+    if enforcement.and_then(|s| s.enforcement.as_deref()) == Some("None") {
+        results.push(at.say(
+            severity,
+            "spec.install.preflight.crdUpgradeSafety.enforcement",
+            "None lets an upgrade change a CRD in ways that break the other users of its API; remove the field (the default, Strict)",
+        ));
+    }
+    if view.spec.service_account.is_some() {
+        results.push(at.say(
+            Severity::Info,
+            "spec.serviceAccount",
+            "is ignored by OLM v1 since operator-controller 1.11, which installs every bundle as cluster-admin; keep it only for older releases",
+        ));
+    }
+}
+
+/// Where a finding about the ClusterExtension points.
+struct Place<'a> {
+    object: ObjRef,
+    file: Option<&'a FileRef>,
+}
+
+impl Place<'_> {
+    fn say(&self, severity: Severity, field: &str, message: impl Into<String>) -> Finding {
+        Finding::new(severity, message).on(&self.object).at(field).in_file(self.file)
+    }
+}
+
+/// The version of the bundle judged here: its CSV's `spec.version`.
+fn judged_version(p: &Planning<'_>, at: &Place<'_>, results: &mut Vec<Finding>) -> Option<Version> {
+    let csv = &p.objects()[p.csv?];
+    let Body::Csv(view) = &csv.body else { return None };
+    let version = view.spec.version.as_deref().map(|v| (v, Version::parse(v)));
+    match version {
+        Some((_, Ok(v))) => Some(v),
+        _ => {
+            results.push(
+                Finding::new(
+                    Severity::Warning,
+                    format!(
+                        "has no semantic version in spec.version, so whether ClusterExtension {} installs this bundle cannot be told",
+                        at.object.name
+                    ),
+                )
+                .on(&csv.object_ref())
+                .at("spec.version")
+                .in_file(csv.file.as_ref()),
+            );
+            None
+        }
+    }
+}
+
+/// `spec.source.catalog.packageName` against the judged bundle's package:
+/// the bundle's own annotation, else what its CSV's name says (a guess, so a
+/// mismatch with it is only a warning).
+fn check_package<'v>(
+    p: &Planning<'_>,
+    named: Option<&'v str>,
+    at: &Place<'_>,
+    results: &mut Vec<Finding>,
+) -> Option<&'v str> {
+    const FIELD: &str = "spec.source.catalog.packageName";
+    let Some(named) = named.filter(|n| !n.is_empty()) else {
+        results.push(at.say(Severity::Error, FIELD, "is missing: OLM v1 needs the package to install"));
+        return None;
+    };
+    let csv = p.csv.map(|i| &p.objects()[i]);
+    let annotated = csv.and_then(|c| c.header.annotations.get(PACKAGE_ANNOTATION));
+    let (bundle, certain) = match annotated {
+        Some(package) => (Some(package.clone()), true),
+        None => (super::bundle_package(p.objects()).map(|(package, _)| package), false),
+    };
+    match bundle {
+        Some(bundle) if bundle != named => {
+            let (severity, whose) = if certain {
+                (
+                    Severity::Error,
+                    format!("the judged bundle's package is {bundle:?} (its {PACKAGE_ANNOTATION} annotation)"),
+                )
+            } else {
+                (
+                    Severity::Warning,
+                    format!("the judged bundle's ClusterServiceVersion is named as if its package were {bundle:?}"),
+                )
+            };
+            results.push(at.say(
+                severity,
+                FIELD,
+                format!("{named:?} is not the package judged here: {whose}, so the cluster would install a bundle olm-rbac has not seen"),
+            ));
+        }
+        _ => {}
+    }
+    Some(named)
+}
+
+/// The bundle annotation that names its package, also set on CSVs.
+const PACKAGE_ANNOTATION: &str = "operators.operatorframework.io.bundle.package.v1";
+
+/// `spec.source.catalog.version` admits the judged version, and nothing
+/// else: each alternative an exact version, all of them judged.
+fn check_version(
+    written: Option<&str>,
+    judged: &Version,
+    package: &str,
+    severity: Severity,
+    at: &Place<'_>,
+    results: &mut Vec<Finding>,
+) {
+    const FIELD: &str = "spec.source.catalog.version";
+    let fix = format!("pin the judged bundle: {FIELD}: \"{judged}\"");
+    let Some(written) = written.filter(|w| !w.is_empty()) else {
+        results.push(at.say(
+            severity,
+            FIELD,
+            format!("is not set, so OLM v1 installs the newest {package} the catalog serves and upgrades to every newer one on its own, none of them judged here; {fix}"),
+        ));
+        return;
+    };
+    let range = match Range::parse(written) {
+        Ok(range) => range,
+        Err(e) => {
+            results.push(at.say(Severity::Error, FIELD, format!("{e}; {fix}")));
+            return;
+        }
+    };
+    if !range.admits(judged) {
+        results.push(at.say(
+            Severity::Error,
+            FIELD,
+            format!("{written:?} does not admit {judged}, the version judged here: the cluster would install a bundle olm-rbac has not seen; {fix}"),
+        ));
+        return;
+    }
+    let exact = range.exact_versions().filter(|vs| vs.iter().all(|v| *v == judged));
+    if exact.is_none() {
+        results.push(at.say(
+            severity,
+            FIELD,
+            format!("{written:?} admits versions besides {judged}, the one judged here, and OLM v1 upgrades to the newest of them on its own; {fix}, or judge every bundle it admits (olm-rbac catalog judge)"),
+        ));
+    }
+}
+
+/// The catalog: a selector naming one ClusterCatalog, and that catalog's
+/// image pinned by digest when the admin's input holds it. Returns the
+/// catalog's name, with its image when pinned.
+fn check_catalog<'v>(
+    p: &Planning<'v>,
+    selector: Option<&'v k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    package: Option<&str>,
+    severity: Severity,
+    at: &Place<'_>,
+    results: &mut Vec<Finding>,
+) -> Option<(&'v str, Option<&'v str>)> {
+    const FIELD: &str = "spec.source.catalog.selector";
+    let named = selector.and_then(|s| s.match_labels.as_ref()).and_then(|l| l.get(CATALOG_NAME_LABEL));
+    let Some(name) = named else {
+        results.push(at.say(
+            severity,
+            FIELD,
+            format!(
+                "does not name one catalog, so any ClusterCatalog on the cluster, one added later included, may serve {}; name the judged catalog: {FIELD}.matchLabels: {{{CATALOG_NAME_LABEL}: <catalog>}}",
+                package.unwrap_or("the package")
+            ),
+        ));
+        return None;
+    };
+    let objects = p.objects();
+    let catalog = objects.iter().enumerate().find(|(i, o)| {
+        p.origins().is_admin(*i) && o.is(OLM_V1_GROUP, "ClusterCatalog") && o.header.name.as_deref() == Some(name)
+    });
+    let Some((_, catalog)) = catalog else {
+        results.push(at.say(
+            Severity::Warning,
+            FIELD,
+            format!("names ClusterCatalog {name}, which is not in the input: whether its content is pinned cannot be told, and what it serves after this render is unjudged"),
+        ));
+        return Some((name.as_str(), None));
+    };
+    let image = match &catalog.body {
+        Body::Catalog(view) => view.spec.source.image.as_ref().and_then(|i| i.reference.as_deref()),
+        _ => None,
+    };
+    match image {
+        Some(image) if is_digest_ref(image) => Some((name.as_str(), Some(image))),
+        _ => {
+            results.push(
+                Finding::new(
+                    severity,
+                    format!(
+                        "{} is not pinned by digest: the content it serves can change after this render, and what it will serve was not judged; pin it: spec.source.image.ref: <image>@sha256:<digest>",
+                        image.map_or("no image".to_string(), |i| format!("{i:?}"))
+                    ),
+                )
+                .on(&catalog.object_ref())
+                .at("spec.source.image.ref")
+                .in_file(catalog.file.as_ref()),
+            );
+            Some((name.as_str(), None))
+        }
+    }
+}
+
+/// An image reference that names its content: `...@sha256:<64 hex digits>`.
+pub(crate) fn is_digest_ref(image: &str) -> bool {
+    image.rsplit_once("@sha256:").is_some_and(|(_, d)| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+}

@@ -1,0 +1,171 @@
+//! The admission policy that pins the cluster to what was judged: a
+//! `ValidatingAdmissionPolicy` (CEL only) and its binding, denying any
+//! CREATE or UPDATE of a ClusterExtension of the judged package (or of the
+//! extension's name) that does not install exactly a judged version of that
+//! package from the judged catalog, or that sets `SelfCertified`; and, when
+//! the catalog's image is known by digest, a second pair denying any other
+//! image for that ClusterCatalog.
+
+use k8s_openapi::api::admissionregistration::v1::{
+    MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec, ValidatingAdmissionPolicySpec, Validation,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::config::Config;
+use crate::model::*;
+use crate::names::bounded_name;
+
+use super::super::roles::generated_labels;
+use super::super::{About, Made, Object};
+use super::{Pin, CATALOG_NAME_LABEL};
+
+/// The `olm-rbac.io/role` label of the objects written here.
+pub(crate) const PIN_ROLE: &str = "admission-policy";
+
+/// A text as a CEL string literal: single-quoted, with its quotes,
+/// backslashes and line breaks escaped.
+pub(crate) fn cel_string(text: &str) -> String {
+    let mut out = String::from("'");
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// `object.spec.source.catalog` is there (each step checked, so a missing
+/// field is false rather than an error).
+const HAS_CATALOG: &str = "has(object.spec) && has(object.spec.source) && has(object.spec.source.catalog)";
+const CATALOG: &str = "object.spec.source.catalog";
+
+/// The CEL expressions of the ClusterExtension policy: its match condition
+/// and its validations, each with the message the cluster gives.
+pub(crate) fn extension_rules(pin: &Pin<'_>) -> (String, Vec<(String, String)>) {
+    let package = cel_string(pin.package);
+    let versions: Vec<String> = pin.versions.iter().map(|v| cel_string(v)).collect();
+    let catalog = cel_string(pin.catalog);
+    let label = cel_string(CATALOG_NAME_LABEL);
+    let condition = format!(
+        "object.metadata.name == {} || ({HAS_CATALOG} && has({CATALOG}.packageName) && {CATALOG}.packageName == {package})",
+        cel_string(pin.extension)
+    );
+    let validations = vec![
+        (
+            format!("{HAS_CATALOG} && has({CATALOG}.packageName) && {CATALOG}.packageName == {package}"),
+            format!("ClusterExtension {} installs package {} only, the package olm-rbac judged", pin.extension, pin.package),
+        ),
+        (
+            format!("{HAS_CATALOG} && has({CATALOG}.version) && {CATALOG}.version in [{}]", versions.join(", ")),
+            format!(
+                "spec.source.catalog.version must be exactly one of the versions of {} olm-rbac judged ({}): a new version is a change in git, judged again",
+                pin.package,
+                pin.versions.join(", ")
+            ),
+        ),
+        (
+            format!("!({HAS_CATALOG}) || !has({CATALOG}.upgradeConstraintPolicy) || {CATALOG}.upgradeConstraintPolicy != 'SelfCertified'"),
+            "spec.source.catalog.upgradeConstraintPolicy must not be SelfCertified: it lets OLM v1 install versions olm-rbac did not judge".to_string(),
+        ),
+        (
+            format!(
+                "{HAS_CATALOG} && has({CATALOG}.selector) && has({CATALOG}.selector.matchLabels) && {label} in {CATALOG}.selector.matchLabels && {CATALOG}.selector.matchLabels[{label}] == {catalog}"
+            ),
+            format!(
+                "spec.source.catalog.selector.matchLabels must name the judged catalog: {CATALOG_NAME_LABEL}: {}",
+                pin.catalog
+            ),
+        ),
+    ];
+    (condition, validations)
+}
+
+/// The CEL expressions of the ClusterCatalog policy, when its image is known.
+pub(crate) fn catalog_rules(pin: &Pin<'_>) -> Option<(String, Vec<(String, String)>)> {
+    let image = pin.catalog_image?;
+    let condition = format!("object.metadata.name == {}", cel_string(pin.catalog));
+    let validation = (
+        format!(
+            "has(object.spec) && has(object.spec.source) && has(object.spec.source.image) && has(object.spec.source.image.ref) && object.spec.source.image.ref == {}",
+            cel_string(image)
+        ),
+        format!("ClusterCatalog {} serves the image olm-rbac judged only: {image}", pin.catalog),
+    );
+    Some((condition, vec![validation]))
+}
+
+/// The policies and their bindings.
+pub(super) fn objects(config: &Config, pin: &Pin<'_>) -> Vec<Made> {
+    let mut made = Vec::new();
+    let (condition, validations) = extension_rules(pin);
+    let name = bounded_name(&format!("olm-rbac-{}", config.extension), "-pin");
+    made.extend(pair(config, name, "clusterextensions", "this-extension", condition, validations));
+    if let Some((condition, validations)) = catalog_rules(pin) {
+        let name = bounded_name(&format!("olm-rbac-{}", config.extension), "-pin-catalog");
+        made.extend(pair(config, name, "clustercatalogs", "the-judged-catalog", condition, validations));
+    }
+    made
+}
+
+/// A policy on CREATE and UPDATE of OLM v1's `resource`, and its binding.
+fn pair(
+    config: &Config,
+    name: String,
+    resource: &str,
+    condition_name: &str,
+    condition: String,
+    validations: Vec<(String, String)>,
+) -> [Made; 2] {
+    let metadata = || ObjectMeta {
+        name: Some(name.clone()),
+        labels: Some(generated_labels(&config.extension, PIN_ROLE)),
+        ..Default::default()
+    };
+    let rules = NamedRuleWithOperations {
+        api_groups: Some(vec![OLM_V1_GROUP.to_string()]),
+        api_versions: Some(vec!["*".to_string()]),
+        operations: Some(vec!["CREATE".to_string(), "UPDATE".to_string()]),
+        resources: Some(vec![resource.to_string()]),
+        ..Default::default()
+    };
+    let policy = ValidatingAdmissionPolicy {
+        metadata: metadata(),
+        spec: Some(ValidatingAdmissionPolicySpec {
+            failure_policy: Some("Fail".to_string()),
+            match_constraints: Some(MatchResources { resource_rules: Some(vec![rules]), ..Default::default() }),
+            match_conditions: Some(vec![MatchCondition { name: condition_name.to_string(), expression: condition }]),
+            validations: Some(
+                validations
+                    .into_iter()
+                    .map(|(expression, message)| Validation {
+                        expression,
+                        message: Some(message),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            ..Default::default()
+        }),
+        status: None,
+    };
+    let binding = ValidatingAdmissionPolicyBinding {
+        metadata: metadata(),
+        spec: Some(ValidatingAdmissionPolicyBindingSpec {
+            policy_name: Some(name.clone()),
+            validation_actions: Some(vec!["Deny".to_string()]),
+            ..Default::default()
+        }),
+    };
+    [
+        (About::Pin, Object::AdmissionPolicy(Box::new(policy))),
+        (About::Pin, Object::AdmissionPolicyBinding(Box::new(binding))),
+    ]
+}
