@@ -14,7 +14,7 @@ pub mod commands;
 pub mod diff;
 mod graph;
 mod load;
-mod markdown;
+pub(crate) mod markdown;
 mod matrix;
 mod shapes;
 mod table;

@@ -55,6 +55,59 @@ enum Command {
     /// (see --fail-on), 2 on unreadable input or a usage error.
     #[command(override_usage = help::DIFF_USAGE, after_help = help::DIFF_EXAMPLES)]
     Diff(check::DiffArgs),
+    /// Judge an OLM file-based catalog's bundles.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+}
+
+/// `catalog`'s subcommands.
+#[derive(Subcommand)]
+enum CatalogCommand {
+    /// Judge every bundle a ClusterExtension admits from a file-based catalog,
+    /// each as render judges a bundle's folder: exit 0 when all pass, 1 when
+    /// any fails or cannot be judged, 2 on unreadable input.
+    Judge(JudgeArgs),
+}
+
+/// `catalog judge`'s arguments.
+#[derive(Args)]
+struct JudgeArgs {
+    /// The catalog: a file or folder of olm.package, olm.channel and
+    /// olm.bundle documents (YAML or JSON), as opm render writes it.
+    #[arg(long, value_name = "PATH")]
+    catalog: PathBuf,
+    /// Bundle folders, for catalogs without olm.bundle.object:
+    /// <package>/<version>/manifests/ or <bundle>/manifests/.
+    #[arg(long, value_name = "DIR")]
+    bundles: Option<PathBuf>,
+    /// The RBACConfig to judge each bundle with.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: PathBuf,
+    /// The ClusterExtension whose admitted bundles are judged.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    extension: PathBuf,
+    /// text (default), markdown or json.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = crate::catalog::Format::Text)]
+    output: crate::catalog::Format,
+}
+
+impl JudgeArgs {
+    fn run(self) -> Outcome {
+        let read = |p: &std::path::Path| {
+            crate::input::read_path(p).map_err(|e| Outcome::failure(&e, crate::catalog::INPUT_ERROR))
+        };
+        let (config, extension) = match (read(&self.config), read(&self.extension)) {
+            (Ok(c), Ok(e)) => (c, e),
+            (Err(refused), _) | (_, Err(refused)) => return refused,
+        };
+        crate::catalog::judge(&crate::catalog::JudgeArgs {
+            catalog: &self.catalog,
+            bundles: self.bundles.as_deref(),
+            config: &config,
+            extension: &extension,
+            format: self.output,
+        })
+    }
 }
 
 impl Cli {
@@ -69,6 +122,7 @@ impl Cli {
             Some(Command::WhoCan(who_can)) => who_can.run(),
             Some(Command::Report(report)) => report.run(),
             Some(Command::Diff(diff)) => diff.run(),
+            Some(Command::Catalog(CatalogCommand::Judge(judge))) => judge.run(),
         }
     }
 }
@@ -86,6 +140,7 @@ struct SchemaArgs {
 enum SchemaOf {
     Rbacconfig,
     DiffOutput,
+    CatalogJudge,
 }
 
 impl SchemaArgs {
@@ -93,6 +148,7 @@ impl SchemaArgs {
         let stdout = match self.of {
             SchemaOf::Rbacconfig => crate::config::json_schema(),
             SchemaOf::DiffOutput => crate::check::diff::json_schema(),
+            SchemaOf::CatalogJudge => crate::catalog::json_schema(),
         };
         Outcome { stdout, stderr: String::new(), code: 0 }
     }

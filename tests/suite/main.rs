@@ -11,6 +11,7 @@ mod access_cli;
 mod access_facts;
 mod access_habits;
 mod access_output;
+mod catalog;
 mod command_line;
 mod diff;
 mod doc_blocks;

@@ -1,0 +1,222 @@
+//! Reading a file-based catalog a document at a time, and the
+//! ClusterExtension whose admitted bundles are judged.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Entry, Wanted};
+use crate::input::Source;
+use crate::semver::{Range, Version};
+
+/// The fields of a catalog document (`olm.package`, `olm.channel`,
+/// `olm.bundle`) resolution and judging read.
+#[derive(Deserialize)]
+struct Doc {
+    schema: Option<String>,
+    name: Option<String>,
+    package: Option<String>,
+    #[serde(default)]
+    entries: Vec<ChannelEntry>,
+    #[serde(default)]
+    properties: Vec<Property>,
+}
+
+#[derive(Deserialize)]
+struct ChannelEntry {
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct Property {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    value: Value,
+}
+
+/// The catalog's files: the file itself, or every `.yaml`, `.yml` and
+/// `.json` file under the folder, in name order.
+fn files(catalog: &Path) -> Result<Vec<PathBuf>, String> {
+    if catalog.is_file() {
+        return Ok(vec![catalog.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut dirs = vec![catalog.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        return Err(format!("{}: no catalog files (.yaml, .yml, .json) found", catalog.display()));
+    }
+    Ok(out)
+}
+
+/// Calls `each` with every document of the catalog, one at a time.
+fn documents(catalog: &Path, mut each: impl FnMut(Doc) -> Result<(), String>) -> Result<(), String> {
+    for path in files(catalog)? {
+        let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut reader = BufReader::new(file);
+        let where_ = |e: &dyn std::fmt::Display| format!("{}: not a file-based catalog: {e}", path.display());
+        if path.extension().is_some_and(|e| e == "json") {
+            for doc in serde_json::Deserializer::from_reader(reader).into_iter::<Doc>() {
+                each(doc.map_err(|e| where_(&e))?)?;
+            }
+        } else {
+            for doc in serde_saphyr::read::<_, Doc>(&mut reader) {
+                each(doc.map_err(|e| where_(&e))?)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every bundle the catalog lists, with its channels; the manifests are counted, not kept.
+pub(super) fn entries(catalog: &Path) -> Result<Vec<Entry>, String> {
+    let mut bundles: Vec<Entry> = Vec::new();
+    let mut channels: Vec<(String, String, Vec<String>)> = Vec::new();
+    documents(catalog, |doc| {
+        match doc.schema.as_deref() {
+            Some("olm.bundle") => {
+                let name = doc.name.clone().ok_or("an olm.bundle without a name")?;
+                let package = doc.package.clone().unwrap_or_default();
+                let version = doc
+                    .properties
+                    .iter()
+                    .find(|p| p.kind == "olm.package")
+                    .and_then(|p| p.value.get("version")?.as_str().map(str::to_string))
+                    .and_then(|v| Version::parse(&v).ok());
+                let objects = doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").count();
+                bundles.push(Entry { name, package, version, channels: Vec::new(), objects });
+            }
+            Some("olm.channel") => {
+                let entries = doc.entries.iter().map(|e| e.name.clone()).collect();
+                channels.push((doc.package.unwrap_or_default(), doc.name.unwrap_or_default(), entries));
+            }
+            _ => {}
+        }
+        Ok(())
+    })?;
+    for (package, channel, names) in channels {
+        for b in bundles.iter_mut().filter(|b| b.package == package && names.contains(&b.name)) {
+            b.channels.push(channel.clone());
+        }
+    }
+    Ok(bundles)
+}
+
+/// Calls `each` for every admitted bundle, in catalog order, with its
+/// manifests when the catalog carries them (`olm.bundle.object`, decoded).
+pub(super) fn each_bundle(
+    catalog: &Path,
+    admitted: &[Entry],
+    mut each: impl FnMut(&Entry, Option<Vec<Source>>) -> Result<(), String>,
+) -> Result<(), String> {
+    documents(catalog, |doc| {
+        if doc.schema.as_deref() != Some("olm.bundle") {
+            return Ok(());
+        }
+        let Some(entry) = admitted.iter().find(|e| Some(&e.name) == doc.name.as_ref()) else { return Ok(()) };
+        let mut objects = Vec::new();
+        for (i, p) in doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").enumerate() {
+            let data = p.value.get("data").and_then(Value::as_str).unwrap_or_default();
+            let bytes = base64(data).ok_or_else(|| {
+                format!("bundle {}: properties: olm.bundle.object #{i}: data is not base64", entry.name)
+            })?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| format!("bundle {}: properties: olm.bundle.object #{i}: data is not UTF-8", entry.name))?;
+            objects.push(Source { name: format!("{}/manifests/object-{i:03}.json", entry.name), text });
+        }
+        each(entry, (!objects.is_empty()).then_some(objects))
+    })
+}
+
+/// Standard base64 (padding optional); `None` for anything else.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= value(c)? << (18 - 6 * i);
+        }
+        let take = match chunk.len() {
+            4 => 3,
+            3 => 2,
+            2 => 1,
+            _ => return None,
+        };
+        out.extend_from_slice(&n.to_be_bytes()[1..1 + take]);
+    }
+    Some(out)
+}
+
+/// The ClusterExtension's view for resolution.
+#[derive(Deserialize)]
+struct ExtensionDoc {
+    kind: Option<String>,
+    #[serde(default)]
+    spec: Value,
+}
+
+/// What the ClusterExtension (the only one in `sources`) asks for.
+pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
+    let mut found = Vec::new();
+    for s in sources {
+        let docs: Vec<ExtensionDoc> = serde_saphyr::from_multiple(&s.text).map_err(|e| format!("{}: {e}", s.name))?;
+        found.extend(docs.into_iter().filter(|d| d.kind.as_deref() == Some("ClusterExtension")).map(|d| (s, d)));
+    }
+    let [(source, doc)] = found.as_slice() else {
+        return Err(format!("-f must hold exactly one ClusterExtension; it holds {}", found.len()));
+    };
+    let catalog = &doc.spec["source"]["catalog"];
+    let text = |v: &Value| v.as_str().map(str::to_string);
+    let package = text(&catalog["packageName"])
+        .ok_or_else(|| format!("{}: ClusterExtension: spec.source.catalog.packageName is missing", source.name))?;
+    let range = match text(&catalog["version"]).filter(|v| !v.is_empty()) {
+        None => None,
+        Some(v) => Some(
+            Range::parse(&v)
+                .map_err(|e| format!("{}: ClusterExtension: spec.source.catalog.version: {e}", source.name))?,
+        ),
+    };
+    let channels = catalog["channels"].as_array().map(|a| a.iter().filter_map(text).collect()).unwrap_or_default();
+    let self_certified = text(&catalog["upgradeConstraintPolicy"]).as_deref() == Some("SelfCertified");
+    Ok(Wanted { package, range, channels, self_certified })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    #[test]
+    fn base64_decodes_with_and_without_padding_and_refuses_the_rest() {
+        assert_eq!(base64("aGVsbG8=").as_deref(), Some(&b"hello"[..]));
+        assert_eq!(base64("aGVsbG8").as_deref(), Some(&b"hello"[..]));
+        assert_eq!(base64("aGk=").as_deref(), Some(&b"hi"[..]));
+        assert_eq!(base64("a$==").as_deref(), None);
+        assert_eq!(base64("a"), None);
+    }
+}

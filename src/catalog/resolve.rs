@@ -1,0 +1,61 @@
+//! Which of a catalog's bundles a ClusterExtension admits: its package, in
+//! one of its channels (any, when it names none), at a version its range
+//! admits (any, when it has none). `SelfCertified` is read as admitting any
+//! version of the package: judging more than OLM v1 might install is safe,
+//! judging less is not.
+
+use super::{Entry, Wanted};
+
+pub(super) fn admitted(entries: &[Entry], wanted: &Wanted) -> Vec<Entry> {
+    entries
+        .iter()
+        .filter(|e| e.package == wanted.package)
+        .filter(|e| wanted.channels.is_empty() || e.channels.iter().any(|c| wanted.channels.contains(c)))
+        .filter(|e| {
+            wanted.self_certified
+                || match (&wanted.range, &e.version) {
+                    (None, _) => true,
+                    (Some(range), Some(v)) => range.admits(v),
+                    // A bundle without a version cannot be ruled out.
+                    (Some(_), None) => true,
+                }
+        })
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semver::{Range, Version};
+
+    fn entry(name: &str, version: &str, channels: &[&str]) -> Entry {
+        Entry {
+            name: name.into(),
+            package: "p".into(),
+            version: Version::parse(version).ok(),
+            channels: channels.iter().map(|c| c.to_string()).collect(),
+            objects: 1,
+        }
+    }
+
+    #[test]
+    fn package_channels_and_range_each_narrow_and_self_certified_widens() {
+        let entries = [
+            entry("p.v1", "1.0.0", &["stable"]),
+            entry("p.v2", "2.0.0", &["stable", "fast"]),
+            entry("p.v3", "3.0.0-rc.1", &["fast"]),
+        ];
+        let names = |w: &Wanted| admitted(&entries, w).into_iter().map(|e| e.name).collect::<Vec<_>>();
+        let mut w = Wanted { package: "p".into(), ..Default::default() };
+        assert_eq!(names(&w), ["p.v1", "p.v2", "p.v3"]);
+        w.range = Range::parse(">=1.0.0").ok();
+        assert_eq!(names(&w), ["p.v1", "p.v2"], "no pre-release unless the range names one");
+        w.channels = vec!["fast".into()];
+        assert_eq!(names(&w), ["p.v2"]);
+        w.self_certified = true;
+        assert_eq!(names(&w), ["p.v2", "p.v3"]);
+        w.package = "q".into();
+        assert!(names(&w).is_empty());
+    }
+}

@@ -1,0 +1,120 @@
+//! `catalog judge` on real file-based catalogs (`tests/fixtures/catalogs/`):
+//! every bundle a ClusterExtension admits is judged, a bundle the policy
+//! refuses fails the whole, an admitted bundle without manifests cannot pass,
+//! and both catalog forms (manifests in the catalog, or in bundle folders)
+//! give the same verdicts.
+
+use crate::common::*;
+use crate::json_schema::Validator;
+
+const WITH_OBJECTS: &str = "examples/catalog/kube-green-catalog.yaml";
+const METADATA_ONLY: &str = "tests/fixtures/catalogs/csv-metadata-only/catalog";
+const BUNDLES: &str = "tests/fixtures/catalogs/csv-metadata-only/bundles";
+
+/// Denies creating ClusterRoles: kube-green 0.6.0 ships them, its neighbours do not.
+const CONFIG: &str = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    policy:\n      deny:\n      - {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles, clusterrolebindings], verbs: [create, bind, escalate], scope: Cluster}\n";
+
+fn extension(version: &str) -> String {
+    format!("apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: kube-green\nspec:\n  namespace: kube-green\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: kube-green\n{version}")
+}
+
+fn judge(catalog: &str, bundles: Option<&str>, version: &str, output: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, ext) = (dir.path().join("rbac.yaml"), dir.path().join("ext.yaml"));
+    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(&ext, extension(version)).unwrap();
+    let catalog = repo(catalog);
+    let mut args: Vec<String> =
+        vec!["catalog".into(), "judge".into(), "--catalog".into(), catalog.display().to_string()];
+    if let Some(b) = bundles {
+        args.extend(["--bundles".into(), repo(b).display().to_string()]);
+    }
+    args.extend([
+        "-c".into(),
+        config.display().to_string(),
+        "-f".into(),
+        ext.display().to_string(),
+        "-o".into(),
+        output.into(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_bin(&args, "")
+}
+
+fn verdicts(out: &std::process::Output) -> Vec<(String, String)> {
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["version"].as_str().unwrap().to_string(), r["verdict"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn a_range_that_admits_a_refused_bundle_fails_and_the_pinned_version_passes() {
+    let range = judge(WITH_OBJECTS, None, "      version: \">=0.5.0\"\n", "json");
+    assert_eq!(range.status.code(), Some(1), "{}", text(&range.stderr));
+    let want: Vec<(String, String)> = [
+        ("0.5.0", "pass"),
+        ("0.5.1", "pass"),
+        ("0.5.2", "pass"),
+        ("0.6.0", "fail"),
+        ("0.7.0", "pass"),
+        ("0.7.1", "pass"),
+    ]
+    .iter()
+    .map(|(v, w)| (v.to_string(), w.to_string()))
+    .collect();
+    assert_eq!(verdicts(&range), want);
+    let pinned = judge(WITH_OBJECTS, None, "      version: \"0.5.2\"\n", "json");
+    assert_eq!(pinned.status.code(), Some(0), "{}", text(&pinned.stderr));
+    assert_eq!(verdicts(&pinned), [("0.5.2".to_string(), "pass".to_string())]);
+    let unpinned = judge(WITH_OBJECTS, None, "", "text");
+    assert_eq!(unpinned.status.code(), Some(1));
+    assert_eq!(
+        text(&unpinned.stdout).lines().filter(|l| l.starts_with("kube-green.v")).count(),
+        10,
+        "no version: every bundle"
+    );
+}
+
+#[test]
+fn an_admitted_bundle_without_manifests_cannot_pass() {
+    let out = judge(METADATA_ONLY, None, "      version: \"0.5.2\"\n", "text");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("kube-green.v0.5.2") && stdout.contains("unjudged"), "{stdout}");
+    assert!(stdout.contains("the catalog carries no manifests for kube-green.v0.5.2"), "{stdout}");
+}
+
+#[test]
+fn bundle_folders_judge_as_the_catalogs_own_manifests_do() {
+    let version = "      version: \">=0.3.0\"\n";
+    let from_catalog = verdicts(&judge(WITH_OBJECTS, None, version, "json"));
+    let from_folders = verdicts(&judge(METADATA_ONLY, Some(BUNDLES), version, "json"));
+    assert_eq!(from_catalog.len(), 10);
+    assert_eq!(from_catalog, from_folders);
+}
+
+#[test]
+fn the_json_report_has_the_committed_shape() {
+    let committed = std::fs::read_to_string(repo("docs/catalog-judge.schema.json")).unwrap();
+    assert!(
+        committed == olm_rbac::catalog::json_schema(),
+        "docs/catalog-judge.schema.json is stale: run `cargo run -- schema catalog-judge > docs/catalog-judge.schema.json`"
+    );
+    let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    let out = judge(WITH_OBJECTS, None, "      version: \">=0.5.0\"\n", "json");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors: Vec<_> = Validator::new(&schema).unwrap().iter_errors(&report).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+fn unreadable_input_is_exit_2() {
+    let out = judge("tests/fixtures/semver/SOURCES.md", None, "", "text");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let bad = judge(WITH_OBJECTS, None, "      version: \"1.2.3.4\"\n", "text");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("spec.source.catalog.version"), "{}", text(&bad.stderr));
+}
