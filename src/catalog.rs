@@ -102,6 +102,23 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     report::write(&rows, args.format)
 }
 
+/// A bundle's folder is judged as found under `--bundles`: one reached
+/// through a symbolic link could be any folder on the machine.
+fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
+    let mut at = root.to_path_buf();
+    for part in dir.strip_prefix(root).map_err(|_| format!("{}: not under --bundles", dir.display()))?.components() {
+        at.push(part);
+        let meta = std::fs::symlink_metadata(&at).map_err(|e| format!("{}: {e}", at.display()))?;
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "{}: a symbolic link; a bundle's folder under --bundles must be the folder itself",
+                at.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The bundle's manifests from `--bundles`: `<package>/<version>/manifests/`
 /// (the community operator repositories' layout) or `<bundle>/manifests/`;
 /// none when neither is there.
@@ -112,6 +129,7 @@ fn bundle_folder(bundles: Option<&Path>, entry: &Entry) -> Result<Vec<Source>, S
         candidates.insert(0, root.join(&entry.package).join(v.to_string()).join("manifests"));
     }
     if let Some(dir) = candidates.iter().find(|d| d.is_dir()) {
+        refuse_links(root, dir)?;
         let sources = crate::input::read_path(dir)?;
         let named = format!("{}/manifests", entry.name);
         return Ok(sources

@@ -109,12 +109,36 @@ pub(super) fn entries(catalog: &Path) -> Result<Vec<Entry>, String> {
         }
         Ok(())
     })?;
+    check_names(&bundles)?;
     for (package, channel, names) in channels {
         for b in bundles.iter_mut().filter(|b| b.package == package && names.contains(&b.name)) {
             b.channels.push(channel.clone());
         }
     }
     Ok(bundles)
+}
+
+/// A bundle's name becomes a folder's name (its manifests', and under
+/// `--bundles` the folder they are read from), so it must be a Kubernetes
+/// object name, as a CSV's is, and name one bundle: a catalog's `../other`
+/// would have another folder judged in its place.
+fn check_names(bundles: &[Entry]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for b in bundles {
+        if !crate::names::is_dns1123_subdomain(&b.name) {
+            return Err(format!(
+                "olm.bundle {:?}: name: not a Kubernetes object name (lowercase letters, digits, '-' and '.'), so it cannot name the bundle's folder",
+                b.name
+            ));
+        }
+        if !seen.insert((&b.package, &b.name)) {
+            return Err(format!(
+                "olm.bundle {:?}: name: the catalog lists two bundles of that name in package {:?}; which one OLM v1 installs cannot be told",
+                b.name, b.package
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Calls `each` for every admitted bundle, in catalog order, with its

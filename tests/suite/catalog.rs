@@ -118,3 +118,116 @@ fn unreadable_input_is_exit_2() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("spec.source.catalog.version"), "{}", text(&bad.stderr));
 }
+
+/// The catalog's text with `edit` applied, written to a scratch file.
+fn edited_catalog(dir: &std::path::Path, edit: impl Fn(String) -> String) -> String {
+    let text = std::fs::read_to_string(repo(WITH_OBJECTS)).unwrap();
+    let path = dir.join("catalog.yaml");
+    std::fs::write(&path, edit(text)).unwrap();
+    path.display().to_string()
+}
+
+fn judge_at(catalog: &str, bundles: Option<&std::path::Path>, version: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, ext) = (dir.path().join("rbac.yaml"), dir.path().join("ext.yaml"));
+    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(&ext, extension(version)).unwrap();
+    let mut args = vec!["catalog", "judge", "--catalog", catalog];
+    let bundles = bundles.map(|b| b.display().to_string());
+    if let Some(b) = &bundles {
+        args.extend(["--bundles", b.as_str()]);
+    }
+    let (config, ext) = (config.display().to_string(), ext.display().to_string());
+    args.extend(["-c", config.as_str(), "-f", ext.as_str(), "-o", "json"]);
+    run_bin(&args, "")
+}
+
+/// A catalog's bundle names become folder names: one that climbs out, or
+/// two bundles of one name, would have something else judged in a bundle's
+/// place. Both are refused before anything is judged.
+#[test]
+fn a_catalog_cannot_name_another_folder_or_list_a_bundle_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let climbing =
+        edited_catalog(dir.path(), |t| t.replace("name: kube-green.v0.5.2\n", "name: ../kube-green.v0.5.2\n"));
+    let out = judge_at(&climbing, Some(&repo(BUNDLES)), "      version: \"0.5.2\"\n");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("olm.bundle \"../kube-green.v0.5.2\": name: not a Kubernetes object name"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let twice = edited_catalog(dir.path(), |t| t.replace("name: kube-green.v0.5.1\n", "name: kube-green.v0.5.2\n"));
+    let out = judge_at(&twice, None, "      version: \"0.5.2\"\n");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("lists two bundles of that name"), "{}", text(&out.stderr));
+}
+
+/// What a bundle carries in the catalog is the bundle's, whatever it is: an
+/// RBACConfig of its own (to loosen the policy) fails the bundle.
+#[test]
+fn a_config_a_catalog_bundle_carries_fails_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = r#"{"apiVersion":"olm-rbac.io/v1alpha1","kind":"RBACConfig","metadata":{"name":"kube-green"},"spec":{"mode":"Unmanaged"}}"#;
+    let data = base64(config.as_bytes());
+    let catalog = edited_catalog(dir.path(), |t| {
+        t.replacen(
+            "name: kube-green.v0.5.2\npackage: kube-green\nproperties:\n",
+            &format!("name: kube-green.v0.5.2\npackage: kube-green\nproperties:\n- type: olm.bundle.object\n  value:\n    data: {data}\n"),
+            1,
+        )
+    });
+    let out = judge_at(&catalog, None, "      version: \"0.5.2\"\n");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["verdict"], "fail");
+    assert!(rows[0]["errors"][0].as_str().unwrap().contains("RBACConfig kube-green is among the inputs"), "{rows}");
+}
+
+#[test]
+fn manifests_that_are_not_base64_are_unreadable_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = edited_catalog(dir.path(), |t| {
+        t.replacen("name: kube-green.v0.5.2\npackage: kube-green\nproperties:\n", "name: kube-green.v0.5.2\npackage: kube-green\nproperties:\n- type: olm.bundle.object\n  value:\n    data: '%%%'\n", 1)
+    });
+    let out = judge_at(&catalog, None, "      version: \"0.5.2\"\n");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("bundle kube-green.v0.5.2: properties: olm.bundle.object #0: data is not base64")
+    );
+}
+
+/// A bundle folder under `--bundles` reached through a symbolic link could be
+/// any folder: it is refused, not judged.
+#[cfg(unix)]
+#[test]
+fn a_linked_bundle_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles/kube-green");
+    std::fs::create_dir_all(&bundles).unwrap();
+    std::os::unix::fs::symlink(repo(BUNDLES).join("kube-green/0.5.1"), bundles.join("0.5.2")).unwrap();
+    let out = judge_at(
+        &repo(METADATA_ONLY).display().to_string(),
+        Some(&dir.path().join("bundles")),
+        "      version: \"0.5.2\"\n",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("a symbolic link"), "{}", text(&out.stderr));
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
