@@ -55,12 +55,15 @@ pub struct Wanted {
     pub self_certified: bool,
 }
 
-/// How one admitted bundle fared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Pass,
-    Fail,
-    Unjudged,
+/// What `catalog audit` takes.
+pub struct AuditArgs<'a> {
+    pub catalog: &'a Path,
+    pub bundles: Option<&'a Path>,
+    /// The admin's RBACConfig, for a policy verdict on every bundle; without
+    /// one, each package's operator is measured against the catalogue of
+    /// dangerous permissions only.
+    pub config: Option<&'a [Source]>,
+    pub format: Format,
 }
 
 /// Judges every bundle the ClusterExtension admits.
@@ -84,22 +87,67 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
             1,
         );
     }
+    match judge_all(args.catalog, args.bundles, &admitted, |_| args.config.to_vec()) {
+        Ok(rows) => report::write(&rows, args.format),
+        Err(e) => Outcome::failure(&e, INPUT_ERROR),
+    }
+}
+
+/// Judges every bundle of every package in the catalog, and ranks them by
+/// the worst dangerous permission each install grants.
+pub fn audit(args: &AuditArgs<'_>) -> Outcome {
+    let entries = match read::entries(args.catalog) {
+        Ok(entries) => entries,
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
+    if entries.is_empty() {
+        return Outcome::failure(
+            &format!("the catalog {} lists no bundles: nothing was audited", args.catalog.display()),
+            1,
+        );
+    }
+    let config_for = |entry: &Entry| match args.config {
+        Some(config) => config.to_vec(),
+        None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
+    };
+    match judge_all(args.catalog, args.bundles, &entries, config_for) {
+        Ok(mut rows) => {
+            report::rank(&mut rows);
+            report::write(&rows, args.format)
+        }
+        Err(e) => Outcome::failure(&e, INPUT_ERROR),
+    }
+}
+
+/// The config an audit without one judges a package with: the operator's
+/// permissions granted cluster-wide, as OLM v1 grants them (AllNamespaces),
+/// measured against the catalogue of dangerous permissions.
+fn audit_config(package: &str) -> String {
+    format!(
+        "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: {package:?}\nspec:\n  mode: Unmanaged\n  operator:\n    permissions: Cluster\n    installNamespace: olm-rbac-audit\n"
+    )
+}
+
+/// Renders each of `entries` in catalog order, its manifests read from the
+/// catalog or `--bundles` and dropped before the next (only the render's
+/// roles and bindings are kept, for the gains between versions).
+fn judge_all(
+    catalog: &Path,
+    bundles: Option<&Path>,
+    entries: &[Entry],
+    config_for: impl Fn(&Entry) -> Vec<Source>,
+) -> Result<Vec<report::Row>, String> {
     let mut rows = Vec::new();
-    let mut previous: Option<String> = None;
-    let result = read::each_bundle(args.catalog, &admitted, |entry, objects| {
+    read::each_bundle(catalog, entries, |entry, objects| {
         let sources = match objects {
             Some(objects) => objects,
-            None => bundle_folder(args.bundles, entry)?,
+            None => bundle_folder(bundles, entry)?,
         };
-        let row = report::judge_one(entry, &sources, args.config, previous.as_deref());
-        previous = row.rendered.clone().or(previous.take());
-        rows.push(row);
+        rows.push(report::judge_one(entry, &sources, &config_for(entry)));
         Ok(())
-    });
-    if let Err(e) = result {
-        return Outcome::failure(&e, INPUT_ERROR);
-    }
-    report::write(&rows, args.format)
+    })?;
+    report::add_gains(&mut rows);
+    Ok(rows)
 }
 
 /// A bundle's folder is judged as found under `--bundles`: one reached

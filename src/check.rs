@@ -17,7 +17,7 @@ mod load;
 pub(crate) mod markdown;
 mod matrix;
 mod shapes;
-mod table;
+pub(crate) mod table;
 
 pub use load::load;
 

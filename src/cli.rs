@@ -67,6 +67,47 @@ enum CatalogCommand {
     /// each as render judges a bundle's folder: exit 0 when all pass, 1 when
     /// any fails or cannot be judged, 2 on unreadable input.
     Judge(JudgeArgs),
+    /// Judge every bundle of every package in a file-based catalog, ranked by
+    /// the worst dangerous permission each install grants (with -c, each also
+    /// gets the config's policy verdict): exit 1 when any bundle fails or
+    /// cannot be judged, 2 on unreadable input.
+    Audit(AuditArgs),
+}
+
+/// `catalog audit`'s arguments.
+#[derive(Args)]
+struct AuditArgs {
+    /// The catalog: a file or folder of olm.package, olm.channel and
+    /// olm.bundle documents (YAML or JSON), as opm render writes it.
+    #[arg(long, value_name = "PATH")]
+    catalog: PathBuf,
+    /// Bundle folders, for catalogs without olm.bundle.object:
+    /// <package>/<version>/manifests/ or <bundle>/manifests/.
+    #[arg(long, value_name = "DIR")]
+    bundles: Option<PathBuf>,
+    /// An RBACConfig to judge every bundle with; without it, each operator's
+    /// permissions are measured, granted cluster-wide, against the catalogue
+    /// of dangerous permissions.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// text (default), markdown or json.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = crate::catalog::Format::Text)]
+    output: crate::catalog::Format,
+}
+
+impl AuditArgs {
+    fn run(self) -> Outcome {
+        let config = match self.config.as_deref().map(crate::input::read_path).transpose() {
+            Ok(config) => config,
+            Err(e) => return Outcome::failure(&e, crate::catalog::INPUT_ERROR),
+        };
+        crate::catalog::audit(&crate::catalog::AuditArgs {
+            catalog: &self.catalog,
+            bundles: self.bundles.as_deref(),
+            config: config.as_deref(),
+            format: self.output,
+        })
+    }
 }
 
 /// `catalog judge`'s arguments.
@@ -123,6 +164,7 @@ impl Cli {
             Some(Command::Report(report)) => report.run(),
             Some(Command::Diff(diff)) => diff.run(),
             Some(Command::Catalog(CatalogCommand::Judge(judge))) => judge.run(),
+            Some(Command::Catalog(CatalogCommand::Audit(audit))) => audit.run(),
         }
     }
 }
@@ -140,7 +182,7 @@ struct SchemaArgs {
 enum SchemaOf {
     Rbacconfig,
     DiffOutput,
-    CatalogJudge,
+    Catalog,
 }
 
 impl SchemaArgs {
@@ -148,7 +190,7 @@ impl SchemaArgs {
         let stdout = match self.of {
             SchemaOf::Rbacconfig => crate::config::json_schema(),
             SchemaOf::DiffOutput => crate::check::diff::json_schema(),
-            SchemaOf::CatalogJudge => crate::catalog::json_schema(),
+            SchemaOf::Catalog => crate::catalog::json_schema(),
         };
         Outcome { stdout, stderr: String::new(), code: 0 }
     }

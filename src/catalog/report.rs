@@ -1,17 +1,18 @@
-//! One admitted bundle judged, and the report of them all.
+//! One bundle judged, the gains between a package's versions, and the report.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Entry, Verdict};
-use crate::check::commands::Common;
-use crate::check::commands::Format as CheckFormat;
+use super::Entry;
+use crate::access::danger::Severity;
+use crate::check::commands::{Common, Format as CheckFormat};
 use crate::check::diff::{diff, DiffOptions, FailOn};
 use crate::input::Source;
 use crate::outcome::Outcome;
+use crate::semver::Version;
 
-/// `catalog judge -o`.
+/// `catalog judge -o` and `catalog audit -o`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     #[default]
@@ -20,57 +21,73 @@ pub enum Format {
     Json,
 }
 
-/// One admitted bundle (`catalog judge -o json` prints a list of them).
+/// One bundle (`-o json` prints a list of them).
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(rename = "CatalogJudgeRow")]
+#[schemars(rename = "CatalogRow")]
 pub struct Row {
+    /// The package it is a bundle of.
+    pub package: String,
     /// The `olm.bundle`'s name.
     pub bundle: String,
     /// Its `olm.package` version, when it has one.
     pub version: Option<String>,
-    /// `pass`, `fail`, or `unjudged` (admitted, but no manifests to judge).
-    pub verdict: VerdictOut,
+    /// `pass`, `fail`, or `unjudged` (no manifests to judge).
+    pub verdict: Verdict,
+    /// The worst level of what the install grants that the dangerous-permissions catalogue marks
+    /// (a bundle role the cluster fills by aggregation counts as critical: it is unbounded).
+    pub worst: Option<Severity>,
     /// Why it fails or cannot be judged: render's errors.
     pub errors: Vec<String>,
-    /// What its operator or installer would hold that the dangerous-permissions catalogue marks.
+    /// What the install would grant that the dangerous-permissions catalogue marks, as render says it.
     pub dangerous: Vec<String>,
-    /// What each subject gains from the previous admitted bundle that was rendered (`diff -o json`'s `gained`).
+    /// What each subject gains over the package's next lower version that rendered (`diff -o json`'s
+    /// `gained`); empty for the lowest, and for a bundle that did not render.
     pub gained: Vec<Value>,
     #[serde(skip)]
     #[schemars(skip)]
-    pub rendered: Option<String>,
+    parsed_version: Option<Version>,
+    /// The RBAC documents of its render, kept for the gains and then dropped.
+    #[serde(skip)]
+    #[schemars(skip)]
+    rbac: Option<String>,
 }
 
+/// How one bundle fared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum VerdictOut {
+pub enum Verdict {
     Pass,
     Fail,
     Unjudged,
 }
 
-impl From<Verdict> for VerdictOut {
-    fn from(v: Verdict) -> Self {
-        match v {
-            Verdict::Pass => VerdictOut::Pass,
-            Verdict::Fail => VerdictOut::Fail,
-            Verdict::Unjudged => VerdictOut::Unjudged,
+impl Verdict {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Unjudged => "unjudged",
         }
     }
 }
 
-/// Renders the bundle as `render` would its folder, with the admin's config.
-pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source], previous: Option<&str>) -> Row {
-    let version = entry.version.as_ref().map(ToString::to_string);
+/// What render says of a bundle role the cluster fills by aggregation.
+const UNMEASURED: &str = "it holds whatever the cluster aggregates into it";
+
+/// Renders the bundle as `render` would its folder, with `config`.
+pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) -> Row {
     let mut row = Row {
+        package: entry.package.clone(),
         bundle: entry.name.clone(),
-        version,
-        verdict: VerdictOut::Unjudged,
+        version: entry.version.as_ref().map(ToString::to_string),
+        verdict: Verdict::Unjudged,
+        worst: None,
         errors: Vec::new(),
         dangerous: Vec::new(),
         gained: Vec::new(),
-        rendered: None,
+        parsed_version: entry.version.clone(),
+        rbac: None,
     };
     if sources.is_empty() {
         row.errors.push(format!(
@@ -84,77 +101,133 @@ pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source], pr
         out.stderr.lines().filter_map(|l| l.strip_prefix(prefix)).map(str::to_string).collect()
     };
     row.errors = lines("error: ");
-    row.dangerous = lines("warning: ").into_iter().filter(|l| l.contains("would be granted")).collect();
-    row.verdict = if out.code == 0 { VerdictOut::Pass } else { VerdictOut::Fail };
+    row.dangerous =
+        lines("warning: ").into_iter().filter(|l| l.contains("would be granted") || l.contains(UNMEASURED)).collect();
+    row.worst = row.errors.iter().chain(&row.dangerous).filter_map(|l| level_named(l)).max();
+    row.verdict = if out.code == 0 { Verdict::Pass } else { Verdict::Fail };
     if out.code == 0 {
-        if let Some(previous) = previous {
-            let old = [Source { name: "previous".into(), text: previous.to_string() }];
-            let new = [Source { name: entry.name.clone(), text: out.stdout.clone() }];
-            let options = DiffOptions { format: CheckFormat::Json, fail_on: FailOn::None, common: Common::default() };
-            let changes: Value = serde_json::from_str(&diff(&old, &new, options).stdout).unwrap_or_default();
-            row.gained = changes["gained"].as_array().cloned().unwrap_or_default();
-        }
-        row.rendered = Some(out.stdout);
+        row.rbac = Some(rbac_documents(&out.stdout));
     }
     row
 }
 
-/// The report, exit 0 when every admitted bundle passes, 1 otherwise.
-pub(super) fn write(rows: &[Row], format: Format) -> Outcome {
-    let failed = rows.iter().filter(|r| r.verdict != VerdictOut::Pass).count();
-    let code = i32::from(failed > 0);
-    let stdout = match format {
-        Format::Json => serde_json::to_string_pretty(rows).map(|s| s + "\n").unwrap_or_default(),
-        Format::Text => {
-            let mut out =
-                format!("{:<40} {:<12} {:<9} {:>9} {:>7}\n", "BUNDLE", "VERSION", "VERDICT", "DANGEROUS", "GAINED");
-            for r in rows {
-                out.push_str(&format!(
-                    "{:<40} {:<12} {:<9} {:>9} {:>7}\n",
-                    r.bundle,
-                    r.version.as_deref().unwrap_or("-"),
-                    verdict_word(r.verdict),
-                    r.dangerous.len(),
-                    r.gained.len()
-                ));
-                for e in &r.errors {
-                    out.push_str(&format!("  {e}\n"));
-                }
-            }
-            out
-        }
-        Format::Markdown => {
-            let mut out =
-                String::from("| bundle | version | verdict | dangerous | gained | why |\n|---|---|---|---|---|---|\n");
-            for r in rows {
-                let why: Vec<String> = r.errors.iter().map(|e| crate::check::markdown::text(e)).collect();
-                out.push_str(&format!(
-                    "| {} | {} | {} | {} | {} | {} |\n",
-                    crate::check::markdown::text(&r.bundle),
-                    r.version.as_deref().unwrap_or("-"),
-                    verdict_word(r.verdict),
-                    r.dangerous.len(),
-                    r.gained.len(),
-                    why.join("<br>")
-                ));
-            }
-            out
-        }
-    };
-    let stderr =
-        format!("{} admitted bundle(s): {} pass, {failed} fail or cannot be judged\n", rows.len(), rows.len() - failed);
-    Outcome { stdout, stderr, code }
+/// The role and binding documents of a render: what `diff` compares, a
+/// small part of a bundle (its CRDs, the bulk, left out).
+fn rbac_documents(rendered: &str) -> String {
+    rendered
+        .split("\n---\n")
+        .filter(|doc| {
+            doc.lines().any(|l| {
+                matches!(l, "kind: ClusterRole" | "kind: Role" | "kind: ClusterRoleBinding" | "kind: RoleBinding")
+            })
+        })
+        .collect::<Vec<_>>()
+        .join("\n---\n")
 }
 
-fn verdict_word(v: VerdictOut) -> &'static str {
-    match v {
-        VerdictOut::Pass => "pass",
-        VerdictOut::Fail => "fail",
-        VerdictOut::Unjudged => "unjudged",
+/// The dangerous-permission level a message of render's names, as
+/// `(critical)`, `(high)` or `(medium)`; a role filled by aggregation is
+/// unbounded, so critical.
+fn level_named(line: &str) -> Option<Severity> {
+    if line.contains(UNMEASURED) {
+        return Some(Severity::Critical);
+    }
+    [Severity::Critical, Severity::High, Severity::Medium]
+        .into_iter()
+        .find(|s| line.contains(&format!("({})", s.as_str())))
+}
+
+/// Fills each row's gains over its package's next lower version that
+/// rendered, then drops the renders.
+pub(super) fn add_gains(rows: &mut [Row]) {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        (&rows[a].package, &rows[a].parsed_version).cmp(&(&rows[b].package, &rows[b].parsed_version))
+    });
+    let mut previous: Option<usize> = None;
+    for i in order {
+        let Some(new) = rows[i].rbac.clone() else { continue };
+        if let Some(p) = previous.filter(|&p| rows[p].package == rows[i].package) {
+            let old = [Source { name: rows[p].bundle.clone(), text: rows[p].rbac.clone().unwrap_or_default() }];
+            let new = [Source { name: rows[i].bundle.clone(), text: new }];
+            let options = DiffOptions { format: CheckFormat::Json, fail_on: FailOn::None, common: Common::default() };
+            let changes: Value = serde_json::from_str(&diff(&old, &new, options).stdout).unwrap_or_default();
+            rows[i].gained = changes["gained"].as_array().cloned().unwrap_or_default();
+        }
+        previous = Some(i);
+    }
+    for row in rows.iter_mut() {
+        row.rbac = None;
     }
 }
 
-/// The JSON Schema of `catalog judge -o json` (`olm-rbac schema catalog-judge`).
+/// Worst first, then the most dangerous grants, then by package and version.
+pub(super) fn rank(rows: &mut [Row]) {
+    rows.sort_by(|a, b| {
+        (b.worst, b.dangerous.len())
+            .cmp(&(a.worst, a.dangerous.len()))
+            .then_with(|| (&a.package, &a.parsed_version).cmp(&(&b.package, &b.parsed_version)))
+    });
+}
+
+/// The report: exit 0 when every bundle passes, 1 otherwise.
+pub(super) fn write(rows: &[Row], format: Format) -> Outcome {
+    let failed = rows.iter().filter(|r| r.verdict != Verdict::Pass).count();
+    let stdout = match format {
+        Format::Json => serde_json::to_string_pretty(rows).map(|s| s + "\n").unwrap_or_default(),
+        Format::Text => text(rows),
+        Format::Markdown => markdown(rows),
+    };
+    let stderr = format!("{} bundle(s): {} pass, {failed} fail or cannot be judged\n", rows.len(), rows.len() - failed);
+    Outcome { stdout, stderr, code: i32::from(failed > 0) }
+}
+
+fn text(rows: &[Row]) -> String {
+    let line = |cells: [&str; 6]| {
+        format!("{:<40} {:<12} {:<9} {:<9} {:>9} {:>7}\n", cells[0], cells[1], cells[2], cells[3], cells[4], cells[5])
+    };
+    let mut out = line(["BUNDLE", "VERSION", "VERDICT", "WORST", "DANGEROUS", "GAINED"]);
+    for r in rows {
+        let (dangerous, gained) = (r.dangerous.len().to_string(), r.gained.len().to_string());
+        let version = r.version.as_deref().unwrap_or("-");
+        let worst = r.worst.map_or("-", Severity::as_str);
+        out.push_str(&line([
+            &crate::check::table::printable(&r.bundle),
+            version,
+            r.verdict.as_str(),
+            worst,
+            &dangerous,
+            &gained,
+        ]));
+        for e in &r.errors {
+            out.push_str(&format!("  {}\n", crate::check::table::printable(e)));
+        }
+    }
+    out
+}
+
+fn markdown(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| bundle | version | verdict | worst | dangerous | gained | why |\n|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let why: Vec<String> = r.errors.iter().map(|e| crate::check::markdown::text(e)).collect();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            crate::check::markdown::code(&r.bundle),
+            r.version.as_deref().unwrap_or("-"),
+            r.verdict.as_str(),
+            r.worst.map_or("-", Severity::as_str),
+            r.dangerous.len(),
+            r.gained.len(),
+            why.join("<br>")
+        ));
+    }
+    out
+}
+
+/// The JSON Schema of `catalog judge -o json` and `catalog audit -o json`
+/// (`olm-rbac schema catalog`).
 pub fn json_schema() -> String {
-    crate::schema::text_of::<Vec<Row>>("catalog-judge")
+    crate::schema::text_of::<Vec<Row>>("catalog")
 }

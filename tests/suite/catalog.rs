@@ -98,10 +98,10 @@ fn bundle_folders_judge_as_the_catalogs_own_manifests_do() {
 
 #[test]
 fn the_json_report_has_the_committed_shape() {
-    let committed = std::fs::read_to_string(repo("docs/catalog-judge.schema.json")).unwrap();
+    let committed = std::fs::read_to_string(repo("docs/catalog.schema.json")).unwrap();
     assert!(
         committed == olm_rbac::catalog::json_schema(),
-        "docs/catalog-judge.schema.json is stale: run `cargo run -- schema catalog-judge > docs/catalog-judge.schema.json`"
+        "docs/catalog.schema.json is stale: run `cargo run -- schema catalog > docs/catalog.schema.json`"
     );
     let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
     let out = judge(WITH_OBJECTS, None, "      version: \">=0.5.0\"\n", "json");
@@ -230,4 +230,70 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// `catalog audit` judges every package of a catalog folder, worst first;
+/// with a config, its policy's verdict too.
+#[test]
+fn an_audit_ranks_every_bundle_of_every_package() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(repo(WITH_OBJECTS), dir.path().join("kube-green.yaml")).unwrap();
+    std::fs::copy(
+        repo("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml"),
+        dir.path().join("trident.yaml"),
+    )
+    .unwrap();
+    let catalog = dir.path().display().to_string();
+    let out = run_bin(&["catalog", "audit", "--catalog", &catalog, "-o", "json"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 22, "10 kube-green and 12 trident bundles");
+    let rank = |r: &serde_json::Value| {
+        let level = match r["worst"].as_str() {
+            Some("critical") => 3,
+            Some("high") => 2,
+            Some("medium") => 1,
+            _ => 0,
+        };
+        (level, r["dangerous"].as_array().unwrap().len())
+    };
+    assert!(rows.windows(2).all(|w| rank(&w[0]) >= rank(&w[1])), "worst first");
+    assert!(rows.iter().all(|r| r["verdict"] == "pass"), "no policy: nothing fails");
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, CONFIG.replace("name: kube-green", "name: audit")).unwrap();
+    let config = config.display().to_string();
+    let judged = run_bin(&["catalog", "audit", "--catalog", &catalog, "-c", &config, "-o", "json"], "");
+    assert_eq!(judged.status.code(), Some(1), "{}", text(&judged.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&judged.stdout).unwrap();
+    let failed: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "fail")
+        .map(|r| r["bundle"].as_str().unwrap())
+        .collect();
+    assert!(failed.contains(&"kube-green.v0.6.0"), "{failed:?}");
+}
+
+/// Gains are measured between a package's versions in version order, not in
+/// the order the catalog lists them.
+#[test]
+fn gains_follow_version_order() {
+    let out = run_bin(
+        &[
+            "catalog",
+            "audit",
+            "--catalog",
+            &repo("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml").display().to_string(),
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lowest = rows.as_array().unwrap().iter().find(|r| r["version"] == "24.2.0").unwrap();
+    assert!(lowest["gained"].as_array().unwrap().is_empty(), "the lowest version has nothing to gain over");
+    let gained: usize = rows.as_array().unwrap().iter().map(|r| r["gained"].as_array().unwrap().len()).sum();
+    assert!(gained > 0, "trident's upgrades grant more");
 }
