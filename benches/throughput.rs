@@ -11,10 +11,14 @@
 //! it, and `can-i --list` of a role holding it. A ratio that grows with the
 //! shape's size is a cost that grows faster than the input.
 //!
-//! Last, memory (issue 20): the peak resident set of the built binary, run as
+//! Then memory (issue 20): the peak resident set of the built binary, run as
 //! a child, in KRM mode on the argocd ResourceList and as `render` on the
 //! bundle's folder, each over the same mode's empty run, as a multiple of the
 //! input's bytes. Over 3× prints `MEMORY OVER BUDGET` and fails the bench.
+//!
+//! Last, `catalog audit` on a file-based catalog and on four times as much
+//! (see [`catalog`]): bundles per second, and whether its peak memory stays
+//! flat as the catalog grows.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -250,9 +254,63 @@ fn main() {
     println!("ratio     olm-rbac / scan      {:>8.2}x", function.as_secs_f64() / scan.as_secs_f64());
 
     worst_shapes(iterations);
-    if !memory(&input) {
+    let memory_ok = memory(&input);
+    let catalog_ok = catalog(iterations);
+    if !memory_ok || !catalog_ok {
         std::process::exit(1);
     }
+}
+
+/// `catalog audit` on the largest fixture catalog (trident-operator: 12
+/// bundles with their manifests in the catalog), and on the same catalog four
+/// times over (four packages, 48 bundles): bundles per second, the ratio to a
+/// bare event scan of the same bytes, and the peak resident set of each. The
+/// catalog is streamed a bundle at a time, so the peak must not grow with
+/// the catalog: over 1.5x the single catalog's prints `CATALOG MEMORY GROWS`
+/// and fails the bench.
+fn catalog(iterations: usize) -> bool {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
+    let one = std::fs::read_to_string(&source).expect("the trident catalog");
+    let four: String = (0..4).map(|k| one.replace("trident-operator", &format!("trident-operator-{k}"))).collect();
+    let scratch = tempfile::tempdir().expect("a scratch folder");
+    let runs = [("trident-operator", one, 12), ("trident-operator x4", four, 48)];
+    println!("catalog audit: median of {iterations} runs; peak RSS of the binary");
+    let mut peaks = Vec::new();
+    for (name, text, bundles) in runs {
+        let path = scratch.path().join(format!("{}.yaml", peaks.len()));
+        std::fs::write(&path, &text).expect("write the catalog");
+        let mb = text.len() as f64 / 1e6;
+        let scan = time(iterations, || {
+            for e in Parser::new_from_str(black_box(&text)) {
+                let _ = black_box(e.expect("valid YAML"));
+            }
+        });
+        let audit = time(iterations, || {
+            let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
+                catalog: &path,
+                bundles: None,
+                config: None,
+                format: olm_rbac::catalog::Format::Json,
+            });
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            black_box(out);
+        });
+        let peak = peak_rss(&["catalog", "audit", "--catalog", path.to_str().expect("utf-8")], "");
+        println!(
+            "  {name:<20} {mb:>5.2} MB  {bundles:>3} bundles  {:>7.1} ms  {:>6.1} bundles/s  scan {:>6.1} ms  ratio {:>6.1}x  peak {:>6.1} MB",
+            audit.as_secs_f64() * 1e3,
+            bundles as f64 / audit.as_secs_f64(),
+            scan.as_secs_f64() * 1e3,
+            audit.as_secs_f64() / scan.as_secs_f64(),
+            peak as f64 / 1e6
+        );
+        peaks.push(peak);
+    }
+    let growth = peaks[1] as f64 / peaks[0] as f64;
+    let ok = growth <= 1.5;
+    println!("  peak x4 / peak x1 {growth:>5.2}x (catalog 4.0x)  {}", if ok { "ok" } else { "CATALOG MEMORY GROWS" });
+    ok
 }
 
 /// What the peak resident set may grow by, as a multiple of the input's bytes.
