@@ -346,10 +346,20 @@ impl Plan {
 /// shrinking past [`SETTLE_ROUNDS`] gets the safe reading, nothing believed
 /// in a bundle's folder.
 pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
+    plan_in(configs, objects, &BundlePackages::new())
+}
+
+/// The package each bundle folder's `metadata/annotations.yaml` names, by
+/// the folder its objects are in (`<root>/manifests`): what the runner read
+/// beside the objects, when it read a bundle's root.
+pub(crate) type BundlePackages = BTreeMap<String, String>;
+
+/// [`plan`], knowing the packages the runner read for bundle folders.
+pub(crate) fn plan_in(configs: &[Config], objects: &[InputObject], packages: &BundlePackages) -> Plan {
     let install = |extension: &str| configs.iter().find(|c| c.extension == extension)?.install_namespace();
     let mut believed = Believed::at_most(objects);
     for _ in 0..SETTLE_ROUNDS {
-        let drafted = settled_draft(configs, objects, &believed);
+        let drafted = settled_draft(configs, objects, packages, &believed);
         let written: Vec<&Object> = drafted.generated.iter().map(|g| &g.object).collect();
         let borne_out = believed.borne_out(objects, &drafted.remove, &written, install);
         if borne_out == believed {
@@ -357,7 +367,7 @@ pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
         }
         believed = borne_out;
     }
-    Plan::decide(settled_draft(configs, objects, &Believed::default()))
+    Plan::decide(settled_draft(configs, objects, packages, &Believed::default()))
 }
 
 /// How many plannings [`plan`] spends settling which claims it believes. A
@@ -371,8 +381,8 @@ const SETTLE_ROUNDS: usize = 5;
 /// gathers a ClusterRole it writes: the install gate judges a binding to a
 /// built-in role by what every config of the run aggregates into it, known
 /// once all are planned.
-fn settled_draft(configs: &[Config], objects: &[InputObject], believed: &Believed) -> Draft {
-    let mut input = Input::new(objects);
+fn settled_draft(configs: &[Config], objects: &[InputObject], packages: &BundlePackages, believed: &Believed) -> Draft {
+    let mut input = Input::new(objects, packages);
     let first = draft(configs, &input, believed);
     if configs.iter().any(steps::judges_grants) && input.hold_written(&first.generated) {
         return draft(configs, &input, believed);

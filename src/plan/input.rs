@@ -40,10 +40,12 @@ pub(super) struct Input<'a> {
     /// name gets, aggregation included, is read here. `None` when the
     /// bootstrap data cannot be read.
     pub built_in: Option<Policy>,
+    /// The package each bundle folder's annotations name (see [`super::BundlePackages`]).
+    pub packages: &'a super::BundlePackages,
 }
 
 impl<'a> Input<'a> {
-    pub(super) fn new(objects: &'a [InputObject]) -> Input<'a> {
+    pub(super) fn new(objects: &'a [InputObject], packages: &'a super::BundlePackages) -> Input<'a> {
         let origins = Origins::classify(objects);
         let admins =
             objects.iter().enumerate().filter(|&(i, o)| origins.is_admin(i) && o.is(RBAC_GROUP, "ClusterRole"));
@@ -54,6 +56,7 @@ impl<'a> Input<'a> {
             selectable_namespaces: selectable_namespaces(objects, &origins),
             origins,
             built_in,
+            packages,
         }
     }
 

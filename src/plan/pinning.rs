@@ -168,8 +168,9 @@ fn judged_version(p: &Planning<'_>, at: &Place<'_>, results: &mut Vec<Finding>) 
 }
 
 /// `spec.source.catalog.packageName` against the judged bundle's package:
-/// the bundle's own annotation, else what its CSV's name says (a guess, so a
-/// mismatch with it is only a warning).
+/// its `metadata/annotations.yaml` (when its root was read) or its CSV's
+/// annotation, else what its CSV's name says (a guess, so a mismatch with it
+/// is only a warning).
 fn check_package<'v>(
     p: &Planning<'_>,
     named: Option<&'v str>,
@@ -182,7 +183,9 @@ fn check_package<'v>(
         return None;
     };
     let csv = p.csv.map(|i| &p.objects()[i]);
-    let annotated = csv.and_then(|c| c.header.annotations.get(PACKAGE_ANNOTATION));
+    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| super::origin::folder_of(&f.path));
+    let from_metadata = folder.and_then(|f| p.input.packages.get(f));
+    let annotated = from_metadata.or_else(|| csv.and_then(|c| c.header.annotations.get(PACKAGE_ANNOTATION)));
     let (bundle, certain) = match annotated {
         Some(package) => (Some(package.clone()), true),
         None => (super::bundle_package(p.objects()).map(|(package, _)| package), false),

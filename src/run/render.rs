@@ -12,7 +12,7 @@ use crate::findings::{FileRef, Finding};
 use crate::input::BundleRoot;
 use crate::model::{view_for, ViewKind};
 use crate::plan::origin::{folder_of, BundleFolders};
-use crate::plan::{plan, Plan};
+use crate::plan::{plan_in, BundlePackages, Plan};
 use crate::yaml::{self, Chunk};
 
 /// How `render` writes what it decided: the command line's choices.
@@ -66,7 +66,9 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
             config::KIND
         )));
     }
-    let mut plan = if results.is_empty() { plan(&parsed, &objects) } else { Plan::refused(results) };
+    let packages: BundlePackages =
+        options.bundle_roots.iter().filter_map(|r| Some((r.manifests(), r.package.clone()?))).collect();
+    let mut plan = if results.is_empty() { plan_in(&parsed, &objects, &packages) } else { Plan::refused(results) };
     plan.add_results(options.bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
     let code = exit_code(plan.results());
     if code != 0 {

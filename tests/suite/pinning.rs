@@ -327,3 +327,17 @@ fn the_admission_policy_admits_the_judged_extension_and_refuses_every_other() {
     assert_eq!(admits(catalog_policy, &catalog("community", "quay.io/example/catalog:latest")), Some(false));
     assert_eq!(admits(catalog_policy, &catalog("other", "quay.io/example/catalog:latest")), None);
 }
+
+/// Rendered from the bundle's root, the package is what its
+/// `metadata/annotations.yaml` names, and another one is an error.
+#[test]
+fn the_package_of_a_bundle_root_is_its_metadata_annotation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ce, cfg) = (dir.path().join("ce.yaml"), dir.path().join("rbac.yaml"));
+    std::fs::write(&ce, extension(&PINNED.replace("memcached-operator", "evil-operator"))).unwrap();
+    std::fs::write(&cfg, config("memcached", "  mode: Aggregate\n")).unwrap();
+    let root = bundles_dir().join(BUNDLE);
+    let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap(), ce.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("error: ClusterExtension memcached: spec.source.catalog.packageName: \"evil-operator\" is not the package judged here: the judged bundle's package is \"memcached-operator\" (its operators.operatorframework.io.bundle.package.v1 annotation)"), "{}", text(&out.stderr));
+}
