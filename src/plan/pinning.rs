@@ -45,10 +45,21 @@ pub(super) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     let objects = p.objects();
     let admin = |i: &usize| p.origins().is_admin(*i);
     let Some(i) = extension_object(config, objects, p.origins()).filter(admin) else {
+        let elsewhere = extension_object(config, objects, p.origins()).is_some()
+            || objects.iter().enumerate().any(|(i, o)| {
+                p.origins().is_bundle(i)
+                    && o.is(OLM_V1_GROUP, "ClusterExtension")
+                    && o.header.name.as_deref() == Some(&config.extension)
+            });
         if config.admission_policy == AdmissionPolicy::Generate {
+            let why = if elsewhere {
+                "; the input holds it, but in the bundle's folder or on stdin, where the bundle could have written it: keep it in a file of its own, apart from the bundle's files (a saved output that holds the bundle's CSV is the bundle's folder)"
+            } else {
+                ""
+            };
             results.push(
                 Finding::error(format!(
-                    "needs the extension's ClusterExtension (olm.operatorframework.io/v1, named {:?}) among the admin's files: it names the package and the catalog the admission policy pins",
+                    "needs the extension's ClusterExtension (olm.operatorframework.io/v1, named {:?}) among the admin's files: it names the package and the catalog the admission policy pins{why}",
                     config.extension
                 ))
                 .on(&config.object_ref())
