@@ -105,6 +105,21 @@ pub fn read_input(path: &Path) -> Result<Inputs, String> {
         let text = read_stdin().map_err(|e| format!("reading stdin: {e}"))?;
         return Ok(Inputs { sources: vec![Source { name: "-".into(), text }], bundle_roots: Vec::new() });
     }
+    let (files, bundle_roots) = walk(path)?;
+    let sources = files.iter().map(|f| read_file(f)).collect::<Result<_, _>>()?;
+    Ok(Inputs { sources, bundle_roots })
+}
+
+/// The manifest files `path` names, as [`read_path`] would read them (the
+/// file itself, or the `.yaml`, `.yml` and `.json` files under the folder, in
+/// name order, no link leading out), without reading them: for a caller that
+/// reads each as a stream.
+pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, String> {
+    walk(path).map(|(files, _)| files)
+}
+
+/// The files under `path`, and the folders among them read as a bundle's root.
+fn walk(path: &Path) -> Result<(Vec<PathBuf>, Vec<BundleRoot>), String> {
     // A path named on the command line is followed wherever it leads: the user chose it.
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_dir() {
@@ -113,13 +128,12 @@ pub fn read_input(path: &Path) -> Result<Inputs, String> {
             Walk { root, dirs: BTreeSet::new(), files: BTreeSet::new(), found: Vec::new(), bundle_roots: Vec::new() };
         walk.dir(path)?;
         walk.found.sort();
-        let sources = walk.found.iter().map(|f| read_file(f)).collect::<Result<_, _>>()?;
-        return Ok(Inputs { sources, bundle_roots: walk.bundle_roots });
+        return Ok((walk.found, walk.bundle_roots));
     }
     if !meta.is_file() {
         return Err(not_regular(path));
     }
-    Ok(Inputs { sources: vec![read_file(path)?], bundle_roots: Vec::new() })
+    Ok((vec![path.to_path_buf()], Vec::new()))
 }
 
 fn not_regular(path: &Path) -> String {

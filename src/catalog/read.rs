@@ -38,30 +38,13 @@ struct Property {
     value: Value,
 }
 
-/// The catalog's files: the file itself, or every `.yaml`, `.yml` and
-/// `.json` file under the folder, in name order.
+/// The catalog's files, as every command reads a path (`input::manifest_files`).
 fn files(catalog: &Path) -> Result<Vec<PathBuf>, String> {
-    if catalog.is_file() {
-        return Ok(vec![catalog.to_path_buf()]);
-    }
-    let mut out = Vec::new();
-    let mut dirs = vec![catalog.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for entry in entries {
-            let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    if out.is_empty() {
+    let files = crate::input::manifest_files(catalog)?;
+    if files.is_empty() {
         return Err(format!("{}: no catalog files (.yaml, .yml, .json) found", catalog.display()));
     }
-    Ok(out)
+    Ok(files)
 }
 
 /// Calls `each` with every document of the catalog, one at a time.
