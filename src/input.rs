@@ -50,9 +50,6 @@ pub struct BundleRoot {
     pub path: String,
     /// The folders not read, by name: `metadata`, and `tests` when there is one.
     pub skipped: Vec<String>,
-    /// The package `metadata/annotations.yaml` names
-    /// (`operators.operatorframework.io.bundle.package.v1`), when it does.
-    pub package: Option<String>,
 }
 
 impl BundleRoot {
@@ -62,26 +59,18 @@ impl BundleRoot {
             return None;
         }
         let skipped = ["metadata", "tests"].into_iter().filter(|d| dir.join(d).is_dir()).map(String::from).collect();
-        let package = package_of(&dir.join("metadata").join("annotations.yaml"));
-        Some(BundleRoot { path: dir.display().to_string(), skipped, package })
+        Some(BundleRoot { path: dir.display().to_string(), skipped })
     }
 
     /// The folder the bundle's objects are read from: `<root>/manifests`.
     pub fn manifests(&self) -> String {
         Path::new(&self.path).join("manifests").display().to_string()
     }
-}
 
-/// The package a bundle's `metadata/annotations.yaml` names; `None` when it
-/// cannot be read or names none.
-fn package_of(annotations: &Path) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct File {
-        annotations: std::collections::BTreeMap<String, serde_json::Value>,
+    /// Its `metadata/annotations.yaml`, as text (`None` when unreadable).
+    pub fn annotations(&self) -> Option<String> {
+        std::fs::read_to_string(Path::new(&self.path).join("metadata").join("annotations.yaml")).ok()
     }
-    let text = std::fs::read_to_string(annotations).ok()?;
-    let file: File = serde_saphyr::from_str(&text).ok()?;
-    file.annotations.get("operators.operatorframework.io.bundle.package.v1")?.as_str().map(str::to_string)
 }
 
 /// What reading a path gave: the sources, and the folders read as a bundle's root.
@@ -293,7 +282,7 @@ mod tests {
         let read = read_input(&root).unwrap();
         assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml"]);
         let skipped = vec!["metadata".to_string(), "tests".to_string()];
-        assert_eq!(read.bundle_roots, [BundleRoot { path: root.display().to_string(), skipped, package: None }]);
+        assert_eq!(read.bundle_roots, [BundleRoot { path: root.display().to_string(), skipped }]);
         // Without metadata/annotations.yaml it is an ordinary folder.
         std::fs::remove_file(root.join("metadata/annotations.yaml")).unwrap();
         let read = read_input(&root).unwrap();

@@ -171,6 +171,8 @@ pub(crate) const VERBS: [&str; 8] = {
 pub(crate) const EDIT: [&str; 4] = ["create", "update", "patch", "delete"];
 
 pub(crate) const LABEL_CHANGES_ANNOTATION: &str = "olm-rbac.io/label-changes";
+/// The annotation that names a bundle's package: in its `metadata/annotations.yaml`, and on some CSVs.
+pub(crate) const BUNDLE_PACKAGE_ANNOTATION: &str = "operators.operatorframework.io.bundle.package.v1";
 pub(crate) const STATUS_ANNOTATION: &str = "olm-rbac.io/rbac";
 pub(crate) const AGGREGATE_PREFIX: &str = "rbac.authorization.k8s.io/aggregate-to-";
 

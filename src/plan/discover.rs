@@ -259,14 +259,13 @@ pub(crate) fn bundle_package(objects: &[InputObject]) -> Option<(String, ObjRef)
     let mut csvs = objects.iter().filter(|o| matches!(o.body, Body::Csv(_)));
     let (csv, None) = (csvs.next()?, csvs.next()) else { return None };
     let name = csv.header.name.as_deref()?;
-    let package =
-        csv.header.annotations.get("operators.operatorframework.io.bundle.package.v1").cloned().or_else(|| {
-            let cut = name.match_indices('.').map(|(i, _)| i).find(|&i| {
-                let rest = name[i + 1..].strip_prefix('v').unwrap_or(&name[i + 1..]);
-                rest.starts_with(|c: char| c.is_ascii_digit())
-            });
-            cut.map(|i| name[..i].to_string())
-        })?;
+    let package = csv.header.annotations.get(BUNDLE_PACKAGE_ANNOTATION).cloned().or_else(|| {
+        let cut = name.match_indices('.').map(|(i, _)| i).find(|&i| {
+            let rest = name[i + 1..].strip_prefix('v').unwrap_or(&name[i + 1..]);
+            rest.starts_with(|c: char| c.is_ascii_digit())
+        });
+        cut.map(|i| name[..i].to_string())
+    })?;
     is_label_value(&package).then(|| (package, csv.object_ref()))
 }
 

@@ -196,7 +196,7 @@ fn check_package<'v>(
     let csv = p.csv.map(|i| &p.objects()[i]);
     let folder = csv.and_then(|c| c.file.as_ref()).map(|f| super::origin::folder_of(&f.path));
     let from_metadata = folder.and_then(|f| p.input.packages.get(f));
-    let annotated = from_metadata.or_else(|| csv.and_then(|c| c.header.annotations.get(PACKAGE_ANNOTATION)));
+    let annotated = from_metadata.or_else(|| csv.and_then(|c| c.header.annotations.get(BUNDLE_PACKAGE_ANNOTATION)));
     let (bundle, certain) = match annotated {
         Some(package) => (Some(package.clone()), true),
         None => (super::bundle_package(p.objects()).map(|(package, _)| package), false),
@@ -206,7 +206,7 @@ fn check_package<'v>(
             let (severity, whose) = if certain {
                 (
                     Severity::Error,
-                    format!("the judged bundle's package is {bundle:?} (its {PACKAGE_ANNOTATION} annotation)"),
+                    format!("the judged bundle's package is {bundle:?} (its {BUNDLE_PACKAGE_ANNOTATION} annotation)"),
                 )
             } else {
                 (
@@ -224,9 +224,6 @@ fn check_package<'v>(
     }
     Some(named)
 }
-
-/// The bundle annotation that names its package, also set on CSVs.
-const PACKAGE_ANNOTATION: &str = "operators.operatorframework.io.bundle.package.v1";
 
 /// `spec.source.catalog.version` admits the judged version, and nothing
 /// else: each alternative an exact version, all of them judged.

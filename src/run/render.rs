@@ -67,7 +67,7 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
         )));
     }
     let packages: BundlePackages =
-        options.bundle_roots.iter().filter_map(|r| Some((r.manifests(), r.package.clone()?))).collect();
+        options.bundle_roots.iter().filter_map(|r| Some((r.manifests(), package_of(&r.annotations()?)?))).collect();
     let mut plan = if results.is_empty() { plan_in(&parsed, &objects, &packages) } else { Plan::refused(results) };
     plan.add_results(options.bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
     let code = exit_code(plan.results());
@@ -143,6 +143,17 @@ fn take_previous(
         installer.set_previous(read_objects(&chunks, |_, i| Some(old[i].1.clone()), results));
     }
     notes
+}
+
+/// The package a bundle's `metadata/annotations.yaml` names; `None` when it
+/// cannot be read or names none.
+fn package_of(annotations: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        annotations: std::collections::BTreeMap<String, serde_json::Value>,
+    }
+    let file: File = serde_saphyr::from_str(annotations).ok()?;
+    file.annotations.get(crate::model::BUNDLE_PACKAGE_ANNOTATION)?.as_str().map(str::to_string)
 }
 
 /// Says how a bundle's root was read.
