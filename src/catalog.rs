@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 
 use crate::input::Source;
 use crate::outcome::Outcome;
-use crate::semver::{Range, Version};
 
 mod read;
 mod report;
 mod resolve;
+
+pub use resolve::{Entry, Wanted};
 
 pub use report::{json_schema, Format};
 
@@ -32,27 +33,6 @@ pub struct JudgeArgs<'a> {
     pub config: &'a [Source],
     pub extension: &'a [Source],
     pub format: Format,
-}
-
-/// A bundle as the catalog lists it: enough to resolve, not its manifests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    pub name: String,
-    pub package: String,
-    pub version: Option<Version>,
-    /// The channels that list it.
-    pub channels: Vec<String>,
-    /// How many manifests the catalog carries for it (`olm.bundle.object`).
-    pub objects: usize,
-}
-
-/// What the ClusterExtension asks for.
-#[derive(Debug, Clone, Default)]
-pub struct Wanted {
-    pub package: String,
-    pub range: Option<Range>,
-    pub channels: Vec<String>,
-    pub self_certified: bool,
 }
 
 /// What `catalog audit` takes.

@@ -4,7 +4,28 @@
 //! version of the package: judging more than OLM v1 might install is safe,
 //! judging less is not.
 
-use super::{Entry, Wanted};
+use crate::semver::{Range, Version};
+
+/// A bundle as the catalog lists it: enough to resolve, not its manifests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub package: String,
+    pub version: Option<Version>,
+    /// The channels that list it.
+    pub channels: Vec<String>,
+    /// How many manifests the catalog carries for it (`olm.bundle.object`).
+    pub objects: usize,
+}
+
+/// What the ClusterExtension asks for.
+#[derive(Debug, Clone, Default)]
+pub struct Wanted {
+    pub package: String,
+    pub range: Option<Range>,
+    pub channels: Vec<String>,
+    pub self_certified: bool,
+}
 
 pub(super) fn admitted(entries: &[Entry], wanted: &Wanted) -> Vec<Entry> {
     entries
@@ -27,7 +48,6 @@ pub(super) fn admitted(entries: &[Entry], wanted: &Wanted) -> Vec<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::semver::{Range, Version};
 
     fn entry(name: &str, version: &str, channels: &[&str]) -> Entry {
         Entry {
