@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::input::Source;
 use crate::outcome::Outcome;
+use crate::semver::Version;
 
 mod read;
 mod report;
@@ -67,7 +68,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
             1,
         );
     }
-    match judge_all(args.catalog, args.bundles, &admitted, |_| args.config.to_vec()) {
+    match judge_all(args.catalog, args.bundles, &admitted, Images::ByDigest, |_| args.config.to_vec()) {
         Ok(rows) => report::write(&rows, args.format),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -90,7 +91,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Some(config) => config.to_vec(),
         None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
     };
-    match judge_all(args.catalog, args.bundles, &entries, config_for) {
+    match judge_all(args.catalog, args.bundles, &entries, Images::Any, config_for) {
         Ok(mut rows) => {
             report::rank(&mut rows);
             report::write(&rows, args.format)
@@ -115,6 +116,7 @@ fn judge_all(
     catalog: &Path,
     bundles: Option<&Path>,
     entries: &[Entry],
+    images: Images,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
     let mut rows = Vec::new();
@@ -123,11 +125,77 @@ fn judge_all(
             Some(objects) => objects,
             None => bundle_folder(bundles, entry)?,
         };
-        rows.push(report::judge_one(entry, &sources, &config_for(entry)));
+        rows.push(match unjudgeable(entry, &sources, images) {
+            Some(why) => report::unjudged(entry, why),
+            None => report::judge_one(entry, &sources, &config_for(entry)),
+        });
         Ok(())
     })?;
     report::add_gains(&mut rows);
     Ok(rows)
+}
+
+/// Which bundle images a verdict may stand for: `catalog judge` is a gate,
+/// and its verdict binds only an image named by digest; `catalog audit` is
+/// a survey, and judges what the catalog shows whatever the image (each row
+/// says whether it is pinned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Images {
+    ByDigest,
+    Any,
+}
+
+/// Why these manifests cannot stand for the bundle OLM installs, if they
+/// cannot: olm-rbac judges what the catalog (or `--bundles`) shows it, and
+/// OLM installs the bundle image; the verdict binds that image only when the
+/// image is named by digest and the manifests are that bundle's: exactly
+/// one ClusterServiceVersion, named as the bundle, at the catalog's version.
+fn unjudgeable(entry: &Entry, sources: &[Source], images: Images) -> Option<String> {
+    if sources.is_empty() {
+        return Some(format!(
+            "the catalog carries no manifests for {} (no olm.bundle.object), and --bundles has no folder for it: it cannot be judged",
+            entry.name
+        ));
+    }
+    match &entry.image {
+        Some(image) if images == Images::Any || crate::model::is_digest_ref(image) => {}
+        Some(image) => {
+            return Some(format!(
+                "its image {image:?} is not pinned by digest: what OLM pulls can change after this judgement"
+            ))
+        }
+        None => return Some("it names no bundle image, so what OLM would install cannot be told".into()),
+    }
+    let mut csvs = Vec::new();
+    for source in sources {
+        let Ok(chunks) = crate::yaml::split_documents(&source.text) else { continue };
+        for chunk in chunks.iter().filter(|c| crate::model::view_for(&c.header) == Some(crate::model::ViewKind::Csv)) {
+            let view: Option<crate::model::CsvView> = crate::yaml::parse_item(chunk).ok();
+            csvs.push((chunk.header.name.clone(), view.and_then(|v| v.spec.version)));
+        }
+    }
+    let [(name, version)] = csvs.as_slice() else {
+        return Some(format!(
+            "its manifests hold {} ClusterServiceVersions, not one: what the operator is granted cannot be judged",
+            csvs.len()
+        ));
+    };
+    if name.as_deref() != Some(entry.name.as_str()) {
+        return Some(format!(
+            "its ClusterServiceVersion is named {:?}, not {:?}: these manifests are not the bundle the catalog names",
+            name.as_deref().unwrap_or_default(),
+            entry.name
+        ));
+    }
+    let csv_version = version.as_deref().and_then(|v| Version::parse(v).ok());
+    if let (Some(listed), Some(csv)) = (&entry.version, &csv_version) {
+        if listed != csv {
+            return Some(format!(
+                "its ClusterServiceVersion is version {csv}, but the catalog lists {listed}: these manifests are not the bundle the catalog names"
+            ));
+        }
+    }
+    None
 }
 
 /// A bundle's folder is judged as found under `--bundles`: one reached

@@ -104,17 +104,52 @@ pub fn read_input(path: &Path) -> Result<Inputs, String> {
 /// name order, no link leading out), without reading them: for a caller that
 /// reads each as a stream.
 pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, String> {
-    walk(path).map(|(files, _)| files)
+    walk_with(path, Files::Manifests).map(|(files, _)| files)
+}
+
+/// Every regular file `path` names, whatever its name (but `.indexignore`),
+/// walked as [`manifest_files`] walks: OLM's catalog loader reads every file
+/// of a catalog's folder.
+pub fn every_file(path: &Path) -> Result<Vec<PathBuf>, String> {
+    walk_with(path, Files::Every).map(|(files, _)| files)
+}
+
+/// Which files a walk reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Files {
+    /// `.yaml`, `.yml` and `.json`.
+    Manifests,
+    /// Every regular file but `.indexignore`.
+    Every,
+}
+
+impl Files {
+    fn wants(self, path: &Path) -> bool {
+        match self {
+            Files::Manifests => is_manifest(path),
+            Files::Every => path.file_name().is_some_and(|n| n != ".indexignore"),
+        }
+    }
 }
 
 /// The files under `path`, and the folders among them read as a bundle's root.
 fn walk(path: &Path) -> Result<(Vec<PathBuf>, Vec<BundleRoot>), String> {
+    walk_with(path, Files::Manifests)
+}
+
+fn walk_with(path: &Path, files: Files) -> Result<(Vec<PathBuf>, Vec<BundleRoot>), String> {
     // A path named on the command line is followed wherever it leads: the user chose it.
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_dir() {
         let root = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut walk =
-            Walk { root, dirs: BTreeSet::new(), files: BTreeSet::new(), found: Vec::new(), bundle_roots: Vec::new() };
+        let mut walk = Walk {
+            root,
+            wanted: files,
+            dirs: BTreeSet::new(),
+            files: BTreeSet::new(),
+            found: Vec::new(),
+            bundle_roots: Vec::new(),
+        };
         walk.dir(path)?;
         walk.found.sort();
         return Ok((walk.found, walk.bundle_roots));
@@ -141,6 +176,7 @@ fn is_manifest(path: &Path) -> bool {
 /// manifest files found.
 struct Walk {
     root: PathBuf,
+    wanted: Files,
     dirs: BTreeSet<PathBuf>,
     files: BTreeSet<PathBuf>,
     found: Vec<PathBuf>,
@@ -177,7 +213,7 @@ impl Walk {
                 self.link(&path)?;
             } else if kind.is_dir() {
                 self.dir(&path)?;
-            } else if is_manifest(&path) {
+            } else if self.wanted.wants(&path) {
                 if !kind.is_file() {
                     return Err(not_regular(&path));
                 }
@@ -192,7 +228,7 @@ impl Walk {
         let target = match std::fs::canonicalize(path) {
             Ok(t) => t,
             // A dangling link names nothing to read; one that names a manifest is an error.
-            Err(e) if is_manifest(path) => return Err(format!("{}: {e}", path.display())),
+            Err(e) if self.wanted.wants(path) => return Err(format!("{}: {e}", path.display())),
             Err(_) => return Ok(()),
         };
         if !target.starts_with(&self.root) {
@@ -206,7 +242,7 @@ impl Walk {
         let meta = std::fs::metadata(&target).map_err(|e| format!("{}: {e}", path.display()))?;
         if meta.is_dir() {
             self.dir(path)
-        } else if !is_manifest(path) {
+        } else if !self.wanted.wants(path) {
             Ok(())
         } else if meta.is_file() {
             self.file(path)

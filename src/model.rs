@@ -212,6 +212,12 @@ fn apply_edits(map: &BTreeMap<String, String>, edits: &[Edit]) -> BTreeMap<Strin
     map
 }
 
+/// An image reference that names its content, `...@sha256:<64 hex digits>`,
+/// rather than a tag whose content may change.
+pub(crate) fn is_digest_ref(image: &str) -> bool {
+    image.rsplit_once("@sha256:").is_some_and(|(_, d)| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// An apiVersion, read the one way the API server reads it: `group/version`,
 /// or a bare `version` of the core group `""`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -83,6 +83,12 @@ impl Version {
     pub fn is_prerelease(&self) -> bool {
         !self.pre.is_empty()
     }
+
+    /// The version as written without its build metadata, which OLM v1
+    /// never compares: `1.2.3-rc.1+abc` is `1.2.3-rc.1`.
+    pub fn without_build(&self) -> String {
+        Version { build: String::new(), ..self.clone() }.to_string()
+    }
 }
 
 /// Identifiers separated by dots, each non-empty `[0-9A-Za-z-]`; in a

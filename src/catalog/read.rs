@@ -23,6 +23,7 @@ struct Doc {
     entries: Vec<ChannelEntry>,
     #[serde(default)]
     properties: Vec<Property>,
+    image: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -38,13 +39,76 @@ struct Property {
     value: Value,
 }
 
-/// The catalog's files, as every command reads a path (`input::manifest_files`).
+/// The catalog's files: every file of its folder, whatever its name, as
+/// OLM's loader reads them (walked as every command walks a path: no link
+/// leading out).
 fn files(catalog: &Path) -> Result<Vec<PathBuf>, String> {
-    let files = crate::input::manifest_files(catalog)?;
+    let files = crate::input::every_file(catalog)?;
     if files.is_empty() {
-        return Err(format!("{}: no catalog files (.yaml, .yml, .json) found", catalog.display()));
+        return Err(format!("{}: no catalog files found", catalog.display()));
     }
     Ok(files)
+}
+
+/// The fields OLM reads from a catalog's documents, at any depth. OLM reads
+/// them as Go's JSON decoder does, matching a key to a field whatever its
+/// case (and with Unicode's simple folding: `ſ` is `s`, `K` is `k`), the
+/// last such key winning. olm-rbac reads keys exactly, so a key OLM would
+/// read as one of these but that is not written exactly so, or two keys OLM
+/// would read as one, could show olm-rbac another bundle than OLM installs:
+/// both are refused.
+const FIELDS: [&str; 16] = [
+    "schema",
+    "package",
+    "name",
+    "entries",
+    "properties",
+    "type",
+    "value",
+    "packageName",
+    "version",
+    "release",
+    "data",
+    "ref",
+    "replaces",
+    "skips",
+    "skipRange",
+    "image",
+];
+
+/// A key as Go's case-insensitive matching sees it.
+fn folded(key: &str) -> String {
+    key.chars()
+        .map(|c| match c {
+            '\u{17f}' => 's',
+            '\u{212a}' => 'k',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
+/// Refuses keys OLM would read otherwise than olm-rbac (see [`FIELDS`]).
+fn check_keys(value: &Value, at: &str) -> Result<(), String> {
+    match value {
+        Value::Object(map) => {
+            let mut seen: std::collections::BTreeMap<String, &str> = Default::default();
+            for (key, inner) in map {
+                let fold = folded(key);
+                if let Some(other) = seen.insert(fold.clone(), key) {
+                    return Err(format!(
+                        "{at}: keys {other:?} and {key:?} differ only in case, and OLM reads them as one"
+                    ));
+                }
+                if let Some(field) = FIELDS.iter().find(|f| folded(f) == fold && **f != key) {
+                    return Err(format!("{at}: key {key:?} is read by OLM as {field:?}; write it so"));
+                }
+                check_keys(inner, &format!("{at}.{key}"))?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => items.iter().enumerate().try_for_each(|(i, v)| check_keys(v, &format!("{at}[{i}]"))),
+        _ => Ok(()),
+    }
 }
 
 /// Calls `each` with every document of the catalog, one at a time.
@@ -53,13 +117,17 @@ fn documents(catalog: &Path, mut each: impl FnMut(Doc) -> Result<(), String>) ->
         let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut reader = BufReader::new(file);
         let where_ = |e: &dyn std::fmt::Display| format!("{}: not a file-based catalog: {e}", path.display());
+        let mut one = |i: usize, value: Value| -> Result<(), String> {
+            check_keys(&value, &format!("{} document {i}", path.display()))?;
+            each(serde_json::from_value(value).map_err(|e| where_(&e))?)
+        };
         if path.extension().is_some_and(|e| e == "json") {
-            for doc in serde_json::Deserializer::from_reader(reader).into_iter::<Doc>() {
-                each(doc.map_err(|e| where_(&e))?)?;
+            for (i, doc) in serde_json::Deserializer::from_reader(reader).into_iter::<Value>().enumerate() {
+                one(i, doc.map_err(|e| where_(&e))?)?;
             }
         } else {
-            for doc in serde_saphyr::read::<_, Doc>(&mut reader) {
-                each(doc.map_err(|e| where_(&e))?)?;
+            for (i, doc) in serde_saphyr::read::<_, Value>(&mut reader).enumerate() {
+                one(i, doc.map_err(|e| where_(&e))?)?;
             }
         }
     }
@@ -82,7 +150,8 @@ pub(super) fn entries(catalog: &Path) -> Result<Vec<Entry>, String> {
                     .and_then(|p| p.value.get("version")?.as_str().map(str::to_string))
                     .and_then(|v| Version::parse(&v).ok());
                 let objects = doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").count();
-                bundles.push(Entry { name, package, version, channels: Vec::new(), objects });
+                let image = doc.image.clone();
+                bundles.push(Entry { name, package, version, channels: Vec::new(), objects, image });
             }
             Some("olm.channel") => {
                 let entries = doc.entries.iter().map(|e| e.name.clone()).collect();
@@ -107,11 +176,18 @@ pub(super) fn entries(catalog: &Path) -> Result<Vec<Entry>, String> {
 /// would have another folder judged in its place.
 fn check_names(bundles: &[Entry]) -> Result<(), String> {
     let mut seen = std::collections::BTreeSet::new();
+    let mut versions = std::collections::BTreeSet::new();
     for b in bundles {
         if !crate::names::is_dns1123_subdomain(&b.name) {
             return Err(format!(
                 "olm.bundle {:?}: name: not a Kubernetes object name (lowercase letters, digits, '-' and '.'), so it cannot name the bundle's folder",
                 b.name
+            ));
+        }
+        if let Some(v) = b.version.as_ref().filter(|v| !versions.insert((&b.package, v.to_string()))) {
+            return Err(format!(
+                "olm.bundle {:?}: properties: olm.package version {v}: another bundle of package {:?} has that version; which one OLM v1 installs cannot be told",
+                b.name, b.package
             ));
         }
         if !seen.insert((&b.package, &b.name)) {

@@ -32,8 +32,13 @@ pub struct Row {
     pub bundle: String,
     /// Its `olm.package` version, when it has one.
     pub version: Option<String>,
-    /// `pass`, `fail`, or `unjudged` (no manifests to judge).
+    /// `pass`, `fail`, or `unjudged` (no manifests to judge, manifests that are not the bundle's, or,
+    /// for `catalog judge`, an image not named by digest).
     pub verdict: Verdict,
+    /// The bundle image OLM installs, as the catalog names it.
+    pub image: Option<String>,
+    /// Whether that image is named by digest (`@sha256:`), so that the verdict binds its content.
+    pub pinned: bool,
     /// The worst level of what the install grants that the dangerous-permissions catalogue marks
     /// (a bundle role the cluster fills by aggregation counts as critical: it is unbounded).
     pub worst: Option<Severity>,
@@ -75,27 +80,33 @@ impl Verdict {
 /// What render says of a bundle role the cluster fills by aggregation.
 const UNMEASURED: &str = "it holds whatever the cluster aggregates into it";
 
-/// Renders the bundle as `render` would its folder, with `config`.
-pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) -> Row {
-    let mut row = Row {
+/// A bundle that cannot be judged, and why.
+pub(super) fn unjudged(entry: &Entry, why: String) -> Row {
+    let mut row = row_of(entry);
+    row.errors.push(why);
+    row
+}
+
+fn row_of(entry: &Entry) -> Row {
+    Row {
         package: entry.package.clone(),
         bundle: entry.name.clone(),
         version: entry.version.as_ref().map(ToString::to_string),
         verdict: Verdict::Unjudged,
+        image: entry.image.clone(),
+        pinned: entry.image.as_deref().is_some_and(crate::model::is_digest_ref),
         worst: None,
         errors: Vec::new(),
         dangerous: Vec::new(),
         gained: Vec::new(),
         parsed_version: entry.version.clone(),
         rbac: None,
-    };
-    if sources.is_empty() {
-        row.errors.push(format!(
-            "the catalog carries no manifests for {} (no olm.bundle.object), and --bundles has no folder for it: it cannot be judged",
-            entry.name
-        ));
-        return row;
     }
+}
+
+/// Renders the bundle as `render` would its folder, with `config`.
+pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) -> Row {
+    let mut row = row_of(entry);
     let out = crate::run::render(sources, config);
     let lines = |prefix: &str| -> Vec<String> {
         out.stderr.lines().filter_map(|l| l.strip_prefix(prefix)).map(str::to_string).collect()
@@ -183,22 +194,20 @@ pub(super) fn write(rows: &[Row], format: Format) -> Outcome {
 }
 
 fn text(rows: &[Row]) -> String {
-    let line = |cells: [&str; 6]| {
-        format!("{:<40} {:<12} {:<9} {:<9} {:>9} {:>7}\n", cells[0], cells[1], cells[2], cells[3], cells[4], cells[5])
+    let line = |cells: [&str; 7]| {
+        format!(
+            "{:<40} {:<12} {:<9} {:<7} {:<9} {:>9} {:>7}\n",
+            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
+        )
     };
-    let mut out = line(["BUNDLE", "VERSION", "VERDICT", "WORST", "DANGEROUS", "GAINED"]);
+    let mut out = line(["BUNDLE", "VERSION", "VERDICT", "IMAGE", "WORST", "DANGEROUS", "GAINED"]);
     for r in rows {
         let (dangerous, gained) = (r.dangerous.len().to_string(), r.gained.len().to_string());
         let version = r.version.as_deref().unwrap_or("-");
         let worst = r.worst.map_or("-", Severity::as_str);
-        out.push_str(&line([
-            &crate::check::table::printable(&r.bundle),
-            version,
-            r.verdict.as_str(),
-            worst,
-            &dangerous,
-            &gained,
-        ]));
+        let image = if r.pinned { "digest" } else { "tag" };
+        let bundle = crate::check::table::printable(&r.bundle);
+        out.push_str(&line([&bundle, version, r.verdict.as_str(), image, worst, &dangerous, &gained]));
         for e in &r.errors {
             out.push_str(&format!("  {}\n", crate::check::table::printable(e)));
         }
@@ -208,15 +217,16 @@ fn text(rows: &[Row]) -> String {
 
 fn markdown(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| bundle | version | verdict | worst | dangerous | gained | why |\n|---|---|---|---|---|---|---|\n",
+        "| bundle | version | verdict | image | worst | dangerous | gained | why |\n|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let why: Vec<String> = r.errors.iter().map(|e| crate::check::markdown::text(e)).collect();
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
             crate::check::markdown::code(&r.bundle),
             r.version.as_deref().unwrap_or("-"),
             r.verdict.as_str(),
+            if r.pinned { "digest" } else { "tag" },
             r.worst.map_or("-", Severity::as_str),
             r.dangerous.len(),
             r.gained.len(),

@@ -16,6 +16,8 @@ pub struct Entry {
     pub channels: Vec<String>,
     /// How many manifests the catalog carries for it (`olm.bundle.object`).
     pub objects: usize,
+    /// The bundle image OLM pulls to install it.
+    pub image: Option<String>,
 }
 
 /// What the ClusterExtension asks for.
@@ -56,6 +58,7 @@ mod tests {
             version: Version::parse(version).ok(),
             channels: channels.iter().map(|c| c.to_string()).collect(),
             objects: 1,
+            image: None,
         }
     }
 

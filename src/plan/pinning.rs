@@ -81,10 +81,8 @@ pub(super) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         ));
         return Vec::new();
     };
-    let package = check_package(p, source.package_name.as_deref(), &at, results);
-    if let Some(judged) = &judged {
-        check_version(source.version.as_deref(), judged, package.unwrap_or("the package"), severity, &at, results);
-    }
+    let package = check_package(p, source.package_name.as_deref(), severity, &at, results);
+    check_version(source.version.as_deref(), judged.as_ref(), package.unwrap_or("the package"), severity, &at, results);
     check_upgrades(view, severity, &at, results);
     let catalog = check_catalog(p, source.selector.as_ref(), package, severity, &at, results);
     if config.admission_policy != AdmissionPolicy::Generate {
@@ -100,7 +98,8 @@ pub(super) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         );
         return Vec::new();
     };
-    let pin = Pin { extension: &config.extension, package, versions: vec![judged.to_string()], catalog, catalog_image };
+    let pin =
+        Pin { extension: &config.extension, package, versions: vec![judged.without_build()], catalog, catalog_image };
     let made = admission::objects(config, &pin);
     results.push(
         Finding::info(format!(
@@ -185,6 +184,7 @@ fn judged_version(p: &Planning<'_>, at: &Place<'_>, results: &mut Vec<Finding>) 
 fn check_package<'v>(
     p: &Planning<'_>,
     named: Option<&'v str>,
+    severity: Severity,
     at: &Place<'_>,
     results: &mut Vec<Finding>,
 ) -> Option<&'v str> {
@@ -202,6 +202,11 @@ fn check_package<'v>(
         None => (super::bundle_package(p.objects()).map(|(package, _)| package), false),
     };
     match bundle {
+        None => results.push(at.say(
+            severity,
+            FIELD,
+            format!("{named:?} cannot be checked: the judged bundle's package is not known; render the bundle's root folder (with its metadata/annotations.yaml), or set {BUNDLE_PACKAGE_ANNOTATION} on its ClusterServiceVersion"),
+        )),
         Some(bundle) if bundle != named => {
             let (severity, whose) = if certain {
                 (
@@ -226,17 +231,22 @@ fn check_package<'v>(
 }
 
 /// `spec.source.catalog.version` admits the judged version, and nothing
-/// else: each alternative an exact version, all of them judged.
+/// else, written exactly as the admission policy pins it: the judged
+/// version without build metadata (which OLM v1 does not compare).
 fn check_version(
     written: Option<&str>,
-    judged: &Version,
+    judged: Option<&Version>,
     package: &str,
     severity: Severity,
     at: &Place<'_>,
     results: &mut Vec<Finding>,
 ) {
     const FIELD: &str = "spec.source.catalog.version";
-    let fix = format!("pin the judged bundle: {FIELD}: \"{judged}\"");
+    let exact = judged.map(Version::without_build);
+    let fix = match &exact {
+        Some(v) => format!("pin the judged bundle: {FIELD}: \"{v}\""),
+        None => "give the bundle's ClusterServiceVersion a semantic spec.version, and pin it here".to_string(),
+    };
     let Some(written) = written.filter(|w| !w.is_empty()) else {
         results.push(at.say(
             severity,
@@ -252,20 +262,33 @@ fn check_version(
             return;
         }
     };
+    let (Some(judged), Some(exact)) = (judged, exact) else {
+        results.push(at.say(
+            severity,
+            FIELD,
+            format!("{written:?} cannot be tied to the bundle judged here, whose ClusterServiceVersion has no semantic version; {fix}"),
+        ));
+        return;
+    };
     if !range.admits(judged) {
         results.push(at.say(
             Severity::Error,
             FIELD,
-            format!("{written:?} does not admit {judged}, the version judged here: the cluster would install a bundle olm-rbac has not seen; {fix}"),
+            format!("{written:?} does not admit {exact}, the version judged here: the cluster would install a bundle olm-rbac has not seen; {fix}"),
         ));
-        return;
-    }
-    let exact = range.exact_versions().filter(|vs| vs.iter().all(|v| *v == judged));
-    if exact.is_none() {
+    } else if range.exact_versions().is_some_and(|vs| vs.iter().all(|v| *v == judged)) {
+        if written != exact {
+            results.push(at.say(
+                severity,
+                FIELD,
+                format!("{written:?} admits only the judged version, but the admission policy pins it written exactly; {fix}"),
+            ));
+        }
+    } else {
         results.push(at.say(
             severity,
             FIELD,
-            format!("{written:?} admits versions besides {judged}, the one judged here, and OLM v1 upgrades to the newest of them on its own; {fix}, or judge every bundle it admits (olm-rbac catalog judge)"),
+            format!("{written:?} admits versions besides {exact}, the one judged here, and OLM v1 upgrades to the newest of them on its own; {fix}, or judge every bundle it admits (olm-rbac catalog judge)"),
         ));
     }
 }
@@ -328,9 +351,4 @@ fn check_catalog<'v>(
             Some((name.as_str(), None))
         }
     }
-}
-
-/// An image reference that names its content: `...@sha256:<64 hex digits>`.
-pub(crate) fn is_digest_ref(image: &str) -> bool {
-    image.rsplit_once("@sha256:").is_some_and(|(_, d)| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()))
 }

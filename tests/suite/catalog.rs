@@ -297,3 +297,91 @@ fn gains_follow_version_order() {
     let gained: usize = rows.as_array().unwrap().iter().map(|r| r["gained"].as_array().unwrap().len()).sum();
     assert!(gained > 0, "trident's upgrades grant more");
 }
+
+/// OLM reads a catalog's keys as Go's JSON decoder does, whatever their case
+/// (`ſ` folding to `s`): a bundle written with such keys would be one OLM
+/// installs and olm-rbac never sees. Every file of a catalog folder is read,
+/// whatever its name, as OLM reads them.
+#[test]
+fn keys_and_files_olm_reads_otherwise_are_refused_or_read() {
+    let dir = tempfile::tempdir().unwrap();
+    for (edit, said) in [
+        ("package: kube-green\nproperties:", "key \"Package\" is read by OLM as \"package\""),
+        ("schema: olm.bundle", "key \"Schema\" is read by OLM as \"schema\""),
+    ] {
+        let catalog = edited_catalog(dir.path(), |t| {
+            let capital = edit[..1].to_uppercase() + &edit[1..];
+            t.replacen(edit, &capital, 1)
+        });
+        let out = judge_at(&catalog, None, "      version: \">=0.5.0\"\n");
+        assert_eq!(out.status.code(), Some(2), "{said}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(said), "{}", text(&out.stderr));
+    }
+    let folded = edited_catalog(dir.path(), |t| {
+        t.replacen(
+            "    packageName: kube-green\n    version: 0.6.0\n",
+            "    packageName: kube-green\n    version: 9.9.9\n    ver\u{17f}ion: 0.6.0\n",
+            1,
+        )
+    });
+    let out = judge_at(&folded, None, "      version: \">=0.5.0\"\n");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("differ only in case, and OLM reads them as one"), "{}", text(&out.stderr));
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(repo(WITH_OBJECTS), folder.join("catalog.txt")).unwrap();
+    let out = judge_at(&folder.display().to_string(), None, "      version: \"0.6.0\"\n");
+    assert_eq!(out.status.code(), Some(1), "a .txt file is read as OLM reads it: {}", text(&out.stderr));
+}
+
+/// The verdict stands for the image OLM pulls only when the manifests are
+/// that bundle's and the image is named by digest: a bundle carrying another
+/// bundle's CSV, none, or a tag image is unjudged; two bundles of one version
+/// are refused.
+#[test]
+fn manifests_that_are_not_the_bundle_or_a_tag_image_are_unjudged() {
+    let dir = tempfile::tempdir().unwrap();
+    // 0.6.0's entry, carrying 0.5.2's manifests in its place.
+    let swapped = edited_catalog(dir.path(), |t| {
+        t.split("\n---\n")
+            .filter(|doc| !doc.contains("name: kube-green.v0.6.0\npackage: kube-green\nproperties:"))
+            .map(|doc| {
+                if doc.contains("name: kube-green.v0.5.2\npackage: kube-green\nproperties:") {
+                    doc.replace("name: kube-green.v0.5.2\n", "name: kube-green.v0.6.0\n")
+                        .replace("    version: 0.5.2\n", "    version: 0.6.0\n")
+                } else {
+                    doc.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    });
+    let out = judge_at(&swapped, None, "      version: \"0.6.0\"\n");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["verdict"], "unjudged", "{rows}");
+    assert!(
+        rows[0]["errors"][0].as_str().unwrap().contains("named \"kube-green.v0.5.2\", not \"kube-green.v0.6.0\""),
+        "{rows}"
+    );
+    let tagged = edited_catalog(dir.path(), |t| {
+        // The bundle's image is the line before its name.
+        let at = t.find("\nname: kube-green.v0.6.0\npackage: kube-green\nproperties:").unwrap();
+        let image = t[..at].lines().last().unwrap().to_string();
+        assert!(image.starts_with("image: ") && image.contains("@sha256:"), "{image}");
+        t.replacen(&image, "image: quay.io/attacker/anything:latest", 1)
+    });
+    let out = judge_at(&tagged, None, "      version: \"0.6.0\"\n");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(rows[0]["verdict"], "unjudged", "{rows}");
+    assert!(rows[0]["errors"][0].as_str().unwrap().contains("is not pinned by digest"), "{rows}");
+    let twice = edited_catalog(dir.path(), |t| t.replacen("    version: 0.5.1\n", "    version: 0.5.2\n", 1));
+    let out = judge_at(&twice, None, "      version: \"0.5.2\"\n");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("another bundle of package \"kube-green\" has that version"),
+        "{}",
+        text(&out.stderr)
+    );
+}

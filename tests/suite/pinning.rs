@@ -341,3 +341,73 @@ fn the_package_of_a_bundle_root_is_its_metadata_annotation() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("error: ClusterExtension memcached: spec.source.catalog.packageName: \"evil-operator\" is not the package judged here: the judged bundle's package is \"memcached-operator\" (its operators.operatorframework.io.bundle.package.v1 annotation)"), "{}", text(&out.stderr));
 }
+
+/// The bundle's CSV decides the version the check ties the ClusterExtension
+/// to: without a semantic one, nothing can be tied, which an install policy
+/// refuses; a bundle cannot switch the version check off that way.
+#[test]
+fn a_csv_without_a_version_cannot_switch_the_version_check_off() {
+    let open = PINNED.replace("\"0.0.1\"", "\">=0.0.0\"");
+    for version in ["", "  version: latest\n", "  version: 1.0.0.0\n"] {
+        let mut inputs: Vec<Source> = Vec::new();
+        for (name, text) in bundle_docs(BUNDLE) {
+            let text = text.replace("  version: 0.0.1\n", version);
+            inputs.push(Source { name: format!("{BUNDLE}/manifests/{name}"), text });
+        }
+        inputs.push(Source { name: "admin/clusterextension.yaml".into(), text: extension(&open) });
+        inputs.push(Source { name: "admin/clustercatalog.yaml".into(), text: cluster_catalog(DIGEST) });
+        let spec = format!("  mode: Aggregate\n{POLICY}");
+        let out = render(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("memcached", &spec) }]);
+        assert_eq!(out.code, 1, "{version:?}: {}", out.stderr);
+        assert!(out.stderr.contains("error: ClusterExtension memcached: spec.source.catalog.version: \">=0.0.0\" cannot be tied to the bundle judged here"), "{}", out.stderr);
+    }
+}
+
+/// The admission policy pins the version as render asks it written: the
+/// judged version without build metadata, exactly.
+#[test]
+fn the_version_is_written_exactly_as_the_policy_pins_it() {
+    let eq = render_pinned(&PINNED.replace("\"0.0.1\"", "\"=0.0.1\""), Some(DIGEST), POLICY);
+    assert_eq!(eq.code, 1, "{}", eq.stderr);
+    assert!(eq.stderr.contains("\"=0.0.1\" admits only the judged version, but the admission policy pins it written exactly; pin the judged bundle: spec.source.catalog.version: \"0.0.1\""), "{}", eq.stderr);
+    let mut inputs: Vec<Source> = Vec::new();
+    for (name, text) in bundle_docs(BUNDLE) {
+        let text = text.replace("  version: 0.0.1\n", "  version: 0.0.1+rebuild.2\n");
+        inputs.push(Source { name: format!("{BUNDLE}/manifests/{name}"), text });
+    }
+    inputs.push(Source { name: "admin/clusterextension.yaml".into(), text: extension(PINNED) });
+    inputs.push(Source { name: "admin/clustercatalog.yaml".into(), text: cluster_catalog(DIGEST) });
+    let spec = format!("  mode: Aggregate\n{POLICY}  admissionPolicy: Generate\n");
+    let out = render(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("memcached", &spec) }]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let policy = generated(&out, "ValidatingAdmissionPolicy").into_iter().next().unwrap();
+    let selector = json!({"matchLabels": {"olm.operatorframework.io/metadata.name": "community"}});
+    let pinned = clusterextension(
+        "memcached",
+        json!({"packageName": "memcached-operator", "version": "0.0.1", "selector": selector}),
+    );
+    assert_eq!(
+        admits(&policy, &pinned),
+        Some(true),
+        "the ClusterExtension render accepts is the one the policy admits"
+    );
+}
+
+/// A package render cannot establish is said, an error under a policy.
+#[test]
+fn an_unknown_package_is_said() {
+    let mut inputs: Vec<Source> = Vec::new();
+    for (name, text) in bundle_docs(BUNDLE) {
+        let text = text.replace("name: memcached-operator.v0.0.1\n", "name: operator\n");
+        inputs.push(Source { name: format!("{BUNDLE}/manifests/{name}"), text });
+    }
+    inputs.push(Source {
+        name: "admin/clusterextension.yaml".into(),
+        text: extension(&PINNED.replace("memcached-operator", "some-other-package")),
+    });
+    inputs.push(Source { name: "admin/clustercatalog.yaml".into(), text: cluster_catalog(DIGEST) });
+    let spec = format!("  mode: Aggregate\n{POLICY}");
+    let out = render(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("memcached", &spec) }]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("error: ClusterExtension memcached: spec.source.catalog.packageName: \"some-other-package\" cannot be checked: the judged bundle's package is not known"), "{}", out.stderr);
+}
