@@ -272,7 +272,16 @@ fn catalog(iterations: usize) -> bool {
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
     let one = std::fs::read_to_string(&source).expect("the trident catalog");
-    let four: String = (0..4).map(|k| one.replace("trident-operator", &format!("trident-operator-{k}"))).collect();
+    // Four packages of the same bundles: the package renamed, the bundles (whose
+    // CSVs are named as they are) kept.
+    let four: String = (0..4)
+        .map(|k| {
+            let package = format!("trident-operator-{k}");
+            one.replace("\nname: trident-operator\n", &format!("\nname: {package}\n"))
+                .replace("\npackage: trident-operator\n", &format!("\npackage: {package}\n"))
+                .replace("packageName: trident-operator\n", &format!("packageName: {package}\n"))
+        })
+        .collect();
     let scratch = tempfile::tempdir().expect("a scratch folder");
     let runs = [("trident-operator", one, 12), ("trident-operator x4", four, 48)];
     println!("catalog audit: median of {iterations} runs; peak RSS of the binary");
