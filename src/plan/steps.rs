@@ -60,11 +60,16 @@ fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
 }
 
 /// Does the config's planning judge what the bundle grants (the install
-/// gate)? Granting the CSV's rules (to the operator, or to an installer that
-/// must hold them) is when they are checked.
+/// gate)? Whenever `spec.operator` says where the operator is installed, or
+/// the config grants the CSV's rules (to the operator, or to an installer
+/// that must hold them): with `permissions: Unmanaged`, OLM grants them, and
+/// that is the OLM v1 default the docs recommend.
 pub(super) fn judges_grants(config: &Config) -> bool {
     let op = &config.operator;
-    op.permissions != OperatorPermissions::Unmanaged || op.policy.is_some() || config.installer.is_some()
+    op.permissions != OperatorPermissions::Unmanaged
+        || op.install_namespace.is_some()
+        || op.policy.is_some()
+        || config.installer.is_some()
 }
 
 /// Remove: the items this extension generated earlier (as far as their claim

@@ -539,3 +539,21 @@ fn a_selector_finding_is_said_once_when_the_installer_uses_the_targets_too() {
         out.stderr
     );
 }
+
+/// The OLM v1 default the docs recommend (`permissions: Unmanaged`: OLM
+/// grants the CSV's rules) is warned about as `Cluster` is: OLM promotes
+/// them cluster-wide for an operator that supports AllNamespaces, whoever
+/// writes them.
+#[test]
+fn the_olm_v1_default_gets_the_danger_warnings_cluster_gets() {
+    let dangers = |spec: &str| -> Vec<String> {
+        let out = render_bundle("argocd-operator-0.19.0", spec);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stderr.lines().filter(|l| l.starts_with("warning: ClusterServiceVersion ")).map(str::to_string).collect()
+    };
+    let unmanaged = dangers("  operator:\n    permissions: Unmanaged\n    installNamespace: ops\n");
+    assert!(unmanaged.len() >= 5, "{unmanaged:#?}");
+    assert_eq!(unmanaged, dangers(CLUSTER));
+    assert!(unmanaged.iter().any(|w| w.contains("read secrets cluster-wide (high)")), "{unmanaged:#?}");
+    assert!(dangers("  mode: Unmanaged\n").is_empty(), "without spec.operator nothing is read");
+}
