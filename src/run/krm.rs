@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::output::{describe, exit_code, in_order, item_text, stderr_lines};
+use super::output::{describe, errors_first, exit_code, item_text, stderr_lines};
 use super::views::{read_config, read_objects, view_finding, yaml_finding};
 use super::Outcome;
 use crate::config::{self, BundleObjects, Config};
@@ -334,7 +334,7 @@ fn results_yaml(findings: &[Finding]) -> Result<String, String> {
     if findings.is_empty() {
         return Ok(String::new());
     }
-    let ordered: Vec<Finding> = in_order(findings).into_iter().cloned().collect();
+    let ordered: Vec<Finding> = errors_first(findings).into_iter().cloned().collect();
     Ok(format!("results:\n{}", yaml::to_yaml(&krm_results(&ordered))?))
 }
 

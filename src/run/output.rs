@@ -42,13 +42,24 @@ pub(super) fn exit_code(results: &[Finding]) -> i32 {
     i32::from(results.iter().any(|r| r.severity == Severity::Error))
 }
 
-/// The results in the order they are shown, on stderr and in a ResourceList's
-/// `results`: what was done (info), then what to look at (warning), then what
-/// failed (error), each kind in the order the run found them, so that the
-/// last line of a failed run is an error.
+/// The results in the order stderr shows them: what was done (info), then
+/// what to look at (warning), then what failed (error), each kind in the
+/// order the run found them, so that the last line of a failed run, above the
+/// count, is an error.
 pub(super) fn in_order(results: &[Finding]) -> Vec<&Finding> {
     let mut ordered: Vec<&Finding> = results.iter().collect();
     ordered.sort_by_key(|r| std::cmp::Reverse(r.severity));
+    ordered
+}
+
+/// The results in the order a ResourceList's `results` carries them: what
+/// failed (error) first, then what to look at (warning), then what was done
+/// (info), each kind in the order the run found them. kpt shows the first few
+/// results and cuts the rest, so the first line a kpt user sees is the error
+/// and its fix.
+pub(super) fn errors_first(results: &[Finding]) -> Vec<&Finding> {
+    let mut ordered: Vec<&Finding> = results.iter().collect();
+    ordered.sort_by_key(|r| r.severity);
     ordered
 }
 

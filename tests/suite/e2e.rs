@@ -294,6 +294,24 @@ fn kpt_fn_eval_with_key_value_config() {
     assert_eq!(log.matches("generated 8 ClusterRole(s)").count(), 1, "kpt shows each result once: {log}");
     assert!(pkg.join("rbac/guestbook-operator.yaml").is_file());
 
+    // A run on the package's own earlier output under another extension name
+    // fails; kpt cuts the results after a few lines, and the first it shows
+    // is the error with its fix.
+    std::fs::remove_dir_all(pkg.join("rbac")).unwrap();
+    copy_dir(&repo("examples/kpt/rbac"), &pkg.join("rbac"));
+    let out = Command::new(&kpt)
+        .args(["fn", "eval"])
+        .arg(&pkg)
+        .args(["--exec", BIN, "--", "mode=Aggregate"])
+        .output()
+        .unwrap();
+    let log = text(&out.stderr);
+    assert!(!out.status.success(), "{log}");
+    let is_result = |l: &&str| ["[error]", "[warning]", "[info]"].iter().any(|s| l.trim_start().starts_with(s));
+    let first = log.lines().find(is_result).unwrap_or_default();
+    assert!(first.contains("[error]") && first.contains("extensionName=guestbook"), "{log}");
+    std::fs::remove_dir_all(pkg.join("rbac")).unwrap();
+
     // No configuration at all.
     let out = eval(&[]);
     assert!(!out.status.success());

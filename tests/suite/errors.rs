@@ -340,9 +340,14 @@ fn results_end_with_errors_and_a_summary_line() {
     sorted.sort_by_key(|k| ["info", "warning", "error"].iter().position(|s| s == k));
     assert_eq!(kinds, sorted, "infos, then warnings, then errors: {}", out.stderr);
     assert_eq!(kinds.last(), Some(&"error"));
-    // The ResourceList's results come in the same order; the summary is not one of them.
+    // The ResourceList's results come errors first: kpt shows the first few
+    // and cuts the rest, so the first a kpt user sees is the error and its fix.
+    // The summary is not one of them.
     let results = &out.stdout[out.stdout.find("results:").unwrap()..];
     let severities: Vec<&str> = results.lines().filter_map(|l| l.trim().strip_prefix("severity: ")).collect::<Vec<_>>();
-    assert_eq!(severities.last(), Some(&"error"), "{results}");
+    let mut errors_first = severities.clone();
+    errors_first.sort_by_key(|k| ["error", "warning", "info"].iter().position(|s| s == k));
+    assert_eq!(severities, errors_first, "{results}");
+    assert_eq!(severities.first(), Some(&"error"), "{results}");
     assert!(!results.contains("1 error, 1 warning"));
 }
