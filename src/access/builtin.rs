@@ -52,6 +52,22 @@ pub fn is_builtin_role(name: &str) -> bool {
     policy().is_ok_and(|p| p.cluster_roles.contains_key(name))
 }
 
+/// What reconciling an input's object with the bootstrap policy set aside of
+/// it, by the object's name: a role or binding of the input is not what the
+/// cluster holds, and a reader should be told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SetAside {
+    /// An aggregating bootstrap role (`admin`, `edit`, `view`, ...): its own
+    /// rules give way to what it aggregates.
+    RulesOfAggregatingRole(String),
+    /// A bootstrap role whose rules the input's do not cover: the API server adds them.
+    RulesAdded(String),
+    /// A bootstrap role without aggregation: the input's aggregation rule is dropped.
+    Aggregation(String),
+    /// A bootstrap ClusterRoleBinding whose roleRef the input changed: the bootstrap one replaces it.
+    Binding(String),
+}
+
 /// Adds the bootstrap policy to an input's, as a cluster holds it once the
 /// API server has reconciled its bootstrap policy (which it does at every
 /// start): a bootstrap role or binding the input lacks is added; one the
@@ -64,10 +80,12 @@ pub fn is_builtin_role(name: &str) -> bool {
 /// aggregating role's rules are then what it aggregates, as the aggregation
 /// controller computes them. Reconciling a binding adds the bootstrap subjects
 /// it lacks; one whose roleRef differs is replaced by the bootstrap one.
-pub(crate) fn reconcile_into(input: &mut Policy) {
+/// Returns what of the input's objects that set aside.
+pub(crate) fn reconcile_into(input: &mut Policy) -> Vec<SetAside> {
+    let mut set_aside = Vec::new();
     // The embedded data is proven to parse by a test; should it not, the
     // input alone is all there is to go on.
-    let Ok(builtins) = policy() else { return };
+    let Ok(builtins) = policy() else { return set_aside };
     for (name, expected) in &builtins.cluster_roles {
         if input.kept_as_written.contains(&(Bootstrap::ClusterRole, name.clone())) {
             continue;
@@ -81,8 +99,17 @@ pub(crate) fn reconcile_into(input: &mut Policy) {
         }
         let missing: Vec<_> =
             expected.rules.iter().flat_map(|rule| super::cover::uncovered_rules(&role.rules, rule)).collect();
+        let gains_aggregation = expected.aggregation.iter().any(|s| !role.aggregation.contains(s));
+        if !expected.aggregation.is_empty() && (!role.rules.is_empty() || gains_aggregation) {
+            set_aside.push(SetAside::RulesOfAggregatingRole(name.clone()));
+        } else if !missing.is_empty() {
+            set_aside.push(SetAside::RulesAdded(name.clone()));
+        }
         role.rules.extend(missing);
         if expected.aggregation.is_empty() {
+            if !role.aggregation.is_empty() {
+                set_aside.push(SetAside::Aggregation(name.clone()));
+            }
             role.aggregation.clear();
         }
         for selector in &expected.aggregation {
@@ -100,6 +127,7 @@ pub(crate) fn reconcile_into(input: &mut Policy) {
         match input.bindings.iter_mut().find(same_name) {
             None => input.bindings.push(expected.clone()),
             Some(b) if (&b.role_kind, &b.role_name) != (&expected.role_kind, &expected.role_name) => {
+                set_aside.push(SetAside::Binding(expected.name.clone()));
                 *b = expected.clone();
             }
             // The input's binding, with what the API server adds to it: its
@@ -115,6 +143,7 @@ pub(crate) fn reconcile_into(input: &mut Policy) {
             }
         }
     }
+    set_aside
 }
 
 /// The bootstrap policy: every role and binding marked `builtin`, resources

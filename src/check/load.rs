@@ -126,10 +126,35 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
     if !errors.is_empty() {
         return Err(errors);
     }
+    let mut warnings = seen.warnings;
     if builtins != BuiltinRoles::None {
-        builtin::reconcile_into(&mut policy);
+        warnings.extend(builtin::reconcile_into(&mut policy).iter().map(set_aside_warning));
     }
-    Ok(Loaded { policy, objects: seen.objects, warnings: seen.warnings })
+    Ok(Loaded { policy, objects: seen.objects, warnings })
+}
+
+/// Says what of the input the cluster would not hold as written, because
+/// Kubernetes reconciles its bootstrap policy over it.
+fn set_aside_warning(set_aside: &builtin::SetAside) -> Finding {
+    use builtin::SetAside::*;
+    let (kind, name, what) = match set_aside {
+        RulesOfAggregatingRole(name) => (
+            "ClusterRole",
+            name,
+            "Kubernetes' role of that name aggregates, so the API server replaces its rules with what it aggregates, and the answers use those",
+        ),
+        RulesAdded(name) => ("ClusterRole", name, "the API server adds Kubernetes' rules for that role that it lacks, and the answers include them"),
+        Aggregation(name) => ("ClusterRole", name, "Kubernetes' role of that name does not aggregate, so the API server drops its aggregationRule, and the answers do"),
+        Binding(name) => (
+            "ClusterRoleBinding",
+            name,
+            "it binds another role than Kubernetes' binding of that name, which the API server restores, and the answers use Kubernetes' binding",
+        ),
+    };
+    Finding::warning(format!(
+        "{kind} {name} in the input is read as the cluster holds it ({KUBERNETES}'s bootstrap policy reconciled over it): {what}; pass --builtin-roles none to read the input as written",
+        KUBERNETES = format!("Kubernetes {}", builtin::KUBERNETES_VERSION)
+    ))
 }
 
 /// Counts the input's objects and warns about the items that are not ones.

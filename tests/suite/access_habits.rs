@@ -119,6 +119,16 @@ fn an_input_role_or_binding_named_like_a_built_in_one_is_reconciled_unless_it_op
     let kept = view(", annotations: {rbac.authorization.kubernetes.io/autoupdate: \"false\"}");
     assert_eq!(answer(&carol, &kept), (Some(1), "no\n".into()), "autoupdate \"false\": as written, empty");
     assert_eq!(answer(&[&carol[..], &["--builtin-roles=none"]].concat(), &view("")), (Some(1), "no\n".into()));
+    // Which is said: the input's role is not what answers.
+    let said = run_bin(&carol, &view(""));
+    assert!(
+        text(&said.stderr).contains("warning: ClusterRole view in the input is read as the cluster holds it (Kubernetes 1.33's bootstrap policy reconciled over it): Kubernetes' role of that name aggregates, so the API server replaces its rules with what it aggregates, and the answers use those; pass --builtin-roles none to read the input as written"),
+        "{}",
+        text(&said.stderr)
+    );
+    for quiet in [run_bin(&[&carol[..], &["--builtin-roles=none"]].concat(), &view("")), run_bin(&carol, &kept)] {
+        assert!(!text(&quiet.stderr).contains("is read as the cluster holds it"), "{}", text(&quiet.stderr));
+    }
 
     // A binding of a bootstrap name keeps its subjects and gains the bootstrap ones...
     let admins = cluster_role_binding("cluster-admin", "cluster-admin", "dave");
@@ -128,6 +138,13 @@ fn an_input_role_or_binding_named_like_a_built_in_one_is_reconciled_unless_it_op
     // ...unless it binds another role: then the bootstrap binding replaces it.
     let swapped = cluster_role_binding("system:discovery", "cluster-admin", "erin");
     assert_eq!(answer(&["can-i", "delete", "nodes", "--as", "erin"], &swapped), (Some(1), "no\n".into()));
+    let said = run_bin(&["can-i", "delete", "nodes", "--as", "erin"], &swapped);
+    assert!(
+        text(&said.stderr)
+            .contains("warning: ClusterRoleBinding system:discovery in the input is read as the cluster holds it"),
+        "{}",
+        text(&said.stderr)
+    );
     let explained = run_bin(&["can-i", "get", "/version", "--as", "erin", "--explain"], &swapped);
     assert!(
         text(&explained.stdout).starts_with("yes\n  ClusterRoleBinding system:basic-user (built-in, Kubernetes 1.33)")
