@@ -152,8 +152,8 @@ fn set_aside_warning(set_aside: &builtin::SetAside) -> Finding {
         ),
     };
     Finding::warning(format!(
-        "{kind} {name} in the input is read as the cluster holds it ({KUBERNETES}'s bootstrap policy reconciled over it): {what}; pass --builtin-roles none to read the input as written",
-        KUBERNETES = format!("Kubernetes {}", builtin::KUBERNETES_VERSION)
+        "{kind} {name} in the input is read as the cluster holds it (Kubernetes {}'s bootstrap policy reconciled over it): {what}; pass --builtin-roles none to read the input as written",
+        builtin::KUBERNETES_VERSION
     ))
 }
 
