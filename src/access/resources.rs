@@ -23,6 +23,16 @@ pub struct Resources {
     scope: BTreeMap<(String, String), Known>,
 }
 
+/// A resource argument, resolved ([`Resources::resolve`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    pub group: String,
+    pub plural: String,
+    pub subresource: Option<String>,
+    /// Said when neither the input nor the built-in kinds define the resource.
+    pub unknown: Option<String>,
+}
+
 /// A resource as a CRD names it (`spec.names`), for [`Resources::add_named`].
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CrdNames<'a> {
@@ -81,15 +91,23 @@ impl Resources {
     /// kind or a short name, alone or with `.group` or `.version.group`, each
     /// with `/subresource`. A name alone must name one resource: Kubernetes'
     /// core group wins, then Kubernetes' other groups, as kubectl prefers
-    /// them; any other tie is ambiguous.
-    pub(crate) fn resolve(&self, text: &str) -> Result<(String, String, Option<String>), String> {
+    /// them; any other tie is ambiguous. A resource neither the input nor the
+    /// built-in kinds define is asked about as named, as kubectl asks the API
+    /// server when discovery does not know it, with a warning.
+    pub(crate) fn resolve(&self, text: &str) -> Result<Resolved, String> {
         let lower = text.to_lowercase();
-        let (head, sub) = match lower.split_once('/') {
+        let (head, subresource) = match lower.split_once('/') {
             Some((h, s)) => (h, Some(s.to_string())),
             None => (lower.as_str(), None),
         };
+        let resolved = |group: &str, plural: &str, unknown: Option<String>| Resolved {
+            group: group.to_string(),
+            plural: plural.to_string(),
+            subresource: subresource.clone(),
+            unknown,
+        };
         if head == "*" {
-            return Ok(("*".into(), "*".into(), sub));
+            return Ok(resolved("*", "*", None));
         }
         if let Some((name, group)) = head.split_once('.') {
             // kubectl also takes `plural.version.group` (deployments.v1.apps), and
@@ -98,21 +116,18 @@ impl Resources {
                 Some((version, rest)) if is_version(version) => rest,
                 _ => group,
             };
-            // A dotless group is one of Kubernetes' own (apps, batch): `pods.v1`
-            // names no group.
-            let known =
-                group.contains('.') || group.is_empty() || crate::reserved::kubernetes_groups().contains(&group);
-            if !known {
-                return Err(format!(
-                    "{head:?} names the API group {group:?}, which is not one of Kubernetes' own and has no dot, so no CRD can define it; name a core resource alone ({name}) or as {name}.v1. (trailing dot), others as <plural>.<group>"
-                ));
-            }
-            // A resource the input does not define keeps the name it is given.
-            let plural = match self.named(name, Some(group))[..] {
-                [(_, plural)] => plural.to_string(),
-                _ => name.to_string(),
-            };
-            return Ok((group.to_string(), plural, sub));
+            return Ok(match self.named(name, Some(group))[..] {
+                [(_, plural)] => resolved(group, plural, None),
+                _ => {
+                    let mut unknown = format!("the server doesn't have a resource type {name:?} in group {group:?} (neither the input nor the built-in kinds define it); answering for it as named");
+                    if is_version(group) {
+                        unknown.push_str(&format!(
+                            "; if you meant the core group, name it {name} or {name}.{group}. (with the trailing dot)"
+                        ));
+                    }
+                    resolved(group, name, Some(unknown))
+                }
+            });
         }
         let matches = self.named(head, None);
         // As kubectl does, Kubernetes' own resources win over a CRD's, the core group first.
@@ -124,9 +139,11 @@ impl Resources {
         let best = matches.iter().map(tier).min();
         let first: Vec<&(&str, &str)> = matches.iter().filter(|m| Some(tier(m)) == best).collect();
         match first[..] {
-            [(group, plural)] => Ok((group.to_string(), plural.to_string(), sub)),
-            [] => Err(format!(
-                "the resource {head:?} is not known from the input or the built-in kinds: name it as <plural>.<group>"
+            [(group, plural)] => Ok(resolved(group, plural, None)),
+            [] => Ok(resolved(
+                "",
+                head,
+                Some(format!("the server doesn't have a resource type {head:?} (neither the input nor the built-in kinds define it); answering for it as named, in the core group; name another group as <plural>.<group>")),
             )),
             _ => Err(format!(
                 "the resource {head:?} is ambiguous: it may be {}; name one of them",

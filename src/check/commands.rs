@@ -121,7 +121,11 @@ fn question(
         }
         return Ok(Question::Url(UrlRequest { verb: verb.to_string(), path: resource.to_string() }));
     }
-    let (group, plural, subresource) = policy.resources.resolve(resource).map_err(input_error)?;
+    let resolved = policy.resources.resolve(resource).map_err(input_error)?;
+    if let Some(unknown) = &resolved.unknown {
+        warnings.push(format!("warning: {unknown}"));
+    }
+    let (group, plural, subresource) = (resolved.group, resolved.plural, resolved.subresource);
     let own_namespace = group.is_empty() && plural == "namespaces" && name.is_some() && name == namespace;
     let cluster = !own_namespace && policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
     if let (true, Some(ns)) = (cluster, namespace) {

@@ -260,6 +260,13 @@ fn who_can_lists_subjects_and_where() {
     );
 }
 
+/// A resolved resource as (group, plural, subresource), known to the table.
+fn triple(r: &Resources, name: &str) -> (String, String, Option<String>) {
+    let x = r.resolve(name).unwrap();
+    assert_eq!(x.unknown, None, "{name}");
+    (x.group, x.plural, x.subresource)
+}
+
 #[test]
 fn resources_resolve_by_singular_kind_and_short_name_preferring_kubernetes_own() {
     let mut r = Resources::builtin();
@@ -267,17 +274,17 @@ fn resources_resolve_by_singular_kind_and_short_name_preferring_kubernetes_own()
     let names = CrdNames { kind: Some("Widget"), singular: Some("widget"), short: &short };
     r.add_named("example.com", "widgets", false, &names);
     for name in ["widgets", "widget", "Widget", "WIDGETS", "wdg", "wdg.example.com", "Widget.v1.example.com"] {
-        assert_eq!(r.resolve(name).unwrap(), ("example.com".into(), "widgets".into(), None), "{name}");
+        assert_eq!(triple(&r, name), ("example.com".into(), "widgets".into(), None), "{name}");
     }
     for name in ["pods", "pod", "Pod", "po", "po.v1.", "pod/log"] {
-        assert_eq!(r.resolve(name).unwrap().1, "pods", "{name}");
+        assert_eq!(triple(&r, name).1, "pods", "{name}");
     }
-    assert_eq!(r.resolve("deploy.apps/scale").unwrap(), ("apps".into(), "deployments".into(), Some("scale".into())));
-    assert_eq!(r.resolve("csv").unwrap().1, "clusterserviceversions");
+    assert_eq!(triple(&r, "deploy.apps/scale"), ("apps".into(), "deployments".into(), Some("scale".into())));
+    assert_eq!(triple(&r, "csv").1, "clusterserviceversions");
     // `ip`: Kubernetes' ipaddresses win over OLM's installplans, as kubectl prefers Kubernetes' groups.
-    assert_eq!(r.resolve("ip").unwrap(), ("networking.k8s.io".into(), "ipaddresses".into(), None));
+    assert_eq!(triple(&r, "ip"), ("networking.k8s.io".into(), "ipaddresses".into(), None));
     // `ev`: the core events over events.k8s.io's.
-    assert_eq!(r.resolve("ev").unwrap(), ("".into(), "events".into(), None));
+    assert_eq!(triple(&r, "ev"), ("".into(), "events".into(), None));
     // Two CRDs' short names collide: ambiguous, naming both.
     let taken = ["wdg".to_string()];
     r.add_named("other.io", "gadgets", false, &CrdNames { kind: Some("Gadget"), singular: None, short: &taken });
@@ -285,12 +292,12 @@ fn resources_resolve_by_singular_kind_and_short_name_preferring_kubernetes_own()
         r.resolve("wdg").unwrap_err(),
         "the resource \"wdg\" is ambiguous: it may be widgets.example.com, gadgets.other.io; name one of them"
     );
-    assert_eq!(r.resolve("gadget").unwrap().1, "gadgets", "the singular defaults to the kind in lower case");
+    assert_eq!(triple(&r, "gadget").1, "gadgets", "the singular defaults to the kind in lower case");
     // A CRD's short name never shadows Kubernetes' own.
     let evil = ["po".to_string(), "secret".to_string()];
     r.add_named("evil.example.com", "things", false, &CrdNames { kind: Some("Thing"), singular: None, short: &evil });
-    assert_eq!(r.resolve("po").unwrap().0, "");
-    assert_eq!(r.resolve("secret").unwrap(), ("".into(), "secrets".into(), None));
+    assert_eq!(triple(&r, "po").0, "");
+    assert_eq!(triple(&r, "secret"), ("".into(), "secrets".into(), None));
     // Nor does a CRD of Kubernetes' own group and plural change its scope.
     r.add_named("networking.k8s.io", "ingresses", true, &CrdNames::default());
     assert_eq!(r.cluster_scoped("networking.k8s.io", "ingresses"), Some(false));
@@ -300,23 +307,31 @@ fn resources_resolve_by_singular_kind_and_short_name_preferring_kubernetes_own()
 fn resources_resolve_like_kubectl() {
     let mut r = Resources::builtin();
     add(&mut r, "example.com", "widgets", false);
-    assert_eq!(r.resolve("widgets").unwrap(), ("example.com".into(), "widgets".into(), None));
-    assert_eq!(r.resolve("pods/log").unwrap(), ("".into(), "pods".into(), Some("log".into())));
-    assert_eq!(
-        r.resolve("deployments.apps/scale").unwrap(),
-        ("apps".into(), "deployments".into(), Some("scale".into()))
-    );
+    assert_eq!(triple(&r, "widgets"), ("example.com".into(), "widgets".into(), None));
+    assert_eq!(triple(&r, "pods/log"), ("".into(), "pods".into(), Some("log".into())));
+    assert_eq!(triple(&r, "deployments.apps/scale"), ("apps".into(), "deployments".into(), Some("scale".into())));
     add(&mut r, "other.io", "widgets", false);
     assert!(r.resolve("widgets").unwrap_err().contains("ambiguous"));
-    assert!(r.resolve("gizmos").unwrap_err().contains("<plural>.<group>"));
+    // A resource nobody defines is asked about as named, as kubectl asks, and said.
+    let gizmos = r.resolve("gizmos").unwrap();
+    assert_eq!((gizmos.group.as_str(), gizmos.plural.as_str()), ("", "gizmos"));
+    assert!(gizmos.unknown.unwrap().contains("<plural>.<group>"));
     // A CRD whose plural is a core resource's: kubectl answers for the core one.
     add(&mut r, "evil.example.com", "secrets", false);
-    assert_eq!(r.resolve("secrets").unwrap(), ("".into(), "secrets".into(), None));
-    assert_eq!(r.resolve("secrets.evil.example.com").unwrap().0, "evil.example.com");
-    // Dotless groups are Kubernetes' own; a version is no group.
-    assert_eq!(r.resolve("poddisruptionbudgets.policy").unwrap().0, "policy");
-    assert_eq!(r.resolve("pods.v1.").unwrap(), ("".into(), "pods".into(), None));
-    assert!(r.resolve("pods.v1").unwrap_err().contains("no CRD can define it"), "{:?}", r.resolve("pods.v1"));
+    assert_eq!(triple(&r, "secrets"), ("".into(), "secrets".into(), None));
+    assert_eq!(triple(&r, "secrets.evil.example.com").0, "evil.example.com");
+    assert_eq!(triple(&r, "poddisruptionbudgets.policy").0, "policy");
+    assert_eq!(triple(&r, "pods.v1."), ("".into(), "pods".into(), None));
+    // Any group is asked about, as kubectl asks; `pods.v1` names the group
+    // "v1", which the warning says, with the core group's spelling.
+    let v1 = r.resolve("pods.v1").unwrap();
+    assert_eq!((v1.group.as_str(), v1.plural.as_str()), ("v1", "pods"));
+    assert!(v1.unknown.unwrap().contains("name it pods or pods.v1."));
+    let any = r.resolve("resource1.group1/subresource1").unwrap();
+    assert_eq!(
+        (any.group.as_str(), any.plural.as_str(), any.subresource.as_deref()),
+        ("group1", "resource1", Some("subresource1"))
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -438,9 +453,9 @@ fn explanations_show_the_core_group_and_kubectl_resource_forms_resolve() {
     };
     assert!(describe_rule(&rule).contains("apiGroups=[\"\",apps]"), "{}", describe_rule(&rule));
     let r = Resources::builtin();
-    assert_eq!(r.resolve("deployments.v1.apps").unwrap(), ("apps".into(), "deployments".into(), None));
-    assert_eq!(r.resolve("widgets.v1beta2.example.com").unwrap().0, "example.com");
-    assert_eq!(r.resolve("*").unwrap(), ("*".into(), "*".into(), None));
+    assert_eq!(triple(&r, "deployments.v1.apps"), ("apps".into(), "deployments".into(), None));
+    assert_eq!(r.resolve("widgets.v1beta2.example.com").unwrap().group, "example.com");
+    assert_eq!(triple(&r, "*"), ("*".into(), "*".into(), None));
 }
 
 #[test]

@@ -488,9 +488,9 @@ fn can_i_who_can_and_report_on_rendered_output() {
         "system:serviceaccount:ci:deployer",
     ]);
     assert_eq!(sa.status.code(), Some(0), "the selector picked team-a-staging for the ServiceAccount");
-    let bad = can_i(&["get", "gizmos", "--as", "bob"]);
-    assert_eq!(bad.status.code(), Some(2), "unknown resource is an input error, not a no");
-    assert!(text(&bad.stderr).contains("<plural>.<group>"));
+    let unknown = can_i(&["get", "gizmos", "--as", "bob"]);
+    assert_eq!(unknown.status.code(), Some(1), "a resource nobody defines is asked about, as kubectl asks");
+    assert!(text(&unknown.stderr).contains("<plural>.<group>"));
 
     let who = Command::new(BIN).args(["who-can", "delete", "guestbookthemes", "-f", f]).output().unwrap();
     let listing = text(&who.stdout);

@@ -736,3 +736,66 @@ fn covering_rules_allow_every_request_the_covered_ones_allow() {
     }
     assert!(covered > 300 && not > 300, "both sides exercised: {covered} covered, {not} not");
 }
+
+/// The same TestRuleMatches requests asked through `can-i`, as kubectl asks
+/// them (`kubectl auth can-i verb1 resource1.group1/subresource1`): every
+/// group is taken, known or not, and the answer is the authorizer's.
+#[test]
+fn rule_matches_asked_through_can_i_as_kubectl_asks() {
+    use olm_rbac::check::commands::{can_i, CanI, Common};
+    let flow =
+        |items: &[&str]| format!("[{}]", items.iter().map(|i| format!("\"{i}\"")).collect::<Vec<_>>().join(", "));
+    let cases: [(&[&str], &[&str], &[&str], Option<(&str, &str)>); 5] = [
+        (&["group1"], &["resource1"], &["*"], None),
+        (&["*"], &["resource1"], &["verb1"], None),
+        (&["group1"], &["*"], &["verb1"], None),
+        (&["group1", "group2"], &["resource1", "resource2"], &["verb1", "verb2"], None),
+        (&["*"], &["resource1/subresource1"], &["*"], Some(("subresource1", "subresource2"))),
+    ];
+    let mut asked = 0;
+    for (groups, resources, verbs, sub) in cases {
+        let manifest = format!(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: r}}\nrules:\n- apiGroups: {}\n  resources: {}\n  verbs: {}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {{name: r}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: r}}\nsubjects: [{{kind: User, name: u, apiGroup: rbac.authorization.k8s.io}}]\n",
+            flow(groups),
+            flow(resources),
+            flow(verbs)
+        );
+        let rule = rule(groups, resources, verbs, &[]);
+        let input = [Source { name: "rbac.yaml".into(), text: manifest }];
+        for verb in ["verb1", "verb2"] {
+            for group in ["group1", "group2"] {
+                for resource in ["resource1", "resource2"] {
+                    let subresource = match sub {
+                        Some((s1, s2)) => Some(if group == "group1" || resource == "resource2" { s1 } else { s2 }),
+                        None => None,
+                    };
+                    let argument = match subresource {
+                        Some(s) => format!("{resource}.{group}/{s}"),
+                        None => format!("{resource}.{group}"),
+                    };
+                    let query = CanI {
+                        verb,
+                        resource: &argument,
+                        name: None,
+                        namespace: None,
+                        all_namespaces: false,
+                        user: "u",
+                        groups: &[],
+                        explain: false,
+                        common: Common { builtin_roles: olm_rbac::access::builtin::BuiltinRoles::None, quiet: false },
+                    };
+                    let out = can_i(&input, &query);
+                    let want = allows(&rule, &request(verb, group, resource, subresource.unwrap_or(""), ""));
+                    assert_eq!(out.code, if want { 0 } else { 1 }, "can-i {verb} {argument}: {}", out.stderr);
+                    assert!(
+                        out.stderr.contains("the server doesn't have a resource type"),
+                        "kubectl's warning: {}",
+                        out.stderr
+                    );
+                    asked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(asked, 40);
+}
