@@ -737,6 +737,10 @@ fn covering_rules_allow_every_request_the_covered_ones_allow() {
     assert!(covered > 300 && not > 300, "both sides exercised: {covered} covered, {not} not");
 }
 
+/// A TestRuleMatches rule (groups, resources, verbs) and the subresources its requests name.
+type RuleCase =
+    (&'static [&'static str], &'static [&'static str], &'static [&'static str], Option<(&'static str, &'static str)>);
+
 /// The same TestRuleMatches requests asked through `can-i`, as kubectl asks
 /// them (`kubectl auth can-i verb1 resource1.group1/subresource1`): every
 /// group is taken, known or not, and the answer is the authorizer's.
@@ -745,7 +749,7 @@ fn rule_matches_asked_through_can_i_as_kubectl_asks() {
     use olm_rbac::check::commands::{can_i, CanI, Common};
     let flow =
         |items: &[&str]| format!("[{}]", items.iter().map(|i| format!("\"{i}\"")).collect::<Vec<_>>().join(", "));
-    let cases: [(&[&str], &[&str], &[&str], Option<(&str, &str)>); 5] = [
+    let cases: [RuleCase; 5] = [
         (&["group1"], &["resource1"], &["*"], None),
         (&["*"], &["resource1"], &["verb1"], None),
         (&["group1"], &["*"], &["verb1"], None),
