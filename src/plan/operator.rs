@@ -224,9 +224,16 @@ fn report_watch(
 ) {
     let value = watched.map_or(String::new(), |w| w.join(","));
     let deployments: Vec<&str> = view.spec.install.spec.deployments.iter().filter_map(|d| d.name.as_deref()).collect();
+    // OLM v1 installs for all namespaces; one namespace only behind an alpha
+    // feature gate, several never.
+    let olm_v1 = match watched {
+        None => String::new(),
+        Some([one]) => format!("; with OLM v1, that is spec.config.inline.watchNamespace: {one:?} on the ClusterExtension, behind the alpha SingleOwnNamespaceInstallSupport feature gate (experimental CRD)"),
+        Some(_) => "; OLM v1 cannot watch several namespaces (spec.config.inline.watchNamespace takes one, behind an alpha feature gate): under OLM v1, set the variable on the Deployments yourself".to_string(),
+    };
     results.push(
         Finding::info(format!(
-            "extension {:?}: the operator must watch {}: set WATCH_NAMESPACE={value:?} on its Deployment(s) {} (OLM writes the same value into their olm.targetNamespaces annotation)",
+            "extension {:?}: the operator must watch {}: set WATCH_NAMESPACE={value:?} on its Deployment(s) {} (OLM v0 writes the same value into their olm.targetNamespaces annotation{olm_v1})",
             config.extension,
             watched.map_or("all namespaces".to_string(), |w| w.join(", ")),
             if deployments.is_empty() { "(none named)".to_string() } else { deployments.join(", ") },

@@ -557,3 +557,23 @@ fn the_olm_v1_default_gets_the_danger_warnings_cluster_gets() {
     assert!(unmanaged.iter().any(|w| w.contains("read secrets cluster-wide (high)")), "{unmanaged:#?}");
     assert!(dangers("  mode: Unmanaged\n").is_empty(), "without spec.operator nothing is read");
 }
+
+/// What to set for the namespaces the operator must watch, under OLM v0 and
+/// OLM v1: one namespace is OLM v1's `watchNamespace` (an alpha feature),
+/// several are beyond it.
+#[test]
+fn the_watch_namespace_result_says_what_olm_v1_can_do() {
+    let spec = |targets: &str| {
+        format!(
+            "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaces: [{targets}]\n"
+        )
+    };
+    let one = render_bundle("ack-s3-controller-1.10.0", &spec("team-a"));
+    assert!(
+        one.stderr.contains("with OLM v1, that is spec.config.inline.watchNamespace: \"team-a\" on the ClusterExtension, behind the alpha SingleOwnNamespaceInstallSupport feature gate"),
+        "{}",
+        one.stderr
+    );
+    let two = render_bundle("ack-s3-controller-1.10.0", &spec("team-a, team-b"));
+    assert!(two.stderr.contains("OLM v1 cannot watch several namespaces"), "{}", two.stderr);
+}
