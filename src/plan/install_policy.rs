@@ -73,6 +73,9 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     if p.csv.is_some() {
         holdings.extend(gate.bundle_holdings(results));
     }
+    if p.config.operator.permissions == OperatorPermissions::Namespaces {
+        gate.warn_beyond_scope(&holdings, results);
+    }
     let Some(policy) = policy else {
         warn_dangerous(&holdings, results);
         return;

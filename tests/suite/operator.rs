@@ -577,3 +577,32 @@ fn the_watch_namespace_result_says_what_olm_v1_can_do() {
     let two = render_bundle("ack-s3-controller-1.10.0", &spec("team-a, team-b"));
     assert!(two.stderr.contains("OLM v1 cannot watch several namespaces"), "{}", two.stderr);
 }
+
+/// Under `permissions: Namespaces` the admin chose where the operator acts;
+/// a binding the bundle ships that reaches its account beyond them is said,
+/// even when an unscoped `allow` lets the rule through.
+#[test]
+fn a_bundle_binding_beyond_the_chosen_namespaces_is_said() {
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: ack-s3-everywhere\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ack-s3-reader-all}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: ack-s3-reader-all\nrules:\n- apiGroups: [s3.services.k8s.aws]\n  resources: [buckets]\n  verbs: [get, list]\n";
+    let mut inputs = sources("ack-s3-controller-1.10.0");
+    inputs.push(Source { name: "ack-s3-controller-1.10.0/manifests/zz-binding.yaml".into(), text: binding.into() });
+    let spec = "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaces: [team-a]\n    policy:\n      allow:\n      - {apiGroups: ['*'], resources: ['*'], verbs: ['*']}\n";
+    let out = render(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("ack-s3", spec) }]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("warning: ClusterRole ack-s3-reader-all: rules[0]: the bundle's ClusterRoleBinding ack-s3-everywhere grants the operator's ServiceAccount ops/ack-s3-controller cluster-wide, in every namespace, beyond the namespaces spec.operator chose (ops, team-a)"),
+        "{}",
+        out.stderr
+    );
+    let cluster = render(
+        &inputs,
+        &[Source {
+            name: "admin/rbac.yaml".into(),
+            text: config(
+                "ack-s3",
+                &spec.replace("Namespaces", "Cluster").replace("    targetNamespaces: [team-a]\n", ""),
+            ),
+        }],
+    );
+    assert!(!cluster.stderr.contains("beyond the namespaces spec.operator chose"), "{}", cluster.stderr);
+}

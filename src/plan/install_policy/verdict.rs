@@ -2,7 +2,7 @@
 //! ceiling), sharing a permission with a scoped `deny` entry, or, without a
 //! ceiling, dangerous by the catalogue. Findings about one holder are capped.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
@@ -12,7 +12,7 @@ use crate::access::describe_rule;
 use crate::config::{PolicyEntry, PolicyScope};
 use crate::findings::Finding;
 
-use super::holdings::{Holding, Reach};
+use super::holdings::{BoundSubject, Holder, Holding, Reach};
 use super::{Gate, UNNAMED_INSTALL_NAMESPACE};
 
 impl Holding<'_> {
@@ -138,6 +138,55 @@ impl Gate<'_> {
             }
         }
         results.finish();
+    }
+}
+
+/// Where a binding reaches an operator's account beyond the chosen namespaces
+/// (`None`: cluster-wide), with the first holding that says so.
+type Beyond<'h, 'o> = (Option<BTreeSet<String>>, &'h Holding<'o>);
+
+impl Gate<'_> {
+    /// Under `permissions: Namespaces`, the admin chose where the operator may
+    /// act; a binding the bundle ships that reaches one of the operator's
+    /// accounts beyond those namespaces undoes that choice, whatever the
+    /// policy allows: said once per binding and account, with where it reaches.
+    pub(super) fn warn_beyond_scope(&self, holdings: &[Holding], results: &mut Vec<Finding>) {
+        let chosen: BTreeSet<&str> = self.operator_namespaces.iter().map(String::as_str).collect();
+        let mut beyond: BTreeMap<(String, String), Beyond<'_, '_>> = BTreeMap::new();
+        for g in holdings {
+            let Holder::Bound { subject: BoundSubject::Account(account), binding } = &g.who else { continue };
+            if Some(account.namespace.as_str()) != self.install_named() || !self.accounts.contains(&account.name) {
+                continue;
+            }
+            let reached: Option<BTreeSet<String>> = match &g.reach {
+                Reach::Cluster => None,
+                Reach::Namespaces(list) => {
+                    let outside: BTreeSet<String> =
+                        list.iter().filter(|ns| !chosen.contains(ns.as_str())).cloned().collect();
+                    if outside.is_empty() {
+                        continue;
+                    }
+                    Some(outside)
+                }
+            };
+            let key = (binding.to_string(), account.to_string());
+            let entry = beyond.entry(key).or_insert((Some(BTreeSet::new()), g));
+            match (&mut entry.0, reached) {
+                (Some(all), Some(more)) => all.extend(more),
+                (slot, None) => *slot = None,
+                (None, Some(_)) => {}
+            }
+        }
+        for ((binding, account), (reached, g)) in beyond {
+            let place = match reached {
+                None => "cluster-wide, in every namespace".to_string(),
+                Some(list) => format!("in namespace(s) {}", list.into_iter().collect::<Vec<_>>().join(", ")),
+            };
+            results.push(g.at(Finding::warning(format!(
+                "the bundle's {binding} grants the operator's {account} {place}, beyond the namespaces spec.operator chose ({}): permissions: Namespaces scopes what olm-rbac writes, not what the bundle's own bindings grant, which OLM installs as they are; refuse it with spec.operator.policy (allow entries scoped to these namespaces), or choose permissions: Cluster",
+                chosen.iter().copied().collect::<Vec<_>>().join(", ")
+            ))));
+        }
     }
 }
 
