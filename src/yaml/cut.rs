@@ -486,7 +486,7 @@ mod tests {
         let docs = split_documents(
             "base: &b {kind: Role, metadata: {name: r}}\n<<: *b\n---\nkind: A\nmetadata:\n  labels: {x: \"1\"}\n  <<: {name: a, labels: {y: \"2\"}}\n",
         );
-        // A key written before a `<<` that sets it too: readers disagree.
+        // A key written before a `<<` that sets it to another value: readers disagree.
         assert!(docs.unwrap_err().message.contains("\"labels\" (line 6) is written before a merge key (<<)"));
         let docs = split_documents(
             "base: &b {kind: Role, metadata: {name: r}}\n<<: *b\n---\nkind: A\nmetadata: {<<: {name: a}}\n",

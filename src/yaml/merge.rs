@@ -24,13 +24,21 @@
 //! many aliases of a large mapping fail at once rather than cost keys × aliases.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use granit_parser::{Event, ScalarStyle, Span};
 
 use super::text::pos_of;
 use super::view::alias_replay_limit;
 use super::{Pos, YamlError};
+
+/// What a key's value reads as, when every reader reads it alike: a scalar
+/// (plain or not, and its text). `None`: a collection, an alias or a tagged
+/// scalar, which is not compared.
+type Value = Option<(bool, String)>;
+
+/// The keys a mapping supplies to a merge, each with its value.
+type Supplied = BTreeMap<String, Value>;
 
 /// The merge type's tag, `!!merge` in full.
 const MERGE_TAG: &str = "tag:yaml.org,2002:merge";
@@ -94,7 +102,7 @@ struct Frame {
     /// A mapping: where its `<<` was, once seen.
     merged_at: Option<Pos>,
     /// A mapping: the keys its merges supplied. A merge list: the keys of its items so far.
-    supplied: BTreeSet<String>,
+    supplied: Supplied,
     /// A merge list: the anchors whose keys it holds already.
     aliased: HashSet<usize>,
     /// A complex key is open: the value comes after it.
@@ -111,7 +119,7 @@ impl Frame {
             keys_from,
             merge_value: None,
             merged_at: None,
-            supplied: BTreeSet::new(),
+            supplied: Supplied::new(),
             aliased: HashSet::new(),
             in_key: false,
         }
@@ -122,11 +130,12 @@ impl Frame {
 #[derive(Debug)]
 pub(super) struct MergeCheck<'a> {
     frames: Vec<Frame>,
-    /// The explicit keys of the open mappings, innermost last, with where each is.
-    keys: Vec<(Cow<'a, str>, Pos)>,
+    /// The explicit keys of the open mappings, innermost last, with where each
+    /// is and its value, once read.
+    keys: Vec<(Cow<'a, str>, Pos, Value)>,
     /// For each anchor in the current document, the keys a merge of it supplies
     /// (`None`: it is not a mapping).
-    anchors: HashMap<usize, Option<BTreeSet<String>>>,
+    anchors: HashMap<usize, Option<Supplied>>,
     /// How many more keys merges may copy: the alias replay limit for the input's size.
     budget: usize,
 }
@@ -165,7 +174,9 @@ impl<'a> MergeCheck<'a> {
                         pos,
                     });
                 }
-                self.scalar(reading == KeyReading::Merge, at_key.then(|| value.clone()), pos)
+                let Event::Scalar(_, style, _, tag) = event else { return Ok(()) };
+                let read_alike = tag.is_none().then(|| (*style == ScalarStyle::Plain, value.to_string()));
+                self.scalar(reading == KeyReading::Merge, at_key.then(|| value.clone()), read_alike, pos)
             }
             Event::Alias(id) => self.alias(*id, pos),
             _ => Ok(()),
@@ -190,7 +201,7 @@ impl<'a> MergeCheck<'a> {
         Ok(Role::Plain)
     }
 
-    fn scalar(&mut self, merge: bool, key: Option<Cow<'a, str>>, pos: Pos) -> Result<(), YamlError> {
+    fn scalar(&mut self, merge: bool, key: Option<Cow<'a, str>>, value: Value, pos: Pos) -> Result<(), YamlError> {
         let Some(top) = self.frames.last_mut() else { return Ok(()) };
         if top.is_map && top.expect_key {
             top.expect_key = false;
@@ -204,13 +215,19 @@ impl<'a> MergeCheck<'a> {
                 top.merged_at = Some(pos);
                 top.merge_value = Some(pos);
             } else if let Some(key) = key {
-                self.keys.push((key, pos));
+                self.keys.push((key, pos, None));
             }
             return Ok(());
         }
         if (top.is_map && top.merge_value.is_some()) || top.role == Role::List {
             // `<<: ~`, `<<: x`, or a scalar in a merge list.
             return Err(not_mergeable(pos));
+        }
+        // A scalar value of the mapping's last explicit key.
+        if top.is_map && self.keys.len() > top.keys_from {
+            if let Some(last) = self.keys.last_mut() {
+                last.2 = value;
+            }
         }
         self.after_value();
         Ok(())
@@ -247,7 +264,7 @@ impl<'a> MergeCheck<'a> {
 
     /// Keys a merge supplies, from an alias or a closed source, to the merge
     /// list being read or the mapping whose `<<` this is.
-    fn supply(&mut self, keys: BTreeSet<String>, pos: Pos) -> Result<(), YamlError> {
+    fn supply(&mut self, keys: Supplied, pos: Pos) -> Result<(), YamlError> {
         let Some(top) = self.frames.last_mut() else { return Ok(()) };
         if top.role == Role::List {
             join(&mut top.supplied, keys);
@@ -255,10 +272,16 @@ impl<'a> MergeCheck<'a> {
         }
         let at = top.merge_value.take().unwrap_or(pos);
         let written = &self.keys[top.keys_from..];
-        if let Some((key, key_pos)) = written.iter().find(|(k, _)| keys.contains(k.as_ref())) {
+        // A key written before the `<<` whose merged value reads the same
+        // (`type: string` over a merged `type: string`) is read alike by all.
+        let differs = |(k, _, value): &&(Cow<'a, str>, Pos, Value)| match keys.get(k.as_ref()) {
+            None => false,
+            Some(merged) => value.is_none() || merged != value,
+        };
+        if let Some((key, key_pos, _)) = written.iter().find(differs) {
             return Err(YamlError {
                 message: format!(
-                    "the key {key:?} (line {}) is written before a merge key (<<) that sets it too: kubectl's YAML reader lets the merge win, other readers keep the written key; write the key after the <<, or leave it out of the merged mapping",
+                    "the key {key:?} (line {}) is written before a merge key (<<) that sets it to another value: kubectl's YAML reader lets the merge win, other readers keep the written key; write the key after the <<, or leave it out of the merged mapping",
                     key_pos.line
                 ),
                 pos: at,
@@ -281,10 +304,10 @@ impl<'a> MergeCheck<'a> {
 
     fn close(&mut self, pos: Pos) -> Result<(), YamlError> {
         let Some(mut frame) = self.frames.pop() else { return Ok(()) };
-        let mut effective = BTreeSet::new();
+        let mut effective = Supplied::new();
         if frame.is_map && (frame.anchor != 0 || matches!(frame.role, Role::Source | Role::ListItem)) {
-            for (key, pos) in &self.keys[frame.keys_from..] {
-                if !effective.insert(key.to_string()) {
+            for (key, pos, value) in &self.keys[frame.keys_from..] {
+                if effective.insert(key.to_string(), value.clone()).is_some() {
                     return Err(YamlError {
                         message: format!(
                             "the key {key:?} is written twice in a mapping that a merge key (<<) may copy: kubectl's YAML reader keeps the last one, others the first"
@@ -328,13 +351,21 @@ impl<'a> MergeCheck<'a> {
     }
 }
 
-/// Adds `more` to `set`, moving the smaller into the larger, so that keys
-/// passed up through nested merges are not copied at every level.
-fn join(set: &mut BTreeSet<String>, mut more: BTreeSet<String>) {
+/// Adds `more` to `set`, the keys already in `set` keeping their values (a
+/// mapping's own keys, and the earlier items of a merge list, win), moving the
+/// smaller into the larger, so that keys passed up through nested merges are
+/// not copied at every level.
+fn join(set: &mut Supplied, mut more: Supplied) {
     if more.len() > set.len() {
         std::mem::swap(set, &mut more);
+        for (k, v) in more {
+            set.insert(k, v);
+        }
+        return;
     }
-    set.extend(more);
+    for (k, v) in more {
+        set.entry(k).or_insert(v);
+    }
 }
 
 fn not_mergeable(pos: Pos) -> YamlError {
@@ -377,6 +408,10 @@ mod tests {
             "? [complex]\n: {<<: {p: 1}}\n",
             "b: {!!str <<: {p: 1}, p: 2, !custom '<<': 3}\n",
             "a: &x {p: 1}\nb: {<<: [*x, *x], q: 1}\n",
+            // A key written before the << that supplies the same value: read alike.
+            "a: &x {type: string, q: 2}\nb:\n  type: string\n  <<: *x\n",
+            "b:\n  p: 1\n  <<: [{p: 1}, {p: 2}]\n",
+            "a: &x {p: \"s\"}\nb: {p: \"s\", <<: *x}\n",
         ] {
             assert!(check(ok).is_ok(), "{ok}: {:?}", check(ok));
         }
@@ -389,6 +424,10 @@ mod tests {
             ("b:\n  p: 3\n  <<: [{q: 1}, {p: 1}]\n", "the key \"p\" (line 2)", 3),
             ("a: &x {<<: {p: 1}}\nb: {p: 2, <<: *x}\n", "the key \"p\"", 2),
             ("b:\n  <<: {p: 1}\n  <<: {q: 1}\n", "a second merge key (<<)", 3),
+            // Another value, or one that may read otherwise (quoted against plain, a collection).
+            ("b:\n  p: 1\n  <<: [{p: 2}, {p: 1}]\n", "sets it to another value", 3),
+            ("a: &x {p: 1}\nb: {p: \"1\", <<: *x}\n", "the key \"p\"", 2),
+            ("a: &x {p: [1]}\nb: {p: [1], <<: *x}\n", "the key \"p\"", 2),
             ("b:\n  <<: ~\n", "takes a mapping", 2),
             ("a: &x [1]\nb: {<<: *x}\n", "takes a mapping", 2),
             ("b: {<<: [[{p: 1}]]}\n", "takes a mapping", 1),

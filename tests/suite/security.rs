@@ -639,7 +639,7 @@ fn a_rule_written_through_a_merge_key_is_the_merged_rule() {
 fn a_merge_key_that_overrides_or_repeats_is_refused() {
     let cases = [
         // Written before the `<<` that sets it again: kubectl reads ClusterRole, others ConfigMap.
-        ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ConfigMap\n<<: {kind: ClusterRole}\nmetadata: {name: reader}\nrules: []\n", "is written before a merge key (<<) that sets it too"),
+        ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ConfigMap\n<<: {kind: ClusterRole}\nmetadata: {name: reader}\nrules: []\n", "is written before a merge key (<<) that sets it to another value"),
         // Two merges in one mapping: kubectl applies both, kustomize refuses.
         ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n  <<: {labels: {app: x}}\n  <<: {labels: {rbac.authorization.k8s.io/aggregate-to-view: \"true\"}}\nrules: []\n", "a second merge key (<<)"),
         // A merge of something that is not a mapping.

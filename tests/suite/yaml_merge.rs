@@ -131,7 +131,7 @@ rules:
   !!merge <<: {apiGroups: [\"\"], resources: [secrets], verbs: [\"*\"]}
 ";
     let errors = load(&[Source { name: "role.yaml".into(), text: text.into() }]).map(|_| ()).expect_err("refused");
-    assert_eq!(errors, vec!["error: the key \"verbs\" (line 6) is written before a merge key (<<) that sets it too: kubectl's YAML reader lets the merge win, other readers keep the written key; write the key after the <<, or leave it out of the merged mapping (line 7, column 11) [role.yaml]".to_string()]);
+    assert_eq!(errors, vec!["error: the key \"verbs\" (line 6) is written before a merge key (<<) that sets it to another value: kubectl's YAML reader lets the merge win, other readers keep the written key; write the key after the <<, or leave it out of the merged mapping (line 7, column 11) [role.yaml]".to_string()]);
 }
 
 fn aggregate() -> Vec<Source> {
