@@ -1,5 +1,7 @@
 //! `catalog judge`: every bundle a ClusterExtension admits from an OLM
-//! file-based catalog, judged as `render` judges a bundle's folder.
+//! file-based catalog, judged as `render` judges a bundle's folder; and
+//! `catalog audit`: every bundle of every package, ranked by the worst
+//! dangerous permission its install grants.
 //!
 //! The catalog is read twice, a document at a time (`read`): first what
 //! resolution needs (packages, channels, each bundle's name and version,
@@ -20,9 +22,8 @@ mod read;
 mod report;
 mod resolve;
 
-pub use resolve::{Entry, Wanted};
-
 pub use report::{json_schema, Format};
+pub use resolve::{Entry, Wanted};
 
 /// Exit code for unreadable input.
 pub const INPUT_ERROR: i32 = 2;
