@@ -213,6 +213,10 @@ struct RenderArgs {
     /// Only errors on stderr: no infos, warnings or summary line.
     #[arg(short = 'q', long)]
     quiet: bool,
+    /// Also write the errors and warnings to FILE as a SARIF 2.1.0 log, for
+    /// code scanning (written whether or not the render succeeds).
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
     /// Files and directories to read (*.yaml, *.yml, *.json, recursively;
     /// a bundle's root as a bundle); - or nothing reads stdin.
     #[arg(value_name = "PATH")]
@@ -222,7 +226,8 @@ struct RenderArgs {
 impl RenderArgs {
     /// `-f` and the PATHs are read alike, `-f` first.
     fn run(self) -> Outcome {
-        let options = RenderOptions { output: self.output, quiet: self.quiet, bundle_roots: Vec::new() };
+        let options =
+            RenderOptions { output: self.output, quiet: self.quiet, bundle_roots: Vec::new(), sarif: self.sarif };
         run::render_paths(self.config.as_deref(), &[self.files, self.paths].concat(), options)
     }
 }

@@ -21,11 +21,18 @@ pub(crate) struct Finding {
     /// Dotted path of the field, e.g. `spec.names.plural`.
     pub field: Option<String>,
     pub file: Option<FileRef>,
+    /// The rule code scanning files it under (`sarif::RULES`), when it is not
+    /// render's own error or warning: the install gate's verdicts.
+    pub rule: Option<&'static str>,
 }
 
 impl Finding {
     pub(crate) fn new(severity: Severity, message: impl Into<String>) -> Self {
-        Finding { severity, message: message.into(), object: None, field: None, file: None }
+        Finding { severity, message: message.into(), object: None, field: None, file: None, rule: None }
+    }
+    pub(crate) fn under(mut self, rule: &'static str) -> Self {
+        self.rule = Some(rule);
+        self
     }
     pub(crate) fn error(message: impl Into<String>) -> Self {
         Self::new(Severity::Error, message)
@@ -50,6 +57,23 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// What it says about what: `CustomResourceDefinition foo: spec.group: is
+    /// missing`, without its severity or file (a SARIF result's message).
+    pub(crate) fn said(&self) -> String {
+        let mut out = String::new();
+        if let Some(o) = &self.object {
+            // An object without a kind is named by its name alone.
+            out.push_str(&format!("{}: ", o.to_string().trim_start()));
+        }
+        if let Some(field) = &self.field {
+            out.push_str(&format!("{field}: "));
+        }
+        out.push_str(&self.message);
+        out
+    }
+}
+
 /// One line for stderr: `error: CustomResourceDefinition foo: spec.group: is missing`.
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,15 +82,7 @@ impl fmt::Display for Finding {
             Severity::Warning => "warning",
             Severity::Info => "info",
         };
-        write!(f, "{severity}: ")?;
-        if let Some(o) = &self.object {
-            // An object without a kind is named by its name alone.
-            write!(f, "{}: ", o.to_string().trim_start())?;
-        }
-        if let Some(field) = &self.field {
-            write!(f, "{field}: ")?;
-        }
-        write!(f, "{}", self.message)?;
+        write!(f, "{severity}: {}", self.said())?;
         if let Some(file) = &self.file {
             match file.index {
                 Some(i) => write!(f, " [{}#{}]", file.path, i)?,

@@ -38,6 +38,7 @@ pub mod outcome;
 pub(crate) mod plan;
 pub mod reserved;
 pub mod run;
+pub mod sarif;
 mod schema;
 pub mod semver;
 pub mod yaml;

@@ -354,6 +354,8 @@ pub fn report_with(inputs: &[Source], format: Format, common: Common) -> Outcome
             Format::Markdown => Outcome { stdout: matrix::markdown(&r), stderr: String::new(), code: 0 },
             Format::Json | Format::Yaml => encoded(&r, format),
             Format::Dot => Outcome { stdout: graph::dot(&graph::clusters(&r)), stderr: String::new(), code: 0 },
+            // The command line offers SARIF for diff only.
+            Format::Sarif => input_error("report writes no SARIF: use diff -o sarif".into()),
         }
     })
 }

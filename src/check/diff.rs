@@ -95,7 +95,7 @@ pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
                 FailOn::Gain => !changes.gained.is_empty(),
                 FailOn::Dangerous => changes.gained.iter().any(|c| c.severity.is_some()),
             };
-            let mut out = shape::write(&changes, options.format);
+            let mut out = shape::write(&changes, options.format, new.first().map(|s| s.name.as_str()));
             if out.code == 0 && failed {
                 out.code = 1;
             }

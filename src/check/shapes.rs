@@ -12,7 +12,8 @@ use crate::access::{BindingKind, GrantChain, Grantee, HeldAccess, Via};
 /// How a command prints what it found, named on the command line as here
 /// (`-o table`): `Table`, columns for a terminal; `Markdown`, a Markdown
 /// table for a pull-request comment with a Mermaid graph (`report` only);
-/// `Json`; `Yaml`; `Dot`, Graphviz's language (`report` only).
+/// `Json`; `Yaml`; `Dot`, Graphviz's language (`report` only); `Sarif`, a
+/// SARIF 2.1.0 log for code scanning (`diff` only).
 // No doc comments on the variants: clap would show them as help of their own.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -22,6 +23,7 @@ pub enum Format {
     Json,
     Yaml,
     Dot,
+    Sarif,
 }
 
 /// `value` as YAML for [`Format::Yaml`], else as JSON (pretty, with a final

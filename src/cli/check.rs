@@ -153,7 +153,7 @@ pub(super) struct ReportArgs {
     /// table for a terminal (120 columns), markdown for a pull-request
     /// comment (with a Mermaid graph), json or yaml for scripts, dot for
     /// Graphviz.
-    #[arg(short = 'o', long = "output", visible_alias = "format", value_enum, value_name = "FORMAT", default_value_t = Format::Table)]
+    #[arg(short = 'o', long = "output", visible_alias = "format", value_enum, value_parser = report_format(), value_name = "FORMAT", default_value_t = Format::Table)]
     format: Format,
     /// No warnings on stderr; the report only.
     #[arg(short = 'q', long)]
@@ -183,7 +183,7 @@ pub(super) struct DiffArgs {
     #[arg(value_name = "NEW")]
     new: PathBuf,
     /// table for a terminal (120 columns), markdown for a pull-request
-    /// comment, json or yaml for scripts.
+    /// comment, json or yaml for scripts, sarif for code scanning.
     #[arg(short = 'o', long = "output", value_enum, value_parser = diff_format(), value_name = "FORMAT", default_value_t = Format::Table)]
     output: Format,
     /// Exit 1 on any gain (gain, the default), only on a gain the
@@ -283,6 +283,10 @@ formats!(
     list_format, ListFormat: Table, Json, Yaml
 );
 formats!(
-    /// `-o` of `diff`: changes, so no graph.
-    diff_format, DiffFormat: Table, Markdown, Json, Yaml
+    /// `-o` of `diff`: changes, so no graph; SARIF for code scanning.
+    diff_format, DiffFormat: Table, Markdown, Json, Yaml, Sarif
+);
+formats!(
+    /// `-o` of `report`: every format but SARIF, which is `diff`'s.
+    report_format, ReportFormat: Table, Markdown, Json, Yaml, Dot
 );

@@ -20,7 +20,8 @@ Examples:
   olm-rbac report --format markdown -f rendered.yaml
 ";
 
-pub(super) const RENDER_USAGE: &str = "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [-f <PATH>]... [PATH]...";
+pub(super) const RENDER_USAGE: &str =
+    "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [--sarif <FILE>] [-f <PATH>]... [PATH]...";
 
 pub(super) const CAN_I_EXAMPLES: &str = "\
 Examples:

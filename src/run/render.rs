@@ -25,6 +25,9 @@ pub struct RenderOptions {
     /// The folders read as a bundle's layout (see [`BundleRoot`]), each said
     /// in an info result.
     pub bundle_roots: Vec<BundleRoot>,
+    /// `--sarif FILE`: the errors and warnings also as a SARIF 2.1.0 log, for
+    /// code scanning, written whether or not the render succeeds.
+    pub sarif: Option<std::path::PathBuf>,
 }
 
 /// `render -o`, named on the command line as it is here (`yaml`, `json`).
@@ -70,11 +73,44 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
         options.bundle_roots.iter().filter_map(|r| Some((r.manifests(), package_of(&r.annotations()?)?))).collect();
     let mut plan = if results.is_empty() { plan_in(&parsed, &objects, &packages) } else { Plan::refused(results) };
     plan.add_results(options.bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
+    if let Some(path) = &options.sarif {
+        let lines = split.configs.iter().chain(&split.kept).map(|(c, f)| ((f.path.clone(), f.index), c.line));
+        let log = sarif_log(plan.results(), &lines.collect());
+        if let Err(e) = std::fs::write(path, log) {
+            return Outcome::failure(&format!("--sarif {}: {e}", path.display()), 1);
+        }
+    }
     let code = exit_code(plan.results());
     if code != 0 {
         return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results(), options.quiet), code };
     }
     write_output(inputs, &split.kept, plan, options)
+}
+
+/// render's errors and warnings as a SARIF log, each at the line its
+/// document starts on (`lines`, by file and document).
+fn sarif_log(results: &[Finding], lines: &std::collections::BTreeMap<(String, Option<usize>), usize>) -> String {
+    use crate::findings::Severity;
+    use crate::sarif::{self, Level};
+    let results: Vec<sarif::Result> = results
+        .iter()
+        .filter_map(|f| {
+            let (level, rule) = match f.severity {
+                Severity::Error => (Level::Error, sarif::RENDER_ERROR),
+                Severity::Warning => (Level::Warning, sarif::RENDER_WARNING),
+                Severity::Info => return None,
+            };
+            let file = f.file.as_ref().filter(|file| file.path != "-");
+            Some(sarif::Result {
+                rule: f.rule.unwrap_or(rule),
+                level,
+                message: f.said(),
+                uri: file.map(|file| file.path.clone()),
+                line: file.and_then(|file| lines.get(&(file.path.clone(), file.index)).copied()),
+            })
+        })
+        .collect();
+    sarif::log(env!("CARGO_PKG_VERSION"), &results)
 }
 
 /// `spec.installer.upgradeFrom`: the previous version's bundle (the own

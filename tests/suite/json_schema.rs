@@ -4,14 +4,16 @@
 //!
 //! Assertions: `type` (one name or a list, `integer` being any number without
 //! a fractional part), `enum`, `const`, `properties`, `additionalProperties`,
-//! `required`, `items` (one schema for every element), `allOf`, `anyOf`,
-//! `oneOf`, and `$ref` to a JSON pointer in the same document (`#/$defs/…`),
-//! applied together with the keywords beside it. Annotations (`title`,
-//! `description`, `default`, …) never affect the result.
+//! `required`, `items` (one schema for every element), `minItems`,
+//! `uniqueItems`, `minimum`, `maximum`, `allOf`, `anyOf`, `oneOf`, and `$ref`
+//! to a JSON pointer in the same document (`#/$defs/…`, or draft-07's
+//! `#/definitions/…`), applied together with the keywords beside it.
+//! Annotations (`title`, `description`, `default`, `format`, which draft-07
+//! and 2020-12 make an annotation by default, …) never affect the result.
 //!
 //! Any other keyword makes [`Validator::new`] fail: a schema that starts to
-//! use `pattern`, `minItems` or `format` must extend this file rather than be
-//! half checked.
+//! use `pattern` or `maxLength` must extend this file rather than be half
+//! checked (the SARIF test says why it leaves SARIF's patterns out).
 
 use std::fmt;
 
@@ -29,6 +31,7 @@ const ANNOTATIONS: &[&str] = &[
     "deprecated",
     "readOnly",
     "writeOnly",
+    "format",
 ];
 
 /// Keywords this validator evaluates (`$defs` only holds schemas for `$ref`).
@@ -45,6 +48,11 @@ const ASSERTIONS: &[&str] = &[
     "oneOf",
     "$ref",
     "$defs",
+    "definitions",
+    "minItems",
+    "uniqueItems",
+    "minimum",
+    "maximum",
 ];
 
 const TYPES: &[&str] = &["null", "boolean", "object", "array", "number", "integer", "string"];
@@ -155,6 +163,30 @@ impl Validator {
                 self.validate(sub, element, &format!("{path}/{i}"), 0, errors);
             }
         }
+        if let Value::Array(elements) = instance {
+            if let Some(least) = schema.get("minItems").and_then(Value::as_u64) {
+                if (elements.len() as u64) < least {
+                    errors.push(Error { path: path.to_string(), message: format!("fewer than {least} items") });
+                }
+            }
+            let unique = schema.get("uniqueItems") == Some(&Value::Bool(true));
+            if unique && elements.iter().enumerate().any(|(i, a)| elements[..i].iter().any(|b| equal(a, b))) {
+                errors.push(Error { path: path.to_string(), message: "items are not unique".into() });
+            }
+        }
+        if let Value::Number(n) = instance {
+            let value = n.as_f64().unwrap_or(f64::NAN);
+            if let Some(least) = schema.get("minimum").and_then(Value::as_f64) {
+                if value < least {
+                    errors.push(Error { path: path.to_string(), message: format!("{n} is less than {least}") });
+                }
+            }
+            if let Some(most) = schema.get("maximum").and_then(Value::as_f64) {
+                if value > most {
+                    errors.push(Error { path: path.to_string(), message: format!("{n} is more than {most}") });
+                }
+            }
+        }
         if let Some(Value::Array(all)) = schema.get("allOf") {
             for sub in all {
                 self.validate(sub, instance, path, refs, errors);
@@ -257,7 +289,11 @@ fn check_schema(root: &Value, schema: &Value, at: &str) -> Result<(), String> {
                     return Err(format!("{here}: must be an array of property names"));
                 }
             }
-            "properties" | "$defs" => {
+            "minItems" if !value.is_u64() => return Err(format!("{here}: must be a non-negative integer")),
+            "uniqueItems" if !value.is_boolean() => return Err(format!("{here}: must be a boolean")),
+            "minimum" | "maximum" if !value.is_number() => return Err(format!("{here}: must be a number")),
+            "minItems" | "uniqueItems" | "minimum" | "maximum" => {}
+            "properties" | "$defs" | "definitions" => {
                 let map: &Map<String, Value> = value.as_object().ok_or(format!("{here}: must be an object"))?;
                 for (name, sub) in map {
                     check_schema(root, sub, &format!("{here}/{}", escape(name)))?;
@@ -426,11 +462,23 @@ mod tests {
     }
 
     #[test]
+    fn counts_bounds_and_uniqueness_are_checked_and_format_only_annotates() {
+        let schema = json!({"type": "array", "minItems": 1, "uniqueItems": true, "items": {"type": "integer", "minimum": 1, "maximum": 3, "format": "int32"}});
+        assert!(paths(schema.clone(), json!([1, 2, 3])).is_empty());
+        assert_eq!(paths(schema.clone(), json!([])), [""]);
+        assert_eq!(paths(schema.clone(), json!([1, 1.0])), [""], "1 and 1.0 are one value");
+        assert_eq!(paths(schema.clone(), json!([0, 4])), ["/0", "/1"]);
+        let defs = json!({"$ref": "#/definitions/A", "definitions": {"A": {"type": "string"}}});
+        assert_eq!(paths(defs, json!(1)), [""], "draft-07's definitions hold schemas for $ref");
+    }
+
+    #[test]
     fn schemas_it_cannot_check_fully_are_refused() {
         for schema in [
             json!({"type": "string", "pattern": "^a"}),
-            json!({"minItems": 1}),
-            json!({"properties": {"a": {"format": "uint"}}}),
+            json!({"minItems": -1}),
+            json!({"uniqueItems": "yes"}),
+            json!({"minimum": "1"}),
             json!({"$defs": {"A": {"maxLength": 3}}}),
             json!({"items": [{"type": "string"}]}),
             json!({"prefixItems": [{"type": "string"}]}),

@@ -39,6 +39,7 @@ mod property;
 mod render_habits;
 mod render_roundtrip;
 mod report_graph;
+mod sarif;
 mod schema;
 mod security;
 mod tidy;

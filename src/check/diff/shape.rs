@@ -74,9 +74,11 @@ pub fn json_schema() -> String {
     crate::schema::text_of::<DiffOut>("diff-output")
 }
 
-/// The changes in the format asked, exit 0.
-pub(super) fn write(changes: &Changes, format: Format) -> Outcome {
+/// The changes in the format asked, exit 0; `artifact` is the file NEW was
+/// read from, where a SARIF result points.
+pub(super) fn write(changes: &Changes, format: Format, artifact: Option<&str>) -> Outcome {
     let stdout = match format {
+        Format::Sarif => sarif(changes, artifact),
         Format::Json | Format::Yaml => {
             let out = DiffOut {
                 gained: changes.gained.iter().map(ChangeOut::of).collect(),
@@ -89,6 +91,31 @@ pub(super) fn write(changes: &Changes, format: Format) -> Outcome {
         Format::Markdown => markdown(changes),
     };
     Outcome { stdout, stderr: String::new(), code: 0 }
+}
+
+/// Each gain as a SARIF result: a warning, an error when the catalogue of
+/// dangerous permissions marks it.
+fn sarif(changes: &Changes, artifact: Option<&str>) -> String {
+    use crate::sarif::{self, Level};
+    let results: Vec<sarif::Result> = changes
+        .gained
+        .iter()
+        .map(|c| {
+            let [resources, urls, names, verbs] = rule_cells(&c.rule).map(|v| v.join(" "));
+            let what =
+                if urls.is_empty() { format!("[{verbs}] on [{resources}]") } else { format!("[{verbs}] on [{urls}]") };
+            let names = if names.is_empty() { String::new() } else { format!(" named [{names}]") };
+            let danger = c.severity.map(|s| format!(" (dangerous: {s})")).unwrap_or_default();
+            sarif::Result {
+                rule: sarif::ACCESS_GAINED,
+                level: if c.severity.is_some() { Level::Error } else { Level::Warning },
+                message: format!("{} gains {what}{names} {}{danger}", holder_text(&c.holder), place_text(&c.namespace)),
+                uri: artifact.filter(|a| *a != "-").map(String::from),
+                line: None,
+            }
+        })
+        .collect();
+    sarif::log(env!("CARGO_PKG_VERSION"), &results)
 }
 
 impl ChangeOut {

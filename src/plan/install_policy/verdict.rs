@@ -227,6 +227,7 @@ impl<'r> Capped<'r> {
     }
 
     fn push(&mut self, g: &Holding, finding: Finding) {
+        let finding = finding.under(crate::sarif::INSTALL_POLICY);
         let who = g.who.to_string();
         let n = self.said.entry(who.clone()).or_default();
         *n += 1;

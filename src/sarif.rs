@@ -1,0 +1,120 @@
+//! Results as a SARIF 2.1.0 log, the format code scanning reads (GitHub,
+//! GitLab): one run of olm-rbac, each result with its rule, level, message
+//! and, when known, the file and line it is about. It depends on nothing in
+//! the crate: `run` (render's findings) and `check::diff` (its gains) hand
+//! it [`Result`]s.
+
+use serde_json::{json, Value};
+
+/// How much a result matters, in SARIF's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Note => "note",
+        }
+    }
+}
+
+/// One result: which rule, how much it matters, what it says, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Result {
+    /// A rule of [`RULES`].
+    pub rule: &'static str,
+    pub level: Level,
+    pub message: String,
+    /// The file, as the command was given it (a relative path stays relative).
+    pub uri: Option<String>,
+    /// The 1-based line the object the result is about starts on.
+    pub line: Option<usize>,
+}
+
+/// render refused the input.
+pub const RENDER_ERROR: &str = "render-error";
+/// render went on, with something to look at.
+pub const RENDER_WARNING: &str = "render-warning";
+/// The install gate's verdict on what the bundle grants.
+pub const INSTALL_POLICY: &str = "install-policy";
+/// `diff`: a subject gains access.
+pub const ACCESS_GAINED: &str = "access-gained";
+
+/// The rules olm-rbac reports under, with what each covers.
+pub const RULES: [(&str, &str); 4] = [
+    (RENDER_ERROR, "olm-rbac refused the input: nothing is written until it is fixed"),
+    (RENDER_WARNING, "something in the input to look at: the render went on"),
+    (INSTALL_POLICY, "the install grants what spec.operator.policy does not allow, or what the catalogue of dangerous permissions marks"),
+    (ACCESS_GAINED, "a subject gains access between two renders (olm-rbac diff)"),
+];
+
+/// The SARIF log of one run.
+pub fn log(version: &str, results: &[Result]) -> String {
+    let rules: Vec<Value> =
+        RULES.iter().map(|(id, text)| json!({"id": id, "shortDescription": {"text": text}})).collect();
+    let results: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let mut result = json!({
+                "ruleId": r.rule,
+                "ruleIndex": RULES.iter().position(|(id, _)| *id == r.rule).unwrap_or(0),
+                "level": r.level.as_str(),
+                "message": {"text": r.message},
+            });
+            if let Some(uri) = &r.uri {
+                let mut location = json!({"physicalLocation": {"artifactLocation": {"uri": uri_of(uri)}}});
+                if let Some(line) = r.line {
+                    location["physicalLocation"]["region"] = json!({"startLine": line.max(1)});
+                }
+                result["locations"] = json!([location]);
+            }
+            result
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "olm-rbac",
+                "version": version,
+                "informationUri": "https://github.com/olm-rbac/olm-rbac",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&log).map(|s| s + "\n").unwrap_or_default()
+}
+
+/// A path as a URI reference: relative paths stay relative (code scanning
+/// resolves them against the checkout), separators are `/`, and the
+/// characters a URI cannot hold are percent-encoded.
+fn uri_of(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.replace('\\', "/").bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_become_uri_references() {
+        assert_eq!(uri_of("bundle/manifests/a b.yaml"), "bundle/manifests/a%20b.yaml");
+        assert_eq!(uri_of("C:\\x\\y.yaml"), "C%3A/x/y.yaml");
+    }
+}
