@@ -72,6 +72,9 @@ pub struct Chunk<'a> {
     /// Its header is then read with full YAML semantics, and edits re-serialise
     /// it instead of editing lines (an edited anchor would change its aliases).
     pub indirect: bool,
+    /// What the reading found to say that does not stop it: a merge key that
+    /// readers apply differently where no view reads (a CRD's schema).
+    pub notes: Vec<String>,
 }
 
 impl Chunk<'_> {

@@ -135,6 +135,7 @@ fn entry_chunk<'a>(entry: &yaml::TopEntry<'a>) -> Chunk<'a> {
         header: Default::default(),
         elide: Vec::new(),
         indirect: false,
+        notes: Vec::new(),
     }
 }
 

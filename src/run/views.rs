@@ -20,6 +20,9 @@ pub(super) fn read_objects<'a>(
         .enumerate()
         .map(|(i, chunk)| {
             let file = file_of(chunk, i);
+            for note in &chunk.notes {
+                results.push(Finding::warning(note.clone()).on(&chunk.header.object_ref()).in_file(file.as_ref()));
+            }
             let body = match view_for(&chunk.header) {
                 None => Ok(Body::Other),
                 Some(ViewKind::Crd) => yaml::parse_item(chunk).map(Body::Crd),

@@ -8,7 +8,7 @@ use std::ops::Range;
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 use super::header::{resolve_header, HeaderCollector, ItemHeader};
-use super::merge::MergeCheck;
+use super::merge::{Dispute, MergeCheck};
 use super::text::{
     after_marker_line, dash_line, line_start, line_start_at_or_after, marker_line_start, offset, pos_of, relative,
     scan_error, LineCounter,
@@ -68,8 +68,11 @@ impl ListScan {
         let mut merges = MergeCheck::new(src.len());
         for next in Parser::new_from_str_with_options(src, parser_options()) {
             let (event, span) = next.map_err(|e| scan_error(&e))?;
-            merges.track(&event, &span)?;
             let depth = walker.frames.len();
+            if let Some(dispute) = merges.track(&event, &span)? {
+                let in_item = depth >= 2 && walker.frames[0].key_is("items");
+                place(dispute, &mut scan.headers, in_item)?;
+            }
             if !scan.document(&event, &span, depth, src)? {
                 return Ok(None);
             }
@@ -230,7 +233,7 @@ fn cut_items<'a>(
     let mut lines = LineCounter::default();
     let mut chunks = Vec::with_capacity(chunk_starts.len());
     for (i, (&s, e)) in chunk_starts.iter().zip(bounds).enumerate() {
-        let (header, elide, indirect) = item_headers.get(i).cloned().unwrap_or_default();
+        let (header, elide, indirect, notes) = item_headers.get(i).cloned().unwrap_or_default();
         let mut chunk = Chunk {
             text: Cow::Borrowed(&src[s..e]),
             layout: Layout::SeqEntry { indent },
@@ -238,6 +241,7 @@ fn cut_items<'a>(
             header,
             elide: relative(elide, s..e),
             indirect,
+            notes,
         };
         resolve_header(&mut chunk)?;
         chunks.push(chunk);
@@ -262,7 +266,9 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
     let mut resume = 0usize;
     for next in Parser::new_from_str_with_options(src, parser_options()) {
         let (event, span) = next.map_err(|e| scan_error(&e))?;
-        merges.track(&event, &span)?;
+        if let Some(dispute) = merges.track(&event, &span)? {
+            place(dispute, &mut headers, true)?;
+        }
         match &event {
             Event::DocumentStart(explicit, _) => {
                 let start = if *explicit { after_marker_line(src, offset(&span.end, src)) } else { resume };
@@ -305,7 +311,7 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
     docs.into_iter()
         .filter(|d| d.content)
         .map(|d| {
-            let (header, elide, indirect) = item_headers.next().unwrap_or_default();
+            let (header, elide, indirect, notes) = item_headers.next().unwrap_or_default();
             let range = d.start..d.end.max(d.start);
             let mut chunk = Chunk {
                 text: Cow::Borrowed(&src[range.clone()]),
@@ -314,11 +320,23 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
                 header,
                 elide: relative(elide, range),
                 indirect,
+                notes,
             };
             resolve_header(&mut chunk)?;
             Ok(chunk)
         })
         .collect()
+}
+
+/// A merge that readers apply differently: said on its item where no view
+/// reads (a CRD's schema: the cluster and olm-rbac decide nothing by it),
+/// refused anywhere else.
+fn place(dispute: Dispute, headers: &mut HeaderCollector, in_item: bool) -> Result<(), YamlError> {
+    if in_item && headers.in_elided() {
+        headers.note(dispute.note());
+        return Ok(());
+    }
+    Err(dispute.into_error())
 }
 
 /// Refuses characters that YAML readers disagree about. Kubernetes' reader

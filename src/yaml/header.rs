@@ -13,8 +13,8 @@ use super::walk::{Step, Walker};
 use super::{parse_item, Chunk, Header, Pos, YamlError};
 
 /// What the walk learns of one item: its header, the ranges no view reads
-/// (absolute), and whether it is [`Chunk::indirect`].
-pub(super) type ItemHeader = (Header, Vec<Range<usize>>, bool);
+/// (absolute), whether it is [`Chunk::indirect`], and its [`Chunk::notes`].
+pub(super) type ItemHeader = (Header, Vec<Range<usize>>, bool, Vec<String>);
 
 /// Subtrees that no view reads but that make up most of a CRD's bytes: the
 /// schema of each version (v1) and the validation schema (v1beta1).
@@ -28,6 +28,8 @@ pub(super) struct HeaderCollector {
     elide: Vec<Vec<Range<usize>>>,
     /// Per item: see [`Chunk::indirect`].
     indirect: Vec<bool>,
+    /// Per item: see [`Chunk::notes`].
+    notes: Vec<Vec<String>>,
     /// Header keys seen in the current item, by map (0 root, 1 metadata,
     /// 2 labels, 3 annotations), to notice a repeated one.
     seen: BTreeSet<(u8, String)>,
@@ -42,6 +44,7 @@ impl HeaderCollector {
             headers: Vec::new(),
             elide: Vec::new(),
             indirect: Vec::new(),
+            notes: Vec::new(),
             seen: BTreeSet::new(),
             open: None,
         }
@@ -51,7 +54,20 @@ impl HeaderCollector {
         self.headers.push(Header::default());
         self.elide.push(Vec::new());
         self.indirect.push(false);
+        self.notes.push(Vec::new());
         self.seen.clear();
+    }
+
+    /// Is the walk inside a range no view reads (a CRD's schema)?
+    pub(super) fn in_elided(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Something to say about the current item that does not stop it.
+    pub(super) fn note(&mut self, text: String) {
+        if let Some(notes) = self.notes.last_mut() {
+            notes.push(text);
+        }
     }
 
     pub(super) fn mark_indirect(&mut self) {
@@ -157,7 +173,8 @@ impl HeaderCollector {
     /// Each item's header, its elided ranges (absolute), and whether it is
     /// indirect. (Merge keys are checked beside the walk, in `merge`.)
     pub(super) fn finish(self) -> Vec<ItemHeader> {
-        self.headers.into_iter().zip(self.elide).zip(self.indirect).map(|((h, e), i)| (h, e, i)).collect()
+        let items = self.headers.into_iter().zip(self.elide).zip(self.indirect).zip(self.notes);
+        items.map(|(((h, e), i), n)| (h, e, i, n)).collect()
     }
 }
 

@@ -40,6 +40,45 @@ type Value = Option<(bool, String)>;
 /// The keys a mapping supplies to a merge, each with its value.
 type Supplied = BTreeMap<String, Value>;
 
+/// A key written before a `<<` that sets it to another value: kubectl reads
+/// the merged value, other readers the written one. Where no view reads the
+/// text (a CRD's schema) it is only said; anywhere else it is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Dispute {
+    key: String,
+    key_line: usize,
+    written: Value,
+    merged: Value,
+    /// The `<<`.
+    pub pos: Pos,
+}
+
+impl Dispute {
+    pub(super) fn into_error(self) -> YamlError {
+        YamlError {
+            message: format!(
+                "the key {:?} (line {}) is written before a merge key (<<) that sets it to another value: kubectl's YAML reader lets the merge win, other readers keep the written key; write the key after the <<, or leave it out of the merged mapping",
+                self.key, self.key_line
+            ),
+            pos: self.pos,
+        }
+    }
+
+    /// What to say of it where no view reads it.
+    pub(super) fn note(&self) -> String {
+        let text = |v: &Value| v.as_ref().map_or("a collection or an alias".to_string(), |(_, s)| format!("{s:?}"));
+        format!(
+            "the key {:?} (line {}) is written as {} before a merge key (<<, line {}) that sets it to {}: kubectl's YAML reader, and so the cluster, reads {}; this is in a CRD's schema, which olm-rbac does not read, so the bytes pass through as written",
+            self.key,
+            self.key_line,
+            text(&self.written),
+            self.pos.line,
+            text(&self.merged),
+            text(&self.merged)
+        )
+    }
+}
+
 /// The merge type's tag, `!!merge` in full.
 const MERGE_TAG: &str = "tag:yaml.org,2002:merge";
 
@@ -138,16 +177,30 @@ pub(super) struct MergeCheck<'a> {
     anchors: HashMap<usize, Option<Supplied>>,
     /// How many more keys merges may copy: the alias replay limit for the input's size.
     budget: usize,
+    /// A dispute the last event brought, for the caller to place.
+    dispute: Option<Dispute>,
 }
 
 impl<'a> MergeCheck<'a> {
     /// The rules over a stream of `len` bytes.
     pub(super) fn new(len: usize) -> Self {
-        MergeCheck { frames: Vec::new(), keys: Vec::new(), anchors: HashMap::new(), budget: alias_replay_limit(len) }
+        MergeCheck {
+            frames: Vec::new(),
+            keys: Vec::new(),
+            anchors: HashMap::new(),
+            budget: alias_replay_limit(len),
+            dispute: None,
+        }
     }
 
-    /// Takes the next event; an error when it breaks a rule.
-    pub(super) fn track(&mut self, event: &Event<'a>, span: &Span) -> Result<(), YamlError> {
+    /// Takes the next event; an error when it breaks a rule, a [`Dispute`]
+    /// when it completes a merge that a written key disputes.
+    pub(super) fn track(&mut self, event: &Event<'a>, span: &Span) -> Result<Option<Dispute>, YamlError> {
+        self.step(event, span)?;
+        Ok(self.dispute.take())
+    }
+
+    fn step(&mut self, event: &Event<'a>, span: &Span) -> Result<(), YamlError> {
         let pos = pos_of(span);
         match event {
             Event::DocumentStart(..) => {
@@ -278,14 +331,10 @@ impl<'a> MergeCheck<'a> {
             None => false,
             Some(merged) => value.is_none() || merged != value,
         };
-        if let Some((key, key_pos, _)) = written.iter().find(differs) {
-            return Err(YamlError {
-                message: format!(
-                    "the key {key:?} (line {}) is written before a merge key (<<) that sets it to another value: kubectl's YAML reader lets the merge win, other readers keep the written key; write the key after the <<, or leave it out of the merged mapping",
-                    key_pos.line
-                ),
-                pos: at,
-            });
+        if let Some((key, key_pos, value)) = written.iter().find(differs) {
+            let merged = keys.get(key.as_ref()).cloned().flatten();
+            self.dispute =
+                Some(Dispute { key: key.to_string(), key_line: key_pos.line, written: value.clone(), merged, pos: at });
         }
         join(&mut top.supplied, keys);
         self.after_value();
@@ -390,7 +439,9 @@ mod tests {
         let mut check = MergeCheck { budget, ..MergeCheck::new(0) };
         for next in Parser::new_from_str_with_options(src, parser_options()) {
             let (event, span) = next.map_err(|e| super::super::text::scan_error(&e))?;
-            check.track(&event, &span)?;
+            if let Some(dispute) = check.track(&event, &span)? {
+                return Err(dispute.into_error());
+            }
         }
         Ok(())
     }

@@ -166,3 +166,68 @@ fn merge_keys_that_copy_keys_times_aliases_fail_at_once_on_600_kb() {
     assert!(doc.len() > 500_000);
     fails_at_once_on_the_merge_budget(doc);
 }
+
+/// Altinity's clickhouse-operator 0.27.2, as published, writes `!!merge <<:`
+/// throughout its CRDs, with keys before the merge that set the same value:
+/// the whole bundle renders in every mode, its bytes passing through.
+#[test]
+fn the_clickhouse_operator_bundle_renders_whole_in_every_mode() {
+    let bundle = "clickhouse-operator-0.27.2";
+    let docs = bundle_docs(bundle);
+    let inputs: Vec<olm_rbac::input::Source> = docs
+        .iter()
+        .map(|(name, text)| olm_rbac::input::Source { name: format!("{bundle}/manifests/{name}"), text: text.clone() })
+        .collect();
+    let specs = [
+        "  mode: Unmanaged\n",
+        "  mode: Aggregate\n",
+        "  mode: Bind\n  bindings:\n  - role: view\n    subjects: [{kind: Group, name: sre}]\n",
+        "  mode: Aggregate\n  operator:\n    permissions: Cluster\n    installNamespace: ops\n",
+    ];
+    for spec in specs {
+        let out = olm_rbac::run::render(
+            &inputs,
+            &[olm_rbac::input::Source { name: "admin/rbac.yaml".into(), text: config("clickhouse", spec) }],
+        );
+        assert_eq!(out.code, 0, "{spec}: {}", out.stderr);
+        for (name, text) in &docs {
+            assert!(out.stdout.contains(text.as_str()), "{spec}: {name} passes through byte for byte");
+        }
+        assert!(!out.stderr.contains("merge key"), "{spec}: {}", out.stderr);
+    }
+}
+
+/// Where the two readings differ in a CRD's schema, which no view reads, the
+/// render goes on and says so, with both values; the same difference in a
+/// role's rules is refused.
+#[test]
+fn a_differing_merge_in_a_schema_is_said_and_in_a_rule_refused() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          a: &str {type: string, description: text}\n          b:\n            type: integer\n            <<: *str\n";
+    let out = render(
+        &[Source { name: "bundle/crd.yaml".into(), text: crd.into() }],
+        &[Source { name: "rbac.yaml".into(), text: AGGREGATE.into() }],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("            <<: *str\n"), "the bytes pass through");
+    assert!(
+        out.stderr.contains("warning: CustomResourceDefinition widgets.example.com: the key \"type\" (line 19) is written as \"integer\" before a merge key (<<, line 20) that sets it to \"string\": kubectl's YAML reader, and so the cluster, reads \"string\"; this is in a CRD's schema, which olm-rbac does not read, so the bytes pass through as written"),
+        "{}",
+        out.stderr
+    );
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\nrules:\n- &view {apiGroups: [example.com], resources: [widgets], verbs: [get]}\n- verbs: ['*']\n  <<: *view\n";
+    let refused = render(
+        &[
+            Source { name: "bundle/crd.yaml".into(), text: crd.into() },
+            Source { name: "bundle/role.yaml".into(), text: role.into() },
+        ],
+        &[Source { name: "rbac.yaml".into(), text: AGGREGATE.into() }],
+    );
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("the key \"verbs\" (line 7) is written before a merge key (<<) that sets it to another value"),
+        "{}",
+        refused.stderr
+    );
+}
