@@ -249,14 +249,21 @@ const BUNDLE_ROOTS_OF: &[(&str, &[&str])] =
 /// A doc's scratch folder, which its blocks share in order as a reader's
 /// folder would: a copy of `examples/`, `my-package/` and `bundle/manifests/`
 /// (the guestbook bundle unless [`BUNDLE_OF`] says otherwise), `chart/`,
-/// `rbac.yaml` (the guestbook config), the files in [`DOC_FIXTURES`] and the
-/// bundles of [`BUNDLE_ROOTS_OF`].
+/// `rbac.yaml` (the guestbook config), the files in [`DOC_FIXTURES`], the
+/// bundles of [`BUNDLE_ROOTS_OF`], and a catalog example's own package.
 fn scratch(doc: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let at = |p: &str| dir.path().join(p);
     copy_dir(&repo("examples"), &at("examples"));
     copy_dir(&repo("examples/helm/chart"), &at("chart"));
     copy_dir(&repo(DOC_FIXTURES), dir.path());
+    // A catalog example's README fetches its own package (`kpt pkg get`, which
+    // needs the network): the package is where that would put it.
+    if let Some(example) = doc.strip_prefix("examples/").and_then(|d| d.strip_suffix("/README.md")) {
+        if example.starts_with("olm-rbac-") {
+            copy_dir(&repo(&format!("examples/{example}")), &at(example));
+        }
+    }
     for (_, bundles) in BUNDLE_ROOTS_OF.iter().filter(|(d, _)| *d == doc) {
         for bundle in *bundles {
             copy_dir(&bundles_dir().join(bundle), &at(bundle));

@@ -29,6 +29,7 @@ mod installer_upgrade;
 mod invariant;
 mod item_edits;
 mod json_schema;
+mod kpt_catalog;
 mod krm;
 mod kubernetes_tables;
 mod modes;
