@@ -9,17 +9,13 @@ use crate::names::is_dns1123_label;
 
 use super::origin::Origins;
 
-/// The Namespace objects a `namespaceSelector` reads: the admin's own. When
-/// the runner says which file each object came from, Namespaces in the
-/// bundle's folder (beside its CSV) are the bundle's, and a bundle does not get
-/// to choose where its users are granted access.
+/// The Namespace objects a `namespaceSelector` reads: the admin's own, known
+/// by their files (`origin`). A Namespace from the bundle's folder, beside it
+/// in its root, from stdin or from no known file may be the bundle's, and a
+/// bundle does not get to choose where its users are granted access: unknown
+/// is read on its safe side, as everywhere.
 pub(super) fn selectable_namespaces<'a>(objects: &'a [InputObject], origins: &Origins) -> Vec<&'a InputObject> {
-    objects
-        .iter()
-        .enumerate()
-        .filter(|(i, o)| o.is("", "Namespace") && !origins.is_bundle(*i))
-        .map(|(_, o)| o)
-        .collect()
+    objects.iter().enumerate().filter(|(i, o)| o.is("", "Namespace") && origins.is_admin(*i)).map(|(_, o)| o).collect()
 }
 
 /// The names of the Namespaces a selector picked, each a valid namespace name
@@ -66,30 +62,13 @@ pub(super) fn selected_namespaces(
 ) -> Vec<String> {
     let matched: Vec<&InputObject> = namespaces.iter().copied().filter(|o| sel.matches(&o.header.labels)).collect();
     let matched = check_selected(matched, field, cfg, results);
-    let from_bundle = objects.iter().filter(|o| {
+    let not_yours = objects.iter().filter(|o| {
         o.is("", "Namespace") && !namespaces.iter().any(|n| std::ptr::eq(*n, *o)) && sel.matches(&o.header.labels)
     });
-    let unknown: Vec<&str> = namespaces
-        .iter()
-        .filter(|o| o.file.is_none() || o.file.as_ref().is_some_and(|f| f.path == "-"))
-        .filter(|o| sel.matches(&o.header.labels))
-        .filter_map(|o| o.header.name.as_deref())
-        .collect();
-    if !unknown.is_empty() && objects.iter().any(|o| matches!(o.body, Body::Csv(_))) {
+    for o in not_yours {
         results.push(
             Finding::warning(format!(
-                "{} selects Namespace object(s) whose files are not known ({}), so olm-rbac cannot tell yours from ones a bundle ships; name your Namespace files as inputs, or list the namespaces",
-                selector_key(field),
-                unknown.join(", ")
-            ))
-            .on(cfg)
-            .at(field),
-        );
-    }
-    for o in from_bundle {
-        results.push(
-            Finding::warning(format!(
-                "{field} matches this Namespace, but it comes from the bundle's own folder, and the selector reads only your Namespace files: nothing is granted in it"
+                "{field} matches this Namespace, but it is not known to be yours (it comes from the bundle's folder or its root, from stdin, or from no known file), and a bundle does not get to choose where access is granted: nothing is granted in it; pass your Namespace files from a folder of their own, or list the namespaces"
             ))
             .on(&o.object_ref())
             .in_file(o.file.as_ref()),

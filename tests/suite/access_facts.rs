@@ -58,7 +58,8 @@ fn identities() -> Vec<(&'static str, Identity)> {
 fn rendered_policy(bundle: &str, spec: &str) -> Policy {
     let mut inputs: Vec<Source> =
         docs_of(bundle).into_iter().map(|d| Source { name: "bundle.yaml".into(), text: d }).collect();
-    inputs.push(Source { name: "namespaces.yaml".into(), text: NAMESPACES.into() });
+    // The admin's Namespaces, from a folder of their own: the only ones a selector reads.
+    inputs.push(Source { name: "admin/namespaces.yaml".into(), text: NAMESPACES.into() });
     let out = render(&inputs, &[Source { name: "rbac.yaml".into(), text: config("ext", spec) }]);
     assert_eq!(out.code, 0, "{bundle}: {}", out.stderr);
     load(&[

@@ -21,9 +21,12 @@ fn extension(bundle: &str) -> &str {
 /// checking that every document it did not patch passed through byte for byte.
 fn golden_text(bundle: &str, spec: &str, extra: &str) -> String {
     let mut docs = docs_of(bundle);
+    let bundle_docs = docs.len();
     docs.extend(split_documents(extra).unwrap().into_iter().map(|c| c.text.into_owned()));
-    let inputs: Vec<Source> =
-        docs.iter().enumerate().map(|(i, d)| Source { name: format!("doc{i}.yaml"), text: d.clone() }).collect();
+    // The extra documents (the admin's Namespaces) from a folder of their own:
+    // the only Namespaces a selector reads.
+    let name = |i: usize| if i < bundle_docs { format!("doc{i}.yaml") } else { format!("admin/doc{i}.yaml") };
+    let inputs: Vec<Source> = docs.iter().enumerate().map(|(i, d)| Source { name: name(i), text: d.clone() }).collect();
     let config = Source { name: "rbac.yaml".into(), text: config(extension(bundle), spec) };
     let out = render(&inputs, &[config]);
     assert_eq!(out.code, 0, "{bundle}: {}", out.stderr);

@@ -441,9 +441,8 @@ fn the_selector_reads_the_admins_namespaces_not_the_bundles() {
     assert!(p.can(&sa, &lease("ops")).is_some(), "the install namespace always is");
     assert!(p.can(&sa, &lease("bundle-picked")).is_none(), "a Namespace from the bundle's folder is not");
     assert!(
-        out.stderr.contains(
-            "spec.operator.targetNamespaceSelector matches this Namespace, but it comes from the bundle's own folder"
-        ),
+        out.stderr
+            .contains("spec.operator.targetNamespaceSelector matches this Namespace, but it is not known to be yours"),
         "{}",
         out.stderr
     );

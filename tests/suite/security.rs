@@ -831,7 +831,12 @@ fn a_namespace_shipped_in_the_bundle_is_not_selected() {
     let docs = bundle(&[shipped.to_string()]);
     for run in run_both(&docs, BIND_ALL) {
         assert_eq!(run.code, 0, "{}", run.messages);
-        assert!(run.messages.contains("comes from the bundle's own folder"), "{}: {}", run.runner, run.messages);
+        assert!(
+            run.messages.contains("matches this Namespace, but it is not known to be yours"),
+            "{}: {}",
+            run.runner,
+            run.messages
+        );
         let p = policy(&run.output);
         let readers = Identity::new("r", &["readers".into()]);
         assert!(
@@ -1014,4 +1019,36 @@ fn earlier_output_in_a_bundle_folder_counts_only_as_exactly_what_this_run_writes
             run.messages
         );
     }
+}
+
+/// A Namespace beside the bundle's manifests in its root (`bundle/extra/`),
+/// whose origin cannot be told, is not the admin's: a selector that matches
+/// it grants nothing there, and says so.
+#[test]
+fn a_namespace_beside_the_bundle_in_its_root_is_not_selected() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |p: &str| dir.path().join(p);
+    for d in ["bundle/manifests", "bundle/extra", "mine"] {
+        std::fs::create_dir_all(at(d)).unwrap();
+    }
+    for f in std::fs::read_dir(repo("examples/guestbook/manifests")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, at("bundle/manifests").join(f.file_name().unwrap())).unwrap();
+    }
+    let ns =
+        |name: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  labels: {{tenant: a}}\n");
+    std::fs::write(at("bundle/extra/ns.yaml"), ns("sneaky")).unwrap();
+    std::fs::write(at("mine/ns.yaml"), ns("team-a")).unwrap();
+    let spec = "  mode: Bind\n  bindings:\n  - role: edit\n    subjects: [{kind: Group, name: devs}]\n    namespaceSelector: {matchLabels: {tenant: a}}\n";
+    std::fs::write(at("rbac.yaml"), config("guestbook", spec)).unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["render", "--config", "rbac.yaml", "bundle/manifests", "bundle/extra", "mine"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rendered = text(&out.stdout);
+    assert!(!rendered.contains("namespace: sneaky"), "no binding in the bundle's Namespace");
+    assert!(rendered.contains("namespace: team-a"), "the admin's Namespace is selected");
+    assert!(text(&out.stderr).contains("warning: Namespace sneaky: spec.bindings[0].namespaceSelector matches this Namespace, but it is not known to be yours"), "{}", text(&out.stderr));
 }

@@ -91,10 +91,12 @@ fn namespaced_binding_of_a_cluster_scoped_api_is_skipped_with_a_warning() {
 
 #[test]
 fn selectors_pick_namespaces_from_the_input_and_warn_when_none_match() {
+    // The admin's own Namespace files: a selector reads no others.
     let ns = |name: &str, tenant: &str| {
         let mut h = header("v1", "Namespace", name);
         h.labels.insert("tenant".into(), tenant.into());
-        InputObject { header: h, ..Default::default() }
+        let file = Some(FileRef { path: format!("admin/{name}.yaml"), index: Some(0) });
+        InputObject { header: h, file, ..Default::default() }
     };
     let selector = |tenant: &str| Selector {
         match_labels: [("tenant".to_string(), tenant.to_string())].into(),
