@@ -65,7 +65,7 @@ pub fn log(version: &str, results: &[Result]) -> String {
                 "ruleId": r.rule,
                 "ruleIndex": RULES.iter().position(|(id, _)| *id == r.rule).unwrap_or(0),
                 "level": r.level.as_str(),
-                "message": {"text": r.message},
+                "message": {"text": plain_text(&r.message)},
             });
             if let Some(uri) = &r.uri {
                 let mut location = json!({"physicalLocation": {"artifactLocation": {"uri": uri_of(uri)}}});
@@ -93,6 +93,22 @@ pub fn log(version: &str, results: &[Result]) -> String {
     serde_json::to_string_pretty(&log).map(|s| s + "\n").unwrap_or_default()
 }
 
+/// A message as SARIF's plain text: a `[` or `]` written as itself would
+/// start an embedded link (SARIF 2.1.0, 3.11.6), which a viewer may follow;
+/// each is escaped with a backslash, and so is a backslash written before one.
+fn plain_text(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut chars = message.chars().peekable();
+    while let Some(c) = chars.next() {
+        let before_bracket = c == '\\' && matches!(chars.peek(), Some('[' | ']'));
+        if matches!(c, '[' | ']') || before_bracket {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A path as a URI reference: relative paths stay relative (code scanning
 /// resolves them against the checkout), separators are `/`, and the
 /// characters a URI cannot hold are percent-encoded.
@@ -111,6 +127,13 @@ fn uri_of(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brackets_never_start_an_embedded_link() {
+        assert_eq!(plain_text("verbs=[get] [evil](https://x)"), "verbs=\\[get\\] \\[evil\\](https://x)");
+        assert_eq!(plain_text("a\\b"), "a\\b", "a backslash before no bracket stays");
+        assert_eq!(plain_text("a\\[b"), "a\\\\\\[b");
+    }
 
     #[test]
     fn paths_become_uri_references() {

@@ -69,7 +69,8 @@ fn render_writes_its_errors_and_the_gates_verdicts_as_sarif() {
     assert_valid(&log);
     let results = results(&log);
     let gate: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == "install-policy").collect();
-    let denied = |r: &Value| r["message"]["text"].as_str().unwrap().contains("spec.operator.policy.deny[0] forbids");
+    let denied =
+        |r: &Value| r["message"]["text"].as_str().unwrap().contains("spec.operator.policy.deny\\[0\\] forbids");
     assert!(gate.iter().any(|r| denied(r)), "{results:#?}");
     assert!(gate.iter().filter(|r| denied(r)).all(|r| r["level"] == "error"), "{results:#?}");
     assert!(gate.iter().any(|r| r["level"] == "warning"), "the catalogue's warnings, without a ceiling");
