@@ -95,6 +95,8 @@ pub(crate) const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 pub(crate) const MANAGER: &str = "olm-rbac";
 pub(crate) const EXTENSION_LABEL: &str = "olm-rbac.io/extension";
 pub(crate) const ROLE_LABEL: &str = "olm-rbac.io/role";
+/// The [`ROLE_LABEL`] of the admission policies and bindings `spec.admissionPolicy` writes.
+pub(crate) const ADMISSION_POLICY_ROLE: &str = "admission-policy";
 pub(crate) const API_ANNOTATION: &str = "olm-rbac.io/api";
 pub(crate) const MODE_ANNOTATION: &str = "olm-rbac.io/mode";
 /// kustomize's record of the file an object came from.

@@ -351,7 +351,13 @@ pub fn report_with(inputs: &[Source], format: Format, common: Common) -> Outcome
         let r = matrix::build(policy);
         match format {
             Format::Table => Outcome { stdout: matrix::table(&r), stderr: String::new(), code: 0 },
-            Format::Markdown => Outcome { stdout: matrix::markdown(&r), stderr: String::new(), code: 0 },
+            Format::Markdown => {
+                let picture = |extension: &Option<String>| {
+                    let picture = graph::cluster(&r, extension);
+                    (!picture.nodes.is_empty()).then(|| graph::mermaid(&picture))
+                };
+                Outcome { stdout: matrix::markdown(&r, picture), stderr: String::new(), code: 0 }
+            }
             Format::Json | Format::Yaml => encoded(&r, format),
             Format::Dot => Outcome { stdout: graph::dot(&graph::clusters(&r)), stderr: String::new(), code: 0 },
             // The command line offers SARIF for diff only.

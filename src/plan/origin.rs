@@ -17,7 +17,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{Body, InputObject};
+use crate::model::{Body, InputObject, OLM_V1_GROUP};
 
 /// Whose an object is, by the file it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,6 +225,16 @@ fn members_where(
 
 fn has_unrooted_csv(objects: &[InputObject]) -> bool {
     objects.iter().any(|o| matches!(o.body, Body::Csv(_)) && source_folder(o).as_deref() == Some(""))
+}
+
+/// The input item that is `extension`'s `ClusterExtension`, unless it comes
+/// from the bundle's folder: one the bundle ships is the bundle's claim, not
+/// the admin's word. (Of unknown origin it is returned: callers that act on
+/// the admin's word also ask [`Origins::is_admin`].)
+pub(crate) fn extension_object(extension: &str, objects: &[InputObject], origins: &Origins) -> Option<usize> {
+    objects.iter().enumerate().position(|(i, o)| {
+        !origins.is_bundle(i) && o.is(OLM_V1_GROUP, "ClusterExtension") && o.header.name.as_deref() == Some(extension)
+    })
 }
 
 #[cfg(test)]

@@ -15,12 +15,10 @@ use crate::model::*;
 use crate::semver::{Range, Version};
 
 use super::input::Planning;
-use super::steps::extension_object;
+use super::origin::extension_object;
 use super::Made;
 
 mod admission;
-
-pub(crate) use admission::PIN_ROLE;
 
 /// The label catalogd sets on every ClusterCatalog: its name. A selector on
 /// it names one catalog.
@@ -44,8 +42,8 @@ pub(super) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     let config = p.config;
     let objects = p.objects();
     let admin = |i: &usize| p.origins().is_admin(*i);
-    let Some(i) = extension_object(config, objects, p.origins()).filter(admin) else {
-        let elsewhere = extension_object(config, objects, p.origins()).is_some()
+    let Some(i) = extension_object(&config.extension, objects, p.origins()).filter(admin) else {
+        let elsewhere = extension_object(&config.extension, objects, p.origins()).is_some()
             || objects.iter().enumerate().any(|(i, o)| {
                 p.origins().is_bundle(i)
                     && o.is(OLM_V1_GROUP, "ClusterExtension")

@@ -20,7 +20,6 @@ use crate::reserved;
 use super::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
 use super::input::Input;
 use super::olm_apis::{self, OlmRole};
-use super::pinning::PIN_ROLE;
 use super::roles::rule_for_parts;
 use super::Object;
 
@@ -259,7 +258,7 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
         Some(AccountRole::Installer) => return check_operator_claim(o).map(|()| extension.clone()),
         None => {}
     }
-    if labels.get(ROLE_LABEL).map(String::as_str) == Some(PIN_ROLE) {
+    if labels.get(ROLE_LABEL).map(String::as_str) == Some(ADMISSION_POLICY_ROLE) {
         let admission = |kind: &str| o.is("admissionregistration.k8s.io", kind);
         return (admission("ValidatingAdmissionPolicy") || admission("ValidatingAdmissionPolicyBinding"))
             .then(|| extension.clone())

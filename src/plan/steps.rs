@@ -12,7 +12,7 @@ use crate::model::*;
 
 use super::bundle::Provided;
 use super::input::{Input, OperatorInput, Planning};
-use super::origin::{Origin, Origins};
+use super::origin::{extension_object, Origin, Origins};
 use super::provenance::Claims;
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{
@@ -94,20 +94,13 @@ enum Installs {
     OlmExtension,
 }
 
-/// The input item that is this extension's `ClusterExtension`, if the admin
-/// wrote one: one the bundle ships is the bundle's claim, not the admin's word.
-pub(super) fn extension_object(config: &Config, objects: &[InputObject], origins: &Origins) -> Option<usize> {
-    objects.iter().enumerate().position(|(i, o)| {
-        !origins.is_bundle(i)
-            && o.is(OLM_V1_GROUP, "ClusterExtension")
-            && o.header.name.as_deref() == Some(&config.extension)
-    })
-}
-
 /// Only a ClusterExtension from a known file of the admin's says OLM installs
 /// the bundle: on stdin the bundle could have written it.
 fn installer_of_bundle(config: &Config, objects: &[InputObject], origins: &Origins) -> Installs {
-    match (config.bundle_objects, extension_object(config, objects, origins).filter(|&i| origins.is_admin(i))) {
+    match (
+        config.bundle_objects,
+        extension_object(&config.extension, objects, origins).filter(|&i| origins.is_admin(i)),
+    ) {
         (BundleObjects::Drop, _) => Installs::OlmDropped,
         (BundleObjects::Keep, Some(_)) => Installs::OlmExtension,
         (BundleObjects::Keep, None) => Installs::ThisOutput,
@@ -353,7 +346,7 @@ fn report_removed(p: &Planning<'_>, earlier: &BTreeSet<usize>, generated: &[Made
 /// Shows the outcome on the extension's `ClusterExtension`, if it is in the input.
 fn annotate_extension(p: &Planning<'_>, summary: &str, plan: &mut Draft) {
     let objects = p.objects();
-    let Some(i) = extension_object(p.config, objects, p.origins()) else { return };
+    let Some(i) = extension_object(&p.config.extension, objects, p.origins()) else { return };
     let o = &objects[i];
     if o.header.annotations.get(STATUS_ANNOTATION).map(String::as_str) != Some(summary) {
         let patch = plan.patches.entry(i).or_default();

@@ -20,9 +20,6 @@ use super::super::roles::generated_labels;
 use super::super::{About, Made, Object};
 use super::{Pin, CATALOG_NAME_LABEL};
 
-/// The `olm-rbac.io/role` label of the objects written here.
-pub(crate) const PIN_ROLE: &str = "admission-policy";
-
 /// A text as a CEL string literal: single-quoted, with its quotes,
 /// backslashes and line breaks escaped.
 pub(crate) fn cel_string(text: &str) -> String {
@@ -126,7 +123,7 @@ fn pair(
 ) -> [Made; 2] {
     let metadata = || ObjectMeta {
         name: Some(name.clone()),
-        labels: Some(generated_labels(&config.extension, PIN_ROLE)),
+        labels: Some(generated_labels(&config.extension, ADMISSION_POLICY_ROLE)),
         ..Default::default()
     };
     let rules = NamedRuleWithOperations {
