@@ -289,7 +289,7 @@ fn resource_patterns_meet(p: &str, q: &str) -> bool {
 }
 
 fn urls_overlap(a: &[String], b: &[String]) -> bool {
-    let meet = |p: &str, q: &str| match (p.strip_suffix('*'), q.strip_suffix('*')) {
+    let meet = |p: &str, q: &str| match (super::matches::url_prefix(p), super::matches::url_prefix(q)) {
         (Some(x), Some(y)) => x.starts_with(y) || y.starts_with(x),
         (Some(x), None) => q.starts_with(x),
         (None, Some(y)) => p.starts_with(y),

@@ -44,9 +44,14 @@ pub(crate) fn resource(rule: &PolicyRule, resource: &str, subresource: Option<&s
 
 /// The rule names non-resource URL `url`, or a prefix of it ending in `*`.
 pub(crate) fn non_resource_url(rule: &PolicyRule, url: &str) -> bool {
-    or_empty(&rule.non_resource_urls)
-        .iter()
-        .any(|u| u == url || u.strip_suffix('*').is_some_and(|p| url.starts_with(p)))
+    or_empty(&rule.non_resource_urls).iter().any(|u| u == url || url_prefix(u).is_some_and(|p| url.starts_with(p)))
+}
+
+/// The prefix a non-resource URL pattern ending in `*` stands for, as the
+/// authorizer and the escalation check read it: every trailing `*` trimmed
+/// (`/logs**` is `/logs`). `None` for a URL without a trailing `*`.
+pub(crate) fn url_prefix(pattern: &str) -> Option<&str> {
+    pattern.ends_with('*').then(|| pattern.trim_end_matches('*'))
 }
 
 /// Sorts verbs in the order kubectl users read them ([`VERBS`]); others

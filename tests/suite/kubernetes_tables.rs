@@ -240,6 +240,25 @@ fn authorizer_non_resource_urls_match_exactly_or_by_a_trailing_star() {
     }
 }
 
+/// Kubernetes trims every trailing `*` of a non-resource URL pattern
+/// (`strings.TrimRight`), in the authorizer (`NonResourceURLMatches`) and in
+/// the escalation check (`nonResourceURLCovers`) alike: `/logs**` is the
+/// prefix `/logs`, for asking and for covering.
+#[test]
+fn every_trailing_star_of_a_url_pattern_is_trimmed_as_kubernetes_trims_it() {
+    let p = policy(
+        vec![cluster_role("logs", vec![k8s_rule("get", "", "", "/logs**")])],
+        vec![binding(None, "logs", &["User:u"])],
+    );
+    assert!(may_get_url(&p, "u", &[], "get", "/logs/kubelet"));
+    assert!(may_get_url(&p, "u", &[], "get", "/logsx"));
+    assert!(!may_get_url(&p, "u", &[], "get", "/log"));
+    let owner = [url_rule(&["/logs**"], &["get"])];
+    assert!(covers(&owner, &[url_rule(&["/logs/*"], &["get"])]), "the prefix /logs covers /logs/*");
+    assert!(covers(&owner, &[url_rule(&["/logs/kubelet"], &["get"])]));
+    assert!(!covers(&owner, &[url_rule(&["/lo*"], &["get"])]));
+}
+
 // ---------------------------------------------------------------------------
 // rbac_test.go: TestRuleMatches. One rule, bound cluster-wide to one user.
 
@@ -802,4 +821,26 @@ fn rule_matches_asked_through_can_i_as_kubectl_asks() {
         }
     }
     assert_eq!(asked, 40);
+}
+
+/// The authorizer's side of the same rule, asked through `can-i`.
+#[test]
+fn can_i_asks_a_url_under_a_pattern_of_several_stars_as_the_authorizer_does() {
+    use olm_rbac::check::commands::{can_i, CanI, Common};
+    let manifest = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: logs}\nrules:\n- {nonResourceURLs: ['/logs**'], verbs: [get]}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: logs}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: logs}\nsubjects: [{kind: User, name: u, apiGroup: rbac.authorization.k8s.io}]\n";
+    let input = [Source { name: "rbac.yaml".into(), text: manifest.into() }];
+    for (url, want) in [("/logsx", 0), ("/logs/kubelet", 0), ("/log", 1)] {
+        let query = CanI {
+            verb: "get",
+            resource: url,
+            name: None,
+            namespace: None,
+            all_namespaces: false,
+            user: "u",
+            groups: &[],
+            explain: false,
+            common: Common { builtin_roles: olm_rbac::access::builtin::BuiltinRoles::None, quiet: true },
+        };
+        assert_eq!(can_i(&input, &query).code, want, "{url}");
+    }
 }

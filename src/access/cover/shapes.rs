@@ -128,7 +128,7 @@ impl<'a> UrlShape<'a> {
         let mut everything = false;
         for owned in or_empty(&owner.non_resource_urls) {
             positions.extend(self.urls.find(owned));
-            if let Some(prefix) = owned.strip_suffix('*') {
+            if let Some(prefix) = crate::access::matches::url_prefix(owned) {
                 let start = values.partition_point(|u| *u < prefix);
                 let len = values[start..].partition_point(|u| u.starts_with(prefix));
                 everything |= start == 0 && len == values.len();
