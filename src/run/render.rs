@@ -63,7 +63,7 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
     let previous = take_previous(&mut parsed, &mut split.kept, &mut results);
     let chunks: Vec<Chunk<'_>> = split.kept.iter().map(|(c, _)| c.clone()).collect();
     let objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
-    if split.configs.is_empty() && results.is_empty() {
+    if split.configs.is_empty() && exit_code(&results) == 0 {
         results.push(Finding::error(format!(
             "no {} found: pass one with --config FILE or include it among the inputs",
             config::KIND
@@ -71,7 +71,15 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
     }
     let packages: BundlePackages =
         options.bundle_roots.iter().filter_map(|r| Some((r.manifests(), package_of(&r.annotations()?)?))).collect();
-    let mut plan = if results.is_empty() { plan_in(&parsed, &objects, &packages) } else { Plan::refused(results) };
+    // Warnings read before planning (a merge noted in a CRD's schema) go with
+    // the plan's results; only an error stops the planning.
+    let mut plan = if exit_code(&results) == 0 {
+        let mut plan = plan_in(&parsed, &objects, &packages);
+        plan.add_results(results, Vec::new());
+        plan
+    } else {
+        Plan::refused(results)
+    };
     plan.add_results(options.bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
     if let Some(path) = &options.sarif {
         let lines = split.configs.iter().chain(&split.kept).map(|(c, f)| ((f.path.clone(), f.index), c.line));

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
-use super::header::{resolve_header, HeaderCollector, ItemHeader};
+use super::header::{notes_of, resolve_header, HeaderCollector, ItemHeader};
 use super::merge::{Dispute, MergeCheck};
 use super::text::{
     after_marker_line, dash_line, line_start, line_start_at_or_after, marker_line_start, offset, pos_of, relative,
@@ -233,7 +233,8 @@ fn cut_items<'a>(
     let mut lines = LineCounter::default();
     let mut chunks = Vec::with_capacity(chunk_starts.len());
     for (i, (&s, e)) in chunk_starts.iter().zip(bounds).enumerate() {
-        let (header, elide, indirect, notes) = item_headers.get(i).cloned().unwrap_or_default();
+        let (header, elide, indirect, disputes) = item_headers.get(i).cloned().unwrap_or_default();
+        let notes = notes_of(&header, disputes)?;
         let mut chunk = Chunk {
             text: Cow::Borrowed(&src[s..e]),
             layout: Layout::SeqEntry { indent },
@@ -311,7 +312,8 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
     docs.into_iter()
         .filter(|d| d.content)
         .map(|d| {
-            let (header, elide, indirect, notes) = item_headers.next().unwrap_or_default();
+            let (header, elide, indirect, disputes) = item_headers.next().unwrap_or_default();
+            let notes = notes_of(&header, disputes)?;
             let range = d.start..d.end.max(d.start);
             let mut chunk = Chunk {
                 text: Cow::Borrowed(&src[range.clone()]),
@@ -332,8 +334,8 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
 /// reads (a CRD's schema: the cluster and olm-rbac decide nothing by it),
 /// refused anywhere else.
 fn place(dispute: Dispute, headers: &mut HeaderCollector, in_item: bool) -> Result<(), YamlError> {
-    if in_item && headers.in_elided() {
-        headers.note(dispute.note());
+    if in_item && headers.in_elided() && dispute.may_be_noted() {
+        headers.note(dispute);
         return Ok(());
     }
     Err(dispute.into_error())

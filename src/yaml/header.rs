@@ -7,14 +7,27 @@ use std::ops::Range;
 
 use granit_parser::Event;
 
-use super::merge::is_merge_key;
+use super::merge::{is_merge_key, Dispute};
 use super::view::REPEATED_KEY;
 use super::walk::{Step, Walker};
 use super::{parse_item, Chunk, Header, Pos, YamlError};
 
 /// What the walk learns of one item: its header, the ranges no view reads
-/// (absolute), whether it is [`Chunk::indirect`], and its [`Chunk::notes`].
-pub(super) type ItemHeader = (Header, Vec<Range<usize>>, bool, Vec<String>);
+/// (absolute), whether it is [`Chunk::indirect`], and the merges readers
+/// apply differently where no view reads (see [`notes_of`]).
+pub(super) type ItemHeader = (Header, Vec<Range<usize>>, bool, Vec<Dispute>);
+
+/// What an item's disputes come to: said, for a CustomResourceDefinition,
+/// whose schema no view reads; refused for any other kind, whose `spec.validation`
+/// or `spec.versions[].schema` is no schema and may be read.
+pub(super) fn notes_of(header: &Header, disputes: Vec<Dispute>) -> Result<Vec<String>, YamlError> {
+    let crd =
+        header.kind.as_deref() == Some("CustomResourceDefinition") && header.group() == Some("apiextensions.k8s.io");
+    match disputes.into_iter().next() {
+        Some(first) if !crd => Err(first.into_error()),
+        first => Ok(first.into_iter().map(|d| d.note()).collect()),
+    }
+}
 
 /// Subtrees that no view reads but that make up most of a CRD's bytes: the
 /// schema of each version (v1) and the validation schema (v1beta1).
@@ -28,8 +41,8 @@ pub(super) struct HeaderCollector {
     elide: Vec<Vec<Range<usize>>>,
     /// Per item: see [`Chunk::indirect`].
     indirect: Vec<bool>,
-    /// Per item: see [`Chunk::notes`].
-    notes: Vec<Vec<String>>,
+    /// Per item: merges readers apply differently where no view reads.
+    notes: Vec<Vec<Dispute>>,
     /// Header keys seen in the current item, by map (0 root, 1 metadata,
     /// 2 labels, 3 annotations), to notice a repeated one.
     seen: BTreeSet<(u8, String)>,
@@ -63,10 +76,11 @@ impl HeaderCollector {
         self.open.is_some()
     }
 
-    /// Something to say about the current item that does not stop it.
-    pub(super) fn note(&mut self, text: String) {
+    /// A dispute in a range no view reads, for [`notes_of`] to judge once
+    /// the item's kind is known.
+    pub(super) fn note(&mut self, dispute: Dispute) {
         if let Some(notes) = self.notes.last_mut() {
-            notes.push(text);
+            notes.push(dispute);
         }
     }
 

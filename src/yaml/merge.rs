@@ -51,9 +51,18 @@ pub(super) struct Dispute {
     merged: Value,
     /// The `<<`.
     pub pos: Pos,
+    /// The disputed mapping, or one around it, is anchored: an alias may
+    /// carry it where its value is read, so it is never only said.
+    pub aliasable: bool,
 }
 
 impl Dispute {
+    /// Whether it may be only said, where no view reads it: not when an alias
+    /// may carry it elsewhere.
+    pub(super) fn may_be_noted(&self) -> bool {
+        !self.aliasable
+    }
+
     pub(super) fn into_error(self) -> YamlError {
         YamlError {
             message: format!(
@@ -146,6 +155,9 @@ struct Frame {
     aliased: HashSet<usize>,
     /// A complex key is open: the value comes after it.
     in_key: bool,
+    /// The value being read is that of the last key pushed in [`MergeCheck::keys`]
+    /// (not of an alias or a complex key, which have no slot there).
+    value_slot: bool,
 }
 
 impl Frame {
@@ -161,6 +173,7 @@ impl Frame {
             supplied: Supplied::new(),
             aliased: HashSet::new(),
             in_key: false,
+            value_slot: false,
         }
     }
 }
@@ -243,6 +256,7 @@ impl<'a> MergeCheck<'a> {
             // A complex key (`? [a, b]`): its value comes after it closes.
             top.expect_key = false;
             top.in_key = true;
+            top.value_slot = false;
             return Ok(Role::Plain);
         }
         if top.is_map && top.merge_value.is_some() {
@@ -269,15 +283,19 @@ impl<'a> MergeCheck<'a> {
                 top.merge_value = Some(pos);
             } else if let Some(key) = key {
                 self.keys.push((key, pos, None));
+                top.value_slot = true;
+                return Ok(());
             }
+            top.value_slot = false;
             return Ok(());
         }
         if (top.is_map && top.merge_value.is_some()) || top.role == Role::List {
             // `<<: ~`, `<<: x`, or a scalar in a merge list.
             return Err(not_mergeable(pos));
         }
-        // A scalar value of the mapping's last explicit key.
-        if top.is_map && self.keys.len() > top.keys_from {
+        // A scalar value of the mapping's last explicit key, when it is that
+        // key's (after an alias or a complex key it is not).
+        if top.is_map && top.value_slot && self.keys.len() > top.keys_from {
             if let Some(last) = self.keys.last_mut() {
                 last.2 = value;
             }
@@ -290,6 +308,7 @@ impl<'a> MergeCheck<'a> {
         let Some(top) = self.frames.last_mut() else { return Ok(()) };
         if top.is_map && top.expect_key {
             top.expect_key = false; // an alias as a key: not a merge, and no name to compare
+            top.value_slot = false;
             return Ok(());
         }
         let merging = (top.is_map && top.merge_value.is_some()) || top.role == Role::List;
@@ -318,6 +337,7 @@ impl<'a> MergeCheck<'a> {
     /// Keys a merge supplies, from an alias or a closed source, to the merge
     /// list being read or the mapping whose `<<` this is.
     fn supply(&mut self, keys: Supplied, pos: Pos) -> Result<(), YamlError> {
+        let aliasable = self.frames.iter().any(|f| f.anchor != 0);
         let Some(top) = self.frames.last_mut() else { return Ok(()) };
         if top.role == Role::List {
             join(&mut top.supplied, keys);
@@ -333,8 +353,14 @@ impl<'a> MergeCheck<'a> {
         };
         if let Some((key, key_pos, value)) = written.iter().find(differs) {
             let merged = keys.get(key.as_ref()).cloned().flatten();
-            self.dispute =
-                Some(Dispute { key: key.to_string(), key_line: key_pos.line, written: value.clone(), merged, pos: at });
+            self.dispute = Some(Dispute {
+                key: key.to_string(),
+                key_line: key_pos.line,
+                written: value.clone(),
+                merged,
+                pos: at,
+                aliasable,
+            });
         }
         join(&mut top.supplied, keys);
         self.after_value();

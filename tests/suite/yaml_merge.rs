@@ -231,3 +231,61 @@ fn a_differing_merge_in_a_schema_is_said_and_in_a_rule_refused() {
         refused.stderr
     );
 }
+
+/// Found in review: a warning read before planning (the schema note) must
+/// not stop the planning, or the gate would never run. The bundle's
+/// over-broad role and binding are still judged and refused.
+#[test]
+fn a_schema_note_does_not_switch_the_gate_off() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        example: {a: 1, <<: {a: 2}}\n";
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: helper\n  labels: {rbac.authorization.k8s.io/aggregate-to-admin: \"true\"}\nrules:\n- {apiGroups: [''], resources: [secrets], verbs: ['*']}\n";
+    let out = render(
+        &[
+            Source { name: "bundle/crd.yaml".into(), text: crd.into() },
+            Source { name: "bundle/role.yaml".into(), text: role.into() },
+        ],
+        &[Source { name: "rbac.yaml".into(), text: AGGREGATE.into() }],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("CRD's schema"), "{}", out.stderr);
+    assert!(out.stderr.contains("generated 4 ClusterRole(s)"), "the planning ran: {}", out.stderr);
+    assert!(out.stderr.contains("warning: ClusterRole helper: this bundle role carries aggregation labels"), "{}", out.stderr);
+}
+
+/// Found in review: a value after an alias used as a key is no value of the
+/// key written before it, so `name` below still differs from the merged one.
+#[test]
+fn an_alias_key_does_not_lend_its_value_to_the_key_before_it() {
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  annotations: {note: &k generateName}\n  name: helper\n  *k : view\n  <<: {name: view}\nrules: []\n";
+    let out = render(
+        &[Source { name: "bundle/role.yaml".into(), text: role.into() }],
+        &[Source { name: "rbac.yaml".into(), text: AGGREGATE.into() }],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("the key \"name\" (line 5) is written before a merge key (<<) that sets it to another value"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Found in review: only a CRD's schema is unread. Under another kind's
+/// `spec.validation`, or inside an anchored mapping an alias may carry into
+/// what is read (a CSV's permissions), a differing merge is refused.
+#[test]
+fn a_differing_merge_outside_a_crds_schema_or_aliasable_is_refused() {
+    let csv = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: op.v1.0.0\nspec:\n  validation:\n    x: {verbs: [get], <<: {verbs: ['*']}}\n";
+    let out = render(
+        &[Source { name: "bundle/csv.yaml".into(), text: csv.into() }],
+        &[Source { name: "rbac.yaml".into(), text: AGGREGATE.into() }],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("sets it to another value"), "{}", out.stderr);
+    let crd_anchored = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names: {plural: widgets, kind: Widget}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: &s {type: object, <<: {type: string}}\n";
+    let out = render(
+        &[Source { name: "bundle/crd.yaml".into(), text: crd_anchored.into() }],
+        &[Source { name: "rbac.yaml".into(), text: AGGREGATE.into() }],
+    );
+    assert_eq!(out.code, 1, "an anchored dispute may be aliased elsewhere: {}", out.stderr);
+}
