@@ -346,16 +346,22 @@ impl Plan {
 /// shrinking past [`SETTLE_ROUNDS`] gets the safe reading, nothing believed
 /// in a bundle's folder.
 pub(crate) fn plan(configs: &[Config], objects: &[InputObject]) -> Plan {
-    plan_in(configs, objects, &BundlePackages::new())
+    plan_in(configs, objects, &BundleRoots::default())
 }
 
-/// The package each bundle folder's `metadata/annotations.yaml` names, by
-/// the folder its objects are in (`<root>/manifests`): what the runner read
-/// beside the objects, when it read a bundle's root.
-pub(crate) type BundlePackages = BTreeMap<String, String>;
+/// What the runner learned reading bundles' roots (folders laid out as
+/// registry+v1: `manifests/` and `metadata/annotations.yaml`): the roots
+/// themselves, whose files are all the bundle's, wherever its CSV sits; and
+/// the package each names, by the folder its objects are in
+/// (`<root>/manifests`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BundleRoots {
+    pub roots: Vec<String>,
+    pub packages: BTreeMap<String, String>,
+}
 
 /// [`plan`], knowing the packages the runner read for bundle folders.
-pub(crate) fn plan_in(configs: &[Config], objects: &[InputObject], packages: &BundlePackages) -> Plan {
+pub(crate) fn plan_in(configs: &[Config], objects: &[InputObject], packages: &BundleRoots) -> Plan {
     let install = |extension: &str| configs.iter().find(|c| c.extension == extension)?.install_namespace();
     let mut believed = Believed::at_most(objects);
     for _ in 0..SETTLE_ROUNDS {
@@ -381,7 +387,7 @@ const SETTLE_ROUNDS: usize = 5;
 /// gathers a ClusterRole it writes: the install gate judges a binding to a
 /// built-in role by what every config of the run aggregates into it, known
 /// once all are planned.
-fn settled_draft(configs: &[Config], objects: &[InputObject], packages: &BundlePackages, believed: &Believed) -> Draft {
+fn settled_draft(configs: &[Config], objects: &[InputObject], packages: &BundleRoots, believed: &Believed) -> Draft {
     let mut input = Input::new(objects, packages);
     let first = draft(configs, &input, believed);
     if configs.iter().any(steps::judges_grants) && input.hold_written(&first.generated) {

@@ -40,13 +40,14 @@ pub(super) struct Input<'a> {
     /// name gets, aggregation included, is read here. `None` when the
     /// bootstrap data cannot be read.
     pub built_in: Option<Policy>,
-    /// The package each bundle folder's annotations name (see [`super::BundlePackages`]).
-    pub packages: &'a super::BundlePackages,
+    /// The package each bundle folder's annotations name (see [`super::BundleRoots`]).
+    pub packages: &'a BTreeMap<String, String>,
 }
 
 impl<'a> Input<'a> {
-    pub(super) fn new(objects: &'a [InputObject], packages: &'a super::BundlePackages) -> Input<'a> {
-        let origins = Origins::classify(objects);
+    pub(super) fn new(objects: &'a [InputObject], roots: &'a super::BundleRoots) -> Input<'a> {
+        let origins = Origins::classify_in(objects, &roots.roots);
+        let packages = &roots.packages;
         let admins =
             objects.iter().enumerate().filter(|&(i, o)| origins.is_admin(i) && o.is(RBAC_GROUP, "ClusterRole"));
         let built_in = access::builtin::policy().ok().map(|_| access::from_objects(admins.map(|(_, o)| o)));

@@ -54,9 +54,19 @@ struct BundleFolder {
 
 impl Origins {
     /// Classifies every object by its file.
+    #[cfg(test)]
     pub(crate) fn classify(objects: &[InputObject]) -> Origins {
+        Self::classify_in(objects, &[])
+    }
+
+    /// [`Origins::classify`], knowing `bundle_roots`: folders the runner read
+    /// as a bundle's root (registry+v1). Everything in one is the bundle's,
+    /// wherever the bundle put its CSV: its `manifests/` is the bundle's own
+    /// folder, the rest of the root cannot be told apart.
+    pub(crate) fn classify_in(objects: &[InputObject], bundle_roots: &[String]) -> Origins {
         let csvs = objects.iter().filter(|o| matches!(o.body, Body::Csv(_))).filter_map(source_folder);
-        let folders = BundleFolders::of_csvs(csvs);
+        let roots = bundle_roots.iter().map(|r| format!("{r}/manifests"));
+        let folders = BundleFolders::of_csvs(csvs.chain(roots));
         let unrooted = has_unrooted_csv(objects);
         // A CSV from no known file may be a bundle anywhere: nothing can be
         // known to be outside it.

@@ -12,7 +12,7 @@ use crate::findings::{FileRef, Finding};
 use crate::input::BundleRoot;
 use crate::model::{view_for, ViewKind};
 use crate::plan::origin::{folder_of, BundleFolders};
-use crate::plan::{plan_in, BundlePackages, Plan};
+use crate::plan::{plan_in, BundleRoots, Plan};
 use crate::yaml::{self, Chunk};
 
 /// How `render` writes what it decided: the command line's choices.
@@ -69,8 +69,14 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
             config::KIND
         )));
     }
-    let packages: BundlePackages =
-        options.bundle_roots.iter().filter_map(|r| Some((r.manifests(), package_of(&r.annotations()?)?))).collect();
+    let packages = BundleRoots {
+        roots: options.bundle_roots.iter().map(|r| r.path.trim_end_matches('/').to_string()).collect(),
+        packages: options
+            .bundle_roots
+            .iter()
+            .filter_map(|r| Some((r.manifests(), package_of(&r.annotations()?)?)))
+            .collect(),
+    };
     // Warnings read before planning (a merge noted in a CRD's schema) go with
     // the plan's results; only an error stops the planning.
     let mut plan = if exit_code(&results) == 0 {

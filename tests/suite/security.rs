@@ -1052,3 +1052,41 @@ fn a_namespace_beside_the_bundle_in_its_root_is_not_selected() {
     assert!(rendered.contains("namespace: team-a"), "the admin's Namespace is selected");
     assert!(text(&out.stderr).contains("warning: Namespace sneaky: spec.bindings[0].namespaceSelector matches this Namespace, but it is not known to be yours"), "{}", text(&out.stderr));
 }
+
+/// Found in review: a bundle's root (registry+v1: `manifests/` and
+/// `metadata/annotations.yaml`) is the bundle's whole, wherever the bundle
+/// puts its CSV; moving the CSV out of `manifests/` does not make the rest of
+/// the root the admin's.
+#[test]
+fn a_bundle_root_is_the_bundles_wherever_its_csv_sits() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |p: &str| dir.path().join(p);
+    for d in ["bundle/manifests", "bundle/metadata", "bundle/extra", "admin"] {
+        std::fs::create_dir_all(at(d)).unwrap();
+    }
+    std::fs::write(
+        at("bundle/metadata/annotations.yaml"),
+        "annotations:\n  operators.operatorframework.io.bundle.package.v1: guestbook-operator\n",
+    )
+    .unwrap();
+    for f in std::fs::read_dir(repo("examples/guestbook/manifests")).unwrap() {
+        let f = f.unwrap().path();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let to = if name.contains("clusterserviceversion") { "bundle/extra" } else { "bundle/manifests" };
+        std::fs::copy(&f, at(to).join(name)).unwrap();
+    }
+    let ns =
+        |name: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  labels: {{tenant: a}}\n");
+    std::fs::write(at("bundle/manifests/ns.yaml"), ns("prod-payments")).unwrap();
+    std::fs::write(at("admin/ns.yaml"), ns("team-a")).unwrap();
+    let spec = "  mode: Bind\n  bindings:\n  - role: edit\n    subjects: [{kind: Group, name: devs}]\n    namespaceSelector: {matchLabels: {tenant: a}}\n";
+    std::fs::write(at("admin/rbac.yaml"), config("guestbook", spec)).unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["render", "--config", "admin/rbac.yaml", "bundle/", "admin/ns.yaml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("namespace: prod-payments"), "nothing granted in the bundle's Namespace");
+    assert!(text(&out.stdout).contains("namespace: team-a"));
+}

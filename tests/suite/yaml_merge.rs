@@ -249,7 +249,11 @@ fn a_schema_note_does_not_switch_the_gate_off() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("CRD's schema"), "{}", out.stderr);
     assert!(out.stderr.contains("generated 4 ClusterRole(s)"), "the planning ran: {}", out.stderr);
-    assert!(out.stderr.contains("warning: ClusterRole helper: this bundle role carries aggregation labels"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("warning: ClusterRole helper: this bundle role carries aggregation labels"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// Found in review: a value after an alias used as a key is no value of the
