@@ -95,13 +95,12 @@ pub fn log(version: &str, results: &[Result]) -> String {
 
 /// A message as SARIF's plain text: a `[` or `]` written as itself would
 /// start an embedded link (SARIF 2.1.0, 3.11.6), which a viewer may follow;
-/// each is escaped with a backslash, and so is a backslash written before one.
+/// each is escaped with a backslash, and so is every backslash, so that no run
+/// of them can unescape a bracket.
 fn plain_text(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
-    let mut chars = message.chars().peekable();
-    while let Some(c) = chars.next() {
-        let before_bracket = c == '\\' && matches!(chars.peek(), Some('[' | ']'));
-        if matches!(c, '[' | ']') || before_bracket {
+    for c in message.chars() {
+        if matches!(c, '[' | ']' | '\\') {
             out.push('\\');
         }
         out.push(c);
@@ -131,8 +130,11 @@ mod tests {
     #[test]
     fn brackets_never_start_an_embedded_link() {
         assert_eq!(plain_text("verbs=[get] [evil](https://x)"), "verbs=\\[get\\] \\[evil\\](https://x)");
-        assert_eq!(plain_text("a\\b"), "a\\b", "a backslash before no bracket stays");
-        assert_eq!(plain_text("a\\[b"), "a\\\\\\[b");
+        assert_eq!(plain_text("a\\b"), "a\\\\b");
+        assert_eq!(
+            plain_text("x\\\\[click\\\\](https://evil.example/)"),
+            "x\\\\\\\\\\[click\\\\\\\\\\](https://evil.example/)"
+        );
     }
 
     #[test]

@@ -39,9 +39,26 @@ pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], mut options: Rende
     ) {
         return Outcome::failure(&refusal, USAGE_ERROR);
     }
+    // A file that cannot be read is an error like any other: in the SARIF
+    // log too, when one is asked for, so that CI never uploads an older one.
+    let unreadable = |e: &str| {
+        if let Some(path) = &options.sarif {
+            let result = crate::sarif::Result {
+                rule: crate::sarif::RENDER_ERROR,
+                level: crate::sarif::Level::Error,
+                message: e.to_string(),
+                uri: None,
+                line: None,
+            };
+            if let Err(w) = std::fs::write(path, crate::sarif::log(env!("CARGO_PKG_VERSION"), &[result])) {
+                return Outcome::failure(&format!("{e}; and --sarif {}: {w}", path.display()), 1);
+            }
+        }
+        Outcome::failure(e, 1)
+    };
     let configs = match config.map(read_path).transpose() {
         Ok(c) => c.unwrap_or_default(),
-        Err(e) => return Outcome::failure(&e, 1),
+        Err(e) => return unreadable(&e),
     };
     let config_file = config.and_then(|c| std::fs::canonicalize(c).ok());
     let is_config_file = |name: &str| config_file.is_some() && std::fs::canonicalize(name).ok() == config_file;
@@ -53,7 +70,7 @@ pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], mut options: Rende
                 inputs.extend(read.sources.into_iter().filter(|s| !is_config_file(&s.name)));
                 options.bundle_roots.extend(read.bundle_roots);
             }
-            Err(e) => return Outcome::failure(&e, 1),
+            Err(e) => return unreadable(&e),
         }
     }
     render_with(&inputs, &configs, &options)

@@ -127,3 +127,26 @@ fn diff_writes_each_gain_as_a_sarif_result() {
     let report = run_bin(&["report", "-o", "sarif", "-f", paths[1].to_str().unwrap()], "");
     assert_eq!(report.status.code(), Some(2), "report writes no SARIF");
 }
+
+/// Found in review: an input that cannot be read is in the log too, so CI
+/// never uploads an older one; and a name cannot unescape a bracket.
+#[test]
+fn an_unreadable_input_is_logged_and_brackets_stay_text() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("bundle")).unwrap();
+    std::fs::write(dir.path().join("bundle/bad.yaml"), [0xff, 0xfe, b'\n']).unwrap();
+    std::fs::write(dir.path().join("rbac.yaml"), config("x", "  mode: Aggregate\n")).unwrap();
+    let log_path = dir.path().join("out.sarif");
+    std::fs::write(&log_path, "an older log").unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["render", "-c", "rbac.yaml", "bundle", "--sarif", log_path.to_str().unwrap()])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&log_path).unwrap()).unwrap();
+    assert_valid(&log);
+    let results = results(&log);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["level"], "error");
+}
