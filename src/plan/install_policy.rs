@@ -45,6 +45,12 @@ use verdict::warn_dangerous;
 /// be called this, so no policy entry lists it.
 const UNNAMED_INSTALL_NAMESPACE: &str = "(the install namespace)";
 
+/// Where a bundle RoleBinding that names no namespace lands when this output
+/// is applied (`bundleObjects: Keep`): the applier's current namespace, which
+/// could be any. No policy entry can list it; a `deny` scoped to namespaces
+/// applies to it, and an `allow` scoped to namespaces does not.
+const APPLIED_NAMESPACE: &str = "(the namespace it is applied in)";
+
 /// What the checks share: the config's planning, the operator's namespaces,
 /// and how strict to be.
 struct Gate<'a> {

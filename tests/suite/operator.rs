@@ -605,3 +605,23 @@ fn a_bundle_binding_beyond_the_chosen_namespaces_is_said() {
     );
     assert!(!cluster.stderr.contains("beyond the namespaces spec.operator chose"), "{}", cluster.stderr);
 }
+
+/// Found in review: a bundle RoleBinding that names no namespace, applied as
+/// it is (`bundleObjects: Keep`), lands in whatever namespace it is applied
+/// in: beyond the chosen namespaces, said; outside a namespace-scoped allow, refused.
+#[test]
+fn a_bundle_rolebinding_without_a_namespace_may_land_anywhere() {
+    let objects = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: secrets-reader\nrules:\n- {apiGroups: [''], resources: [secrets], verbs: [get]}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: secrets-reader\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: secrets-reader}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}\n";
+    let mut inputs = sources("ack-s3-controller-1.10.0");
+    inputs.push(Source { name: "ack-s3-controller-1.10.0/manifests/zz-rbac.yaml".into(), text: objects.into() });
+    let spec = "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaces: [team-a]\n    policy:\n      allow:\n      - {apiGroups: [''], resources: [secrets], verbs: [get], scope: Namespaces}\n";
+    let out = render(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("ack-s3", spec) }]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("in namespace(s) (the namespace it is applied in), beyond the namespaces spec.operator chose"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("error: Role secrets-reader: rules[0]: install policy:"), "{}", out.stderr);
+}

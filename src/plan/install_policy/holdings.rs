@@ -298,8 +298,11 @@ impl<'a> Gate<'a> {
             copies = vec![Some(self.install.as_str())];
             let written = o.header.namespace.as_deref().filter(|ns| !ns.is_empty());
             let keep = self.planning.config.bundle_objects == BundleObjects::Keep;
-            if let Some(ns) = written.filter(|ns| *ns != self.install && keep) {
-                copies.push(Some(ns));
+            match written {
+                Some(ns) if ns != self.install && keep => copies.push(Some(ns)),
+                // Applied as it is, it lands in whatever namespace it is applied in.
+                None if keep => copies.push(Some(super::APPLIED_NAMESPACE)),
+                _ => {}
             }
         }
         let Some(rules) = self.role_rules(o, b, role_binding, present, results) else { return Vec::new() };

@@ -13,7 +13,7 @@ use crate::config::{PolicyEntry, PolicyScope};
 use crate::findings::Finding;
 
 use super::holdings::{BoundSubject, Holder, Holding, Reach};
-use super::{Gate, UNNAMED_INSTALL_NAMESPACE};
+use super::{Gate, APPLIED_NAMESPACE, UNNAMED_INSTALL_NAMESPACE};
 
 impl Holding<'_> {
     /// `finding` about this holding: on the object and field that ask for it.
@@ -66,6 +66,7 @@ impl Gate<'_> {
     fn allows_in(&self, entry: &PolicyEntry, ns: Option<&str>) -> bool {
         match (&entry.scope, ns) {
             (PolicyScope::Anywhere | PolicyScope::Cluster, _) => true,
+            (PolicyScope::Namespaces(_), Some(APPLIED_NAMESPACE)) => false,
             (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
             (PolicyScope::Namespaces(_), None) => false,
         }
@@ -77,6 +78,7 @@ impl Gate<'_> {
         match (&entry.scope, ns) {
             (_, None) | (PolicyScope::Anywhere, _) => true,
             (PolicyScope::Cluster, Some(_)) => false,
+            (PolicyScope::Namespaces(_), Some(APPLIED_NAMESPACE)) => true,
             (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
         }
     }
