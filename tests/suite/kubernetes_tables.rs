@@ -760,12 +760,28 @@ fn covering_rules_allow_every_request_the_covered_ones_allow() {
 type RuleCase =
     (&'static [&'static str], &'static [&'static str], &'static [&'static str], Option<(&'static str, &'static str)>);
 
+/// `can-i VERB RESOURCE --as u --builtin-roles none` on `input`.
+fn ask_as_u(input: &[Source], verb: &str, resource: &str) -> olm_rbac::outcome::Outcome {
+    use olm_rbac::check::commands::{can_i, CanI, Common};
+    let query = CanI {
+        verb,
+        resource,
+        name: None,
+        namespace: None,
+        all_namespaces: false,
+        user: "u",
+        groups: &[],
+        explain: false,
+        common: Common { builtin_roles: olm_rbac::access::builtin::BuiltinRoles::None, quiet: false },
+    };
+    can_i(input, &query)
+}
+
 /// The same TestRuleMatches requests asked through `can-i`, as kubectl asks
 /// them (`kubectl auth can-i verb1 resource1.group1/subresource1`): every
 /// group is taken, known or not, and the answer is the authorizer's.
 #[test]
 fn rule_matches_asked_through_can_i_as_kubectl_asks() {
-    use olm_rbac::check::commands::{can_i, CanI, Common};
     let flow =
         |items: &[&str]| format!("[{}]", items.iter().map(|i| format!("\"{i}\"")).collect::<Vec<_>>().join(", "));
     let cases: [RuleCase; 5] = [
@@ -796,18 +812,7 @@ fn rule_matches_asked_through_can_i_as_kubectl_asks() {
                         Some(s) => format!("{resource}.{group}/{s}"),
                         None => format!("{resource}.{group}"),
                     };
-                    let query = CanI {
-                        verb,
-                        resource: &argument,
-                        name: None,
-                        namespace: None,
-                        all_namespaces: false,
-                        user: "u",
-                        groups: &[],
-                        explain: false,
-                        common: Common { builtin_roles: olm_rbac::access::builtin::BuiltinRoles::None, quiet: false },
-                    };
-                    let out = can_i(&input, &query);
+                    let out = ask_as_u(&input, verb, &argument);
                     let want = allows(&rule, &request(verb, group, resource, subresource.unwrap_or(""), ""));
                     assert_eq!(out.code, if want { 0 } else { 1 }, "can-i {verb} {argument}: {}", out.stderr);
                     assert!(
@@ -826,21 +831,9 @@ fn rule_matches_asked_through_can_i_as_kubectl_asks() {
 /// The authorizer's side of the same rule, asked through `can-i`.
 #[test]
 fn can_i_asks_a_url_under_a_pattern_of_several_stars_as_the_authorizer_does() {
-    use olm_rbac::check::commands::{can_i, CanI, Common};
     let manifest = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: logs}\nrules:\n- {nonResourceURLs: ['/logs**'], verbs: [get]}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: logs}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: logs}\nsubjects: [{kind: User, name: u, apiGroup: rbac.authorization.k8s.io}]\n";
     let input = [Source { name: "rbac.yaml".into(), text: manifest.into() }];
     for (url, want) in [("/logsx", 0), ("/logs/kubelet", 0), ("/log", 1)] {
-        let query = CanI {
-            verb: "get",
-            resource: url,
-            name: None,
-            namespace: None,
-            all_namespaces: false,
-            user: "u",
-            groups: &[],
-            explain: false,
-            common: Common { builtin_roles: olm_rbac::access::builtin::BuiltinRoles::None, quiet: true },
-        };
-        assert_eq!(can_i(&input, &query).code, want, "{url}");
+        assert_eq!(ask_as_u(&input, "get", url).code, want, "{url}");
     }
 }
