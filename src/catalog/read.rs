@@ -256,38 +256,34 @@ fn base64(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The ClusterExtension's view for resolution.
-#[derive(Deserialize)]
-struct ExtensionDoc {
-    kind: Option<String>,
-    #[serde(default)]
-    spec: Value,
-}
-
-/// What the ClusterExtension (the only one in `sources`) asks for.
+/// What the ClusterExtension (the only one in `sources`) asks for, read
+/// through the planner's own view of one (`model::ExtensionView`).
 pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
+    use crate::model::{view_for, ExtensionView, ViewKind};
     let mut found = Vec::new();
     for s in sources {
-        let docs: Vec<ExtensionDoc> = serde_saphyr::from_multiple(&s.text).map_err(|e| format!("{}: {e}", s.name))?;
-        found.extend(docs.into_iter().filter(|d| d.kind.as_deref() == Some("ClusterExtension")).map(|d| (s, d)));
+        let chunks = crate::yaml::split_documents(&s.text).map_err(|e| format!("{}: {}", s.name, e.message))?;
+        for chunk in chunks.iter().filter(|c| view_for(&c.header) == Some(ViewKind::Extension)) {
+            let view: ExtensionView = crate::yaml::parse_item(chunk).map_err(|e| format!("{}: {}", s.name, e.message))?;
+            found.push((s, view));
+        }
     }
-    let [(source, doc)] = found.as_slice() else {
-        return Err(format!("-f must hold exactly one ClusterExtension; it holds {}", found.len()));
+    let [(source, view)] = found.as_slice() else {
+        return Err(format!("-f must hold exactly one ClusterExtension (olm.operatorframework.io/v1); it holds {}", found.len()));
     };
-    let catalog = &doc.spec["source"]["catalog"];
-    let text = |v: &Value| v.as_str().map(str::to_string);
-    let package = text(&catalog["packageName"])
+    let catalog = view.spec.source.catalog.clone().unwrap_or_default();
+    let package = catalog
+        .package_name
         .ok_or_else(|| format!("{}: ClusterExtension: spec.source.catalog.packageName is missing", source.name))?;
-    let range = match text(&catalog["version"]).filter(|v| !v.is_empty()) {
+    let range = match catalog.version.filter(|v| !v.is_empty()) {
         None => None,
         Some(v) => Some(
             Range::parse(&v)
                 .map_err(|e| format!("{}: ClusterExtension: spec.source.catalog.version: {e}", source.name))?,
         ),
     };
-    let channels = catalog["channels"].as_array().map(|a| a.iter().filter_map(text).collect()).unwrap_or_default();
-    let self_certified = text(&catalog["upgradeConstraintPolicy"]).as_deref() == Some("SelfCertified");
-    Ok(Wanted { package, range, channels, self_certified })
+    let self_certified = catalog.upgrade_constraint_policy.as_deref() == Some("SelfCertified");
+    Ok(Wanted { package, range, channels: catalog.channels, self_certified })
 }
 
 #[cfg(test)]

@@ -125,15 +125,14 @@ pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) ->
 /// The role and binding documents of a render: what `diff` compares, a
 /// small part of a bundle (its CRDs, the bulk, left out).
 fn rbac_documents(rendered: &str) -> String {
-    rendered
-        .split("\n---\n")
-        .filter(|doc| {
-            doc.lines().any(|l| {
-                matches!(l, "kind: ClusterRole" | "kind: Role" | "kind: ClusterRoleBinding" | "kind: RoleBinding")
-            })
-        })
+    use crate::model::{view_for, ViewKind};
+    let Ok(chunks) = crate::yaml::split_documents(rendered) else { return String::new() };
+    chunks
+        .iter()
+        .filter(|c| matches!(view_for(&c.header), Some(ViewKind::Role | ViewKind::Binding)))
+        .map(|c| c.text.as_ref())
         .collect::<Vec<_>>()
-        .join("\n---\n")
+        .join("---\n")
 }
 
 /// The dangerous-permission level a message of render's names, as

@@ -286,6 +286,8 @@ pub(crate) struct ExtensionSource {
 pub(crate) struct CatalogSourceView {
     pub package_name: Option<String>,
     pub version: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub channels: Vec<String>,
     pub selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     pub upgrade_constraint_policy: Option<String>,
 }

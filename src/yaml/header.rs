@@ -21,8 +21,7 @@ pub(super) type ItemHeader = (Header, Vec<Range<usize>>, bool, Vec<Dispute>);
 /// whose schema no view reads; refused for any other kind, whose `spec.validation`
 /// or `spec.versions[].schema` is no schema and may be read.
 pub(super) fn notes_of(header: &Header, disputes: Vec<Dispute>) -> Result<Vec<String>, YamlError> {
-    let crd =
-        header.kind.as_deref() == Some("CustomResourceDefinition") && header.group() == Some("apiextensions.k8s.io");
+    let crd = crate::model::view_for(header) == Some(crate::model::ViewKind::Crd);
     match disputes.into_iter().next() {
         Some(first) if !crd => Err(first.into_error()),
         first => Ok(first.into_iter().map(|d| d.note()).collect()),
