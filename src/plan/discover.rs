@@ -258,15 +258,22 @@ fn owned_api_service(
 pub(crate) fn bundle_package(objects: &[InputObject]) -> Option<(String, ObjRef)> {
     let mut csvs = objects.iter().filter(|o| matches!(o.body, Body::Csv(_)));
     let (csv, None) = (csvs.next()?, csvs.next()) else { return None };
-    let name = csv.header.name.as_deref()?;
-    let package = csv.header.annotations.get(BUNDLE_PACKAGE_ANNOTATION).cloned().or_else(|| {
+    package_of_csv(csv).map(|(package, _)| (package, csv.object_ref()))
+}
+
+/// A CSV's package, and whether the CSV declares it (its package annotation)
+/// or its name only suggests it (`<package>.v<version>`).
+pub(crate) fn package_of_csv(csv: &InputObject) -> Option<(String, bool)> {
+    let declared = csv.header.annotations.get(BUNDLE_PACKAGE_ANNOTATION).cloned().map(|p| (p, true));
+    let package = declared.or_else(|| {
+        let name = csv.header.name.as_deref()?;
         let cut = name.match_indices('.').map(|(i, _)| i).find(|&i| {
             let rest = name[i + 1..].strip_prefix('v').unwrap_or(&name[i + 1..]);
             rest.starts_with(|c: char| c.is_ascii_digit())
         });
-        cut.map(|i| name[..i].to_string())
+        cut.map(|i| (name[..i].to_string(), false))
     })?;
-    is_label_value(&package).then(|| (package, csv.object_ref()))
+    is_label_value(&package.0).then_some(package)
 }
 
 /// An input with no API to manage: a pipeline that syncs nothing should not

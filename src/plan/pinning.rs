@@ -193,11 +193,10 @@ fn check_package<'v>(
     };
     let csv = p.csv.map(|i| &p.objects()[i]);
     let folder = csv.and_then(|c| c.file.as_ref()).map(|f| super::origin::folder_of(&f.path));
-    let from_metadata = folder.and_then(|f| p.input.packages.get(f));
-    let annotated = from_metadata.or_else(|| csv.and_then(|c| c.header.annotations.get(BUNDLE_PACKAGE_ANNOTATION)));
-    let (bundle, certain) = match annotated {
-        Some(package) => (Some(package.clone()), true),
-        None => (super::bundle_package(p.objects()).map(|(package, _)| package), false),
+    let from_metadata = folder.and_then(|f| p.input.packages.get(f)).map(|package| (package.clone(), true));
+    let (bundle, certain) = match from_metadata.or_else(|| csv.and_then(super::discover::package_of_csv)) {
+        Some((package, declared)) => (Some(package), declared),
+        None => (None, false),
     };
     match bundle {
         None => results.push(at.say(
