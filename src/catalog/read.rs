@@ -264,12 +264,16 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
     for s in sources {
         let chunks = crate::yaml::split_documents(&s.text).map_err(|e| format!("{}: {}", s.name, e.message))?;
         for chunk in chunks.iter().filter(|c| view_for(&c.header) == Some(ViewKind::Extension)) {
-            let view: ExtensionView = crate::yaml::parse_item(chunk).map_err(|e| format!("{}: {}", s.name, e.message))?;
+            let view: ExtensionView =
+                crate::yaml::parse_item(chunk).map_err(|e| format!("{}: {}", s.name, e.message))?;
             found.push((s, view));
         }
     }
     let [(source, view)] = found.as_slice() else {
-        return Err(format!("-f must hold exactly one ClusterExtension (olm.operatorframework.io/v1); it holds {}", found.len()));
+        return Err(format!(
+            "-f must hold exactly one ClusterExtension (olm.operatorframework.io/v1); it holds {}",
+            found.len()
+        ));
     };
     let catalog = view.spec.source.catalog.clone().unwrap_or_default();
     let package = catalog

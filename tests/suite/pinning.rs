@@ -411,3 +411,27 @@ fn an_unknown_package_is_said() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("error: ClusterExtension memcached: spec.source.catalog.packageName: \"some-other-package\" cannot be checked: the judged bundle's package is not known"), "{}", out.stderr);
 }
+
+/// The bundle writes its `metadata/annotations.yaml`: one that is not YAML,
+/// or names its package with a non-string, is no package, never a failure;
+/// and one that names the admin's package only silences a mismatch the
+/// catalog and the admission policy would still hold to.
+#[test]
+fn a_hostile_annotations_file_names_no_package() {
+    for annotations in
+        ["annotations: [\n", "annotations:\n  operators.operatorframework.io.bundle.package.v1: {a: 1}\n", "\u{0}\u{1}"]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&bundles_dir().join(BUNDLE), &dir.path().join("b"));
+        std::fs::write(dir.path().join("b/metadata/annotations.yaml"), annotations).unwrap();
+        std::fs::write(dir.path().join("ce.yaml"), extension(PINNED)).unwrap();
+        std::fs::write(dir.path().join("rbac.yaml"), config("memcached", "  mode: Aggregate\n")).unwrap();
+        let out = std::process::Command::new(BIN)
+            .args(["render", "-c", "rbac.yaml", "b", "ce.yaml"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{annotations:?}: {}", text(&out.stderr));
+        assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+    }
+}
