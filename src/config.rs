@@ -12,6 +12,7 @@ use crate::names::{is_dns1123_subdomain, is_label_value};
 
 mod bindings;
 mod configmap;
+mod delegation;
 mod doc;
 mod installer;
 mod operator;
@@ -20,6 +21,7 @@ pub(crate) use crate::model::Operator;
 pub(crate) use crate::model::SubjectKind;
 use bindings::{check_bindings, check_selector};
 pub(crate) use bindings::{Binding, BindingDoc, Scope, Selector, SelectorDoc, Subject};
+pub(crate) use delegation::{DelegatedAccess, Delegation, DelegationDoc};
 pub use doc::json_schema;
 pub(crate) use doc::{
     AdmissionPolicy, BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, OlmApis, RbacConfigDoc, RoleKind, Spec,
@@ -61,6 +63,8 @@ pub(crate) struct Config {
     pub olm_apis: OlmApis,
     /// `spec.admissionPolicy`: pin the cluster to the judged bundle.
     pub admission_policy: AdmissionPolicy,
+    /// `spec.delegations`: who may install which operator, where.
+    pub delegations: Vec<Delegation>,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -90,6 +94,7 @@ impl Config {
             installer: None,
             olm_apis: OlmApis::Unmanaged,
             admission_policy: AdmissionPolicy::None,
+            delegations: Vec::new(),
             config_map: false,
         }
     }
@@ -163,6 +168,7 @@ impl Config {
         let operator = operator::check_operator(spec.operator, &mut err);
         let installer = installer::check_installer(spec.installer, operator.install_namespace.as_deref(), &mut err);
         check_olm_apis(spec.mode, spec.olm_apis, &mut err);
+        let delegations = delegation::check_delegations(spec.delegations, &mut err);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -187,6 +193,7 @@ impl Config {
             installer,
             olm_apis: spec.olm_apis,
             admission_policy: spec.admission_policy,
+            delegations,
             config_map: false,
         })
     }

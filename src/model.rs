@@ -97,6 +97,13 @@ pub(crate) const EXTENSION_LABEL: &str = "olm-rbac.io/extension";
 pub(crate) const ROLE_LABEL: &str = "olm-rbac.io/role";
 /// The [`ROLE_LABEL`] of the admission policies and bindings `spec.admissionPolicy` writes.
 pub(crate) const ADMISSION_POLICY_ROLE: &str = "admission-policy";
+/// The [`ROLE_LABEL`] of the roles, bindings and admission policy `spec.delegations` writes.
+pub(crate) const DELEGATION_ROLE: &str = "delegation";
+/// The label on a delegated ClusterExtension that names the team whose it is.
+pub(crate) const DELEGATION_LABEL: &str = "olm-rbac.io/delegation";
+/// The annotation on the delegations' admission policy that lists what each
+/// team may install, for `diff` to ask the policy about.
+pub(crate) const DELEGATIONS_ANNOTATION: &str = "olm-rbac.io/delegations";
 pub(crate) const API_ANNOTATION: &str = "olm-rbac.io/api";
 pub(crate) const MODE_ANNOTATION: &str = "olm-rbac.io/mode";
 /// kustomize's record of the file an object came from.

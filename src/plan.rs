@@ -45,6 +45,7 @@ mod accounts;
 mod bind;
 mod bundle;
 mod conflicts;
+mod delegation;
 mod discover;
 mod input;
 mod install_policy;
@@ -192,13 +193,16 @@ pub(crate) enum About {
     /// The admission policy, or its binding, that pins the cluster to the
     /// judged bundle (`spec.admissionPolicy`).
     Pin,
+    /// A team's role or binding, or the admission policy or its binding,
+    /// for delegated installs (`spec.delegations`).
+    Delegation,
 }
 
 impl About {
     /// The ServiceAccount the object is for: the operator's or the installer's.
     pub(crate) fn account(&self) -> Option<&ServiceAccountRef> {
         match self {
-            About::Api { .. } | About::Olm(_) | About::Pin => None,
+            About::Api { .. } | About::Olm(_) | About::Pin | About::Delegation => None,
             About::Operator(account) | About::Installer(account) => Some(account),
         }
     }
@@ -209,6 +213,7 @@ impl About {
             (About::Api { api, .. }, _) => format!("API {api}"),
             (About::Olm(_), _) => "OLM's own APIs (spec.olmAPIs)".to_string(),
             (About::Pin, _) => "the admission policy (spec.admissionPolicy)".to_string(),
+            (About::Delegation, _) => "delegated installs (spec.delegations)".to_string(),
             (_, Some(account)) => account.to_string(),
             (_, None) => String::new(),
         }
@@ -235,7 +240,7 @@ fn output_order((about, object): &Made) -> (bool, String, u8, String, Option<Str
     let (api, version, role) = match about {
         About::Api { api, version, role } => (api.clone(), version.clone(), *role as u8),
         About::Olm(role) => (String::new(), None, *role as u8),
-        About::Operator(_) | About::Installer(_) | About::Pin => (String::new(), None, 9),
+        About::Operator(_) | About::Installer(_) | About::Pin | About::Delegation => (String::new(), None, 9),
     };
     let olm = matches!(about, About::Olm(_));
     (olm, api, rank, m.namespace.clone().unwrap_or_default(), version, role, m.name.clone().unwrap_or_default())

@@ -209,7 +209,7 @@ fn check_binding(
 }
 
 /// Checks one subject at `sf`; `None` when it has no name.
-fn check_subject(s: &SubjectDoc, sf: &str, fail: &mut impl FnMut(String, String)) -> Option<Subject> {
+pub(super) fn check_subject(s: &SubjectDoc, sf: &str, fail: &mut impl FnMut(String, String)) -> Option<Subject> {
     if s.name.is_empty() {
         fail(format!("{sf}.name"), "must not be empty".into());
         return None;

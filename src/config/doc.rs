@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use super::{BindingDoc, InstallerDoc, OperatorDoc};
+use super::{BindingDoc, DelegationDoc, InstallerDoc, OperatorDoc};
 
 /// The configuration of olm-rbac, which renders RBAC for the APIs an OLM operator installs.
 ///
@@ -115,6 +115,11 @@ pub(crate) struct Spec {
     /// among the admin's files. `None` (default): no policy.
     #[serde(default)]
     pub admission_policy: AdmissionPolicy,
+    /// Delegated installs: per team, the users, groups and ServiceAccounts that may create
+    /// ClusterExtensions, of which packages, at which versions (the ones judged here unless
+    /// listed), into which namespaces, from which ClusterCatalogs. Render writes a ClusterRole and
+    /// binding per team and one ValidatingAdmissionPolicy that refuses the teams anything else.
+    pub delegations: Option<Vec<DelegationDoc>>,
 }
 
 /// Whether render writes the admission policy that pins the cluster to the

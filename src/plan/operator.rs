@@ -250,7 +250,7 @@ fn summarise(config: &Config, install: &str, written: &[Made], results: &mut Vec
         .iter()
         .filter_map(|(about, _)| match about {
             About::Operator(account) => Some(account.qualified_name()),
-            About::Api { .. } | About::Installer(_) | About::Olm(_) | About::Pin => None,
+            About::Api { .. } | About::Installer(_) | About::Olm(_) | About::Pin | About::Delegation => None,
         })
         .collect();
     accounts.sort();

@@ -20,6 +20,8 @@ use super::Made;
 
 mod admission;
 
+pub(crate) use admission::cel_string;
+
 /// The label catalogd sets on every ClusterCatalog: its name. A selector on
 /// it names one catalog.
 pub(crate) const CATALOG_NAME_LABEL: &str = "olm.operatorframework.io/metadata.name";
@@ -191,10 +193,7 @@ fn check_package<'v>(
         results.push(at.say(Severity::Error, FIELD, "is missing: OLM v1 needs the package to install"));
         return None;
     };
-    let csv = p.csv.map(|i| &p.objects()[i]);
-    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| super::origin::folder_of(&f.path));
-    let from_metadata = folder.and_then(|f| p.input.packages.get(f)).map(|package| (package.clone(), true));
-    let (bundle, certain) = match from_metadata.or_else(|| csv.and_then(super::discover::package_of_csv)) {
+    let (bundle, certain) = match bundle_package(p) {
         Some((package, declared)) => (Some(package), declared),
         None => (None, false),
     };
@@ -225,6 +224,16 @@ fn check_package<'v>(
         _ => {}
     }
     Some(named)
+}
+
+/// The judged bundle's package, and whether the bundle declares it: its
+/// `metadata/annotations.yaml` (when its root was read) or its CSV's
+/// annotation (declared), else what its CSV's name says (a guess).
+pub(super) fn bundle_package(p: &Planning<'_>) -> Option<(String, bool)> {
+    let csv = p.csv.map(|i| &p.objects()[i]);
+    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| super::origin::folder_of(&f.path));
+    let from_metadata = folder.and_then(|f| p.input.packages.get(f)).map(|package| (package.clone(), true));
+    from_metadata.or_else(|| csv.and_then(super::discover::package_of_csv))
 }
 
 /// `spec.source.catalog.version` admits the judged version, and nothing

@@ -266,6 +266,18 @@ fn check_claim(o: &InputObject, defined: &BTreeSet<String>) -> Result<String, St
                 "olm-rbac writes only ValidatingAdmissionPolicies and their bindings for spec.admissionPolicy".into()
             });
     }
+    if labels.get(ROLE_LABEL).map(String::as_str) == Some(DELEGATION_ROLE) {
+        let admission = |kind: &str| o.is("admissionregistration.k8s.io", kind);
+        let rbac = |kind: &str| o.is(RBAC_GROUP, kind);
+        return (admission("ValidatingAdmissionPolicy")
+            || admission("ValidatingAdmissionPolicyBinding")
+            || rbac("ClusterRole")
+            || rbac("ClusterRoleBinding"))
+        .then(|| extension.clone())
+        .ok_or_else(|| {
+            "olm-rbac writes only ClusterRoles, their bindings, a ValidatingAdmissionPolicy and its binding for spec.delegations".into()
+        });
+    }
     if let Some(role) = labels.get(ROLE_LABEL).and_then(|r| OlmRole::of_label(r)) {
         return olm_apis::check_claim(o, role, extension).map(|()| extension.clone());
     }

@@ -16,8 +16,8 @@ use super::origin::{extension_object, Origin, Origins};
 use super::provenance::Claims;
 use super::roles::{cluster_roles, role_name, versions_for};
 use super::{
-    bind, bundle, install_policy, installer, olm_apis, operator, output_order, pinning, About, Api, ApiSource, Draft,
-    Generated, Made, Object,
+    bind, bundle, delegation, install_policy, installer, olm_apis, operator, output_order, pinning, About, Api,
+    ApiSource, Draft, Generated, Made, Object,
 };
 
 /// Plans one config into `plan`. The steps run in this order, and their
@@ -36,6 +36,7 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     generated.sort_by_cached_key(output_order);
     generated.extend(operator_step(&p, &mut plan.results));
     generated.extend(pinning::pin_step(&p, &mut plan.results));
+    generated.extend(delegation::delegation_step(&p, &mut plan.results));
     report_removed(&p, &earlier, &generated, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,

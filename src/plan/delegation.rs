@@ -1,0 +1,236 @@
+//! Delegated installs (`spec.delegations`): per team, a ClusterRole and its
+//! binding that let the team's subjects read ClusterExtensions and
+//! ClusterCatalogs (and, with `Install`, write ClusterExtensions), and one
+//! `ValidatingAdmissionPolicy` that refuses them any ClusterExtension outside
+//! what their team was given (`admission`).
+//!
+//! The versions a team may install are, unless listed, the version of the
+//! bundle judged in this render: the install policy passed it (a render
+//! whose bundle fails writes nothing), and it is that package's by its own
+//! declaration, which is what the catalog files it under. A package with no
+//! judged version and no list is an error; listed versions this render did
+//! not judge are a warning, as they rest on the admin's word alone.
+
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject as RbacSubject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::config::{Config, DelegatedAccess, Delegation, Subject};
+use crate::findings::Finding;
+use crate::model::*;
+use crate::names::bounded_name;
+use crate::semver::Version;
+
+use super::input::Planning;
+use super::roles::{generated_labels, strings};
+use super::{About, Made, Object};
+
+mod admission;
+
+/// The admission policy's name, and its binding's: one for every delegation
+/// on the cluster, so that a user in two teams is held to the team the
+/// ClusterExtension names, not to both.
+pub(crate) const POLICY_NAME: &str = "olm-rbac-delegated-installs";
+
+/// What a team may install: each package with its versions, as the
+/// admission policy compares them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Grant<'a> {
+    pub delegation: &'a Delegation,
+    pub packages: Vec<(&'a str, Vec<String>)>,
+}
+
+/// The team's ClusterRole and binding name.
+pub(crate) fn role_name(team: &str) -> String {
+    bounded_name("olm-rbac-delegate", &format!("-{team}"))
+}
+
+/// The bundle judged here: its declared package and its version, when both
+/// are known and an install policy judged it.
+struct Judged {
+    package: Option<String>,
+    version: Option<String>,
+    policy: bool,
+}
+
+impl Judged {
+    fn of(p: &Planning<'_>) -> Judged {
+        let csv = p.csv.map(|i| &p.objects()[i]);
+        let version = csv.and_then(|c| match &c.body {
+            Body::Csv(view) => view.spec.version.as_deref().and_then(|v| Version::parse(v).ok()),
+            _ => None,
+        });
+        let package = super::pinning::bundle_package(p).filter(|(_, declared)| *declared).map(|(package, _)| package);
+        Judged { package, version: version.map(|v| v.without_build()), policy: p.config.operator.policy.is_some() }
+    }
+
+    /// The judged version of `package`, if this render judged one.
+    fn version_of(&self, package: &str) -> Option<&str> {
+        (self.policy && self.package.as_deref() == Some(package)).then_some(self.version.as_deref()).flatten()
+    }
+
+    /// Why `package` has no judged version here.
+    fn why_not(&self, package: &str) -> String {
+        if !self.policy {
+            return "no install policy judged the bundle here (spec.operator.policy)".to_string();
+        }
+        match (&self.package, &self.version) {
+            (None, _) => "the bundle judged here declares no package (its metadata/annotations.yaml, when its root folder is rendered, or its ClusterServiceVersion's operators.operatorframework.io.bundle.package.v1 annotation)".to_string(),
+            (Some(judged), _) if judged != package => format!("the bundle judged here is package {judged:?}"),
+            _ => "the bundle judged here has no semantic spec.version".to_string(),
+        }
+    }
+}
+
+/// The delegations' objects, with a result per team.
+pub(super) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+    let config = p.config;
+    if config.delegations.is_empty() {
+        return Vec::new();
+    }
+    let judged = Judged::of(p);
+    let mut grants = Vec::new();
+    let mut complete = true;
+    for (i, d) in config.delegations.iter().enumerate() {
+        let mut packages = Vec::new();
+        for (j, package) in d.packages.iter().enumerate() {
+            let field = format!("spec.delegations[{i}].packages[{j}].versions");
+            let here = judged.version_of(&package.name);
+            let versions = match (&package.versions, here) {
+                (Some(listed), _) => {
+                    let unjudged: Vec<&str> = listed.iter().map(String::as_str).filter(|v| Some(*v) != here).collect();
+                    if !unjudged.is_empty() {
+                        results.push(
+                            Finding::warning(format!(
+                                "{} of {} {} not judged in this render ({}): team {} may install {} on this config's word alone; judge every bundle it lists (olm-rbac catalog judge), or leave the field out for the version judged here",
+                                unjudged.join(", "),
+                                package.name,
+                                if unjudged.len() == 1 { "was" } else { "were" },
+                                judged.why_not(&package.name).replace("the bundle judged here is", "it judged"),
+                                d.team,
+                                if unjudged.len() == 1 { "it" } else { "them" },
+                            ))
+                            .on(&config.object_ref())
+                            .at(field),
+                        );
+                    }
+                    dedup(listed.clone())
+                }
+                (None, Some(version)) => vec![version.to_string()],
+                (None, None) => {
+                    complete = false;
+                    results.push(
+                        Finding::error(format!(
+                            "is left out, so team {} may install the versions of {} judged here, and there are none: {}; render the package's bundle with this config, or list the versions",
+                            d.team,
+                            package.name,
+                            judged.why_not(&package.name)
+                        ))
+                        .on(&config.object_ref())
+                        .at(field),
+                    );
+                    continue;
+                }
+            };
+            packages.push((package.name.as_str(), versions));
+        }
+        grants.push(Grant { delegation: d, packages });
+    }
+    if !complete {
+        return Vec::new();
+    }
+    let mut made = Vec::new();
+    for grant in &grants {
+        made.extend(team_objects(config, grant.delegation));
+        results.push(Finding::info(describe(grant)).on(&config.object_ref()).at("spec.delegations"));
+    }
+    let installers: Vec<&Grant<'_>> =
+        grants.iter().filter(|g| g.delegation.access == DelegatedAccess::Install).collect();
+    if !installers.is_empty() {
+        made.extend(admission::objects(config, &installers));
+    }
+    made
+}
+
+/// What a team may do, in a result.
+fn describe(grant: &Grant<'_>) -> String {
+    let d = grant.delegation;
+    let who: Vec<String> = d.subjects.iter().map(subject_text).collect();
+    match d.access {
+        DelegatedAccess::View => {
+            format!("team {} ({}) may read ClusterExtensions and ClusterCatalogs", d.team, who.join(", "))
+        }
+        DelegatedAccess::Install => {
+            let what: Vec<String> = grant.packages.iter().map(|(p, vs)| format!("{p} {}", vs.join(" or "))).collect();
+            format!(
+                "team {} ({}) may install {} into {} from {}, each ClusterExtension labelled {DELEGATION_LABEL}: {}",
+                d.team,
+                who.join(", "),
+                what.join("; "),
+                listing("namespace", &d.namespaces),
+                listing("ClusterCatalog", &d.catalogs),
+                d.team
+            )
+        }
+    }
+}
+
+fn listing(what: &str, names: &[String]) -> String {
+    format!("{what}{} {}", if names.len() == 1 { "" } else { "s" }, names.join(", "))
+}
+
+/// A subject as messages say it: `Group monitoring-admins`.
+pub(crate) fn subject_text(s: &Subject) -> String {
+    match &s.namespace {
+        Some(ns) => format!("ServiceAccount {ns}/{}", s.name),
+        None => format!("{} {}", s.kind.as_str(), s.name),
+    }
+}
+
+fn dedup(mut versions: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    versions.retain(|v| seen.insert(v.clone()));
+    versions
+}
+
+/// The team's ClusterRole and ClusterRoleBinding.
+fn team_objects(config: &Config, d: &Delegation) -> [Made; 2] {
+    let name = role_name(&d.team);
+    let metadata = || ObjectMeta {
+        name: Some(name.clone()),
+        labels: Some(generated_labels(&config.extension, DELEGATION_ROLE)),
+        ..Default::default()
+    };
+    let mut extension_verbs = vec!["get", "list", "watch"];
+    if d.access == DelegatedAccess::Install {
+        extension_verbs.extend(["create", "update", "patch", "delete"]);
+    }
+    let rule = |resource: &str, verbs: &[&str]| PolicyRule {
+        api_groups: Some(strings(&[OLM_V1_GROUP])),
+        resources: Some(strings(&[resource])),
+        verbs: strings(verbs),
+        ..Default::default()
+    };
+    let role = ClusterRole {
+        metadata: metadata(),
+        rules: Some(vec![
+            rule("clusterextensions", &extension_verbs),
+            rule("clustercatalogs", &["get", "list", "watch"]),
+        ]),
+        aggregation_rule: None,
+    };
+    let binding = ClusterRoleBinding {
+        metadata: metadata(),
+        role_ref: RoleRef { api_group: RBAC_GROUP.to_string(), kind: "ClusterRole".to_string(), name: name.clone() },
+        subjects: Some(d.subjects.iter().map(rbac_subject).collect()),
+    };
+    [(About::Delegation, Object::ClusterRole(role)), (About::Delegation, Object::ClusterRoleBinding(binding))]
+}
+
+fn rbac_subject(s: &Subject) -> RbacSubject {
+    RbacSubject {
+        kind: s.kind.as_str().to_string(),
+        name: s.name.clone(),
+        namespace: s.namespace.clone(),
+        api_group: (s.kind != SubjectKind::ServiceAccount).then(|| RBAC_GROUP.to_string()),
+    }
+}

@@ -1,0 +1,231 @@
+//! The delegations' admission policy: one `ValidatingAdmissionPolicy` (CEL
+//! only) and its binding, matching CREATE, UPDATE and DELETE of
+//! ClusterExtensions by a subject of a team that may install. The
+//! ClusterExtension's label `olm-rbac.io/delegation` says whose it is: a user
+//! may write only ClusterExtensions labelled with a team of theirs (before
+//! and after the change), and each team's limits hold for the
+//! ClusterExtensions labelled with it. Every message names the field and
+//! what is allowed.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::admissionregistration::v1::{
+    MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
+    ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec, ValidatingAdmissionPolicySpec, Validation,
+    Variable,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde_json::json;
+
+use crate::config::{Config, Subject};
+use crate::model::*;
+
+use super::super::pinning::{cel_string, CATALOG_NAME_LABEL};
+use super::super::roles::generated_labels;
+use super::super::{About, Made, Object};
+use super::{Grant, POLICY_NAME};
+
+const HAS_CATALOG: &str = "has(object.spec.source) && has(object.spec.source.catalog)";
+const CATALOG: &str = "object.spec.source.catalog";
+
+/// Whether the request's user is one of `subjects`: by name (users, and
+/// ServiceAccounts by their username) or by a group.
+pub(crate) fn membership(subjects: &[Subject]) -> String {
+    let mut users = Vec::new();
+    let mut groups = Vec::new();
+    for s in subjects {
+        match (s.kind, &s.namespace) {
+            (SubjectKind::Group, _) => groups.push(cel_string(&s.name)),
+            (SubjectKind::ServiceAccount, Some(ns)) => {
+                users.push(cel_string(&format!("system:serviceaccount:{ns}:{}", s.name)))
+            }
+            _ => users.push(cel_string(&s.name)),
+        }
+    }
+    let mut parts = Vec::new();
+    if !users.is_empty() {
+        parts.push(format!("request.userInfo.username in [{}]", users.join(", ")));
+    }
+    if !groups.is_empty() {
+        parts.push(format!(
+            "(has(request.userInfo.groups) && request.userInfo.groups.exists(g, g in [{}]))",
+            groups.join(", ")
+        ));
+    }
+    parts.join(" || ")
+}
+
+fn list(items: &[&str]) -> String {
+    items.iter().map(|i| cel_string(i)).collect::<Vec<_>>().join(", ")
+}
+
+/// The policy's match condition, variables and validations, each
+/// validation with its message.
+pub(crate) fn rules(grants: &[&Grant<'_>]) -> (String, Vec<(String, String)>, Vec<(String, String)>) {
+    let label = cel_string(DELEGATION_LABEL);
+    let teams: Vec<&str> = grants.iter().map(|g| g.delegation.team.as_str()).collect();
+    let condition =
+        grants.iter().map(|g| format!("({})", membership(&g.delegation.subjects))).collect::<Vec<_>>().join(" || ");
+    let mut variables = vec![
+        (
+            "team".to_string(),
+            format!("request.operation != 'DELETE' && has(object.metadata.labels) && {label} in object.metadata.labels ? object.metadata.labels[{label}] : ''"),
+        ),
+        (
+            "owner".to_string(),
+            format!("request.operation != 'CREATE' && has(oldObject.metadata.labels) && {label} in oldObject.metadata.labels ? oldObject.metadata.labels[{label}] : ''"),
+        ),
+    ];
+    for (i, g) in grants.iter().enumerate() {
+        variables.push((format!("member{i}"), membership(&g.delegation.subjects)));
+    }
+    let of_yours = |variable: &str| {
+        (0..grants.len())
+            .map(|i| format!("(variables.{variable} == {} && variables.member{i})", cel_string(teams[i])))
+            .collect::<Vec<_>>()
+            .join(" || ")
+    };
+    let mut validations = vec![
+        (
+            format!("request.operation == 'DELETE' || {}", of_yours("team")),
+            format!(
+                "metadata.labels[\"{DELEGATION_LABEL}\"] must name the team the ClusterExtension is installed for, one you are in (teams that may install: {})",
+                teams.join(", ")
+            ),
+        ),
+        (
+            format!("request.operation == 'CREATE' || {}", of_yours("owner")),
+            format!("this ClusterExtension is not your team's (its label {DELEGATION_LABEL} before the change names another team, or none): only its team, or a cluster-admin, may change or delete it"),
+        ),
+        (
+            format!("request.operation == 'DELETE' || !({HAS_CATALOG}) || !has({CATALOG}.upgradeConstraintPolicy) || {CATALOG}.upgradeConstraintPolicy != 'SelfCertified'"),
+            "spec.source.catalog.upgradeConstraintPolicy must not be SelfCertified: it installs versions outside the catalog's upgrade edges, which the delegation did not judge; leave it out (CatalogProvided)".to_string(),
+        ),
+        (
+            "request.operation == 'DELETE' || !has(object.spec.install) || !has(object.spec.install.preflight) || !has(object.spec.install.preflight.crdUpgradeSafety) || !has(object.spec.install.preflight.crdUpgradeSafety.enforcement) || object.spec.install.preflight.crdUpgradeSafety.enforcement != 'None'".to_string(),
+            "spec.install.preflight.crdUpgradeSafety.enforcement must not be None: a delegated install may not switch off the CRD upgrade safety checks; leave it out (Strict)".to_string(),
+        ),
+    ];
+    for g in grants {
+        validations.extend(team_rules(g));
+    }
+    (condition, variables, validations)
+}
+
+/// One team's limits, holding for the ClusterExtensions labelled with it.
+fn team_rules(g: &Grant<'_>) -> Vec<(String, String)> {
+    let d = g.delegation;
+    let team = &d.team;
+    let guard = format!("request.operation == 'DELETE' || variables.team != {} || ", cel_string(team));
+    let packages: Vec<&str> = g.packages.iter().map(|(p, _)| *p).collect();
+    let versions = g
+        .packages
+        .iter()
+        .map(|(p, vs)| {
+            let vs: Vec<&str> = vs.iter().map(String::as_str).collect();
+            format!("({CATALOG}.packageName == {} && {CATALOG}.version in [{}])", cel_string(p), list(&vs))
+        })
+        .collect::<Vec<_>>()
+        .join(" || ");
+    let allowed_versions =
+        g.packages.iter().map(|(p, vs)| format!("{p} {}", vs.join(" or "))).collect::<Vec<_>>().join("; ");
+    let namespaces: Vec<&str> = d.namespaces.iter().map(String::as_str).collect();
+    let catalogs: Vec<&str> = d.catalogs.iter().map(String::as_str).collect();
+    let name_label = cel_string(CATALOG_NAME_LABEL);
+    let selector = format!("{CATALOG}.selector.matchLabels");
+    vec![
+        (
+            format!("{guard}({HAS_CATALOG} && has({CATALOG}.packageName) && {CATALOG}.packageName in [{}])", list(&packages)),
+            format!("team {team} may install only {} (spec.source.catalog.packageName)", packages.join(", ")),
+        ),
+        (
+            format!("{guard}({HAS_CATALOG} && has({CATALOG}.packageName) && has({CATALOG}.version) && ({versions}))"),
+            format!("team {team} may install only {allowed_versions}, each version written exactly (spec.source.catalog.version): a range or another version would install bundles nobody judged"),
+        ),
+        (
+            format!("{guard}(has(object.spec.namespace) && object.spec.namespace in [{}])", list(&namespaces)),
+            format!("team {team} may install only into {} (spec.namespace)", namespaces.join(", ")),
+        ),
+        (
+            format!("{guard}({HAS_CATALOG} && has({CATALOG}.selector) && has({selector}) && {name_label} in {selector} && {selector}[{name_label}] in [{}])", list(&catalogs)),
+            format!(
+                "team {team} may install only from ClusterCatalog {}: spec.source.catalog.selector.matchLabels must name it ({CATALOG_NAME_LABEL}: {})",
+                catalogs.join(", "),
+                catalogs[0]
+            ),
+        ),
+    ]
+}
+
+/// What each team may install, for `diff` to ask the policy about: team,
+/// subjects, packages with their versions, namespaces, catalogs.
+fn annotation(grants: &[&Grant<'_>]) -> String {
+    let teams: Vec<serde_json::Value> = grants
+        .iter()
+        .map(|g| {
+            let d = g.delegation;
+            let subjects: Vec<serde_json::Value> = d
+                .subjects
+                .iter()
+                .map(|s| json!({"kind": s.kind.as_str(), "name": s.name, "namespace": s.namespace}))
+                .collect();
+            let packages: BTreeMap<&str, &Vec<String>> = g.packages.iter().map(|(p, vs)| (*p, vs)).collect();
+            json!({"team": d.team, "subjects": subjects, "packages": packages, "namespaces": d.namespaces, "catalogs": d.catalogs})
+        })
+        .collect();
+    serde_json::Value::Array(teams).to_string()
+}
+
+/// The policy and its binding.
+pub(super) fn objects(config: &Config, grants: &[&Grant<'_>]) -> [Made; 2] {
+    let (condition, variables, validations) = rules(grants);
+    let metadata = |annotations: Option<BTreeMap<String, String>>| ObjectMeta {
+        name: Some(POLICY_NAME.to_string()),
+        labels: Some(generated_labels(&config.extension, DELEGATION_ROLE)),
+        annotations,
+        ..Default::default()
+    };
+    let rules = NamedRuleWithOperations {
+        api_groups: Some(vec![OLM_V1_GROUP.to_string()]),
+        api_versions: Some(vec!["*".to_string()]),
+        operations: Some(vec!["CREATE".to_string(), "UPDATE".to_string(), "DELETE".to_string()]),
+        resources: Some(vec!["clusterextensions".to_string()]),
+        ..Default::default()
+    };
+    let policy = ValidatingAdmissionPolicy {
+        metadata: metadata(Some(BTreeMap::from([(DELEGATIONS_ANNOTATION.to_string(), annotation(grants))]))),
+        spec: Some(ValidatingAdmissionPolicySpec {
+            failure_policy: Some("Fail".to_string()),
+            match_constraints: Some(MatchResources { resource_rules: Some(vec![rules]), ..Default::default() }),
+            match_conditions: Some(vec![MatchCondition {
+                name: "delegated-subjects".to_string(),
+                expression: condition,
+            }]),
+            variables: Some(variables.into_iter().map(|(name, expression)| Variable { name, expression }).collect()),
+            validations: Some(
+                validations
+                    .into_iter()
+                    .map(|(expression, message)| Validation {
+                        expression,
+                        message: Some(message),
+                        ..Default::default()
+                    })
+                    .collect(),
+            ),
+            ..Default::default()
+        }),
+        status: None,
+    };
+    let binding = ValidatingAdmissionPolicyBinding {
+        metadata: metadata(None),
+        spec: Some(ValidatingAdmissionPolicyBindingSpec {
+            policy_name: Some(POLICY_NAME.to_string()),
+            validation_actions: Some(vec!["Deny".to_string()]),
+            ..Default::default()
+        }),
+    };
+    [
+        (About::Delegation, Object::AdmissionPolicy(Box::new(policy))),
+        (About::Delegation, Object::AdmissionPolicyBinding(Box::new(binding))),
+    ]
+}
