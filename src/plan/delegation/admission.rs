@@ -59,9 +59,16 @@ fn list(items: &[&str]) -> String {
     items.iter().map(|i| cel_string(i)).collect::<Vec<_>>().join(", ")
 }
 
-/// The policy's match condition, variables and validations, each
-/// validation with its message.
-pub(crate) fn rules(grants: &[&Grant<'_>]) -> (String, Vec<(String, String)>, Vec<(String, String)>) {
+/// The CEL of the policy: its match condition, its variables (name,
+/// expression) and its validations (expression, message).
+pub(crate) struct Rules {
+    pub condition: String,
+    pub variables: Vec<(String, String)>,
+    pub validations: Vec<(String, String)>,
+}
+
+/// The policy's CEL for the teams that may install.
+pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
     let label = cel_string(DELEGATION_LABEL);
     let teams: Vec<&str> = grants.iter().map(|g| g.delegation.team.as_str()).collect();
     let condition =
@@ -109,7 +116,7 @@ pub(crate) fn rules(grants: &[&Grant<'_>]) -> (String, Vec<(String, String)>, Ve
     for g in grants {
         validations.extend(team_rules(g));
     }
-    (condition, variables, validations)
+    Rules { condition, variables, validations }
 }
 
 /// One team's limits, holding for the ClusterExtensions labelled with it.
@@ -178,7 +185,7 @@ fn annotation(grants: &[&Grant<'_>]) -> String {
 
 /// The policy and its binding.
 pub(super) fn objects(config: &Config, grants: &[&Grant<'_>]) -> [Made; 2] {
-    let (condition, variables, validations) = rules(grants);
+    let Rules { condition, variables, validations } = rules(grants);
     let metadata = |annotations: Option<BTreeMap<String, String>>| ObjectMeta {
         name: Some(POLICY_NAME.to_string()),
         labels: Some(generated_labels(&config.extension, DELEGATION_ROLE)),
