@@ -13,6 +13,7 @@
 pub mod commands;
 pub mod diff;
 mod graph;
+pub mod install;
 mod load;
 pub(crate) mod markdown;
 mod matrix;

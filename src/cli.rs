@@ -43,6 +43,12 @@ enum Command {
     /// exit 2 on unreadable input or a usage error.
     #[command(name = "can-i", override_usage = help::CAN_I_USAGE, after_help = help::CAN_I_EXAMPLES)]
     CanI(check::CanIArgs),
+    /// Whether a ClusterExtension, created, updated or deleted by a user,
+    /// would be allowed by the RBAC and admitted by the ValidatingAdmission-
+    /// Policies of rendered manifests: yes (exit 0), no (exit 1, with every
+    /// reason), cannot tell (exit 3); exit 2 on unreadable input.
+    #[command(name = "can-install", override_usage = help::CAN_INSTALL_USAGE, after_help = help::CAN_INSTALL_EXAMPLES)]
+    CanInstall(check::CanInstallArgs),
     /// List every subject that may make a request, where, and through what.
     #[command(name = "who-can", override_usage = help::WHO_CAN_USAGE, after_help = help::WHO_CAN_EXAMPLES)]
     WhoCan(check::WhoCanArgs),
@@ -160,6 +166,7 @@ impl Cli {
             Some(Command::Render(render)) => render.run(),
             Some(Command::Schema(schema)) => schema.run(),
             Some(Command::CanI(can_i)) => can_i.run(),
+            Some(Command::CanInstall(args)) => args.run(),
             Some(Command::WhoCan(who_can)) => who_can.run(),
             Some(Command::Report(report)) => report.run(),
             Some(Command::Diff(diff)) => diff.run(),

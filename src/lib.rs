@@ -25,6 +25,7 @@
 //! `names`, `kinds`) is private to it, so the compiler holds that line.
 
 pub mod access;
+pub mod admission;
 pub mod catalog;
 pub mod check;
 pub mod cli;

@@ -8,10 +8,11 @@
 
 use crate::access::builtin::{self, BuiltinRoles};
 use crate::access::{Policy, Resources};
+use crate::admission::Policies;
 use crate::findings::{FileRef, Finding};
 use crate::input::Source;
 use crate::model::{
-    view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
+    view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER, OLM_V1_GROUP,
 };
 use crate::yaml::{self, Chunk};
 
@@ -28,6 +29,10 @@ pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
 #[derive(Debug, Clone)]
 pub(crate) struct Loaded {
     pub policy: Policy,
+    /// The input's ValidatingAdmissionPolicies and their bindings.
+    pub admission: Policies,
+    /// The input's ClusterExtensions, by name.
+    pub extensions: Vec<(String, serde_json::Value)>,
     /// Objects with an `apiVersion` and a `kind` (list items counted, lists not).
     pub objects: usize,
     pub warnings: Vec<Finding>,
@@ -73,6 +78,7 @@ impl ItemPlace<'_> {
 /// or `kind`. With [`BuiltinRoles::None`], the input's roles and bindings only.
 pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, Vec<Finding>> {
     let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
+    let mut read = Read::default();
     let mut errors = Vec::new();
     let mut seen = Seen { objects: 0, warnings: Vec::new() };
     for input in inputs {
@@ -91,7 +97,7 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
             if !is_list {
                 let place = ItemPlace { file, list: None };
                 if seen.is_object(doc, &place) {
-                    add_or_report(&mut policy, doc, &place, &mut errors);
+                    add_or_report(&mut policy, &mut read, doc, &place, &mut errors);
                 }
                 continue;
             }
@@ -107,7 +113,7 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
                         let offset = normalized.is_none().then_some(doc.line);
                         let place = ItemPlace { file: file.clone(), list: Some((doc, i, offset)) };
                         if seen.is_object(item, &place) {
-                            add_or_report(&mut policy, item, &place, &mut errors);
+                            add_or_report(&mut policy, &mut read, item, &place, &mut errors);
                         }
                     }
                 }
@@ -130,7 +136,7 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
     if builtins != BuiltinRoles::None {
         warnings.extend(builtin::reconcile_into(&mut policy).iter().map(set_aside_warning));
     }
-    Ok(Loaded { policy, objects: seen.objects, warnings })
+    Ok(Loaded { policy, admission: read.admission, extensions: read.extensions, objects: seen.objects, warnings })
 }
 
 /// Says what of the input the cluster would not hold as written, because
@@ -187,8 +193,22 @@ impl Seen {
 }
 
 /// Adds one item of a file to the policy; a problem is an error placed in it.
-fn add_or_report(policy: &mut Policy, chunk: &Chunk<'_>, place: &ItemPlace<'_>, errors: &mut Vec<Finding>) {
-    if let Err(e) = add_item(policy, chunk) {
+/// What the input holds besides roles and bindings: admission policies and
+/// ClusterExtensions, for `can-install`.
+#[derive(Default)]
+struct Read {
+    admission: Policies,
+    extensions: Vec<(String, serde_json::Value)>,
+}
+
+fn add_or_report(
+    policy: &mut Policy,
+    read: &mut Read,
+    chunk: &Chunk<'_>,
+    place: &ItemPlace<'_>,
+    errors: &mut Vec<Finding>,
+) {
+    if let Err(e) = add_item(policy, chunk).and_then(|()| add_admission(read, chunk)) {
         let mut message = e.message;
         if let Some(line) = e.pos.and_then(|p| place.line(p.line).map(|l| (l, p.col))) {
             message = format!("{message} (line {}, column {})", line.0, line.1);
@@ -226,6 +246,24 @@ fn add_item(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewErro
         _ => return Ok(()),
     };
     policy.add_object(&InputObject { header: chunk.header.clone(), body, file: None });
+    Ok(())
+}
+
+/// Reads an admission policy, its binding, or a ClusterExtension.
+fn add_admission(read: &mut Read, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {
+    let h = &chunk.header;
+    match (h.group().unwrap_or_default(), h.kind.as_deref()) {
+        ("admissionregistration.k8s.io", Some("ValidatingAdmissionPolicy")) => {
+            read.admission.policies.push(yaml::parse_item(chunk)?)
+        }
+        ("admissionregistration.k8s.io", Some("ValidatingAdmissionPolicyBinding")) => {
+            read.admission.bindings.push(yaml::parse_item(chunk)?)
+        }
+        (OLM_V1_GROUP, Some("ClusterExtension")) => {
+            read.extensions.push((h.name.clone().unwrap_or_default(), yaml::parse_item(chunk)?))
+        }
+        _ => {}
+    }
     Ok(())
 }
 

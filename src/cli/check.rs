@@ -12,7 +12,9 @@ use clap::{Args, ValueEnum};
 
 use crate::access::builtin::BuiltinRoles;
 use crate::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
+use crate::admission::Operation;
 use crate::check::diff::{diff, DiffOptions, FailOn};
+use crate::check::install::{can_install, CanInstall};
 use crate::input::{read_path, Source};
 use crate::outcome::Outcome;
 
@@ -94,6 +96,82 @@ impl CanIArgs {
         let explain = self.explain;
         let query = CanI { verb, resource, name, namespace, all_namespaces, user, groups, explain, common };
         commands::can_i(&inputs, &query)
+    }
+}
+
+/// `can-install`'s arguments.
+#[derive(Args)]
+pub(super) struct CanInstallArgs {
+    /// The ClusterExtension to ask about: a file (or - for stdin) holding one.
+    #[arg(value_name = "EXTENSION")]
+    extension: PathBuf,
+    /// The user, e.g. alice or system:serviceaccount:ci:deployer.
+    #[arg(long = "as", value_name = "USER")]
+    user: String,
+    /// A group of the user (repeatable); system:authenticated is implied.
+    #[arg(long = "as-group", value_name = "GROUP")]
+    groups: Vec<String>,
+    /// Rendered manifests: files, directories, - for stdin (repeatable; default stdin).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    files: Vec<PathBuf>,
+    /// The request: create, update or delete. Default: update when the
+    /// manifests hold a ClusterExtension of that name, else create.
+    #[arg(long, value_enum, value_name = "OPERATION")]
+    operation: Option<Operation>,
+    /// Print every policy that took part, and the RBAC grant.
+    #[arg(long)]
+    explain: bool,
+    /// Print nothing: the exit code answers.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Kubernetes' built-in roles and bindings to add to the input's:
+    /// kubernetes-1.33 (its bootstrap policy) or none.
+    #[arg(long, value_enum, value_name = "SET", default_value_t = BuiltinRoles::Kubernetes1_33)]
+    builtin_roles: BuiltinRoles,
+}
+
+impl CanInstallArgs {
+    pub(super) fn run(self) -> Outcome {
+        if self.extension.as_os_str() == "-" && self.files.is_empty() {
+            return Outcome::failure(
+                "can-install reads the ClusterExtension from stdin, so the manifests need -f",
+                commands::INPUT_ERROR,
+            );
+        }
+        let extension = match read_path(&self.extension) {
+            Ok(sources) => sources,
+            Err(e) => return Outcome::failure(&e, commands::INPUT_ERROR),
+        };
+        let manifests = match read_all("can-install", &self.files) {
+            Ok(inputs) => inputs,
+            Err(outcome) => return outcome,
+        };
+        let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
+        let q = CanInstall {
+            extension: &extension,
+            user: &self.user,
+            groups: &self.groups,
+            operation: self.operation,
+            explain: self.explain,
+            common,
+        };
+        can_install(&manifests, &q)
+    }
+}
+
+/// The operations by the names the command line takes. `Operation` is the
+/// admission kernel's, which knows nothing of a command line.
+impl ValueEnum for Operation {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Operation::Create, Operation::Update, Operation::Delete]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(match self {
+            Operation::Create => "create",
+            Operation::Update => "update",
+            Operation::Delete => "delete",
+        }))
     }
 }
 

@@ -76,3 +76,16 @@ Examples:
   # One side on stdin
   olm-rbac render -c rbac.yaml -q new-bundle/ | olm-rbac diff old.yaml -
 ";
+
+pub(super) const CAN_INSTALL_USAGE: &str =
+    "olm-rbac can-install <EXTENSION> --as <USER> [--as-group <GROUP>]... [--operation create|update|delete] [--explain] [-q] [-f <PATH>]...";
+
+pub(super) const CAN_INSTALL_EXAMPLES: &str = "\
+Examples:
+  # May a member of team-monitoring install the ClusterExtension in prometheus.yaml?
+  olm-rbac render -c examples/delegation/rbac.yaml tests/fixtures/bundles/prometheus-0.56.3 > rendered.yaml
+  olm-rbac can-install examples/delegation/prometheus.yaml --as alice --as-group team-monitoring -f rendered.yaml
+
+  # Every policy and binding that took part, and the RBAC grant
+  olm-rbac can-install examples/delegation/prometheus.yaml --as alice --as-group team-monitoring -f rendered.yaml --explain
+";

@@ -1,0 +1,158 @@
+//! The CEL engine: the `cel` crate's standard definitions, with `matches`
+//! (the `regex` crate), optional values, and the strings extension
+//! (`charAt`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`,
+//! `replace`, `split`, `substring`, `trim`, `join`, `quote`, `format`,
+//! `reverse`), as Kubernetes' environment has them. Kubernetes' own
+//! libraries (authorizer, quantity, URLs, IPs and CIDRs, semver, `find` and
+//! `findAll`, the list and set functions, `format` of Kubernetes names) are
+//! not here: an expression that calls one, or that the engine cannot parse,
+//! is [`Eval::CannotTell`], never a guess.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use cel::objects::Value;
+use cel::{Context, Env, ExecutionError, Program};
+use serde_json::Value as Json;
+
+/// What an expression gave.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Eval {
+    Value(Value),
+    /// An error the API server would also meet (a missing key, a division by
+    /// zero): the policy's `failurePolicy` decides.
+    Error(String),
+    /// The engine cannot evaluate it as Kubernetes would.
+    CannotTell(String),
+}
+
+fn env() -> Arc<Env> {
+    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
+    Arc::clone(ENV.get_or_init(|| {
+        let mut env = Env::stdlib();
+        // Declared once, on a fresh environment: it cannot clash.
+        let _ = env.add_extension(cel::extensions::strings);
+        Arc::new(env)
+    }))
+}
+
+/// The variables an admission expression sees.
+pub(crate) struct Activation<'a> {
+    pub object: &'a Json,
+    pub old_object: &'a Json,
+    pub request: &'a Json,
+    /// The policy's variables so far: each evaluated, or why not.
+    pub variables: &'a BTreeMap<String, Eval>,
+}
+
+/// Evaluates `expression`.
+pub(crate) fn evaluate(expression: &str, a: &Activation<'_>) -> Eval {
+    // A variable that failed fails what uses it, as in the API server.
+    for (name, value) in a.variables {
+        if !references(expression, name) {
+            continue;
+        }
+        match value {
+            Eval::Value(_) => {}
+            Eval::Error(e) => return Eval::Error(format!("variables.{name}: {e}")),
+            Eval::CannotTell(e) => return Eval::CannotTell(format!("variables.{name}: {e}")),
+        }
+    }
+    let env = env();
+    let program = match env.compile(expression) {
+        Ok(p) => p,
+        Err(e) => return Eval::CannotTell(format!("the offline engine cannot parse it: {e}")),
+    };
+    let mut context = Context::with_env(env);
+    let variables: BTreeMap<&str, &Value> = a
+        .variables
+        .iter()
+        .filter_map(|(n, v)| match v {
+            Eval::Value(v) => Some((n.as_str(), v)),
+            _ => None,
+        })
+        .collect();
+    let bound = context
+        .add_variable("object", a.object)
+        .and_then(|()| context.add_variable("oldObject", a.old_object))
+        .and_then(|()| context.add_variable("request", a.request))
+        .and_then(|()| context.add_variable("params", Json::Null))
+        .and_then(|()| context.add_variable("namespaceObject", Json::Null));
+    if let Err(e) = bound {
+        return Eval::CannotTell(format!("the offline engine cannot read the request: {e}"));
+    }
+    let variables: std::collections::HashMap<String, Value> =
+        variables.into_iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
+    context.add_variable_from_value("variables", variables);
+    run(&program, &context)
+}
+
+fn run(program: &Program, context: &Context<'_, '_>) -> Eval {
+    match program.execute(context) {
+        Ok(v) => Eval::Value(v),
+        Err(e) => classify(e),
+    }
+}
+
+/// An error the API server meets too, or one only this engine meets.
+fn classify(e: ExecutionError) -> Eval {
+    match &e {
+        ExecutionError::NoSuchKey(_) | ExecutionError::FunctionError { .. } | ExecutionError::DivisionByZero(_)
+        | ExecutionError::RemainderByZero(_) | ExecutionError::Overflow(..) | ExecutionError::IndexOutOfBounds(_) => {
+            Eval::Error(e.to_string())
+        }
+        _ => Eval::CannotTell(format!("the offline engine cannot evaluate it: {e}")),
+    }
+}
+
+/// Whether `expression` names `variables.<name>` (as a whole word).
+fn references(expression: &str, name: &str) -> bool {
+    let needle = format!("variables.{name}");
+    expression.match_indices(&needle).any(|(i, _)| {
+        let after = expression[i + needle.len()..].chars().next();
+        !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(expression: &str, object: Json) -> Eval {
+        let request = serde_json::json!({"operation": "CREATE", "userInfo": {"username": "u", "groups": ["g"]}});
+        evaluate(expression, &Activation { object: &object, old_object: &Json::Null, request: &request, variables: &BTreeMap::new() })
+    }
+
+    #[test]
+    fn kubernetes_strings_and_regexes_evaluate() {
+        let o = serde_json::json!({"v": "2.54.1", "l": ["a", "b"]});
+        for e in [
+            "object.v.matches('^v?2\\\\.54(\\\\.(0|[1-9][0-9]*))?$')",
+            "object.v.split('.')[0] == '2'",
+            "object.l.join(',') == 'a,b'",
+            "'AbC'.lowerAscii() == 'abc'",
+            "request.userInfo.groups.exists(g, g in ['g'])",
+            "has(object.v) && !has(object.w)",
+        ] {
+            assert_eq!(eval(e, o.clone()), Eval::Value(Value::Bool(true)), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_missing_key_is_an_error_the_server_meets_too() {
+        assert!(matches!(eval("object.spec.x == 1", serde_json::json!({})), Eval::Error(_)));
+    }
+
+    #[test]
+    fn kubernetes_only_libraries_cannot_be_told() {
+        for e in [
+            "authorizer.group('').resource('pods').check('get').allowed()",
+            "quantity('1Gi').isGreaterThan(quantity('1Mi'))",
+            "isURL('https://x')",
+            "object.v.find('[0-9]+') == '2'",
+            "object.v +",
+        ] {
+            assert!(matches!(eval(e, serde_json::json!({"v": "2"})), Eval::CannotTell(_)), "{e}: {:?}", eval(e, serde_json::json!({"v": "2"})));
+        }
+    }
+}
