@@ -13,6 +13,7 @@ mod access_habits;
 mod access_output;
 mod catalog;
 mod command_line;
+mod delegation;
 mod diff;
 mod doc_blocks;
 mod docs;

@@ -1,0 +1,279 @@
+//! Delegated installs (`spec.delegations`), end to end: each scenario is
+//! rendered from a real bundle by the binary, and a table of
+//! ClusterExtensions goes through the offline check (`can-install`), each
+//! with the answer and the message expected; the generated policy's CEL is
+//! also evaluated here, straight on the `cel` crate, so that the check is not
+//! its own only oracle.
+
+use std::collections::HashMap;
+
+use cel::{Context, Program, Value as CelValue};
+use olm_rbac::admission::Operation;
+use olm_rbac::check::commands::Common;
+use olm_rbac::check::install::{can_install, CanInstall, CANNOT_TELL};
+use olm_rbac::input::Source;
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+/// A policy every scenario's bundle passes.
+const POLICY: &str =
+    "  operator:\n    policy:\n      deny:\n      - {apiGroups: [''], resources: [nodes], verbs: [delete], scope: Cluster}\n";
+
+/// Renders `bundle`'s root with a config of `delegations`; the output and stderr.
+fn render(bundle: &str, delegations: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("rbac.yaml");
+    std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n{delegations}"))).unwrap();
+    let root = bundles_dir().join(bundle);
+    let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    (text(&out.stdout), text(&out.stderr))
+}
+
+fn extension(name: &str, team: Option<&str>, package: &str, version: &str, namespace: &str, catalog: &str) -> Value {
+    let mut labels = serde_json::Map::new();
+    if let Some(team) = team {
+        labels.insert("olm-rbac.io/delegation".into(), json!(team));
+    }
+    json!({"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
+           "metadata": {"name": name, "labels": labels},
+           "spec": {"namespace": namespace, "source": {"sourceType": "Catalog", "catalog": {
+               "packageName": package, "version": version,
+               "selector": {"matchLabels": {"olm.operatorframework.io/metadata.name": catalog}}}}}})
+}
+
+/// One row: who asks, what, and what the check must say.
+struct Row {
+    what: &'static str,
+    user: &'static str,
+    groups: &'static [&'static str],
+    extension: Value,
+    operation: Option<Operation>,
+    /// `Some(message part)` for a no, `None` for a yes.
+    refused: Option<&'static str>,
+}
+
+fn with(mut e: Value, pointer: &str, value: Value) -> Value {
+    *e.pointer_mut(pointer).unwrap() = value;
+    e
+}
+
+/// The rows every scenario has, from its allowed extension.
+fn standard_rows(allowed: &Value, user: &'static str, groups: &'static [&'static str], theirs: &str) -> Vec<Row> {
+    let catalog = "/spec/source/catalog";
+    let row = |what, extension, refused| Row { what, user, groups, extension, operation: None, refused };
+    let mut self_certified = allowed.clone();
+    self_certified["spec"]["source"]["catalog"]["upgradeConstraintPolicy"] = json!("SelfCertified");
+    let mut unsafe_crds = allowed.clone();
+    unsafe_crds["spec"]["install"] = json!({"preflight": {"crdUpgradeSafety": {"enforcement": "None"}}});
+    let mut their_name = allowed.clone();
+    their_name["metadata"]["name"] = json!(theirs);
+    vec![
+        row("allowed", allowed.clone(), None),
+        row("wrong package", with(allowed.clone(), &format!("{catalog}/packageName"), json!("evil-operator")), Some("may install only")),
+        row("wrong version", with(allowed.clone(), &format!("{catalog}/version"), json!("99.0.0")), Some("each version written exactly")),
+        row("a range", with(allowed.clone(), &format!("{catalog}/version"), json!(">=0.0.1")), Some("each version written exactly")),
+        row("wrong namespace", with(allowed.clone(), "/spec/namespace", json!("kube-system")), Some("may install only into")),
+        row(
+            "wrong catalog",
+            with(allowed.clone(), &format!("{catalog}/selector/matchLabels/olm.operatorframework.io~1metadata.name"), json!("evil")),
+            Some("may install only from ClusterCatalog"),
+        ),
+        row("SelfCertified", self_certified, Some("must not be SelfCertified")),
+        row("CRD safety off", unsafe_crds, Some("crdUpgradeSafety.enforcement must not be None")),
+        row("another team's extension", their_name, Some("is not your team's")),
+        Row { what: "a user outside the team", user: "mallory", groups: &["interns"], extension: allowed.clone(), operation: None, refused: Some("RBAC: no binding") },
+    ]
+}
+
+/// Another team's ClusterExtension, as the cluster holds it.
+fn theirs(name: &str) -> String {
+    format!("apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: {name}\n  labels:\n    olm-rbac.io/delegation: someone-else\nspec:\n  namespace: elsewhere\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: other\n")
+}
+
+/// Runs the rows through `can-install` and through the policy's CEL here.
+fn check_rows(rendered: &str, existing: &str, rows: &[Row]) {
+    let manifests = [
+        Source { name: "rendered.yaml".into(), text: rendered.to_string() },
+        Source { name: "cluster.yaml".into(), text: existing.to_string() },
+    ];
+    let policy = generated(rendered, "ValidatingAdmissionPolicy").into_iter().find(|p| p["metadata"]["name"] == "olm-rbac-delegated-installs").expect("the delegations' policy");
+    let cluster: Vec<Value> = serde_saphyr::from_multiple(existing).unwrap();
+    for row in rows {
+        let groups: Vec<String> = row.groups.iter().map(|g| g.to_string()).collect();
+        let asked = [Source { name: "ce.yaml".into(), text: serde_json::to_string(&row.extension).unwrap() }];
+        let q = CanInstall { extension: &asked, user: row.user, groups: &groups, operation: row.operation, explain: false, common: Common::default() };
+        let out = can_install(&manifests, &q);
+        match row.refused {
+            None => assert_eq!((out.code, out.stdout.as_str()), (0, "yes\n"), "{}: {}{}", row.what, out.stdout, out.stderr),
+            Some(said) => {
+                assert_eq!(out.code, 1, "{}: {}{}", row.what, out.stdout, out.stderr);
+                assert!(out.stdout.starts_with("no\n") && out.stdout.contains(said), "{}: {}", row.what, out.stdout);
+            }
+        }
+        // The same policy, evaluated here.
+        let name = row.extension["metadata"]["name"].as_str().unwrap();
+        let old = cluster.iter().find(|o| o["metadata"]["name"] == name);
+        let operation = match (row.operation, old) {
+            (Some(Operation::Delete), _) => "DELETE",
+            (_, Some(_)) => "UPDATE",
+            _ => "CREATE",
+        };
+        let object = if operation == "DELETE" { Value::Null } else { row.extension.clone() };
+        let mut all_groups = groups.clone();
+        all_groups.push("system:authenticated".into());
+        let request = json!({"operation": operation, "userInfo": {"username": row.user, "groups": all_groups}});
+        let here = admits(&policy, &object, old.unwrap_or(&Value::Null), &request);
+        let by_rbac = row.refused.is_some_and(|s| s.starts_with("RBAC"));
+        match (row.refused, here) {
+            (_, None) => assert!(by_rbac, "{}: the policy does not apply, yet RBAC allows", row.what),
+            (None, Some(admitted)) => assert!(admitted, "{}: the CEL refuses what can-install admits", row.what),
+            (Some(_), Some(admitted)) => assert!(!admitted || by_rbac, "{}: the CEL admits what can-install refuses", row.what),
+        }
+    }
+}
+
+fn generated(out: &str, kind: &str) -> Vec<Value> {
+    let docs: Vec<Value> = serde_saphyr::from_multiple(out).unwrap();
+    docs.into_iter().filter(|d| d["kind"] == kind).collect()
+}
+
+fn cel(expression: &str, object: &Value, old: &Value, request: &Value, variables: &HashMap<String, CelValue>) -> Result<bool, String> {
+    let program = Program::compile(expression).map_err(|e| format!("{expression}: {e}"))?;
+    let mut context = Context::default();
+    context.add_variable("object", object).map_err(|e| e.to_string())?;
+    context.add_variable("oldObject", old).map_err(|e| e.to_string())?;
+    context.add_variable("request", request).map_err(|e| e.to_string())?;
+    context.add_variable_from_value("variables", variables.clone());
+    match program.execute(&context) {
+        Ok(CelValue::Bool(b)) => Ok(b),
+        other => Err(format!("{expression}: {other:?}")),
+    }
+}
+
+/// What the API server would do under `policy`: `None` when its match
+/// condition is false, else whether every validation holds (an error is a
+/// refusal: `failurePolicy: Fail`).
+fn admits(policy: &Value, object: &Value, old: &Value, request: &Value) -> Option<bool> {
+    let spec = &policy["spec"];
+    assert_eq!(spec["failurePolicy"], "Fail");
+    let none = HashMap::new();
+    for condition in spec["matchConditions"].as_array().unwrap() {
+        if !cel(condition["expression"].as_str().unwrap(), object, old, request, &none).unwrap() {
+            return None;
+        }
+    }
+    let mut variables = HashMap::new();
+    for v in spec["variables"].as_array().unwrap() {
+        let program = Program::compile(v["expression"].as_str().unwrap()).unwrap();
+        let mut context = Context::default();
+        context.add_variable("object", object).unwrap();
+        context.add_variable("oldObject", old).unwrap();
+        context.add_variable("request", request).unwrap();
+        context.add_variable_from_value("variables", variables.clone());
+        let value = program.execute(&context).unwrap();
+        variables.insert(v["name"].as_str().unwrap().to_string(), value);
+    }
+    Some(spec["validations"].as_array().unwrap().iter().all(|v| cel(v["expression"].as_str().unwrap(), object, old, request, &variables) == Ok(true)))
+}
+
+/// The operator-controller how-to's scenario: group team-monitoring (and
+/// alice) may install Prometheus into monitoring or observability, from one
+/// catalog, at the judged version only.
+#[test]
+fn the_upstream_team_monitoring_scenario() {
+    let (rendered, stderr) = render(
+        "prometheus-0.56.3",
+        "  - team: monitoring\n    access: Install\n    subjects: [{kind: Group, name: team-monitoring}, {kind: User, name: alice}]\n    packages: [{name: prometheus}]\n    namespaces: [monitoring, observability]\n    catalogs: [operatorhubio]\n",
+    );
+    assert!(stderr.contains("team monitoring (User alice, Group team-monitoring) may install prometheus 0.56.3 into namespaces monitoring, observability from ClusterCatalog operatorhubio"), "{stderr}");
+    let allowed = extension("prometheus", Some("monitoring"), "prometheus", "0.56.3", "monitoring", "operatorhubio");
+    let mut rows = standard_rows(&allowed, "bob", &["team-monitoring"], "their-prometheus");
+    rows.push(Row { what: "alice by name", user: "alice", groups: &[], extension: with(allowed.clone(), "/spec/namespace", json!("observability")), operation: None, refused: None });
+    rows.push(Row { what: "no team label", user: "bob", groups: &["team-monitoring"], extension: { let mut e = allowed.clone(); e["metadata"]["labels"] = json!({}); e }, operation: None, refused: Some("must name the team") });
+    rows.push(Row { what: "a version with a v", user: "bob", groups: &["team-monitoring"], extension: with(allowed.clone(), "/spec/source/catalog/version", json!("v0.56.3")), operation: None, refused: Some("each version written exactly") });
+    check_rows(&rendered, &theirs("their-prometheus"), &rows);
+}
+
+/// Two teams, one user in both: each ClusterExtension is held to the team
+/// its label names. The platform team's versions are listed, not judged
+/// here, which render warns about.
+#[test]
+fn two_teams_and_a_user_in_both() {
+    let (rendered, stderr) = render(
+        "strimzi-kafka-operator-1.2.0",
+        "  - team: streaming\n    access: Install\n    subjects: [{kind: Group, name: streaming}, {kind: ServiceAccount, namespace: ci, name: deployer}]\n    packages: [{name: strimzi-kafka-operator}]\n    namespaces: [kafka]\n    catalogs: [operatorhubio]\n  - team: platform\n    access: Install\n    subjects: [{kind: Group, name: platform}]\n    packages: [{name: cert-manager, versions: [\"1.16.5\"]}]\n    namespaces: [cert-manager]\n    catalogs: [community]\n",
+    );
+    assert!(stderr.contains("warning: RBACConfig ext: spec.delegations[1].packages[0].versions: 1.16.5 of cert-manager was not judged in this render (it judged package \"strimzi-kafka-operator\")"), "{stderr}");
+    let allowed = extension("kafka", Some("streaming"), "strimzi-kafka-operator", "1.2.0", "kafka", "operatorhubio");
+    let mut rows = standard_rows(&allowed, "system:serviceaccount:ci:deployer", &[], "their-kafka");
+    let both: &[&str] = &["streaming", "platform"];
+    let cert_manager = extension("certs", Some("platform"), "cert-manager", "1.16.5", "cert-manager", "community");
+    rows.push(Row { what: "a user of both teams, for platform", user: "dana", groups: both, extension: cert_manager.clone(), operation: None, refused: None });
+    rows.push(Row { what: "a user of both teams, for streaming", user: "dana", groups: both, extension: allowed.clone(), operation: None, refused: None });
+    rows.push(Row {
+        what: "platform's package under streaming's label",
+        user: "dana",
+        groups: both,
+        extension: with(cert_manager.clone(), "/metadata/labels/olm-rbac.io~1delegation", json!("streaming")),
+        operation: None,
+        refused: Some("team streaming may install only strimzi-kafka-operator"),
+    });
+    rows.push(Row { what: "a team it is not in", user: "erin", groups: &["streaming"], extension: cert_manager, operation: None, refused: Some("must name the team") });
+    check_rows(&rendered, &theirs("their-kafka"), &rows);
+}
+
+/// A team that may install, one that may only read, and deletes: a team may
+/// delete its own ClusterExtension and no other.
+#[test]
+fn a_viewing_team_and_deletes() {
+    let (rendered, _) = render(
+        "memcached-operator-0.0.1",
+        "  - team: cache\n    access: Install\n    subjects: [{kind: User, name: carol}]\n    packages: [{name: memcached-operator}]\n    namespaces: [cache]\n    catalogs: [internal]\n  - team: auditors\n    access: View\n    subjects: [{kind: Group, name: auditors}]\n    packages: [{name: memcached-operator}]\n    namespaces: [cache]\n    catalogs: [internal]\n",
+    );
+    let allowed = extension("memcached", Some("cache"), "memcached-operator", "0.0.1", "cache", "internal");
+    let mut rows = standard_rows(&allowed, "carol", &[], "their-memcached");
+    let ours = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: our-memcached\n  labels:\n    olm-rbac.io/delegation: cache\nspec:\n  namespace: cache\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: memcached-operator\n";
+    let delete = |name: &str| json!({"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension", "metadata": {"name": name}});
+    rows.push(Row { what: "deleting its own", user: "carol", groups: &[], extension: delete("our-memcached"), operation: Some(Operation::Delete), refused: None });
+    rows.push(Row { what: "deleting another team's", user: "carol", groups: &[], extension: delete("their-memcached"), operation: Some(Operation::Delete), refused: Some("is not your team's") });
+    rows.push(Row { what: "an auditor creating", user: "frank", groups: &["auditors"], extension: allowed.clone(), operation: None, refused: Some("RBAC: no binding") });
+    check_rows(&rendered, &format!("{}---\n{ours}", theirs("their-memcached")), &rows);
+    // The auditors read.
+    let out = run_bin(&["can-i", "list", "clusterextensions.olm.operatorframework.io", "--as", "frank", "--as-group", "auditors", "-f", "-"], &rendered);
+    assert_eq!(text(&out.stdout), "yes\n");
+}
+
+/// The command's exit codes: yes 0, no 1, unreadable 2, cannot tell 3.
+#[test]
+fn can_install_exit_codes() {
+    let (rendered, _) = render(
+        "memcached-operator-0.0.1",
+        "  - team: cache\n    access: Install\n    subjects: [{kind: User, name: carol}]\n    packages: [{name: memcached-operator}]\n    namespaces: [cache]\n    catalogs: [internal]\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (ce, out_file) = (dir.path().join("ce.yaml"), dir.path().join("rendered.yaml"));
+    std::fs::write(&out_file, &rendered).unwrap();
+    let allowed = extension("memcached", Some("cache"), "memcached-operator", "0.0.1", "cache", "internal");
+    std::fs::write(&ce, serde_json::to_string(&allowed).unwrap()).unwrap();
+    let ask = |user: &str, files: &[&str]| {
+        let mut args = vec!["can-install", ce.to_str().unwrap(), "--as", user];
+        for f in files {
+            args.extend(["-f", f]);
+        }
+        run_bin(&args, "")
+    };
+    let rendered_path = out_file.to_str().unwrap();
+    assert_eq!(ask("carol", &[rendered_path]).status.code(), Some(0));
+    assert_eq!(ask("mallory", &[rendered_path]).status.code(), Some(1));
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(&broken, "kind: [").unwrap();
+    assert_eq!(ask("carol", &[rendered_path, broken.to_str().unwrap()]).status.code(), Some(2));
+    // A policy the engine cannot evaluate: never a yes.
+    let opaque = dir.path().join("opaque.yaml");
+    std::fs::write(&opaque, "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: opaque\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [olm.operatorframework.io], apiVersions: ['*'], operations: [CREATE], resources: [clusterextensions]}\n  validations:\n  - expression: \"authorizer.group('').resource('pods').check('create').allowed()\"\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: opaque\nspec:\n  policyName: opaque\n  validationActions: [Deny]\n").unwrap();
+    let out = ask("carol", &[rendered_path, opaque.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(CANNOT_TELL), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("cannot tell\n") && text(&out.stdout).contains("ValidatingAdmissionPolicy opaque: cannot tell"), "{}", text(&out.stdout));
+}
