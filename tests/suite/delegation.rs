@@ -277,3 +277,67 @@ fn can_install_exit_codes() {
     assert_eq!(out.status.code(), Some(CANNOT_TELL), "{}", text(&out.stdout));
     assert!(text(&out.stdout).starts_with("cannot tell\n") && text(&out.stdout).contains("ValidatingAdmissionPolicy opaque: cannot tell"), "{}", text(&out.stdout));
 }
+
+/// What would hand out more than the admin wrote is refused, each naming its
+/// field.
+#[test]
+fn delegations_that_hand_out_more_than_written_are_refused() {
+    let base = "  - team: t\n    access: Install\n    subjects: [{kind: Group, name: g}]\n    packages: [{name: memcached-operator}]\n    namespaces: [n]\n    catalogs: [c]\n";
+    let cases: &[(&str, &str, &str)] = &[
+        ("{kind: Group, name: g}", "{kind: Group, name: system:authenticated}", "spec.delegations[0].subjects[0].name: Group \"system:authenticated\" holds every authenticated user"),
+        ("{kind: Group, name: g}", "{kind: Group, name: system:serviceaccounts}", "holds every ServiceAccount"),
+        ("{kind: Group, name: g}", "{kind: User, name: system:anonymous}", "unauthenticated requests"),
+        ("subjects: [{kind: Group, name: g}]", "subjects: []", "spec.delegations[0].subjects: must name at least one"),
+        ("packages: [{name: memcached-operator}]", "packages: []", "spec.delegations[0].packages: must name at least one package"),
+        ("namespaces: [n]", "namespaces: []", "spec.delegations[0].namespaces: must name at least one namespace"),
+        ("namespaces: [n]", "namespaces: ['*']", "spec.delegations[0].namespaces[0]: \"*\" is not a namespace name"),
+        ("catalogs: [c]", "catalogs: []", "spec.delegations[0].catalogs: must name at least one ClusterCatalog"),
+        ("{name: memcached-operator}", "{name: memcached-operator, versions: []}", "versions: is empty"),
+        ("{name: memcached-operator}", "{name: memcached-operator, versions: ['>=0.0.1']}", "versions[0]: \">=0.0.1\" is not one exact version"),
+        ("{name: memcached-operator}", "{name: memcached-operator, versions: ['0.0.1+build']}", "must be written exactly as ClusterExtensions write it: \"0.0.1\""),
+        ("{name: memcached-operator}", "{name: other-operator}", "spec.delegations[0].packages[0].versions: is left out, so team t may install the versions of other-operator judged here, and there are none: the bundle judged here is package \"memcached-operator\""),
+        ("team: t", "team: T", "spec.delegations[0].team: \"T\" is not a DNS label"),
+        ("access: Install", "access: Everything", "access"),
+    ];
+    for (from, to, said) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = dir.path().join("rbac.yaml");
+        std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n{}", base.replace(from, to)))).unwrap();
+        let root = bundles_dir().join("memcached-operator-0.0.1");
+        let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(1), "{to}: {}", text(&out.stderr));
+        assert!(out.stdout.is_empty(), "no partial output");
+        assert!(text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(said)), "{to}: {}", text(&out.stderr));
+    }
+    // Without an install policy nothing was judged.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("rbac.yaml");
+    std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n  delegations:\n{base}"))).unwrap();
+    let root = bundles_dir().join("memcached-operator-0.0.1");
+    let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no install policy judged the bundle here (spec.operator.policy)"), "{}", text(&out.stderr));
+}
+
+/// A bundle cannot ship an object under a name the delegations write: it
+/// would replace the policy or widen a team's role when applied.
+#[test]
+fn a_bundle_cannot_stand_in_for_the_delegations_objects() {
+    let forged = [
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: olm-rbac-delegated-installs\nspec:\n  failurePolicy: Ignore\n  matchConstraints:\n    resourceRules: []\n  validations:\n  - expression: 'true'\n",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: olm-rbac-delegate-t\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: Group, name: g, apiGroup: rbac.authorization.k8s.io}]\n",
+    ];
+    for object in forged {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&bundles_dir().join("memcached-operator-0.0.1"), dir.path());
+        std::fs::write(dir.path().join("manifests/forged.yaml"), object).unwrap();
+        let cfg_dir = tempfile::tempdir().unwrap();
+        let cfg = cfg_dir.path().join("rbac.yaml");
+        std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n  - team: t\n    access: Install\n    subjects: [{{kind: Group, name: g}}]\n    packages: [{{name: memcached-operator}}]\n    namespaces: [n]\n    catalogs: [c]\n"))).unwrap();
+        let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), dir.path().to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(1), "{object}: {}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+        let name = if object.contains("delegated-installs") { "olm-rbac-delegated-installs" } else { "olm-rbac-delegate-t" };
+        assert!(text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(name)), "{}", text(&out.stderr));
+    }
+}
