@@ -151,7 +151,11 @@ fn team_rules(g: &Grant<'_>) -> Vec<(String, String)> {
         ),
         (
             format!("{guard}(has(object.spec.namespace) && object.spec.namespace in [{}])", list(&namespaces)),
-            format!("team {team} may install only into {} (spec.namespace)", namespaces.join(", ")),
+            format!(
+                "team {team} may install only into namespace{} {} (spec.namespace)",
+                if namespaces.len() == 1 { "" } else { "s" },
+                namespaces.join(", ")
+            ),
         ),
         (
             format!("{guard}({HAS_CATALOG} && has({CATALOG}.selector) && has({selector}) && {name_label} in {selector} && {selector}[{name_label}] in [{}])", list(&catalogs)),
