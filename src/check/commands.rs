@@ -1,7 +1,7 @@
 //! `can-i`, `who-can` and `report`: the access checks as commands, returning
 //! what to print and the exit code.
 
-use super::load::read;
+use super::load::{read, Loaded};
 use super::shapes::{encode, HeldAccessOut, PermissionOut, WhoCanOut};
 use super::{graph, matrix};
 use crate::access::allowed::{resource_text, Place, Target};
@@ -48,6 +48,16 @@ pub(super) fn with_policy(
     common: Common,
     command: impl FnOnce(&Policy, &mut Vec<String>) -> Outcome,
 ) -> Outcome {
+    with_loaded(inputs, common, |loaded, warnings| command(&loaded.policy, warnings))
+}
+
+/// [`with_policy`], with all that was read: the admission policies and
+/// ClusterExtensions too.
+pub(super) fn with_loaded(
+    inputs: &[Source],
+    common: Common,
+    command: impl FnOnce(&Loaded, &mut Vec<String>) -> Outcome,
+) -> Outcome {
     let loaded = match read(inputs, common.builtin_roles) {
         Ok(loaded) => loaded,
         Err(errors) => {
@@ -61,7 +71,7 @@ pub(super) fn with_policy(
             "the input holds no Kubernetes objects: pass the rendered manifests with -f or on stdin".to_string(),
         )
     } else {
-        command(&loaded.policy, &mut warnings)
+        command(&loaded, &mut warnings)
     };
     if !common.quiet {
         out.stderr.insert_str(0, &warnings.iter().map(|w| format!("{w}\n")).collect::<String>());

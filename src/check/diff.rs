@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 
-use super::commands::{with_policy, Common, Format};
+use super::commands::{with_loaded, Common, Format};
 use crate::access::allowed::Place;
 use crate::access::cover::Owners;
 use crate::access::danger::{dangers, Severity};
@@ -21,7 +21,10 @@ use crate::access::{as_named, AggregatingRole, BindingDef, Policy, RoleRefKind, 
 use crate::input::Source;
 use crate::outcome::Outcome;
 
+mod installs;
 mod shape;
+
+pub(crate) use installs::InstallRight;
 
 pub use shape::{json_schema, ChangeOut, DiffOut, SubjectOut};
 
@@ -86,16 +89,20 @@ pub(crate) struct Changes {
 /// `fail_on` says a gain fails; 2 when an input cannot be read.
 pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
     let common = options.common;
-    with_policy(old, common, |old_policy, _| {
-        with_policy(new, common, |new_policy, warnings| {
+    with_loaded(old, common, |old_loaded, _| {
+        with_loaded(new, common, |new_loaded, warnings| {
+            let (old_policy, new_policy) = (&old_loaded.policy, &new_loaded.policy);
             let kept = left_behind(old_policy, new_policy, warnings);
             let changes = changes(old_policy, kept.as_ref().unwrap_or(new_policy));
+            let installs = installs::install_changes(old_loaded, new_loaded);
+            // A right to install an operator is a right to run a bundle as
+            // cluster-admin: every such gain is dangerous.
             let failed = match options.fail_on {
                 FailOn::None => false,
-                FailOn::Gain => !changes.gained.is_empty(),
-                FailOn::Dangerous => changes.gained.iter().any(|c| c.severity.is_some()),
+                FailOn::Gain => !changes.gained.is_empty() || !installs.0.is_empty(),
+                FailOn::Dangerous => changes.gained.iter().any(|c| c.severity.is_some()) || !installs.0.is_empty(),
             };
-            let mut out = shape::write(&changes, options.format, new.first().map(|s| s.name.as_str()));
+            let mut out = shape::write(&changes, &installs, options.format, new.first().map(|s| s.name.as_str()));
             if out.code == 0 && failed {
                 out.code = 1;
             }

@@ -341,3 +341,36 @@ fn a_bundle_cannot_stand_in_for_the_delegations_objects() {
         assert!(text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(name)), "{}", text(&out.stderr));
     }
 }
+
+/// A new judged version changes the policy in the same render, and `diff`
+/// says who gains the right to install it (asked of the policy itself), and
+/// fails on it.
+#[test]
+fn diff_shows_who_gains_the_right_to_install_a_newly_judged_version() {
+    let delegation = "  - team: monitoring\n    access: Install\n    subjects: [{kind: Group, name: team-monitoring}]\n    packages: [{name: prometheus}]\n    namespaces: [monitoring]\n    catalogs: [operatorhubio]\n";
+    let (old, _) = render("prometheus-0.56.3", delegation);
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&bundles_dir().join("prometheus-0.56.3"), dir.path());
+    let csv = dir.path().join("manifests/prometheusoperator.0.56.3.clusterserviceversion.yaml");
+    let text_of = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text_of.matches("\n  version: 0.56.3\n").count(), 1);
+    std::fs::write(&csv, text_of.replace("\n  version: 0.56.3\n", "\n  version: 0.57.0\n")).unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("rbac.yaml");
+    std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n{delegation}"))).unwrap();
+    let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), dir.path().to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let new = text(&out.stdout);
+    let (old_file, new_file) = (cfg_dir.path().join("old.yaml"), cfg_dir.path().join("new.yaml"));
+    std::fs::write(&old_file, &old).unwrap();
+    std::fs::write(&new_file, &new).unwrap();
+    let out = run_bin(&["diff", old_file.to_str().unwrap(), new_file.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1), "a new right to install fails the diff");
+    assert_eq!(
+        text(&out.stdout),
+        "install rights\n  + Group team-monitoring may install prometheus 0.57.0 into monitoring from operatorhubio (team monitoring)\n  - Group team-monitoring may install prometheus 0.56.3 into monitoring from operatorhubio (team monitoring)\n"
+    );
+    // The same render on both sides: nothing gained.
+    let out = run_bin(&["diff", old_file.to_str().unwrap(), old_file.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

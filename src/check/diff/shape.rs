@@ -9,7 +9,7 @@ use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{Change, Changes, Holder};
+use super::{Change, Changes, Holder, InstallRight};
 use crate::access::allowed::Target;
 use crate::access::danger::Severity;
 use crate::access::Grantee;
@@ -31,6 +31,56 @@ pub struct DiffOut {
     pub gained: Vec<ChangeOut>,
     /// What OLD allows that NEW does not.
     pub lost: Vec<ChangeOut>,
+    /// Rights to install an operator (delegated installs) NEW grants that OLD does not.
+    #[serde(rename = "installsGained", skip_serializing_if = "Vec::is_empty")]
+    pub installs_gained: Vec<InstallOut>,
+    /// Rights to install an operator OLD grants that NEW does not.
+    #[serde(rename = "installsLost", skip_serializing_if = "Vec::is_empty")]
+    pub installs_lost: Vec<InstallOut>,
+}
+
+/// A right to install: who may create a ClusterExtension of `package` at
+/// `version` into `namespace` from `catalog`, labelled for `team`; asked of
+/// each side's RBAC and admission policies.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstallOut {
+    pub subject: SubjectOut,
+    pub package: String,
+    pub version: String,
+    pub namespace: String,
+    pub catalog: String,
+    pub team: String,
+}
+
+impl InstallOut {
+    fn of(r: &InstallRight) -> InstallOut {
+        let (namespace, name) = match r.subject.split_once('/') {
+            Some((ns, name)) if r.subject_kind == "ServiceAccount" => (Some(ns.to_string()), name.to_string()),
+            _ => (None, r.subject.clone()),
+        };
+        InstallOut {
+            subject: SubjectOut { kind: r.subject_kind.clone(), name, namespace },
+            package: r.package.clone(),
+            version: r.version.clone(),
+            namespace: r.namespace.clone(),
+            catalog: r.catalog.clone(),
+            team: r.team.clone(),
+        }
+    }
+}
+
+/// The install rights gained and lost, as lines after the access changes.
+fn install_lines(installs: &(Vec<InstallRight>, Vec<InstallRight>), markdown: bool) -> String {
+    let (gained, lost) = installs;
+    if gained.is_empty() && lost.is_empty() {
+        return String::new();
+    }
+    let mut out = if markdown { String::from("\n### Install rights\n\n") } else { String::from("\ninstall rights\n") };
+    for (sign, r) in gained.iter().map(|r| ("+", r)).chain(lost.iter().map(|r| ("-", r))) {
+        out.push_str(&format!("{}{sign} {}\n", if markdown { "- " } else { "  " }, r.text()));
+    }
+    out
 }
 
 /// One rule a subject gained or lost, and where.
@@ -76,19 +126,29 @@ pub fn json_schema() -> String {
 
 /// The changes in the format asked, exit 0; `artifact` is the file NEW was
 /// read from, where a SARIF result points.
-pub(super) fn write(changes: &Changes, format: Format, artifact: Option<&str>) -> Outcome {
+pub(super) fn write(
+    changes: &Changes,
+    installs: &(Vec<InstallRight>, Vec<InstallRight>),
+    format: Format,
+    artifact: Option<&str>,
+) -> Outcome {
+    let unchanged = changes.gained.is_empty() && changes.lost.is_empty();
+    let installs_changed = !installs.0.is_empty() || !installs.1.is_empty();
     let stdout = match format {
         Format::Sarif => sarif(changes, artifact),
         Format::Json | Format::Yaml => {
             let out = DiffOut {
                 gained: changes.gained.iter().map(ChangeOut::of).collect(),
                 lost: changes.lost.iter().map(ChangeOut::of).collect(),
+                installs_gained: installs.0.iter().map(InstallOut::of).collect(),
+                installs_lost: installs.1.iter().map(InstallOut::of).collect(),
             };
             return encoded(&out, format);
         }
         // The command line offers no dot for diff.
-        Format::Table | Format::Dot => text(changes),
-        Format::Markdown => markdown(changes),
+        Format::Table | Format::Dot if unchanged && installs_changed => install_lines(installs, false).trim_start().to_string(),
+        Format::Table | Format::Dot => text(changes) + &install_lines(installs, false),
+        Format::Markdown => markdown(changes) + &install_lines(installs, true),
     };
     Outcome { stdout, stderr: String::new(), code: 0 }
 }
