@@ -100,15 +100,17 @@ pub fn admit(policies: &Policies, request: &AdmissionRequest<'_>) -> (Answer, Ve
     for binding in &policies.bindings {
         let binding_name = binding.metadata.name.clone().unwrap_or_default();
         let Some(spec) = &binding.spec else { continue };
-        let Some(policy) = policies
-            .policies
-            .iter()
-            .find(|p| p.metadata.name.is_some() && p.metadata.name == spec.policy_name)
+        let Some(policy) =
+            policies.policies.iter().find(|p| p.metadata.name.is_some() && p.metadata.name == spec.policy_name)
         else {
             continue;
         };
         let outcome = decide(policy, binding, request);
-        considered.push(Considered { policy: policy.metadata.name.clone().unwrap_or_default(), binding: binding_name, outcome });
+        considered.push(Considered {
+            policy: policy.metadata.name.clone().unwrap_or_default(),
+            binding: binding_name,
+            outcome,
+        });
     }
     let refused = considered.iter().any(|c| matches!(c.outcome, Outcome::Failed { deny: true, .. }));
     let unknown = considered.iter().any(|c| matches!(c.outcome, Outcome::CannotTell(_)));
@@ -157,9 +159,7 @@ fn decide(
         }
     }
     if spec.param_kind.is_some() {
-        return Outcome::CannotTell(
-            "it takes parameters (paramKind), which the offline check does not read".into(),
-        );
+        return Outcome::CannotTell("it takes parameters (paramKind), which the offline check does not read".into());
     }
     let fail_closed = spec.failure_policy.as_deref() != Some("Ignore");
     let actions = binding_spec.and_then(|b| b.validation_actions.clone()).unwrap_or_default();
@@ -167,7 +167,12 @@ fn decide(
     let null = Json::Null;
     let request = request_json(r);
     let mut variables: BTreeMap<String, Eval> = BTreeMap::new();
-    fn bind<'a>(r: &AdmissionRequest<'a>, null: &'a Json, request: &'a Json, variables: &'a BTreeMap<String, Eval>) -> Activation<'a> {
+    fn bind<'a>(
+        r: &AdmissionRequest<'a>,
+        null: &'a Json,
+        request: &'a Json,
+        variables: &'a BTreeMap<String, Eval>,
+    ) -> Activation<'a> {
         Activation { object: r.object.unwrap_or(null), old_object: r.old_object.unwrap_or(null), request, variables }
     }
     // Match conditions: any false skips the policy; else an error fails it
@@ -271,10 +276,8 @@ fn rule_matches(rule: &NamedRuleWithOperations, r: &AdmissionRequest<'_>) -> boo
     };
     let scope_ok = matches!(rule.scope.as_deref(), None | Some("*") | Some("Cluster"));
     let names_ok = rule.resource_names.as_ref().is_none_or(|n| n.is_empty() || n.iter().any(|x| x == r.name));
-    let resource_ok = rule
-        .resources
-        .as_ref()
-        .is_some_and(|l| l.iter().any(|x| x == "*" || x == r.resource || x == "*/*"));
+    let resource_ok =
+        rule.resources.as_ref().is_some_and(|l| l.iter().any(|x| x == "*" || x == r.resource || x == "*/*"));
     any(&rule.api_groups, r.group)
         && any(&rule.api_versions, r.version)
         && any(&rule.operations, r.operation.as_str())

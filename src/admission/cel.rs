@@ -97,10 +97,12 @@ fn run(program: &Program, context: &Context<'_, '_>) -> Eval {
 /// An error the API server meets too, or one only this engine meets.
 fn classify(e: ExecutionError) -> Eval {
     match &e {
-        ExecutionError::NoSuchKey(_) | ExecutionError::FunctionError { .. } | ExecutionError::DivisionByZero(_)
-        | ExecutionError::RemainderByZero(_) | ExecutionError::Overflow(..) | ExecutionError::IndexOutOfBounds(_) => {
-            Eval::Error(e.to_string())
-        }
+        ExecutionError::NoSuchKey(_)
+        | ExecutionError::FunctionError { .. }
+        | ExecutionError::DivisionByZero(_)
+        | ExecutionError::RemainderByZero(_)
+        | ExecutionError::Overflow(..)
+        | ExecutionError::IndexOutOfBounds(_) => Eval::Error(e.to_string()),
         _ => Eval::CannotTell(format!("the offline engine cannot evaluate it: {e}")),
     }
 }
@@ -120,7 +122,10 @@ mod tests {
 
     fn eval(expression: &str, object: Json) -> Eval {
         let request = serde_json::json!({"operation": "CREATE", "userInfo": {"username": "u", "groups": ["g"]}});
-        evaluate(expression, &Activation { object: &object, old_object: &Json::Null, request: &request, variables: &BTreeMap::new() })
+        evaluate(
+            expression,
+            &Activation { object: &object, old_object: &Json::Null, request: &request, variables: &BTreeMap::new() },
+        )
     }
 
     #[test]
@@ -152,7 +157,11 @@ mod tests {
             "object.v.find('[0-9]+') == '2'",
             "object.v +",
         ] {
-            assert!(matches!(eval(e, serde_json::json!({"v": "2"})), Eval::CannotTell(_)), "{e}: {:?}", eval(e, serde_json::json!({"v": "2"})));
+            assert!(
+                matches!(eval(e, serde_json::json!({"v": "2"})), Eval::CannotTell(_)),
+                "{e}: {:?}",
+                eval(e, serde_json::json!({"v": "2"}))
+            );
         }
     }
 }

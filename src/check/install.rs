@@ -44,7 +44,8 @@ fn the_extension(sources: &[Source]) -> Result<(String, Json), Outcome> {
         for doc in &docs {
             let h = &doc.header;
             if h.group() == Some(OLM_V1_GROUP) && h.kind.as_deref() == Some("ClusterExtension") {
-                let value: Json = yaml::parse_item(doc).map_err(|e| input_error(format!("{}: {}", source.name, e.message)))?;
+                let value: Json =
+                    yaml::parse_item(doc).map_err(|e| input_error(format!("{}: {}", source.name, e.message)))?;
                 found.push((h.name.clone().unwrap_or_default(), value));
             } else if h.kind.is_some() {
                 return Err(input_error(format!(
@@ -92,10 +93,7 @@ pub fn can_install(manifests: &[Source], q: &CanInstall<'_>) -> Outcome {
     }
     let who = Identity::new(q.user, q.groups);
     let verb = operation.as_str().to_lowercase();
-    let request = Request {
-        name: Some(name.clone()),
-        ..Request::on(&verb, OLM_V1_GROUP, "clusterextensions", None)
-    };
+    let request = Request { name: Some(name.clone()), ..Request::on(&verb, OLM_V1_GROUP, "clusterextensions", None) };
     let rbac = loaded.policy.can(&who, &request);
     let admission = AdmissionRequest {
         operation,
@@ -141,7 +139,10 @@ pub fn can_install(manifests: &[Source], q: &CanInstall<'_>) -> Outcome {
         .iter()
         .filter_map(|c| match &c.outcome {
             Decided::Failed { messages, deny: false, warn: true } => Some(
-                messages.iter().map(|m| format!("warning: ValidatingAdmissionPolicy {}: {m}\n", c.policy)).collect::<String>(),
+                messages
+                    .iter()
+                    .map(|m| format!("warning: ValidatingAdmissionPolicy {}: {m}\n", c.policy))
+                    .collect::<String>(),
             ),
             _ => None,
         })
@@ -174,7 +175,11 @@ fn said(c: &Considered, explain: bool) -> Option<String> {
 
 fn rbac_refusal(policy: &Policy, verb: &str, name: &str, who: &Identity) -> String {
     let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
-    let searched = if policy.bindings.iter().any(|b| b.builtin) { "the input or Kubernetes' bootstrap policy" } else { "the input" };
+    let searched = if policy.bindings.iter().any(|b| b.builtin) {
+        "the input or Kubernetes' bootstrap policy"
+    } else {
+        "the input"
+    };
     format!(
         "no binding in {searched} grants {verb} on clusterextensions.{OLM_V1_GROUP} {name:?} to user {:?} (groups: {})",
         who.user,

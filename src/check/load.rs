@@ -12,7 +12,8 @@ use crate::admission::Policies;
 use crate::findings::{FileRef, Finding};
 use crate::input::Source;
 use crate::model::{
-    view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER, OLM_V1_GROUP,
+    view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
+    OLM_V1_GROUP,
 };
 use crate::yaml::{self, Chunk};
 

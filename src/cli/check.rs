@@ -11,8 +11,8 @@ use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::{Args, ValueEnum};
 
 use crate::access::builtin::BuiltinRoles;
-use crate::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
 use crate::admission::Operation;
+use crate::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
 use crate::check::diff::{diff, DiffOptions, FailOn};
 use crate::check::install::{can_install, CanInstall};
 use crate::input::{read_path, Source};

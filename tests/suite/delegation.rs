@@ -71,19 +71,46 @@ fn standard_rows(allowed: &Value, user: &'static str, groups: &'static [&'static
     their_name["metadata"]["name"] = json!(theirs);
     vec![
         row("allowed", allowed.clone(), None),
-        row("wrong package", with(allowed.clone(), &format!("{catalog}/packageName"), json!("evil-operator")), Some("may install only")),
-        row("wrong version", with(allowed.clone(), &format!("{catalog}/version"), json!("99.0.0")), Some("each version written exactly")),
-        row("a range", with(allowed.clone(), &format!("{catalog}/version"), json!(">=0.0.1")), Some("each version written exactly")),
-        row("wrong namespace", with(allowed.clone(), "/spec/namespace", json!("kube-system")), Some("may install only into")),
+        row(
+            "wrong package",
+            with(allowed.clone(), &format!("{catalog}/packageName"), json!("evil-operator")),
+            Some("may install only"),
+        ),
+        row(
+            "wrong version",
+            with(allowed.clone(), &format!("{catalog}/version"), json!("99.0.0")),
+            Some("each version written exactly"),
+        ),
+        row(
+            "a range",
+            with(allowed.clone(), &format!("{catalog}/version"), json!(">=0.0.1")),
+            Some("each version written exactly"),
+        ),
+        row(
+            "wrong namespace",
+            with(allowed.clone(), "/spec/namespace", json!("kube-system")),
+            Some("may install only into"),
+        ),
         row(
             "wrong catalog",
-            with(allowed.clone(), &format!("{catalog}/selector/matchLabels/olm.operatorframework.io~1metadata.name"), json!("evil")),
+            with(
+                allowed.clone(),
+                &format!("{catalog}/selector/matchLabels/olm.operatorframework.io~1metadata.name"),
+                json!("evil"),
+            ),
             Some("may install only from ClusterCatalog"),
         ),
         row("SelfCertified", self_certified, Some("must not be SelfCertified")),
         row("CRD safety off", unsafe_crds, Some("crdUpgradeSafety.enforcement must not be None")),
         row("another team's extension", their_name, Some("is not your team's")),
-        Row { what: "a user outside the team", user: "mallory", groups: &["interns"], extension: allowed.clone(), operation: None, refused: Some("RBAC: no binding") },
+        Row {
+            what: "a user outside the team",
+            user: "mallory",
+            groups: &["interns"],
+            extension: allowed.clone(),
+            operation: None,
+            refused: Some("RBAC: no binding"),
+        },
     ]
 }
 
@@ -98,15 +125,27 @@ fn check_rows(rendered: &str, existing: &str, rows: &[Row]) {
         Source { name: "rendered.yaml".into(), text: rendered.to_string() },
         Source { name: "cluster.yaml".into(), text: existing.to_string() },
     ];
-    let policy = generated(rendered, "ValidatingAdmissionPolicy").into_iter().find(|p| p["metadata"]["name"] == "olm-rbac-delegated-installs").expect("the delegations' policy");
+    let policy = generated(rendered, "ValidatingAdmissionPolicy")
+        .into_iter()
+        .find(|p| p["metadata"]["name"] == "olm-rbac-delegated-installs")
+        .expect("the delegations' policy");
     let cluster: Vec<Value> = serde_saphyr::from_multiple(existing).unwrap();
     for row in rows {
         let groups: Vec<String> = row.groups.iter().map(|g| g.to_string()).collect();
         let asked = [Source { name: "ce.yaml".into(), text: serde_json::to_string(&row.extension).unwrap() }];
-        let q = CanInstall { extension: &asked, user: row.user, groups: &groups, operation: row.operation, explain: false, common: Common::default() };
+        let q = CanInstall {
+            extension: &asked,
+            user: row.user,
+            groups: &groups,
+            operation: row.operation,
+            explain: false,
+            common: Common::default(),
+        };
         let out = can_install(&manifests, &q);
         match row.refused {
-            None => assert_eq!((out.code, out.stdout.as_str()), (0, "yes\n"), "{}: {}{}", row.what, out.stdout, out.stderr),
+            None => {
+                assert_eq!((out.code, out.stdout.as_str()), (0, "yes\n"), "{}: {}{}", row.what, out.stdout, out.stderr)
+            }
             Some(said) => {
                 assert_eq!(out.code, 1, "{}: {}{}", row.what, out.stdout, out.stderr);
                 assert!(out.stdout.starts_with("no\n") && out.stdout.contains(said), "{}: {}", row.what, out.stdout);
@@ -129,7 +168,9 @@ fn check_rows(rendered: &str, existing: &str, rows: &[Row]) {
         match (row.refused, here) {
             (_, None) => assert!(by_rbac, "{}: the policy does not apply, yet RBAC allows", row.what),
             (None, Some(admitted)) => assert!(admitted, "{}: the CEL refuses what can-install admits", row.what),
-            (Some(_), Some(admitted)) => assert!(!admitted || by_rbac, "{}: the CEL admits what can-install refuses", row.what),
+            (Some(_), Some(admitted)) => {
+                assert!(!admitted || by_rbac, "{}: the CEL admits what can-install refuses", row.what)
+            }
         }
     }
 }
@@ -139,7 +180,13 @@ fn generated(out: &str, kind: &str) -> Vec<Value> {
     docs.into_iter().filter(|d| d["kind"] == kind).collect()
 }
 
-fn cel(expression: &str, object: &Value, old: &Value, request: &Value, variables: &HashMap<String, CelValue>) -> Result<bool, String> {
+fn cel(
+    expression: &str,
+    object: &Value,
+    old: &Value,
+    request: &Value,
+    variables: &HashMap<String, CelValue>,
+) -> Result<bool, String> {
     let program = Program::compile(expression).map_err(|e| format!("{expression}: {e}"))?;
     let mut context = Context::default();
     context.add_variable("object", object).map_err(|e| e.to_string())?;
@@ -175,7 +222,13 @@ fn admits(policy: &Value, object: &Value, old: &Value, request: &Value) -> Optio
         let value = program.execute(&context).unwrap();
         variables.insert(v["name"].as_str().unwrap().to_string(), value);
     }
-    Some(spec["validations"].as_array().unwrap().iter().all(|v| cel(v["expression"].as_str().unwrap(), object, old, request, &variables) == Ok(true)))
+    Some(
+        spec["validations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|v| cel(v["expression"].as_str().unwrap(), object, old, request, &variables) == Ok(true)),
+    )
 }
 
 /// The operator-controller how-to's scenario: group team-monitoring (and
@@ -190,9 +243,34 @@ fn the_upstream_team_monitoring_scenario() {
     assert!(stderr.contains("team monitoring (User alice, Group team-monitoring) may install prometheus 0.56.3 into namespaces monitoring, observability from ClusterCatalog operatorhubio"), "{stderr}");
     let allowed = extension("prometheus", Some("monitoring"), "prometheus", "0.56.3", "monitoring", "operatorhubio");
     let mut rows = standard_rows(&allowed, "bob", &["team-monitoring"], "their-prometheus");
-    rows.push(Row { what: "alice by name", user: "alice", groups: &[], extension: with(allowed.clone(), "/spec/namespace", json!("observability")), operation: None, refused: None });
-    rows.push(Row { what: "no team label", user: "bob", groups: &["team-monitoring"], extension: { let mut e = allowed.clone(); e["metadata"]["labels"] = json!({}); e }, operation: None, refused: Some("must name the team") });
-    rows.push(Row { what: "a version with a v", user: "bob", groups: &["team-monitoring"], extension: with(allowed.clone(), "/spec/source/catalog/version", json!("v0.56.3")), operation: None, refused: Some("each version written exactly") });
+    rows.push(Row {
+        what: "alice by name",
+        user: "alice",
+        groups: &[],
+        extension: with(allowed.clone(), "/spec/namespace", json!("observability")),
+        operation: None,
+        refused: None,
+    });
+    rows.push(Row {
+        what: "no team label",
+        user: "bob",
+        groups: &["team-monitoring"],
+        extension: {
+            let mut e = allowed.clone();
+            e["metadata"]["labels"] = json!({});
+            e
+        },
+        operation: None,
+        refused: Some("must name the team"),
+    });
+    rows.push(Row {
+        what: "a version with a v",
+        user: "bob",
+        groups: &["team-monitoring"],
+        extension: with(allowed.clone(), "/spec/source/catalog/version", json!("v0.56.3")),
+        operation: None,
+        refused: Some("each version written exactly"),
+    });
     check_rows(&rendered, &theirs("their-prometheus"), &rows);
 }
 
@@ -210,8 +288,22 @@ fn two_teams_and_a_user_in_both() {
     let mut rows = standard_rows(&allowed, "system:serviceaccount:ci:deployer", &[], "their-kafka");
     let both: &[&str] = &["streaming", "platform"];
     let cert_manager = extension("certs", Some("platform"), "cert-manager", "1.16.5", "cert-manager", "community");
-    rows.push(Row { what: "a user of both teams, for platform", user: "dana", groups: both, extension: cert_manager.clone(), operation: None, refused: None });
-    rows.push(Row { what: "a user of both teams, for streaming", user: "dana", groups: both, extension: allowed.clone(), operation: None, refused: None });
+    rows.push(Row {
+        what: "a user of both teams, for platform",
+        user: "dana",
+        groups: both,
+        extension: cert_manager.clone(),
+        operation: None,
+        refused: None,
+    });
+    rows.push(Row {
+        what: "a user of both teams, for streaming",
+        user: "dana",
+        groups: both,
+        extension: allowed.clone(),
+        operation: None,
+        refused: None,
+    });
     rows.push(Row {
         what: "platform's package under streaming's label",
         user: "dana",
@@ -220,7 +312,14 @@ fn two_teams_and_a_user_in_both() {
         operation: None,
         refused: Some("team streaming may install only strimzi-kafka-operator"),
     });
-    rows.push(Row { what: "a team it is not in", user: "erin", groups: &["streaming"], extension: cert_manager, operation: None, refused: Some("must name the team") });
+    rows.push(Row {
+        what: "a team it is not in",
+        user: "erin",
+        groups: &["streaming"],
+        extension: cert_manager,
+        operation: None,
+        refused: Some("must name the team"),
+    });
     check_rows(&rendered, &theirs("their-kafka"), &rows);
 }
 
@@ -236,12 +335,46 @@ fn a_viewing_team_and_deletes() {
     let mut rows = standard_rows(&allowed, "carol", &[], "their-memcached");
     let ours = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: our-memcached\n  labels:\n    olm-rbac.io/delegation: cache\nspec:\n  namespace: cache\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: memcached-operator\n";
     let delete = |name: &str| json!({"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension", "metadata": {"name": name}});
-    rows.push(Row { what: "deleting its own", user: "carol", groups: &[], extension: delete("our-memcached"), operation: Some(Operation::Delete), refused: None });
-    rows.push(Row { what: "deleting another team's", user: "carol", groups: &[], extension: delete("their-memcached"), operation: Some(Operation::Delete), refused: Some("is not your team's") });
-    rows.push(Row { what: "an auditor creating", user: "frank", groups: &["auditors"], extension: allowed.clone(), operation: None, refused: Some("RBAC: no binding") });
+    rows.push(Row {
+        what: "deleting its own",
+        user: "carol",
+        groups: &[],
+        extension: delete("our-memcached"),
+        operation: Some(Operation::Delete),
+        refused: None,
+    });
+    rows.push(Row {
+        what: "deleting another team's",
+        user: "carol",
+        groups: &[],
+        extension: delete("their-memcached"),
+        operation: Some(Operation::Delete),
+        refused: Some("is not your team's"),
+    });
+    rows.push(Row {
+        what: "an auditor creating",
+        user: "frank",
+        groups: &["auditors"],
+        extension: allowed.clone(),
+        operation: None,
+        refused: Some("RBAC: no binding"),
+    });
     check_rows(&rendered, &format!("{}---\n{ours}", theirs("their-memcached")), &rows);
     // The auditors read.
-    let out = run_bin(&["can-i", "list", "clusterextensions.olm.operatorframework.io", "--as", "frank", "--as-group", "auditors", "-f", "-"], &rendered);
+    let out = run_bin(
+        &[
+            "can-i",
+            "list",
+            "clusterextensions.olm.operatorframework.io",
+            "--as",
+            "frank",
+            "--as-group",
+            "auditors",
+            "-f",
+            "-",
+        ],
+        &rendered,
+    );
     assert_eq!(text(&out.stdout), "yes\n");
 }
 
@@ -275,7 +408,12 @@ fn can_install_exit_codes() {
     std::fs::write(&opaque, "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: opaque\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [olm.operatorframework.io], apiVersions: ['*'], operations: [CREATE], resources: [clusterextensions]}\n  validations:\n  - expression: \"authorizer.group('').resource('pods').check('create').allowed()\"\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: opaque\nspec:\n  policyName: opaque\n  validationActions: [Deny]\n").unwrap();
     let out = ask("carol", &[rendered_path, opaque.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(CANNOT_TELL), "{}", text(&out.stdout));
-    assert!(text(&out.stdout).starts_with("cannot tell\n") && text(&out.stdout).contains("ValidatingAdmissionPolicy opaque: cannot tell"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).starts_with("cannot tell\n")
+            && text(&out.stdout).contains("ValidatingAdmissionPolicy opaque: cannot tell"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 /// What would hand out more than the admin wrote is refused, each naming its
@@ -302,12 +440,20 @@ fn delegations_that_hand_out_more_than_written_are_refused() {
     for (from, to, said) in cases {
         let dir = tempfile::tempdir().unwrap();
         let cfg = dir.path().join("rbac.yaml");
-        std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n{}", base.replace(from, to)))).unwrap();
+        std::fs::write(
+            &cfg,
+            config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n{}", base.replace(from, to))),
+        )
+        .unwrap();
         let root = bundles_dir().join("memcached-operator-0.0.1");
         let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
         assert_eq!(out.status.code(), Some(1), "{to}: {}", text(&out.stderr));
         assert!(out.stdout.is_empty(), "no partial output");
-        assert!(text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(said)), "{to}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(said)),
+            "{to}: {}",
+            text(&out.stderr)
+        );
     }
     // Without an install policy nothing was judged.
     let dir = tempfile::tempdir().unwrap();
@@ -316,7 +462,11 @@ fn delegations_that_hand_out_more_than_written_are_refused() {
     let root = bundles_dir().join("memcached-operator-0.0.1");
     let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("no install policy judged the bundle here (spec.operator.policy)"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no install policy judged the bundle here (spec.operator.policy)"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// A bundle cannot ship an object under a name the delegations write: it
@@ -337,8 +487,13 @@ fn a_bundle_cannot_stand_in_for_the_delegations_objects() {
         let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), dir.path().to_str().unwrap()], "");
         assert_eq!(out.status.code(), Some(1), "{object}: {}", text(&out.stderr));
         assert!(out.stdout.is_empty());
-        let name = if object.contains("delegated-installs") { "olm-rbac-delegated-installs" } else { "olm-rbac-delegate-t" };
-        assert!(text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(name)), "{}", text(&out.stderr));
+        let name =
+            if object.contains("delegated-installs") { "olm-rbac-delegated-installs" } else { "olm-rbac-delegate-t" };
+        assert!(
+            text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(name)),
+            "{}",
+            text(&out.stderr)
+        );
     }
 }
 

@@ -213,7 +213,7 @@ const CLUSTER: &str = "it needs a Kubernetes cluster";
 fn how(command: &str) -> How {
     let words: Vec<&str> = command.split_whitespace().collect();
     match words.as_slice() {
-        ["cargo", "run", ..] | ["olm-rbac", ..] | ["cd", ..] | ["cat", ..] => How::Run,
+        ["cargo", "run", ..] | ["olm-rbac", ..] | ["cd", ..] | ["cat", ..] | ["sed", ..] => How::Run,
         ["cargo", "test", ..] => How::Never("it is the command that runs this test"),
         ["cargo", "install", ..] => How::Never("it builds a release binary into ~/.cargo/bin"),
         ["docker", ..] => How::Never("it needs a container engine and the network"),
@@ -243,8 +243,10 @@ const BUNDLE_OF: &[(&str, &str)] = &[
 
 /// Bundles a doc reads by their fixture's name: each bundle's root is copied
 /// into the doc's scratch folder under that name.
-const BUNDLE_ROOTS_OF: &[(&str, &[&str])] =
-    &[("docs/upgrade-review.md", &["argocd-operator-0.6.0", "argocd-operator-0.19.0"])];
+const BUNDLE_ROOTS_OF: &[(&str, &[&str])] = &[
+    ("docs/upgrade-review.md", &["argocd-operator-0.6.0", "argocd-operator-0.19.0"]),
+    ("docs/delegating-installs.md", &["prometheus-0.56.3"]),
+];
 
 /// A doc's scratch folder, which its blocks share in order as a reader's
 /// folder would: a copy of `examples/`, `my-package/` and `bundle/manifests/`

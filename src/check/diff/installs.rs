@@ -60,7 +60,9 @@ fn candidates(side: &Loaded) -> BTreeSet<InstallRight> {
     let mut out = BTreeSet::new();
     for p in &side.admission.policies {
         let ours = p.metadata.labels.as_ref().and_then(|l| l.get(MANAGED_BY)).is_some_and(|m| m == MANAGER);
-        let Some(listed) = p.metadata.annotations.as_ref().and_then(|a| a.get(DELEGATIONS_ANNOTATION)) else { continue };
+        let Some(listed) = p.metadata.annotations.as_ref().and_then(|a| a.get(DELEGATIONS_ANNOTATION)) else {
+            continue;
+        };
         let Ok(teams) = serde_json::from_str::<Vec<Team>>(listed) else { continue };
         if !ours {
             continue;
@@ -113,7 +115,8 @@ fn holds(side: &Loaded, right: &InstallRight) -> bool {
             "packageName": right.package, "version": right.version,
             "selector": {"matchLabels": {"olm.operatorframework.io/metadata.name": right.catalog}}}}}
     });
-    let request = Request { name: Some(name.to_string()), ..Request::on("create", OLM_V1_GROUP, "clusterextensions", None) };
+    let request =
+        Request { name: Some(name.to_string()), ..Request::on("create", OLM_V1_GROUP, "clusterextensions", None) };
     if side.policy.can(&who, &request).is_none() {
         return false;
     }

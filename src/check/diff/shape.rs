@@ -32,10 +32,10 @@ pub struct DiffOut {
     /// What OLD allows that NEW does not.
     pub lost: Vec<ChangeOut>,
     /// Rights to install an operator (delegated installs) NEW grants that OLD does not.
-    #[serde(rename = "installsGained", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "installsGained", default, skip_serializing_if = "Vec::is_empty")]
     pub installs_gained: Vec<InstallOut>,
     /// Rights to install an operator OLD grants that NEW does not.
-    #[serde(rename = "installsLost", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "installsLost", default, skip_serializing_if = "Vec::is_empty")]
     pub installs_lost: Vec<InstallOut>,
 }
 
@@ -146,7 +146,9 @@ pub(super) fn write(
             return encoded(&out, format);
         }
         // The command line offers no dot for diff.
-        Format::Table | Format::Dot if unchanged && installs_changed => install_lines(installs, false).trim_start().to_string(),
+        Format::Table | Format::Dot if unchanged && installs_changed => {
+            install_lines(installs, false).trim_start().to_string()
+        }
         Format::Table | Format::Dot => text(changes) + &install_lines(installs, false),
         Format::Markdown => markdown(changes) + &install_lines(installs, true),
     };
