@@ -167,14 +167,6 @@ fn decide(
     let null = Json::Null;
     let request = request_json(r);
     let mut variables: BTreeMap<String, Eval> = BTreeMap::new();
-    fn bind<'a>(
-        r: &AdmissionRequest<'a>,
-        null: &'a Json,
-        request: &'a Json,
-        variables: &'a BTreeMap<String, Eval>,
-    ) -> Activation<'a> {
-        Activation { object: r.object.unwrap_or(null), old_object: r.old_object.unwrap_or(null), request, variables }
-    }
     // Match conditions: any false skips the policy; else an error fails it
     // (under failurePolicy: Fail).
     let mut condition_error = None;
@@ -223,6 +215,17 @@ fn decide(
         Some(why) => Outcome::CannotTell(why),
         None => Outcome::Admitted(validations.len()),
     }
+}
+
+/// What the expressions see: the request's objects (null where it has
+/// none), the request, the variables so far.
+fn bind<'a>(
+    r: &AdmissionRequest<'a>,
+    null: &'a Json,
+    request: &'a Json,
+    variables: &'a BTreeMap<String, Eval>,
+) -> Activation<'a> {
+    Activation { object: r.object.unwrap_or(null), old_object: r.old_object.unwrap_or(null), request, variables }
 }
 
 /// A failed validation's message: its `messageExpression` when that gives a
