@@ -42,6 +42,7 @@ use provenance::Believed;
 use steps::plan_one;
 
 mod accounts;
+mod admission_policy;
 mod bind;
 mod bundle;
 mod conflicts;

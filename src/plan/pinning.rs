@@ -20,8 +20,6 @@ use super::Made;
 
 mod admission;
 
-pub(crate) use admission::cel_string;
-
 /// The label catalogd sets on every ClusterCatalog: its name. A selector on
 /// it names one catalog.
 pub(crate) const CATALOG_NAME_LABEL: &str = "olm.operatorframework.io/metadata.name";

@@ -9,20 +9,14 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::admissionregistration::v1::{
-    MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec, ValidatingAdmissionPolicySpec, Validation,
-    Variable,
-};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::json;
 
 use crate::config::{Config, Subject};
 use crate::model::*;
 
-use super::super::pinning::{cel_string, CATALOG_NAME_LABEL};
-use super::super::roles::generated_labels;
-use super::super::{About, Made, Object};
+use super::super::admission_policy::{cel_string, policy_and_binding, PolicyDraft};
+use super::super::pinning::CATALOG_NAME_LABEL;
+use super::super::{About, Made};
 use super::{Grant, POLICY_NAME};
 
 const HAS_CATALOG: &str = "has(object.spec.source) && has(object.spec.source.catalog)";
@@ -190,53 +184,16 @@ fn annotation(grants: &[&Grant<'_>]) -> String {
 /// The policy and its binding.
 pub(super) fn objects(config: &Config, grants: &[&Grant<'_>]) -> [Made; 2] {
     let Rules { condition, variables, validations } = rules(grants);
-    let metadata = |annotations: Option<BTreeMap<String, String>>| ObjectMeta {
-        name: Some(POLICY_NAME.to_string()),
-        labels: Some(generated_labels(&config.extension, DELEGATION_ROLE)),
-        annotations,
-        ..Default::default()
+    let draft = PolicyDraft {
+        name: POLICY_NAME.to_string(),
+        role: DELEGATION_ROLE,
+        about: About::Delegation,
+        resource: "clusterextensions",
+        operations: &["CREATE", "UPDATE", "DELETE"],
+        condition: ("delegated-subjects", condition),
+        variables,
+        validations,
+        annotations: Some(BTreeMap::from([(DELEGATIONS_ANNOTATION.to_string(), annotation(grants))])),
     };
-    let rules = NamedRuleWithOperations {
-        api_groups: Some(vec![OLM_V1_GROUP.to_string()]),
-        api_versions: Some(vec!["*".to_string()]),
-        operations: Some(vec!["CREATE".to_string(), "UPDATE".to_string(), "DELETE".to_string()]),
-        resources: Some(vec!["clusterextensions".to_string()]),
-        ..Default::default()
-    };
-    let policy = ValidatingAdmissionPolicy {
-        metadata: metadata(Some(BTreeMap::from([(DELEGATIONS_ANNOTATION.to_string(), annotation(grants))]))),
-        spec: Some(ValidatingAdmissionPolicySpec {
-            failure_policy: Some("Fail".to_string()),
-            match_constraints: Some(MatchResources { resource_rules: Some(vec![rules]), ..Default::default() }),
-            match_conditions: Some(vec![MatchCondition {
-                name: "delegated-subjects".to_string(),
-                expression: condition,
-            }]),
-            variables: Some(variables.into_iter().map(|(name, expression)| Variable { name, expression }).collect()),
-            validations: Some(
-                validations
-                    .into_iter()
-                    .map(|(expression, message)| Validation {
-                        expression,
-                        message: Some(message),
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
-            ..Default::default()
-        }),
-        status: None,
-    };
-    let binding = ValidatingAdmissionPolicyBinding {
-        metadata: metadata(None),
-        spec: Some(ValidatingAdmissionPolicyBindingSpec {
-            policy_name: Some(POLICY_NAME.to_string()),
-            validation_actions: Some(vec!["Deny".to_string()]),
-            ..Default::default()
-        }),
-    };
-    [
-        (About::Delegation, Object::AdmissionPolicy(Box::new(policy))),
-        (About::Delegation, Object::AdmissionPolicyBinding(Box::new(binding))),
-    ]
+    policy_and_binding(config, draft)
 }

@@ -6,38 +6,13 @@
 //! the catalog's image is known by digest, a second pair denying any other
 //! image for that ClusterCatalog.
 
-use k8s_openapi::api::admissionregistration::v1::{
-    MatchCondition, MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy,
-    ValidatingAdmissionPolicyBinding, ValidatingAdmissionPolicyBindingSpec, ValidatingAdmissionPolicySpec, Validation,
-};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-
 use crate::config::Config;
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::super::roles::generated_labels;
-use super::super::{About, Made, Object};
+use super::super::admission_policy::{cel_string, policy_and_binding, PolicyDraft};
+use super::super::{About, Made};
 use super::{Pin, CATALOG_NAME_LABEL};
-
-/// A text as a CEL string literal: single-quoted, with its quotes,
-/// backslashes and line breaks escaped.
-pub(crate) fn cel_string(text: &str) -> String {
-    let mut out = String::from("'");
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
 
 /// `object.spec.source.catalog` is there (each step checked, so a missing
 /// field is false rather than an error).
@@ -104,10 +79,10 @@ pub(super) fn objects(config: &Config, pin: &Pin<'_>) -> Vec<Made> {
     let mut made = Vec::new();
     let (condition, validations) = extension_rules(pin);
     let name = bounded_name(&format!("olm-rbac-{}", config.extension), "-pin");
-    made.extend(pair(config, name, "clusterextensions", "this-extension", condition, validations));
+    made.extend(pair(config, name, "clusterextensions", ("this-extension", condition), validations));
     if let Some((condition, validations)) = catalog_rules(pin) {
         let name = bounded_name(&format!("olm-rbac-{}", config.extension), "-pin-catalog");
-        made.extend(pair(config, name, "clustercatalogs", "the-judged-catalog", condition, validations));
+        made.extend(pair(config, name, "clustercatalogs", ("the-judged-catalog", condition), validations));
     }
     made
 }
@@ -117,52 +92,19 @@ fn pair(
     config: &Config,
     name: String,
     resource: &str,
-    condition_name: &str,
-    condition: String,
+    condition: (&str, String),
     validations: Vec<(String, String)>,
 ) -> [Made; 2] {
-    let metadata = || ObjectMeta {
-        name: Some(name.clone()),
-        labels: Some(generated_labels(&config.extension, ADMISSION_POLICY_ROLE)),
-        ..Default::default()
+    let draft = PolicyDraft {
+        name,
+        role: ADMISSION_POLICY_ROLE,
+        about: About::Pin,
+        resource,
+        operations: &["CREATE", "UPDATE"],
+        condition,
+        variables: Vec::new(),
+        validations,
+        annotations: None,
     };
-    let rules = NamedRuleWithOperations {
-        api_groups: Some(vec![OLM_V1_GROUP.to_string()]),
-        api_versions: Some(vec!["*".to_string()]),
-        operations: Some(vec!["CREATE".to_string(), "UPDATE".to_string()]),
-        resources: Some(vec![resource.to_string()]),
-        ..Default::default()
-    };
-    let policy = ValidatingAdmissionPolicy {
-        metadata: metadata(),
-        spec: Some(ValidatingAdmissionPolicySpec {
-            failure_policy: Some("Fail".to_string()),
-            match_constraints: Some(MatchResources { resource_rules: Some(vec![rules]), ..Default::default() }),
-            match_conditions: Some(vec![MatchCondition { name: condition_name.to_string(), expression: condition }]),
-            validations: Some(
-                validations
-                    .into_iter()
-                    .map(|(expression, message)| Validation {
-                        expression,
-                        message: Some(message),
-                        ..Default::default()
-                    })
-                    .collect(),
-            ),
-            ..Default::default()
-        }),
-        status: None,
-    };
-    let binding = ValidatingAdmissionPolicyBinding {
-        metadata: metadata(),
-        spec: Some(ValidatingAdmissionPolicyBindingSpec {
-            policy_name: Some(name.clone()),
-            validation_actions: Some(vec!["Deny".to_string()]),
-            ..Default::default()
-        }),
-    };
-    [
-        (About::Pin, Object::AdmissionPolicy(Box::new(policy))),
-        (About::Pin, Object::AdmissionPolicyBinding(Box::new(binding))),
-    ]
+    policy_and_binding(config, draft)
 }
