@@ -37,8 +37,12 @@ pub(super) fn check_conflicts(input: &Input<'_>, plan: &mut Draft) {
                 .filter(|_| existing.header.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER));
             let leave_out = match &g.about {
                 About::Olm(_) => "set spec.olmAPIs to Unmanaged",
+                About::Pin => "set spec.admissionPolicy to None",
+                About::Delegation => "leave spec.delegations out",
                 about if about.account().is_some() => "leave spec.operator and spec.installer out",
-                _ => "leave the API out with spec.apis.exclude",
+                About::Api { .. } | About::Operator(_) | About::Installer(_) => {
+                    "leave the API out with spec.apis.exclude"
+                }
             };
             let (owner, remedy) = match other_extension {
                 // Most often this extension's own earlier output, under the name the config gave then.

@@ -490,7 +490,9 @@ fn a_bundle_cannot_stand_in_for_the_delegations_objects() {
         let name =
             if object.contains("delegated-installs") { "olm-rbac-delegated-installs" } else { "olm-rbac-delegate-t" };
         assert!(
-            text(&out.stderr).lines().any(|l| l.starts_with("error: ") && l.contains(name)),
+            text(&out.stderr)
+                .lines()
+                .any(|l| l.starts_with("error: ") && l.contains(name) && l.contains("or leave spec.delegations out")),
             "{}",
             text(&out.stderr)
         );
