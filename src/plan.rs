@@ -48,6 +48,8 @@ mod bundle;
 mod conflicts;
 mod delegation;
 mod discover;
+mod fit;
+mod grants;
 mod input;
 mod install_policy;
 mod installer;
@@ -419,8 +421,8 @@ fn draft(configs: &[Config], input: &Input<'_>, believed: &Believed) -> Draft {
             );
         }
     }
-    let claims = provenance::generated_claims(input, believed, &mut plan.results);
-    trust::check_input(input, &claims.of, &mut plan.results);
+    let claims = provenance::generated_claims(input.objects, &input.origins, believed, &mut plan.results);
+    trust::check_input(input.objects, &input.origins, &input.crd_scopes, &claims.of, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
         plan_one(config, input, &claims, &mut plan);

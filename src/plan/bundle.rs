@@ -5,21 +5,17 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
-
 use crate::config::{BundleRoles, Mode, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
 use crate::reserved;
 
 use super::input::Planning;
-use super::roles::{ceiling, role_name};
-use super::{Api, ApiSource};
+use super::roles::role_name;
 
-mod fit;
 mod labels;
 
-pub(crate) use fit::{classify, RoleFit};
+use super::fit::RoleFit;
 pub(crate) use labels::label_patches;
 
 /// Can this item be adopted, bound or relabelled at all? Not when its name is
@@ -98,20 +94,6 @@ pub(crate) fn adopt(p: &Planning<'_>, results: &mut Vec<Finding>) -> Provided {
         }
     }
     provided
-}
-
-/// What a role aggregated into `level` may grant: that level on each of the
-/// bundle's own APIs, and reading its CRD object.
-pub(super) fn level_bound(apis: &[Api], level: RoleKind) -> Vec<PolicyRule> {
-    apis.iter()
-        .flat_map(|api| {
-            let mut rules = ceiling(api, level);
-            if api.source == ApiSource::Crd {
-                rules.extend(ceiling(api, RoleKind::CrdView));
-            }
-            rules
-        })
-        .collect()
 }
 
 /// Namespaced Roles that grant on a selected API: worth knowing, never adopted.

@@ -15,10 +15,10 @@ use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
 
-use super::bundle::{classify, level_bound, RoleFit};
 use super::discover::{discover, select};
+use super::fit::{classify, level_bound, RoleFit};
+use super::grants::{csv_grants, CsvGrant};
 use super::namespaces::{selectable_namespaces, selected_namespaces};
-use super::operator::{csv_grants, CsvGrant};
 use super::origin::{bundle_members, installed_members, Origins};
 use super::provenance::Claims;
 use super::{trust, Api, Generated, Object};

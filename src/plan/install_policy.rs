@@ -31,8 +31,8 @@ use crate::config::{InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope
 use crate::findings::Finding;
 use crate::model::*;
 
+use super::grants::CsvGrant;
 use super::input::{OperatorInput, Planning};
-use super::operator::CsvGrant;
 use super::origin::Origin;
 
 mod holdings;

@@ -18,8 +18,8 @@ use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::reserved;
 
 use super::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
-use super::input::Input;
 use super::olm_apis::{self, OlmRole};
+use super::origin::Origins;
 use super::roles::rule_for_parts;
 use super::Object;
 
@@ -106,9 +106,13 @@ fn claims_generated(o: &InputObject) -> bool {
 /// For each input item, the extension it was generated for, if the claim
 /// holds. In a bundle's own folder a claim holds only for the items in
 /// `rewritten`: those this run writes again exactly.
-pub(crate) fn generated_claims(input: &Input<'_>, believed: &Believed, results: &mut Vec<Finding>) -> Claims {
+pub(crate) fn generated_claims(
+    objects: &[InputObject],
+    origins: &Origins,
+    believed: &Believed,
+    results: &mut Vec<Finding>,
+) -> Claims {
     let rewritten = &believed.rewritten;
-    let (objects, origins) = (input.objects, &input.origins);
     let defined = defined_apis(objects);
     let of = objects
         .iter()

@@ -10,8 +10,7 @@ use crate::findings::{FileRef, Finding, ObjRef};
 use crate::model::*;
 use crate::reserved::{self, Owner};
 
-use super::input::Input;
-use super::origin::{own_folder, source_folder};
+use super::origin::{own_folder, source_folder, Origins};
 use super::{Api, ApiSource};
 
 /// May the config's roles grant on `group`? Platform groups are refused; OLM's
@@ -115,13 +114,18 @@ pub(crate) fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), 
 }
 
 /// Checks on the input as a whole, whatever the config says.
-pub(crate) fn check_input(input: &Input<'_>, claims: &[Option<String>], results: &mut Vec<Finding>) {
-    let (objects, origins) = (input.objects, &input.origins);
+pub(crate) fn check_input(
+    objects: &[InputObject],
+    origins: &Origins,
+    crd_scopes: &BTreeMap<(String, String), bool>,
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) {
     // Two items with one identity are one object on the cluster: the last one
     // applied wins, and olm-rbac might judge the other.
     let mut seen: BTreeMap<_, &InputObject> = BTreeMap::new();
     for o in objects.iter().filter(|o| o.header.name.is_some() && o.header.kind.is_some()) {
-        if let Some(first) = seen.insert(identity(o, &input.crd_scopes), o) {
+        if let Some(first) = seen.insert(identity(o, crd_scopes), o) {
             let where_first = first.file.as_ref().map(|f| format!(" (first in {})", f.path)).unwrap_or_default();
             results.push(
                 Finding::error(format!(

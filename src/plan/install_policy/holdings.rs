@@ -16,7 +16,8 @@ use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 use crate::reserved::is_reserved_role_name;
 
-use super::super::operator::{promoted, read_namespaces, CsvGrant, GrantScope};
+use super::super::grants::{CsvGrant, GrantScope};
+use super::super::operator::{promoted, read_namespaces};
 use super::super::roles::level_gathered_by;
 use super::Gate;
 

@@ -13,7 +13,8 @@ use crate::kinds::{resource as resource_table, resource_of, ApiResource};
 use crate::model::policy_rule as rule;
 use crate::model::*;
 
-use super::super::operator::{promoted, read_namespaces, GrantScope};
+use super::super::grants::GrantScope;
+use super::super::operator::{promoted, read_namespaces};
 use super::Installing;
 
 /// One permission the installer needs: where, and why.

@@ -1,6 +1,6 @@
 //! Bundle roles: classified, adopted, relabelled, and their label changes undone.
 
-use super::super::bundle::{classify, RoleFit};
+use super::super::fit::{classify, RoleFit};
 use super::*;
 use crate::config::BundleRoles;
 

@@ -10,8 +10,8 @@ use crate::access::cover;
 use crate::config::RoleKind;
 use crate::model::*;
 
-use super::super::roles::ceiling;
-use super::super::{Api, ApiSource};
+use super::roles::ceiling;
+use super::{Api, ApiSource};
 
 /// What a role's rules grant over the selected APIs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,4 +127,18 @@ fn reads_one_crd(rule: &RuleView, apis: &[Api]) -> Option<usize> {
         return None;
     }
     apis.iter().position(|a| a.source == ApiSource::Crd && a.name == *name)
+}
+
+/// What a role aggregated into `level` may grant: that level on each of the
+/// bundle's own APIs, and reading its CRD object.
+pub(crate) fn level_bound(apis: &[Api], level: RoleKind) -> Vec<PolicyRule> {
+    apis.iter()
+        .flat_map(|api| {
+            let mut rules = ceiling(api, level);
+            if api.source == ApiSource::Crd {
+                rules.extend(ceiling(api, RoleKind::CrdView));
+            }
+            rules
+        })
+        .collect()
 }
