@@ -11,7 +11,7 @@ use super::table::{wrap_indented, wrapped, TERMINAL};
 use crate::access::allowed::Place;
 use crate::access::danger::dangers;
 use crate::access::{
-    describe_rule, AggregatingRole, Asked, BindingDef, Grantee, HeldAccess, Identity, Policy, Request, RoleRefKind,
+    as_named, describe_rule, AggregatingRole, Asked, BindingDef, Grantee, HeldAccess, Identity, Policy, Request, RoleRefKind,
     SubjectKind, Via, MASTERS,
 };
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
@@ -193,8 +193,11 @@ fn account_access(policy: &Policy) -> Vec<AccountAccess> {
         let (Some(role), Some(MANAGER), Some(ext)) = (role, label(MANAGED_BY), label(EXTENSION_LABEL)) else {
             continue;
         };
-        for s in b.subjects.iter().filter(|s| SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)) {
-            let ns = s.namespace.clone().or_else(|| b.namespace.clone()).unwrap_or_default();
+        // The account as the kernel names it: a subject's empty namespace is
+        // its RoleBinding's, and one with none in a ClusterRoleBinding matches nobody.
+        let accounts = b.subjects.iter().filter_map(|s| as_named(s, b.namespace.as_deref()));
+        for s in accounts.filter(|s| SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)) {
+            let Some(ns) = s.namespace.clone() else { continue };
             found.entry((ns, s.name.clone())).or_insert((role.to_string(), ext.to_string()));
         }
     }

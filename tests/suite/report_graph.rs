@@ -236,3 +236,13 @@ fn mermaid_parses(blocks: &[String]) {
     let out = run(&mut cmd, &blocks.join("\n%%%\n"));
     assert_eq!(out.status.code(), Some(0), "mermaid.parse: {}", text(&out.stderr));
 }
+
+/// The report names an operator's account as the kernel does: a subject's
+/// empty namespace is its RoleBinding's.
+#[test]
+fn an_account_with_an_empty_namespace_is_its_rolebindings() {
+    let manifests = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\nrules: [{apiGroups: [''], resources: [secrets], verbs: [get]}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: b\n  namespace: ops\n  labels: {app.kubernetes.io/managed-by: olm-rbac, olm-rbac.io/extension: x, olm-rbac.io/role: operator}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: r}\nsubjects: [{kind: ServiceAccount, name: op, namespace: ''}]\n";
+    let out = report(&[], manifests);
+    assert!(out.contains("ServiceAccount ops/op (operator of extension x)"), "{out}");
+    assert!(out.contains("in ops: verbs=[get] apiGroups=[\"\"] resources=[secrets]"), "{out}");
+}
