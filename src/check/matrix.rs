@@ -11,8 +11,8 @@ use super::table::{wrap_indented, wrapped, TERMINAL};
 use crate::access::allowed::Place;
 use crate::access::danger::dangers;
 use crate::access::{
-    as_named, describe_rule, AggregatingRole, Asked, BindingDef, Grantee, HeldAccess, Identity, Policy, Request, RoleRefKind,
-    SubjectKind, Via, MASTERS,
+    as_named, describe_rule, AggregatingRole, Asked, BindingDef, Grantee, HeldAccess, Identity, Policy, Request,
+    RoleRefKind, SubjectKind, Via, MASTERS,
 };
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
 

@@ -120,6 +120,13 @@ fn check_subjects(docs: &[SubjectDoc], field: &str, fail: &mut impl FnMut(String
             );
             continue;
         }
+        if s.kind == SubjectKind::Group && s.name.starts_with("system:serviceaccounts:") {
+            fail(
+                format!("{sf}.name"),
+                format!("Group {:?} holds every ServiceAccount of a namespace, present and future, an operator's own included: name the accounts", s.name),
+            );
+            continue;
+        }
         if let Some(subject) = check_subject(s, &sf, fail) {
             subjects.push(subject);
         }

@@ -56,7 +56,11 @@ impl Judged {
     fn of(p: &Planning<'_>) -> Judged {
         let csv = p.csv.map(|i| &p.objects()[i]);
         let version = csv.and_then(|c| match &c.body {
-            Body::Csv(view) => view.spec.version.as_deref().and_then(|v| Version::parse(v).ok()),
+            // Written as the catalog writes it: `1.2` or `01.2.3` are read as
+            // 1.2.0 and 1.2.3, which would name another bundle than this one.
+            Body::Csv(view) => {
+                view.spec.version.as_deref().and_then(|v| Version::parse(v).ok().filter(|p| p.to_string() == v))
+            }
             _ => None,
         });
         let package = super::pinning::bundle_package(p).filter(|(_, declared)| *declared).map(|(package, _)| package);
@@ -76,7 +80,7 @@ impl Judged {
         match (&self.package, &self.version) {
             (None, _) => "the bundle judged here declares no package (its metadata/annotations.yaml, when its root folder is rendered, or its ClusterServiceVersion's operators.operatorframework.io.bundle.package.v1 annotation)".to_string(),
             (Some(judged), _) if judged != package => format!("the bundle judged here is package {judged:?}"),
-            _ => "the bundle judged here has no semantic spec.version".to_string(),
+            _ => "the bundle judged here has no semantic spec.version written canonically (as 1.2.3)".to_string(),
         }
     }
 }

@@ -67,6 +67,10 @@ fn standard_rows(allowed: &Value, user: &'static str, groups: &'static [&'static
     self_certified["spec"]["source"]["catalog"]["upgradeConstraintPolicy"] = json!("SelfCertified");
     let mut unsafe_crds = allowed.clone();
     unsafe_crds["spec"]["install"] = json!({"preflight": {"crdUpgradeSafety": {"enforcement": "None"}}});
+    let mut configured = allowed.clone();
+    configured["spec"]["config"] = json!({"configType": "Inline", "inline": {"watchNamespace": "kube-system"}});
+    let mut annotated = allowed.clone();
+    annotated["metadata"]["annotations"] = json!({"olm.operatorframework.io/watch-namespace": "kube-system"});
     let mut their_name = allowed.clone();
     their_name["metadata"]["name"] = json!(theirs);
     vec![
@@ -103,6 +107,8 @@ fn standard_rows(allowed: &Value, user: &'static str, groups: &'static [&'static
         row("SelfCertified", self_certified, Some("must not be SelfCertified")),
         row("CRD safety off", unsafe_crds, Some("crdUpgradeSafety.enforcement must not be None")),
         row("another team's extension", their_name, Some("is not your team's")),
+        row("a watch namespace of its own", configured, Some("spec.config must not be set")),
+        row("a watch namespace by annotation", annotated, Some("watch-namespace\"] must not be set")),
         Row {
             what: "a user outside the team",
             user: "mallory",
@@ -425,6 +431,7 @@ fn delegations_that_hand_out_more_than_written_are_refused() {
         ("{kind: Group, name: g}", "{kind: Group, name: system:authenticated}", "spec.delegations[0].subjects[0].name: Group \"system:authenticated\" holds every authenticated user"),
         ("{kind: Group, name: g}", "{kind: Group, name: system:serviceaccounts}", "holds every ServiceAccount"),
         ("{kind: Group, name: g}", "{kind: User, name: system:anonymous}", "unauthenticated requests"),
+        ("{kind: Group, name: g}", "{kind: Group, name: 'system:serviceaccounts:ci'}", "holds every ServiceAccount of a namespace"),
         ("subjects: [{kind: Group, name: g}]", "subjects: []", "spec.delegations[0].subjects: must name at least one"),
         ("packages: [{name: memcached-operator}]", "packages: []", "spec.delegations[0].packages: must name at least one package"),
         ("namespaces: [n]", "namespaces: []", "spec.delegations[0].namespaces: must name at least one namespace"),
@@ -530,4 +537,23 @@ fn diff_shows_who_gains_the_right_to_install_a_newly_judged_version() {
     // The same render on both sides: nothing gained.
     let out = run_bin(&["diff", old_file.to_str().unwrap(), old_file.to_str().unwrap()], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+/// A CSV version not written as the catalog writes it (`0.0.01`, `v0.0.1`)
+/// names no judged version: the version the team would get is another bundle's.
+#[test]
+fn a_version_not_written_canonically_is_not_judged() {
+    for written in ["0.00.1", "v0.0.1", "0.0"] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&bundles_dir().join("memcached-operator-0.0.1"), dir.path());
+        let csv = dir.path().join("manifests/memcached-operator.clusterserviceversion.yaml");
+        let text_of = std::fs::read_to_string(&csv).unwrap();
+        std::fs::write(&csv, text_of.replace("\n  version: 0.0.1\n", &format!("\n  version: {written}\n"))).unwrap();
+        let cfg_dir = tempfile::tempdir().unwrap();
+        let cfg = cfg_dir.path().join("rbac.yaml");
+        std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n  - team: t\n    access: Install\n    subjects: [{{kind: Group, name: g}}]\n    packages: [{{name: memcached-operator}}]\n    namespaces: [n]\n    catalogs: [c]\n"))).unwrap();
+        let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), dir.path().to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(1), "{written}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("has no semantic spec.version written canonically"), "{written}: {}", text(&out.stderr));
+    }
 }

@@ -19,6 +19,10 @@ use super::super::pinning::CATALOG_NAME_LABEL;
 use super::super::{About, Made};
 use super::{Grant, POLICY_NAME};
 
+/// The annotation earlier OLM v1 releases read a ClusterExtension's watch
+/// namespace from.
+const WATCH_NAMESPACE_ANNOTATION: &str = "olm.operatorframework.io/watch-namespace";
+
 const HAS_CATALOG: &str = "has(object.spec.source) && has(object.spec.source.catalog)";
 const CATALOG: &str = "object.spec.source.catalog";
 
@@ -101,6 +105,14 @@ pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
         (
             format!("request.operation == 'DELETE' || !({HAS_CATALOG}) || !has({CATALOG}.upgradeConstraintPolicy) || {CATALOG}.upgradeConstraintPolicy != 'SelfCertified'"),
             "spec.source.catalog.upgradeConstraintPolicy must not be SelfCertified: it installs versions outside the catalog's upgrade edges, which the delegation did not judge; leave it out (CatalogProvided)".to_string(),
+        ),
+        (
+            "request.operation == 'DELETE' || !has(object.spec.config)".to_string(),
+            "spec.config must not be set: a delegated install runs the bundle as judged, in the install mode and deployment it ships; its watch namespace and deployment settings are a cluster-admin's to change".to_string(),
+        ),
+        (
+            format!("request.operation == 'DELETE' || !has(object.metadata.annotations) || !({} in object.metadata.annotations)", cel_string(WATCH_NAMESPACE_ANNOTATION)),
+            format!("metadata.annotations[\"{WATCH_NAMESPACE_ANNOTATION}\"] must not be set: earlier OLM v1 releases read the watch namespace from it"),
         ),
         (
             "request.operation == 'DELETE' || !has(object.spec.install) || !has(object.spec.install.preflight) || !has(object.spec.install.preflight.crdUpgradeSafety) || !has(object.spec.install.preflight.crdUpgradeSafety.enforcement) || object.spec.install.preflight.crdUpgradeSafety.enforcement != 'None'".to_string(),
