@@ -61,6 +61,9 @@ pub struct AdmissionRequest<'a> {
 pub struct Policies {
     pub policies: Vec<ValidatingAdmissionPolicy>,
     pub bindings: Vec<ValidatingAdmissionPolicyBinding>,
+    /// Admission the check cannot evaluate: webhook configurations and
+    /// mutating policies, each as `(kind, name, the rules it matches by)`.
+    pub others: Vec<(String, String, Vec<Json>)>,
 }
 
 /// What one binding of one policy made of the request.
@@ -94,8 +97,31 @@ pub enum Answer {
     CannotTell,
 }
 
-/// Every policy's decision on `request`.
+/// The stack the engine runs on: its parser and evaluator recurse.
+const ENGINE_STACK: usize = 64 << 20;
+
+/// Every policy's decision on `request`, on a stack deep enough for the
+/// engine; should it fail anyway, the answer is that it cannot tell.
 pub fn admit(policies: &Policies, request: &AdmissionRequest<'_>) -> (Answer, Vec<Considered>) {
+    let answered = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(ENGINE_STACK)
+            .spawn_scoped(scope, || admit_here(policies, request))
+            .map(|handle| handle.join())
+    });
+    match answered {
+        Ok(Ok(answer)) => answer,
+        _ => {
+            let why = "the offline engine failed on one of the input's admission policies".to_string();
+            (
+                Answer::CannotTell,
+                vec![Considered { policy: "(all)".into(), binding: String::new(), outcome: Outcome::CannotTell(why) }],
+            )
+        }
+    }
+}
+
+fn admit_here(policies: &Policies, request: &AdmissionRequest<'_>) -> (Answer, Vec<Considered>) {
     let mut considered = Vec::new();
     for binding in &policies.bindings {
         let binding_name = binding.metadata.name.clone().unwrap_or_default();
@@ -111,6 +137,17 @@ pub fn admit(policies: &Policies, request: &AdmissionRequest<'_>) -> (Answer, Ve
             binding: binding_name,
             outcome,
         });
+    }
+    for (kind, name, rules) in &policies.others {
+        if rules.iter().any(|rule| json_rule_matches(rule, request)) {
+            considered.push(Considered {
+                policy: format!("{kind} {name}"),
+                binding: String::new(),
+                outcome: Outcome::CannotTell(format!(
+                    "{kind} {name} matches the request, and the offline check can neither call a webhook nor apply a mutation"
+                )),
+            });
+        }
     }
     let refused = considered.iter().any(|c| matches!(c.outcome, Outcome::Failed { deny: true, .. }));
     let unknown = considered.iter().any(|c| matches!(c.outcome, Outcome::CannotTell(_)));
@@ -246,7 +283,8 @@ fn message(v: &k8s_openapi::api::admissionregistration::v1::Validation, a: &Acti
 
 /// Why `resources` does not match the request; `None` when it does.
 fn unmatched(resources: &MatchResources, r: &AdmissionRequest<'_>) -> Option<String> {
-    if let Some(rules) = &resources.resource_rules {
+    // No rules is no constraint, as the API server reads it.
+    if let Some(rules) = resources.resource_rules.as_ref().filter(|rules| !rules.is_empty()) {
         if !rules.iter().any(|rule| rule_matches(rule, r)) {
             return Some(format!("name no {} of {}", r.operation.as_str(), resource_text(r)));
         }
@@ -271,6 +309,23 @@ fn unmatched(resources: &MatchResources, r: &AdmissionRequest<'_>) -> Option<Str
 
 fn resource_text(r: &AdmissionRequest<'_>) -> String {
     format!("{}.{}", r.resource, r.group)
+}
+
+/// A rule of a webhook or a mutating policy, read as JSON: the same fields
+/// as [`rule_matches`] reads (an absent list matches nothing, `*` anything).
+fn json_rule_matches(rule: &Json, r: &AdmissionRequest<'_>) -> bool {
+    let list = |field: &str| -> Option<Vec<String>> {
+        rule.get(field)?.as_array().map(|l| l.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+    };
+    let typed = NamedRuleWithOperations {
+        api_groups: list("apiGroups"),
+        api_versions: list("apiVersions"),
+        operations: list("operations"),
+        resources: list("resources"),
+        resource_names: list("resourceNames"),
+        scope: rule.get("scope").and_then(Json::as_str).map(String::from),
+    };
+    rule_matches(&typed, r)
 }
 
 fn rule_matches(rule: &NamedRuleWithOperations, r: &AdmissionRequest<'_>) -> bool {

@@ -47,16 +47,8 @@ pub(crate) struct Activation<'a> {
 
 /// Evaluates `expression`.
 pub(crate) fn evaluate(expression: &str, a: &Activation<'_>) -> Eval {
-    // A variable that failed fails what uses it, as in the API server.
-    for (name, value) in a.variables {
-        if !references(expression, name) {
-            continue;
-        }
-        match value {
-            Eval::Value(_) => {}
-            Eval::Error(e) => return Eval::Error(format!("variables.{name}: {e}")),
-            Eval::CannotTell(e) => return Eval::CannotTell(format!("variables.{name}: {e}")),
-        }
+    if let Some(why) = beyond_the_engine(expression) {
+        return Eval::CannotTell(why);
     }
     let env = env();
     let program = match env.compile(expression) {
@@ -84,7 +76,55 @@ pub(crate) fn evaluate(expression: &str, a: &Activation<'_>) -> Eval {
     let variables: std::collections::HashMap<String, Value> =
         variables.into_iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
     context.add_variable_from_value("variables", variables);
-    run(&program, &context)
+    match run(&program, &context) {
+        // A variable that failed is left out: what needs it fails as it would
+        // in the API server, and what short-circuits past it does not.
+        Eval::Value(v) => Eval::Value(v),
+        other => {
+            let failed = a
+                .variables
+                .iter()
+                .find(|(name, value)| !matches!(value, Eval::Value(_)) && references(expression, name));
+            match failed {
+                Some((name, Eval::Error(e))) => Eval::Error(format!("variables.{name}: {e}")),
+                Some((name, Eval::CannotTell(e))) => Eval::CannotTell(format!("variables.{name}: {e}")),
+                _ => other,
+            }
+        }
+    }
+}
+
+/// Deeper than this, the engine's recursive parser and evaluator could run
+/// out of stack; Kubernetes' parser takes up to 250.
+const MAX_NESTING: usize = 64;
+
+/// Why the engine cannot evaluate `expression` as Kubernetes would, seen
+/// from its text: nesting deeper than [`MAX_NESTING`], or a regular
+/// expression whose classes mean other things in RE2 (ASCII `\d`, `\w`,
+/// `\s`, `\b`; `\Q…\E`; Unicode classes) than in the `regex` crate.
+fn beyond_the_engine(expression: &str) -> Option<String> {
+    let mut depth: usize = 0;
+    let mut deepest = 0;
+    for c in expression.chars() {
+        match c {
+            '(' | '[' | '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_NESTING {
+        return Some(format!("it nests {deepest} deep, past the {MAX_NESTING} the offline engine evaluates"));
+    }
+    let classes = ["d", "D", "w", "W", "s", "S", "b", "B", "Q", "p", "P", "pL", "C", "z", "A"];
+    let regex = ["matches(", "find(", "findAll("].iter().any(|f| expression.contains(f));
+    let escaped = classes.iter().any(|c| expression.contains(&format!("\\{c}")));
+    if regex && escaped {
+        return Some("its regular expression uses a class or escape that RE2, Kubernetes' engine, reads otherwise than the regex crate".into());
+    }
+    None
 }
 
 fn run(program: &Program, context: &Context<'_, '_>) -> Eval {
@@ -97,6 +137,10 @@ fn run(program: &Program, context: &Context<'_, '_>) -> Eval {
 /// An error the API server meets too, or one only this engine meets.
 fn classify(e: ExecutionError) -> Eval {
     match &e {
+        // A regular expression the regex crate refuses may be one RE2 reads.
+        ExecutionError::FunctionError { function, .. } if function == "matches" => {
+            Eval::CannotTell(format!("the offline engine cannot evaluate it: {e}"))
+        }
         ExecutionError::NoSuchKey(_)
         | ExecutionError::FunctionError { .. }
         | ExecutionError::DivisionByZero(_)

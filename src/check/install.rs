@@ -156,7 +156,9 @@ pub fn can_install(manifests: &[Source], q: &CanInstall<'_>) -> Outcome {
 /// One policy's part in the answer: its refusals always, the rest with
 /// `--explain`.
 fn said(c: &Considered, explain: bool) -> Option<String> {
-    let at = if c.binding == c.policy {
+    let at = if c.binding.is_empty() {
+        c.policy.clone()
+    } else if c.binding == c.policy {
         format!("ValidatingAdmissionPolicy {}", c.policy)
     } else {
         format!("ValidatingAdmissionPolicy {} (binding {})", c.policy, c.binding)

@@ -253,12 +253,52 @@ fn add_item(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewErro
 /// Reads an admission policy, its binding, or a ClusterExtension.
 fn add_admission(read: &mut Read, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {
     let h = &chunk.header;
+    let name = h.name.clone().unwrap_or_default();
+    let twice = |kind: &str| {
+        yaml::ViewError {
+        message: format!("the input holds {kind} {name} twice: the cluster keeps the one applied last, so what is admitted cannot be told; remove one"),
+        path: Some("metadata.name".into()),
+        pos: None,
+    }
+    };
+    let named =
+        |m: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta| m.name.as_deref() == Some(name.as_str());
     match (h.group().unwrap_or_default(), h.kind.as_deref()) {
-        ("admissionregistration.k8s.io", Some("ValidatingAdmissionPolicy")) => {
+        ("admissionregistration.k8s.io", Some(kind @ "ValidatingAdmissionPolicy")) => {
+            if read.admission.policies.iter().any(|p| named(&p.metadata)) {
+                return Err(twice(kind));
+            }
             read.admission.policies.push(yaml::parse_item(chunk)?)
         }
-        ("admissionregistration.k8s.io", Some("ValidatingAdmissionPolicyBinding")) => {
+        ("admissionregistration.k8s.io", Some(kind @ "ValidatingAdmissionPolicyBinding")) => {
+            if read.admission.bindings.iter().any(|b| named(&b.metadata)) {
+                return Err(twice(kind));
+            }
             read.admission.bindings.push(yaml::parse_item(chunk)?)
+        }
+        // What the offline check cannot evaluate, kept with the rules it matches by.
+        (
+            "admissionregistration.k8s.io",
+            Some(
+                kind @ ("ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" | "MutatingAdmissionPolicy"),
+            ),
+        ) => {
+            let value: serde_json::Value = yaml::parse_item(chunk)?;
+            let rules: Vec<serde_json::Value> = match kind {
+                "MutatingAdmissionPolicy" => value
+                    .pointer("/spec/matchConstraints/resourceRules")
+                    .and_then(|r| r.as_array())
+                    .cloned()
+                    .unwrap_or_default(),
+                _ => value
+                    .get("webhooks")
+                    .and_then(|w| w.as_array())
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|w| w.get("rules").and_then(|r| r.as_array()).cloned().unwrap_or_default())
+                    .collect(),
+            };
+            read.admission.others.push((kind.to_string(), name, rules));
         }
         (OLM_V1_GROUP, Some("ClusterExtension")) => {
             read.extensions.push((h.name.clone().unwrap_or_default(), yaml::parse_item(chunk)?))

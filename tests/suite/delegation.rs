@@ -554,6 +554,122 @@ fn a_version_not_written_canonically_is_not_judged() {
         std::fs::write(&cfg, config("ext", &format!("  mode: Aggregate\n{POLICY}  delegations:\n  - team: t\n    access: Install\n    subjects: [{{kind: Group, name: g}}]\n    packages: [{{name: memcached-operator}}]\n    namespaces: [n]\n    catalogs: [c]\n"))).unwrap();
         let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), dir.path().to_str().unwrap()], "");
         assert_eq!(out.status.code(), Some(1), "{written}: {}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("has no semantic spec.version written canonically"), "{written}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("has no semantic spec.version written canonically"),
+            "{written}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+/// A policy of someone else's, with one validation, bound with Deny.
+fn policy(validation: &str, failure: &str, extra: &str) -> String {
+    format!("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: p\nspec:\n  failurePolicy: {failure}\n  matchConstraints:\n    resourceRules:\n    - {{apiGroups: [olm.operatorframework.io], apiVersions: ['*'], operations: [CREATE, UPDATE], resources: [clusterextensions]}}\n{extra}  validations:\n  - expression: {validation:?}\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: p\nspec:\n  policyName: p\n  validationActions: [Deny]\n")
+}
+
+/// `can-install` answers as the API server would, or says it cannot tell:
+/// never a yes where the server would refuse (found in review).
+#[test]
+fn can_install_never_says_yes_where_the_server_might_refuse() {
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: w}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}]\n";
+    let extension = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: x\n  annotations: {d: \"\u{663}\"}\nspec:\n  namespace: n\n  source: {sourceType: Catalog, catalog: {packageName: p}}\n";
+    let nested = format!("{}true{}", "(".repeat(100), ")".repeat(100));
+    let webhook = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: hook}\nwebhooks:\n- name: h.example.com\n  rules: [{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*']}]\n";
+    let cases: Vec<(&str, String, i32, &str)> = vec![
+        (
+            "a binding's empty resourceRules match everything",
+            policy("false", "Fail", "").replace(
+                "  validationActions: [Deny]\n",
+                "  validationActions: [Deny]\n  matchResources: {resourceRules: []}\n",
+            ),
+            1,
+            "failed expression: false",
+        ),
+        (
+            "\\d is ASCII in RE2",
+            policy("object.metadata.annotations.d.matches('^\\\\d$')", "Fail", ""),
+            CANNOT_TELL,
+            "reads otherwise than the regex crate",
+        ),
+        (
+            "\\Q..\\E is RE2's",
+            policy("!object.metadata.name.matches('^\\\\Qx\\\\E$')", "Ignore", ""),
+            CANNOT_TELL,
+            "reads otherwise",
+        ),
+        (
+            "a failed variable does not fail what short-circuits past it",
+            policy(
+                "has(object.spec.config) && variables.v == 'x'",
+                "Ignore",
+                "  variables:\n  - {name: v, expression: object.spec.config.inline.watchNamespace}\n",
+            ),
+            1,
+            "failed expression",
+        ),
+        (
+            "a webhook cannot be asked",
+            webhook.to_string(),
+            CANNOT_TELL,
+            "ValidatingWebhookConfiguration hook matches the request",
+        ),
+        ("deep nesting", policy(&nested, "Fail", ""), CANNOT_TELL, "nests 100 deep"),
+        (
+            "two policies of one name",
+            format!("{}---\n{}", policy("true", "Fail", ""), policy("false", "Fail", "")),
+            2,
+            "holds ValidatingAdmissionPolicy p twice",
+        ),
+    ];
+    for (what, manifests, code, said) in cases {
+        let manifests = [Source { name: "m.yaml".into(), text: format!("{rbac}---\n{manifests}") }];
+        let asked = [Source { name: "ce.yaml".into(), text: extension.to_string() }];
+        let q = CanInstall {
+            extension: &asked,
+            user: "alice",
+            groups: &[],
+            operation: None,
+            explain: false,
+            common: Common::default(),
+        };
+        let out = can_install(&manifests, &q);
+        assert_eq!(out.code, code, "{what}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains(said) || out.stderr.contains(said), "{what}: {}{}", out.stdout, out.stderr);
+    }
+}
+
+/// A delegations policy weakened or unbound in NEW is a gain in `diff`, though
+/// every listed right stays the same (found in review).
+#[test]
+fn diff_sees_a_policy_that_no_longer_holds_a_team() {
+    let (old, _) = render(
+        "memcached-operator-0.0.1",
+        "  - team: cache\n    access: Install\n    subjects: [{kind: User, name: carol}]\n    packages: [{name: memcached-operator}]\n    namespaces: [cache]\n    catalogs: [internal]\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let old_file = dir.path().join("old.yaml");
+    std::fs::write(&old_file, &old).unwrap();
+    for (what, new) in [
+        ("warn only", old.replace("  validationActions:\n  - Deny", "  validationActions:\n  - Warn")),
+        ("no binding", old.replace("policyName: olm-rbac-delegated-installs", "policyName: elsewhere")),
+    ] {
+        assert_ne!(new, old, "{what}");
+        let new_file = dir.path().join("new.yaml");
+        std::fs::write(&new_file, &new).unwrap();
+        let out = run_bin(&["diff", old_file.to_str().unwrap(), new_file.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", text(&out.stdout));
+        for how in [
+            "a package not delegated",
+            "a version range",
+            "a namespace not delegated",
+            "a spec.config of its own",
+            "no team label",
+        ] {
+            assert!(
+                text(&out.stdout).contains(&format!("+ User carol may install outside team cache's delegation: {how}")),
+                "{what}: {}",
+                text(&out.stdout)
+            );
+        }
     }
 }

@@ -3,7 +3,12 @@
 //! on either side says each team may install (its `olm-rbac.io/delegations`
 //! annotation); each is then asked of both sides as `can-install` asks it,
 //! through the RBAC and every admission policy, so that the answer is what
-//! the cluster would enforce, not what the annotation claims.
+//! the cluster would enforce, not what the annotation claims. For each team
+//! and subject it also asks for one ClusterExtension outside the delegation
+//! in each way the policy refuses (another package, a range, another
+//! namespace or catalog, SelfCertified, CRD safety off, `spec.config`, no
+//! team label), so that a policy weakened or unbound in NEW is a gain too.
+//! A request that cannot be told counts as allowed: a possible gain fails.
 
 use std::collections::BTreeSet;
 
@@ -26,16 +31,71 @@ pub(crate) struct InstallRight {
     pub namespace: String,
     pub catalog: String,
     pub team: String,
+    /// For a request outside the delegation: how it is outside.
+    pub outside: Option<Outside>,
 }
+
+/// The ways a ClusterExtension can be outside a team's delegation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Outside {
+    Package,
+    Range,
+    Namespace,
+    Catalog,
+    SelfCertified,
+    CrdSafetyOff,
+    Config,
+    Unlabelled,
+}
+
+impl Outside {
+    const ALL: [Outside; 8] = [
+        Outside::Package,
+        Outside::Range,
+        Outside::Namespace,
+        Outside::Catalog,
+        Outside::SelfCertified,
+        Outside::CrdSafetyOff,
+        Outside::Config,
+        Outside::Unlabelled,
+    ];
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Outside::Package => "a package not delegated",
+            Outside::Range => "a version range",
+            Outside::Namespace => "a namespace not delegated",
+            Outside::Catalog => "a catalog not delegated",
+            Outside::SelfCertified => "upgradeConstraintPolicy SelfCertified",
+            Outside::CrdSafetyOff => "CRD upgrade safety off",
+            Outside::Config => "a spec.config of its own",
+            Outside::Unlabelled => "no team label",
+        }
+    }
+}
+
+/// What a probe outside the delegation puts where the delegation's value was.
+const UNDELEGATED: &str = "olm-rbac-probe-undelegated";
 
 impl InstallRight {
     /// The right in a line: `Group team-monitoring may install prometheus
-    /// 0.57.0 into monitoring from operatorhubio (team monitoring)`.
+    /// 0.57.0 into monitoring from operatorhubio (team monitoring)`, or, outside
+    /// the delegation, `... may install outside team monitoring's delegation:
+    /// a version range`.
     pub(crate) fn text(&self) -> String {
-        format!(
-            "{} {} may install {} {} into {} from {} (team {})",
-            self.subject_kind, self.subject, self.package, self.version, self.namespace, self.catalog, self.team
-        )
+        match self.outside {
+            Some(how) => format!(
+                "{} {} may install outside team {}'s delegation: {}",
+                self.subject_kind,
+                self.subject,
+                self.team,
+                how.as_str()
+            ),
+            None => format!(
+                "{} {} may install {} {} into {} from {} (team {})",
+                self.subject_kind, self.subject, self.package, self.version, self.namespace, self.catalog, self.team
+            ),
+        }
     }
 }
 
@@ -73,11 +133,12 @@ fn candidates(side: &Loaded) -> BTreeSet<InstallRight> {
                     Some(ns) if s.kind == "ServiceAccount" => (s.kind.clone(), format!("{ns}/{}", s.name)),
                     _ => (s.kind.clone(), s.name.clone()),
                 };
+                let mut first = None;
                 for (package, versions) in &t.packages {
                     for version in versions {
                         for namespace in &t.namespaces {
                             for catalog in &t.catalogs {
-                                out.insert(InstallRight {
+                                let right = InstallRight {
                                     subject_kind: kind.clone(),
                                     subject: subject.clone(),
                                     package: package.clone(),
@@ -85,10 +146,18 @@ fn candidates(side: &Loaded) -> BTreeSet<InstallRight> {
                                     namespace: namespace.clone(),
                                     catalog: catalog.clone(),
                                     team: t.team.clone(),
-                                });
+                                    outside: None,
+                                };
+                                first.get_or_insert_with(|| right.clone());
+                                out.insert(right);
                             }
                         }
                     }
+                }
+                if let Some(first) = first {
+                    out.extend(
+                        Outside::ALL.into_iter().map(|how| InstallRight { outside: Some(how), ..first.clone() }),
+                    );
                 }
             }
         }
@@ -108,13 +177,7 @@ fn holds(side: &Loaded, right: &InstallRight) -> bool {
         _ => Identity::new("olm-rbac:a-member", std::slice::from_ref(&right.subject)),
     };
     let name = "olm-rbac-probe";
-    let extension: Json = json!({
-        "apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
-        "metadata": {"name": name, "labels": {DELEGATION_LABEL: right.team}},
-        "spec": {"namespace": right.namespace, "source": {"sourceType": "Catalog", "catalog": {
-            "packageName": right.package, "version": right.version,
-            "selector": {"matchLabels": {"olm.operatorframework.io/metadata.name": right.catalog}}}}}
-    });
+    let extension = probe(right);
     let request =
         Request { name: Some(name.to_string()), ..Request::on("create", OLM_V1_GROUP, "clusterextensions", None) };
     if side.policy.can(&who, &request).is_none() {
@@ -132,7 +195,42 @@ fn holds(side: &Loaded, right: &InstallRight) -> bool {
         user: &who.user,
         groups: who.groups.iter().cloned().collect(),
     };
-    admit(&side.admission, &asked).0 == Answer::Admitted
+    // What cannot be told may be allowed.
+    admit(&side.admission, &asked).0 != Answer::Refused
+}
+
+/// The ClusterExtension a right asks for.
+fn probe(right: &InstallRight) -> Json {
+    let or = |how: Outside, value: &str| {
+        if right.outside == Some(how) {
+            UNDELEGATED.to_string()
+        } else {
+            value.to_string()
+        }
+    };
+    let version =
+        if right.outside == Some(Outside::Range) { format!(">={}", right.version) } else { right.version.clone() };
+    let mut extension = json!({
+        "apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
+        "metadata": {"name": "olm-rbac-probe", "labels": {DELEGATION_LABEL: right.team}},
+        "spec": {"namespace": or(Outside::Namespace, &right.namespace), "source": {"sourceType": "Catalog", "catalog": {
+            "packageName": or(Outside::Package, &right.package), "version": version,
+            "selector": {"matchLabels": {"olm.operatorframework.io/metadata.name": or(Outside::Catalog, &right.catalog)}}}}}
+    });
+    match right.outside {
+        Some(Outside::SelfCertified) => {
+            extension["spec"]["source"]["catalog"]["upgradeConstraintPolicy"] = json!("SelfCertified");
+        }
+        Some(Outside::CrdSafetyOff) => {
+            extension["spec"]["install"] = json!({"preflight": {"crdUpgradeSafety": {"enforcement": "None"}}});
+        }
+        Some(Outside::Config) => {
+            extension["spec"]["config"] = json!({"configType": "Inline", "inline": {"watchNamespace": UNDELEGATED}});
+        }
+        Some(Outside::Unlabelled) => extension["metadata"]["labels"] = json!({}),
+        _ => {}
+    }
+    extension
 }
 
 /// The rights NEW grants that OLD does not, and the reverse.

@@ -51,6 +51,11 @@ pub struct InstallOut {
     pub namespace: String,
     pub catalog: String,
     pub team: String,
+    /// For a ClusterExtension outside the team's delegation, how it is outside
+    /// (`a version range`, `a namespace not delegated`, ...); absent for a
+    /// delegated one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outside: Option<String>,
 }
 
 impl InstallOut {
@@ -66,6 +71,7 @@ impl InstallOut {
             namespace: r.namespace.clone(),
             catalog: r.catalog.clone(),
             team: r.team.clone(),
+            outside: r.outside.map(|o| o.as_str().to_string()),
         }
     }
 }
