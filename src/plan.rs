@@ -37,33 +37,22 @@ use crate::findings::{Finding, ObjRef, Severity};
 use crate::model::*;
 
 use conflicts::check_conflicts;
-use input::Input;
-use provenance::Believed;
+use facts::input::Input;
+use facts::provenance::{self, Believed};
+use facts::trust;
 use steps::plan_one;
 
-mod accounts;
-mod admission_policy;
-mod bind;
-mod bundle;
+mod apis;
 mod conflicts;
-mod delegation;
-mod discover;
-mod fit;
-mod grants;
-mod input;
-mod install_policy;
+mod facts;
+mod gate;
+mod guard;
 mod installer;
-mod namespaces;
-mod olm_apis;
 mod operator;
-pub(crate) mod origin;
-mod pinning;
-mod provenance;
-mod roles;
 mod steps;
-mod trust;
 
-pub(crate) use discover::bundle_package;
+pub(crate) use facts::discover::bundle_package;
+pub(crate) use facts::origin;
 
 /// An API the operator serves, learned from a CRD, a CSV entry or both.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,7 +181,7 @@ pub(crate) enum About {
     /// installing the bundle takes.
     Installer(ServiceAccountRef),
     /// A role, or a binding of one, for OLM's own APIs (`spec.olmAPIs`).
-    Olm(olm_apis::OlmRole),
+    Olm(apis::olm_apis::OlmRole),
     /// The admission policy, or its binding, that pins the cluster to the
     /// judged bundle (`spec.admissionPolicy`).
     Pin,

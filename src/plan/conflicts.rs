@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use crate::findings::Finding;
 use crate::model::*;
 
-use super::input::Input;
-use super::{trust, About, Draft, Generated};
+use crate::plan::facts::input::Input;
+use crate::plan::{facts::trust, About, Draft, Generated};
 
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.

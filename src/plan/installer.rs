@@ -23,9 +23,9 @@ use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::accounts::{claimed_account, Account, AccountRole};
-use super::input::OperatorInput;
-use super::{Made, Object};
+use crate::plan::facts::input::OperatorInput;
+use crate::plan::operator::accounts::{claimed_account, Account, AccountRole};
+use crate::plan::{Made, Object};
 
 mod minimise;
 mod needs;

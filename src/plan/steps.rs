@@ -10,14 +10,14 @@ use crate::config::{BundleObjects, Config, Mode, OperatorPermissions, RoleKind};
 use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 
-use super::bundle::Provided;
-use super::input::{Input, OperatorInput, Planning};
-use super::origin::{extension_object, Origin, Origins};
-use super::provenance::Claims;
-use super::roles::{cluster_roles, role_name, versions_for};
-use super::{
-    bind, bundle, delegation, install_policy, installer, olm_apis, operator, output_order, pinning, About, Api,
-    ApiSource, Draft, Generated, Made, Object,
+use crate::plan::apis::bundle::Provided;
+use crate::plan::apis::roles::{cluster_roles, role_name, versions_for};
+use crate::plan::facts::input::{Input, OperatorInput, Planning};
+use crate::plan::facts::origin::{extension_object, Origin, Origins};
+use crate::plan::facts::provenance::Claims;
+use crate::plan::{
+    apis::bind, apis::bundle, apis::olm_apis, gate, guard::delegation, guard::pinning, installer,
+    operator::permissions, output_order, About, Api, ApiSource, Draft, Generated, Made, Object,
 };
 
 /// Plans one config into `plan`. The steps run in this order, and their
@@ -54,8 +54,8 @@ fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
         return Vec::new();
     }
     let operator = OperatorInput::new(p, results);
-    install_policy::check_policy(&operator, results);
-    let mut written = operator::plan_operator(&operator, results);
+    gate::check_policy(&operator, results);
+    let mut written = permissions::plan_operator(&operator, results);
     written.extend(installer::plan_installer(&operator, results));
     written
 }

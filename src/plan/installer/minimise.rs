@@ -6,7 +6,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::cover::Owners;
 
-use super::needs::{Need, Place};
+use crate::plan::installer::needs::{Need, Place};
 
 /// The needs as the fewest rules that cover them, per place: rules with the
 /// same groups, resources and names merged, then every rule that the others

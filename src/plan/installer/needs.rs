@@ -13,9 +13,9 @@ use crate::kinds::{resource as resource_table, resource_of, ApiResource};
 use crate::model::policy_rule as rule;
 use crate::model::*;
 
-use super::super::grants::GrantScope;
-use super::super::operator::{promoted, read_namespaces};
-use super::Installing;
+use crate::plan::facts::grants::GrantScope;
+use crate::plan::installer::Installing;
+use crate::plan::operator::permissions::{promoted, read_namespaces};
 
 /// One permission the installer needs: where, and why.
 #[derive(Debug, Clone, PartialEq)]

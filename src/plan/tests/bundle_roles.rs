@@ -1,8 +1,8 @@
 //! Bundle roles: classified, adopted, relabelled, and their label changes undone.
 
-use super::super::fit::{classify, RoleFit};
 use super::*;
 use crate::config::BundleRoles;
+use crate::plan::facts::fit::{classify, RoleFit};
 
 fn api(plural: &str, group: &str) -> Api {
     Api {

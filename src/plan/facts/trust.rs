@@ -10,8 +10,8 @@ use crate::findings::{FileRef, Finding, ObjRef};
 use crate::model::*;
 use crate::reserved::{self, Owner};
 
-use super::origin::{own_folder, source_folder, Origins};
-use super::{Api, ApiSource};
+use crate::plan::facts::origin::{own_folder, source_folder, Origins};
+use crate::plan::{Api, ApiSource};
 
 /// May the config's roles grant on `group`? Platform groups are refused; OLM's
 /// own groups only with the config's explicit opt-in.

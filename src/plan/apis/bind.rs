@@ -12,10 +12,10 @@ use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::input::Planning;
-use super::namespaces::selected_namespaces;
-use super::roles::{metadata, name_parts};
-use super::{olm_apis, About, Api, ApiSource, Made, Object};
+use crate::plan::apis::roles::{metadata, name_parts};
+use crate::plan::facts::input::Planning;
+use crate::plan::facts::namespaces::selected_namespaces;
+use crate::plan::{apis::olm_apis, About, Api, ApiSource, Made, Object};
 
 /// The roles a binding of `role` grants: editors also read. (Everyone bound
 /// can read the API's CRD object too: versions, schema, printer columns.)

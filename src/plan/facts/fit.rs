@@ -10,8 +10,8 @@ use crate::access::cover;
 use crate::config::RoleKind;
 use crate::model::*;
 
-use super::roles::ceiling;
-use super::{Api, ApiSource};
+use crate::plan::apis::roles::ceiling;
+use crate::plan::{Api, ApiSource};
 
 /// What a role's rules grant over the selected APIs.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,10 +16,10 @@ use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 use crate::reserved::is_reserved_role_name;
 
-use super::super::grants::{CsvGrant, GrantScope};
-use super::super::operator::{promoted, read_namespaces};
-use super::super::roles::level_gathered_by;
-use super::Gate;
+use crate::plan::apis::roles::level_gathered_by;
+use crate::plan::facts::grants::{CsvGrant, GrantScope};
+use crate::plan::gate::Gate;
+use crate::plan::operator::permissions::{promoted, read_namespaces};
 
 /// One rule someone will hold after the install: who, which rule, where, and
 /// the object and field that ask for it.
@@ -302,7 +302,7 @@ impl<'a> Gate<'a> {
             match written {
                 Some(ns) if ns != self.install && keep => copies.push(Some(ns)),
                 // Applied as it is, it lands in whatever namespace it is applied in.
-                None if keep => copies.push(Some(super::APPLIED_NAMESPACE)),
+                None if keep => copies.push(Some(crate::plan::gate::APPLIED_NAMESPACE)),
                 _ => {}
             }
         }

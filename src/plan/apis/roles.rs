@@ -10,7 +10,7 @@ use crate::config::{Config, Mode, Naming, RoleKind};
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::{Api, ApiSource};
+use crate::plan::{Api, ApiSource};
 
 /// The ClusterRoles for one API, each with the version it is named for.
 pub(crate) fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {
@@ -27,7 +27,7 @@ pub(crate) fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, 
     out
 }
 
-pub(super) fn versions_for<'a>(config: &Config, api: &'a Api) -> Vec<Option<&'a str>> {
+pub(crate) fn versions_for<'a>(config: &Config, api: &'a Api) -> Vec<Option<&'a str>> {
     match config.naming {
         Naming::Default => vec![None],
         Naming::OlmV0 => api.versions.iter().map(|v| Some(v.as_str())).collect(),
@@ -56,7 +56,7 @@ pub(crate) fn role_name(naming: Naming, api: &Api, version: Option<&str>, role: 
     bounded_name(&base, &suffix)
 }
 
-pub(super) fn strings(items: &[&str]) -> Vec<String> {
+pub(crate) fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
@@ -120,13 +120,13 @@ pub(crate) fn ceiling(api: &Api, level: RoleKind) -> Vec<PolicyRule> {
 
 /// The level of access a built-in aggregating role stands for: the role
 /// whose generated ClusterRoles aggregate into it.
-pub(super) fn level_gathered_by(aggregating: AggregatingRole) -> RoleKind {
+pub(crate) fn level_gathered_by(aggregating: AggregatingRole) -> RoleKind {
     RoleKind::ALL.into_iter().find(|role| role.aggregates_to() == aggregating).unwrap_or(RoleKind::View)
 }
 
 /// The labels every generated object carries: managed by olm-rbac, the
 /// extension, and what it is for (`olm-rbac.io/role`).
-pub(super) fn generated_labels(extension: &str, role: &str) -> BTreeMap<String, String> {
+pub(crate) fn generated_labels(extension: &str, role: &str) -> BTreeMap<String, String> {
     BTreeMap::from([
         (MANAGED_BY.to_string(), MANAGER.to_string()),
         (EXTENSION_LABEL.to_string(), extension.to_string()),
@@ -136,7 +136,7 @@ pub(super) fn generated_labels(extension: &str, role: &str) -> BTreeMap<String, 
 
 /// Labels and annotations of a role (or binding) generated from the config:
 /// the labels above, the mode, and the API it serves when there is one.
-pub(super) fn metadata(config: &Config, api: Option<&str>, role: &str) -> ObjectMeta {
+pub(crate) fn metadata(config: &Config, api: Option<&str>, role: &str) -> ObjectMeta {
     let mut annotations = BTreeMap::from([(MODE_ANNOTATION.to_string(), config.mode.as_str().to_string())]);
     if let Some(api) = api {
         annotations.insert(API_ANNOTATION.to_string(), api.to_string());
@@ -147,7 +147,7 @@ pub(super) fn metadata(config: &Config, api: Option<&str>, role: &str) -> Object
 
 /// A ClusterRole generated from the config, named `name`: in Aggregate mode
 /// labelled to aggregate into `into`.
-pub(super) fn generated_cluster_role(
+pub(crate) fn generated_cluster_role(
     config: &Config,
     mut metadata: ObjectMeta,
     name: String,
@@ -161,7 +161,7 @@ pub(super) fn generated_cluster_role(
     ClusterRole { metadata, rules: Some(rules), aggregation_rule: None }
 }
 
-pub(super) fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
+pub(crate) fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
     let metadata = metadata(config, Some(&api.name), role.as_str());
     generated_cluster_role(config, metadata, name, role.aggregates_to(), vec![rule_for(api, role)])
 }

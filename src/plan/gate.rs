@@ -31,9 +31,9 @@ use crate::config::{InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope
 use crate::findings::Finding;
 use crate::model::*;
 
-use super::grants::CsvGrant;
-use super::input::{OperatorInput, Planning};
-use super::origin::Origin;
+use crate::plan::facts::grants::CsvGrant;
+use crate::plan::facts::input::{OperatorInput, Planning};
+use crate::plan::facts::origin::Origin;
 
 mod holdings;
 mod verdict;

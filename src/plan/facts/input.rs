@@ -15,17 +15,17 @@ use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
 
-use super::discover::{discover, select};
-use super::fit::{classify, level_bound, RoleFit};
-use super::grants::{csv_grants, CsvGrant};
-use super::namespaces::{selectable_namespaces, selected_namespaces};
-use super::origin::{bundle_members, installed_members, Origins};
-use super::provenance::Claims;
-use super::{trust, Api, Generated, Object};
+use crate::plan::facts::discover::{discover, select};
+use crate::plan::facts::fit::{classify, level_bound, RoleFit};
+use crate::plan::facts::grants::{csv_grants, CsvGrant};
+use crate::plan::facts::namespaces::{selectable_namespaces, selected_namespaces};
+use crate::plan::facts::origin::{bundle_members, installed_members, Origins};
+use crate::plan::facts::provenance::Claims;
+use crate::plan::{facts::trust, Api, Generated, Object};
 
 /// The input as every config's planning reads it, decided once per plan
-/// (both plannings of [`super::plan`] share it).
-pub(super) struct Input<'a> {
+/// (both plannings of [`crate::plan::plan`] share it).
+pub(crate) struct Input<'a> {
     pub objects: &'a [InputObject],
     /// Whose each object is.
     pub origins: Origins,
@@ -40,12 +40,12 @@ pub(super) struct Input<'a> {
     /// name gets, aggregation included, is read here. `None` when the
     /// bootstrap data cannot be read.
     pub built_in: Option<Policy>,
-    /// The package each bundle folder's annotations name (see [`super::BundleRoots`]).
+    /// The package each bundle folder's annotations name (see [`crate::plan::BundleRoots`]).
     pub packages: &'a BTreeMap<String, String>,
 }
 
 impl<'a> Input<'a> {
-    pub(super) fn new(objects: &'a [InputObject], roots: &'a super::BundleRoots) -> Input<'a> {
+    pub(crate) fn new(objects: &'a [InputObject], roots: &'a crate::plan::BundleRoots) -> Input<'a> {
         let origins = Origins::classify_in(objects, &roots.roots);
         let packages = &roots.packages;
         let admins =
@@ -64,7 +64,7 @@ impl<'a> Input<'a> {
     /// Adds the ClusterRoles a planning of the run writes (every config's) to
     /// [`Input::built_in`]; true when an aggregating role gathers one of them,
     /// so that a planning that judged bindings without them must be done again.
-    pub(super) fn hold_written(&mut self, generated: &[Generated]) -> bool {
+    pub(crate) fn hold_written(&mut self, generated: &[Generated]) -> bool {
         let Some(policy) = self.built_in.as_mut() else { return false };
         let mut gathered = false;
         for g in generated {
@@ -83,7 +83,7 @@ impl<'a> Input<'a> {
 
 /// One config's planning: the config, the input, and what is decided once
 /// for it before anything is generated.
-pub(super) struct Planning<'a> {
+pub(crate) struct Planning<'a> {
     pub config: &'a Config,
     pub input: &'a Input<'a>,
     /// The APIs the config selected.
@@ -108,7 +108,7 @@ pub(super) struct Planning<'a> {
 impl<'a> Planning<'a> {
     /// Discovers and selects the config's APIs and settles which claims it
     /// believes, reporting as it goes.
-    pub(super) fn new(
+    pub(crate) fn new(
         config: &'a Config,
         input: &'a Input<'a>,
         claims: &'a Claims,
@@ -134,16 +134,16 @@ impl<'a> Planning<'a> {
         }
     }
 
-    pub(super) fn objects(&self) -> &'a [InputObject] {
+    pub(crate) fn objects(&self) -> &'a [InputObject] {
         self.input.objects
     }
 
-    pub(super) fn origins(&self) -> &'a Origins {
+    pub(crate) fn origins(&self) -> &'a Origins {
         &self.input.origins
     }
 
     /// The chosen ClusterServiceVersion and its view.
-    pub(super) fn csv(&self) -> Option<(&'a InputObject, &'a CsvView)> {
+    pub(crate) fn csv(&self) -> Option<(&'a InputObject, &'a CsvView)> {
         let o = self.objects().get(self.csv?)?;
         match &o.body {
             Body::Csv(view) => Some((o, view)),
@@ -153,13 +153,13 @@ impl<'a> Planning<'a> {
 
     /// How the role at `i` fits the selected APIs (see [`classify`]); `None`
     /// for an object that is no Role or ClusterRole.
-    pub(super) fn role_fit(&self, i: usize) -> Option<&RoleFit> {
+    pub(crate) fn role_fit(&self, i: usize) -> Option<&RoleFit> {
         let Body::Role(view) = &self.objects().get(i)?.body else { return None };
         Some(self.fits.get(i)?.get_or_init(|| classify(&view.rules, &self.apis)))
     }
 
     /// What a role aggregated into `level` may grant (see [`level_bound`]).
-    pub(super) fn level_bound(&self, level: RoleKind) -> &[PolicyRule] {
+    pub(crate) fn level_bound(&self, level: RoleKind) -> &[PolicyRule] {
         let bounds = self
             .level_bounds
             .get_or_init(|| RoleKind::ALL.into_iter().map(|l| (l, level_bound(&self.apis, l))).collect());
@@ -167,12 +167,12 @@ impl<'a> Planning<'a> {
     }
 
     /// The bundle's own objects (see [`bundle_members`]).
-    pub(super) fn bundle_members(&self) -> &BTreeSet<usize> {
+    pub(crate) fn bundle_members(&self) -> &BTreeSet<usize> {
         self.members.get_or_init(|| bundle_members(self.objects(), self.origins(), &self.claims))
     }
 
     /// What OLM installs, as the installer account reads it (see [`installed_members`]).
-    pub(super) fn installed_members(&self) -> &BTreeSet<usize> {
+    pub(crate) fn installed_members(&self) -> &BTreeSet<usize> {
         self.installed.get_or_init(|| installed_members(self.objects(), self.origins(), &self.claims))
     }
 }
@@ -180,7 +180,7 @@ impl<'a> Planning<'a> {
 /// What the operator's steps read (the install gate, the operator's RBAC,
 /// the installer account): the config's planning, the rules the chosen CSV
 /// grants, and the namespaces a `Namespaces` operator serves.
-pub(super) struct OperatorInput<'a> {
+pub(crate) struct OperatorInput<'a> {
     pub planning: &'a Planning<'a>,
     /// Every rule the CSV grants, in its order.
     pub grants: Vec<CsvGrant>,
@@ -202,7 +202,7 @@ impl<'a> OperatorInput<'a> {
     /// Reads the CSV's grants (reporting names that cannot exist) and
     /// selects the operator's target namespaces (reporting nothing yet: each
     /// step that uses them reports what selecting them found).
-    pub(super) fn new(planning: &'a Planning<'a>, results: &mut Vec<Finding>) -> OperatorInput<'a> {
+    pub(crate) fn new(planning: &'a Planning<'a>, results: &mut Vec<Finding>) -> OperatorInput<'a> {
         let grants = planning.csv().map(|(o, view)| csv_grants(o, view, results)).unwrap_or_default();
         let op = &planning.config.operator;
         let targets = (op.permissions == OperatorPermissions::Namespaces).then(|| {
@@ -226,14 +226,14 @@ impl<'a> OperatorInput<'a> {
         OperatorInput { planning, grants, targets }
     }
 
-    pub(super) fn config(&self) -> &'a Config {
+    pub(crate) fn config(&self) -> &'a Config {
         self.planning.config
     }
 
     /// The namespaces a `Namespaces` operator serves: those listed and those
     /// the selector picks, or `install` when there are none. `None` for any
     /// other `permissions`.
-    pub(super) fn watched_namespaces(&self, install: &str) -> Option<Vec<String>> {
+    pub(crate) fn watched_namespaces(&self, install: &str) -> Option<Vec<String>> {
         let targets = self.targets.as_ref()?;
         if targets.namespaces.is_empty() {
             return Some(vec![install.to_string()]);
@@ -243,7 +243,7 @@ impl<'a> OperatorInput<'a> {
 
     /// Reports what selecting the target namespaces found, for the first
     /// step that uses them.
-    pub(super) fn report_targets(&self, results: &mut Vec<Finding>) {
+    pub(crate) fn report_targets(&self, results: &mut Vec<Finding>) {
         if let Some(t) = &self.targets {
             if !t.reported.replace(true) {
                 results.extend(t.findings.iter().cloned());

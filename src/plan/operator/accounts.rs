@@ -8,8 +8,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::model::*;
 
-use super::roles::generated_labels;
-use super::{About, Made, Object};
+use crate::plan::apis::roles::generated_labels;
+use crate::plan::{About, Made, Object};
 
 /// `<namespace>/<name>` of the ServiceAccount an object is for.
 pub(crate) const SERVICE_ACCOUNT_ANNOTATION: &str = "olm-rbac.io/service-account";
@@ -42,13 +42,13 @@ impl AccountRole {
 /// `olm-rbac.io/role` label) and which (its `olm-rbac.io/service-account`
 /// annotation), when it says both. A claim, like every label: the caller
 /// decides what it is worth by where the object comes from.
-pub(super) fn claimed_account(o: &InputObject) -> Option<(AccountRole, &str)> {
+pub(crate) fn claimed_account(o: &InputObject) -> Option<(AccountRole, &str)> {
     let role = o.header.labels.get(ROLE_LABEL).and_then(|r| AccountRole::of_label(r))?;
     Some((role, o.header.annotations.get(SERVICE_ACCOUNT_ANNOTATION)?.as_str()))
 }
 
 /// A ServiceAccount olm-rbac writes RBAC for.
-pub(super) struct Account<'a> {
+pub(crate) struct Account<'a> {
     pub extension: &'a str,
     pub role: AccountRole,
     pub account: ServiceAccountRef,
@@ -56,7 +56,7 @@ pub(super) struct Account<'a> {
 
 impl Account<'_> {
     /// Metadata of an object written for the account.
-    pub(super) fn metadata(&self, name: &str, namespace: Option<&str>) -> ObjectMeta {
+    pub(crate) fn metadata(&self, name: &str, namespace: Option<&str>) -> ObjectMeta {
         ObjectMeta {
             name: Some(name.to_string()),
             namespace: namespace.map(String::from),
@@ -70,7 +70,7 @@ impl Account<'_> {
     }
 
     /// What the account's objects are for.
-    pub(super) fn about(&self) -> About {
+    pub(crate) fn about(&self) -> About {
         match self.role {
             AccountRole::Operator => About::Operator(self.account.clone()),
             AccountRole::Installer => About::Installer(self.account.clone()),
@@ -78,7 +78,7 @@ impl Account<'_> {
     }
 
     /// A ClusterRole with `rules` and its ClusterRoleBinding to the account.
-    pub(super) fn cluster_pair(&self, name: &str, rules: Vec<PolicyRule>) -> [Made; 2] {
+    pub(crate) fn cluster_pair(&self, name: &str, rules: Vec<PolicyRule>) -> [Made; 2] {
         [
             Object::ClusterRole(ClusterRole {
                 metadata: self.metadata(name, None),
@@ -95,7 +95,7 @@ impl Account<'_> {
     }
 
     /// A Role with `rules` in `namespace` and its RoleBinding to the account.
-    pub(super) fn namespace_pair(&self, name: &str, namespace: &str, rules: Vec<PolicyRule>) -> [Made; 2] {
+    pub(crate) fn namespace_pair(&self, name: &str, namespace: &str, rules: Vec<PolicyRule>) -> [Made; 2] {
         [
             Object::Role(Role { metadata: self.metadata(name, Some(namespace)), rules: Some(rules) }),
             Object::RoleBinding(RoleBinding {

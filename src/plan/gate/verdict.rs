@@ -12,8 +12,8 @@ use crate::access::describe_rule;
 use crate::config::{PolicyEntry, PolicyScope};
 use crate::findings::Finding;
 
-use super::holdings::{BoundSubject, Holder, Holding, Reach};
 use super::{Gate, APPLIED_NAMESPACE, UNNAMED_INSTALL_NAMESPACE};
+use crate::plan::gate::holdings::{BoundSubject, Holder, Holding, Reach};
 
 impl Holding<'_> {
     /// `finding` about this holding: on the object and field that ask for it.

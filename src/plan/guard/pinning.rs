@@ -14,9 +14,9 @@ use crate::findings::{Finding, ObjRef, Severity};
 use crate::model::*;
 use crate::semver::{Range, Version};
 
-use super::input::Planning;
-use super::origin::extension_object;
-use super::Made;
+use crate::plan::facts::input::Planning;
+use crate::plan::facts::origin::extension_object;
+use crate::plan::Made;
 
 mod admission;
 
@@ -38,7 +38,7 @@ pub(crate) struct Pin<'a> {
 /// Checks the extension's ClusterExtension, if the admin's files hold it,
 /// against the bundle judged here; and writes the admission policy when the
 /// config asks for it.
-pub(super) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
     let config = p.config;
     let objects = p.objects();
     let admin = |i: &usize| p.origins().is_admin(*i);
@@ -227,11 +227,11 @@ fn check_package<'v>(
 /// The judged bundle's package, and whether the bundle declares it: its
 /// `metadata/annotations.yaml` (when its root was read) or its CSV's
 /// annotation (declared), else what its CSV's name says (a guess).
-pub(super) fn bundle_package(p: &Planning<'_>) -> Option<(String, bool)> {
+pub(crate) fn bundle_package(p: &Planning<'_>) -> Option<(String, bool)> {
     let csv = p.csv.map(|i| &p.objects()[i]);
-    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| super::origin::folder_of(&f.path));
+    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| crate::plan::facts::origin::folder_of(&f.path));
     let from_metadata = folder.and_then(|f| p.input.packages.get(f)).map(|package| (package.clone(), true));
-    from_metadata.or_else(|| csv.and_then(super::discover::package_of_csv))
+    from_metadata.or_else(|| csv.and_then(crate::plan::facts::discover::package_of_csv))
 }
 
 /// `spec.source.catalog.version` admits the judged version, and nothing

@@ -12,10 +12,10 @@ use crate::config::{Config, Mode, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
 
-use super::super::fit::RoleFit;
-use super::super::input::Planning;
-use super::super::roles::level_gathered_by;
 use super::{adoptable, Provided};
+use crate::plan::apis::roles::level_gathered_by;
+use crate::plan::facts::fit::RoleFit;
+use crate::plan::facts::input::Planning;
 
 /// The record of what olm-rbac changed in an item's labels, kept in its
 /// `olm-rbac.io/label-changes` annotation: `<extension>: +added -removed=value`.

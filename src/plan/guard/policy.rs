@@ -16,8 +16,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::config::Config;
 use crate::model::*;
 
-use super::roles::generated_labels;
-use super::{About, Made, Object};
+use crate::plan::apis::roles::generated_labels;
+use crate::plan::{About, Made, Object};
 
 /// A text as a CEL string literal: single-quoted, with its quotes,
 /// backslashes and line breaks escaped.
@@ -39,7 +39,7 @@ pub(crate) fn cel_string(text: &str) -> String {
 }
 
 /// One policy to write.
-pub(super) struct PolicyDraft<'a> {
+pub(crate) struct PolicyDraft<'a> {
     pub name: String,
     /// Its `olm-rbac.io/role` label.
     pub role: &'a str,
@@ -58,7 +58,7 @@ pub(super) struct PolicyDraft<'a> {
 }
 
 /// The policy and its binding.
-pub(super) fn policy_and_binding(config: &Config, d: PolicyDraft<'_>) -> [Made; 2] {
+pub(crate) fn policy_and_binding(config: &Config, d: PolicyDraft<'_>) -> [Made; 2] {
     let metadata = |annotations: Option<BTreeMap<String, String>>| ObjectMeta {
         name: Some(d.name.clone()),
         labels: Some(generated_labels(&config.extension, d.role)),

@@ -10,9 +10,9 @@ use crate::config::Config;
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::super::admission_policy::{cel_string, policy_and_binding, PolicyDraft};
-use super::super::{About, Made};
 use super::{Pin, CATALOG_NAME_LABEL};
+use crate::plan::guard::policy::{cel_string, policy_and_binding, PolicyDraft};
+use crate::plan::{About, Made};
 
 /// `object.spec.source.catalog` is there (each step checked, so a missing
 /// field is false rather than an error).

@@ -14,10 +14,10 @@ use serde_json::json;
 use crate::config::{Config, Subject};
 use crate::model::*;
 
-use super::super::admission_policy::{cel_string, policy_and_binding, PolicyDraft};
-use super::super::pinning::CATALOG_NAME_LABEL;
-use super::super::{About, Made};
 use super::{Grant, POLICY_NAME};
+use crate::plan::guard::pinning::CATALOG_NAME_LABEL;
+use crate::plan::guard::policy::{cel_string, policy_and_binding, PolicyDraft};
+use crate::plan::{About, Made};
 
 /// The annotation earlier OLM v1 releases read a ClusterExtension's watch
 /// namespace from.

@@ -10,12 +10,12 @@ use crate::findings::Finding;
 use crate::model::*;
 use crate::reserved;
 
-use super::input::Planning;
-use super::roles::role_name;
+use crate::plan::apis::roles::role_name;
+use crate::plan::facts::input::Planning;
 
 mod labels;
 
-use super::fit::RoleFit;
+use crate::plan::facts::fit::RoleFit;
 pub(crate) use labels::label_patches;
 
 /// Can this item be adopted, bound or relabelled at all? Not when its name is

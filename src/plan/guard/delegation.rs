@@ -20,9 +20,9 @@ use crate::model::*;
 use crate::names::bounded_name;
 use crate::semver::Version;
 
-use super::input::Planning;
-use super::roles::{generated_labels, strings};
-use super::{About, Made, Object};
+use crate::plan::apis::roles::{generated_labels, strings};
+use crate::plan::facts::input::Planning;
+use crate::plan::{About, Made, Object};
 
 mod admission;
 
@@ -63,7 +63,9 @@ impl Judged {
             }
             _ => None,
         });
-        let package = super::pinning::bundle_package(p).filter(|(_, declared)| *declared).map(|(package, _)| package);
+        let package = crate::plan::guard::pinning::bundle_package(p)
+            .filter(|(_, declared)| *declared)
+            .map(|(package, _)| package);
         Judged { package, version: version.map(|v| v.without_build()), policy: p.config.operator.policy.is_some() }
     }
 
@@ -86,7 +88,7 @@ impl Judged {
 }
 
 /// The delegations' objects, with a result per team.
-pub(super) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
     let config = p.config;
     if config.delegations.is_empty() {
         return Vec::new();

@@ -7,14 +7,14 @@ use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 use crate::names::is_dns1123_label;
 
-use super::origin::Origins;
+use crate::plan::facts::origin::Origins;
 
 /// The Namespace objects a `namespaceSelector` reads: the admin's own, known
 /// by their files (`origin`). A Namespace from the bundle's folder, beside it
 /// in its root, from stdin or from no known file may be the bundle's, and a
 /// bundle does not get to choose where its users are granted access: unknown
 /// is read on its safe side, as everywhere.
-pub(super) fn selectable_namespaces<'a>(objects: &'a [InputObject], origins: &Origins) -> Vec<&'a InputObject> {
+pub(crate) fn selectable_namespaces<'a>(objects: &'a [InputObject], origins: &Origins) -> Vec<&'a InputObject> {
     objects.iter().enumerate().filter(|(i, o)| o.is("", "Namespace") && origins.is_admin(*i)).map(|(_, o)| o).collect()
 }
 
@@ -52,7 +52,7 @@ fn check_selected(matched: Vec<&InputObject>, field: &str, cfg: &ObjRef, results
 
 /// The namespaces a `namespaceSelector` picks, with a warning for what it
 /// cannot pick: Namespaces from the bundle's folder, or of unknown files.
-pub(super) fn selected_namespaces(
+pub(crate) fn selected_namespaces(
     sel: &Selector,
     field: &str,
     namespaces: &[&InputObject],

@@ -17,18 +17,18 @@ use crate::model::*;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::reserved;
 
-use super::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
-use super::olm_apis::{self, OlmRole};
-use super::origin::Origins;
-use super::roles::rule_for_parts;
-use super::Object;
+use crate::plan::apis::olm_apis::{self, OlmRole};
+use crate::plan::apis::roles::rule_for_parts;
+use crate::plan::facts::origin::Origins;
+use crate::plan::operator::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
+use crate::plan::Object;
 
 /// Which input items are earlier output.
 pub(crate) struct Claims {
     /// For each input item, the extension it was generated for, if the claim holds.
     pub of: Vec<Option<String>>,
     /// Of the items this run writes again exactly (see [`is_exactly`] and
-    /// [`super::plan`]; only they may be earlier output in a bundle's own
+    /// [`crate::plan::plan`]; only they may be earlier output in a bundle's own
     /// folder), the items whose copy OLM would install, were they the
     /// bundle's, is an object this run writes too (see [`Believed`]): the
     /// install gate does not count them as the bundle's.
@@ -89,7 +89,7 @@ impl Believed {
 }
 
 /// The items whose claim to be earlier output has the shape olm-rbac writes,
-/// wherever they come from: what [`super::plan`] starts from when it settles
+/// wherever they come from: what [`crate::plan::plan`] starts from when it settles
 /// which claims this run writes again exactly.
 pub(crate) fn candidates(objects: &[InputObject]) -> BTreeSet<usize> {
     let defined = defined_apis(objects);

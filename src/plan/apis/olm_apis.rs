@@ -19,8 +19,8 @@ use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
 
-use super::roles::{generated_cluster_role, metadata, strings};
-use super::{About, Made, Object};
+use crate::plan::apis::roles::{generated_cluster_role, metadata, strings};
+use crate::plan::{About, Made, Object};
 
 /// OLM v0's API group, and the group its package server serves PackageManifests in.
 const OPERATORS: &str = "operators.coreos.com";
@@ -117,13 +117,13 @@ fn roles_for(olm: OlmApis) -> Vec<OlmRole> {
 
 /// The roles a binding of `level` gets in Bind mode: every level reads;
 /// `edit` and `admin` also write, under `Edit`.
-pub(super) fn bound_with(olm: OlmApis, level: RoleKind) -> Vec<OlmRole> {
+pub(crate) fn bound_with(olm: OlmApis, level: RoleKind) -> Vec<OlmRole> {
     let writes = matches!(level, RoleKind::Admin | RoleKind::Edit);
     roles_for(olm).into_iter().filter(|r| *r != OlmRole::Edit || writes).collect()
 }
 
 /// The ClusterRoles `spec.olmAPIs` asks for, aggregated in Aggregate mode.
-pub(super) fn cluster_roles(config: &Config) -> Vec<Made> {
+pub(crate) fn cluster_roles(config: &Config) -> Vec<Made> {
     roles_for(config.olm_apis)
         .into_iter()
         .map(|role| {
@@ -136,7 +136,7 @@ pub(super) fn cluster_roles(config: &Config) -> Vec<Made> {
 
 /// Says what was generated for OLM's APIs and, under `Edit`, what it lets
 /// its holders do.
-pub(super) fn report(config: &Config, generated: &[Made], results: &mut Vec<Finding>) {
+pub(crate) fn report(config: &Config, generated: &[Made], results: &mut Vec<Finding>) {
     if config.olm_apis == OlmApis::Unmanaged {
         return;
     }

@@ -11,14 +11,14 @@ use crate::names::{
     glob_match, is_crd_group, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value,
 };
 
-use super::{trust, Api, ApiSource};
+use crate::plan::{facts::trust, Api, ApiSource};
 
 /// The apiVersion of a ClusterServiceVersion as OLM defines it.
 const CSV_API_VERSION: &str = "operators.coreos.com/v1alpha1";
 
 /// Finds the APIs of the config's ClusterServiceVersion, or of every CRD when
 /// the input has no CSV; with the index of the chosen CSV among the objects.
-pub(super) fn discover(
+pub(crate) fn discover(
     config: &Config,
     objects: &[InputObject],
     results: &mut Vec<Finding>,
