@@ -34,8 +34,9 @@ pub struct RoleDef {
 pub struct BindingDef {
     pub name: String,
     pub namespace: Option<String>,
-    /// As written; [`BindingDef::role_ref_kind`] reads it.
-    pub role_kind: String,
+    /// The kind of role it refers to; `None` for a kind the API server
+    /// refuses, which binds nothing.
+    pub role_kind: Option<RoleRefKind>,
     pub role_name: String,
     pub subjects: Vec<Subject>,
     /// Its labels: how `report` finds the operator's and installer's bindings.
@@ -46,7 +47,7 @@ pub struct BindingDef {
 impl BindingDef {
     /// The kind of role the binding refers to; `None` binds nothing.
     pub fn role_ref_kind(&self) -> Option<RoleRefKind> {
-        RoleRefKind::parse(&self.role_kind)
+        self.role_kind
     }
 
     /// Whether what it grants holds in the place: a ClusterRoleBinding's
@@ -312,7 +313,7 @@ impl Policy {
         self.bindings.push(BindingDef {
             name,
             namespace,
-            role_kind: b.role_ref.kind.clone().unwrap_or_default(),
+            role_kind: b.role_ref.kind.as_deref().and_then(RoleRefKind::parse),
             role_name: b.role_ref.name.clone().unwrap_or_default(),
             subjects: b.subjects.iter().map(subject_of).collect(),
             labels: h.labels.clone(),

@@ -283,7 +283,7 @@ impl<'p> Side<'p> {
                 let binding = BindingDef {
                     name: String::new(),
                     namespace: None,
-                    role_kind: RoleRefKind::ClusterRole.as_str().to_string(),
+                    role_kind: Some(RoleRefKind::ClusterRole),
                     role_name: role.name().to_string(),
                     subjects: Vec::new(),
                     labels: BTreeMap::new(),

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use olm_rbac::access::cover::{self, Atom};
-use olm_rbac::access::Policy;
+use olm_rbac::access::{Policy, RoleRefKind};
 use olm_rbac::check::load;
 use olm_rbac::run::Source;
 use olm_rbac::yaml::split_documents;
@@ -28,9 +28,9 @@ pub fn granted(text: &str) -> BTreeSet<(String, Atom)> {
         }
     }
     for b in p.bindings.iter().filter(|b| !b.builtin) {
-        let role = match (b.role_kind.as_str(), &b.namespace) {
-            ("ClusterRole", _) => p.cluster_roles.get(&b.role_name),
-            (_, Some(ns)) => p.roles.get(&(ns.clone(), b.role_name.clone())),
+        let role = match (b.role_kind, &b.namespace) {
+            (Some(RoleRefKind::ClusterRole), _) => p.cluster_roles.get(&b.role_name),
+            (Some(RoleRefKind::Role), Some(ns)) => p.roles.get(&(ns.clone(), b.role_name.clone())),
             _ => None,
         };
         let Some(role) = role else { continue };
@@ -314,7 +314,7 @@ pub fn cluster(text: &str, op: &Operator, csv: Option<&Csv>) -> Policy {
         p.bindings.push(BindingDef {
             name: name.clone(),
             namespace: namespace.clone(),
-            role_kind: if namespace.is_some() { "Role" } else { "ClusterRole" }.into(),
+            role_kind: Some(if namespace.is_some() { RoleRefKind::Role } else { RoleRefKind::ClusterRole }),
             role_name: name,
             subjects: vec![Subject {
                 kind: "ServiceAccount".into(),
@@ -371,9 +371,9 @@ pub fn account(namespace: &str, name: &str) -> String {
 pub fn holdings(p: &Policy) -> Holdings {
     let mut out = Holdings::new();
     for b in &p.bindings {
-        let role = match (b.role_kind.as_str(), &b.namespace) {
-            ("ClusterRole", _) => p.cluster_roles.get(&b.role_name),
-            ("Role", Some(ns)) => p.roles.get(&(ns.clone(), b.role_name.clone())),
+        let role = match (b.role_kind, &b.namespace) {
+            (Some(RoleRefKind::ClusterRole), _) => p.cluster_roles.get(&b.role_name),
+            (Some(RoleRefKind::Role), Some(ns)) => p.roles.get(&(ns.clone(), b.role_name.clone())),
             _ => None,
         };
         let Some(role) = role else { continue };

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use olm_rbac::access::cover::{atoms, covers, Atom};
-use olm_rbac::access::{builtin, BindingDef, Identity, Policy, Request, RoleDef};
+use olm_rbac::access::{builtin, BindingDef, Identity, Policy, Request, RoleDef, RoleRefKind};
 use olm_rbac::check::load;
 use olm_rbac::input::Source;
 
@@ -86,7 +86,7 @@ fn binding(namespace: Option<&str>, role: &str, subjects: &[&str]) -> BindingDef
     BindingDef {
         name: format!("{role}-binding"),
         namespace: namespace.map(String::from),
-        role_kind: "ClusterRole".into(),
+        role_kind: Some(RoleRefKind::ClusterRole),
         role_name: role.into(),
         subjects: subjects.iter().map(|s| subject(s)).collect(),
         labels: BTreeMap::new(),

@@ -1278,7 +1278,7 @@ mod escalation {
         let binding = BindingDef {
             name: "owner".into(),
             namespace: None,
-            role_kind: "ClusterRole".into(),
+            role_kind: Some(olm_rbac::access::RoleRefKind::ClusterRole),
             role_name: "owner".into(),
             subjects: vec![user],
             labels: Default::default(),
