@@ -53,6 +53,7 @@ mod steps;
 
 pub(crate) use facts::discover::bundle_package;
 pub(crate) use facts::origin;
+pub(crate) use facts::previous::{set_aside, SetAside};
 
 /// An API the operator serves, learned from a CRD, a CSV entry or both.
 #[derive(Debug, Clone, PartialEq, Eq)]

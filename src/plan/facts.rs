@@ -9,5 +9,6 @@ pub(crate) mod grants;
 pub(crate) mod input;
 pub(crate) mod namespaces;
 pub(crate) mod origin;
+pub(crate) mod previous;
 pub(crate) mod provenance;
 pub(crate) mod trust;

@@ -10,9 +10,8 @@ use super::{json, Outcome, Source};
 use crate::config;
 use crate::findings::{FileRef, Finding};
 use crate::input::BundleRoot;
-use crate::model::{view_for, ViewKind};
 use crate::plan::origin::{folder_of, BundleFolders};
-use crate::plan::{plan_in, BundleRoots, Plan};
+use crate::plan::{plan_in, set_aside, BundleRoots, Plan, SetAside};
 use crate::yaml::{self, Chunk};
 
 /// How `render` writes what it decided: the command line's choices.
@@ -60,9 +59,9 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
             parsed.push(c);
         }
     }
-    let previous = take_previous(&mut parsed, &mut split.kept, &mut results);
     let chunks: Vec<Chunk<'_>> = split.kept.iter().map(|(c, _)| c.clone()).collect();
-    let objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
+    let mut objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
+    let previous = set_previous_aside(&mut parsed, &mut objects, &mut split.kept, &mut results);
     if split.configs.is_empty() && exit_code(&results) == 0 {
         results.push(Finding::error(format!(
             "no {} found: pass one with --config FILE or include it among the inputs",
@@ -127,72 +126,32 @@ fn sarif_log(results: &[Finding], lines: &std::collections::BTreeMap<(String, Op
     sarif::log(env!("CARGO_PKG_VERSION"), &results)
 }
 
-/// `spec.installer.upgradeFrom`: the previous version's bundle (the own
-/// folder of the ClusterServiceVersion it names) is taken out of the input and
-/// handed to the config's installer. Nothing else reads it, and it is not
-/// written: the output is the new version's install. When the CSV is not in the
-/// input, the planner says so. Returns the notes saying what was taken out.
-fn take_previous(
+/// `spec.installer.upgradeFrom`, as the planner decides it ([`set_aside`]):
+/// the previous version's objects go to the config's installer, out of what
+/// is planned and written. Errors join `results`; the notes are returned.
+fn set_previous_aside(
     configs: &mut [config::Config],
+    objects: &mut Vec<crate::model::InputObject>,
     kept: &mut Vec<(Chunk<'_>, FileRef)>,
     results: &mut Vec<Finding>,
 ) -> Vec<Finding> {
-    let mut notes = Vec::new();
-    for config in configs.iter_mut() {
-        let cfg = config.object_ref();
-        let Some(installer) = config.installer.as_mut() else { continue };
-        let Some(from) = installer.upgrade_from.clone() else { continue };
-        // A CSV as the planner reads one (by kind: see `model::view_for`).
-        let is_csv = |c: &Chunk<'_>| view_for(&c.header) == Some(ViewKind::Csv);
-        let named: Vec<&FileRef> = kept
-            .iter()
-            .filter(|(c, _)| is_csv(c) && c.header.name.as_deref() == Some(from.as_str()))
-            .map(|(_, f)| f)
-            .collect();
-        let file = match named.as_slice() {
-            [] => continue,
-            [file] => (*file).clone(),
-            _ => {
-                let files: Vec<&str> = named.iter().map(|f| f.path.as_str()).collect();
-                results.push(
-                    Finding::error(format!(
-                        "the input holds {} ClusterServiceVersions named {from:?} ({}): which is the previous version cannot be told; pass only its bundle folder",
-                        named.len(),
-                        files.join(", ")
-                    ))
-                    .on(&cfg)
-                    .at("spec.installer.upgradeFrom"),
-                );
-                continue;
-            }
-        };
-        let folder = folder_of(&file.path).to_string();
-        let folders = BundleFolders::of_csvs([folder.clone()]);
-        let (old, new): (Vec<_>, Vec<_>) =
-            std::mem::take(kept).into_iter().partition(|(_, f)| f.path != "-" && folders.own(folder_of(&f.path)));
-        *kept = new;
-        for (c, f) in old.iter().filter(|(c, _)| is_csv(c) && c.header.name.as_deref() != Some(from.as_str())) {
-            results.push(
-                Finding::error(format!(
-                    "the previous version's bundle folder also holds this ClusterServiceVersion; give each version's bundle a folder of its own (not {from:?}'s)"
-                ))
-                .on(&c.header.object_ref())
-                .in_file(Some(f)),
-            );
+    let SetAside { indices, previous, results: found } = set_aside(configs, objects);
+    let (notes, errors): (Vec<Finding>, Vec<Finding>) =
+        found.into_iter().partition(|f| f.severity == crate::findings::Severity::Info);
+    results.extend(errors);
+    for (c, taken) in previous {
+        if let Some(installer) = configs.get_mut(c).and_then(|c| c.installer.as_mut()) {
+            installer.set_previous(taken.iter().map(|&i| objects[i].clone()).collect());
         }
-        let chunks: Vec<Chunk<'_>> = old.iter().map(|(c, _)| c.clone()).collect();
-        notes.push(
-            Finding::info(format!(
-                "the previous version {from:?}: {} object(s) from {} read for the installer's upgrade only; they are not planned from or written",
-                chunks.len(),
-                folder
-            ))
-            .on(&cfg)
-            .at("spec.installer.upgradeFrom"),
-        );
-        installer.set_previous(read_objects(&chunks, |_, i| Some(old[i].1.clone()), results));
     }
+    *kept = without(std::mem::take(kept), &indices);
+    *objects = without(std::mem::take(objects), &indices);
     notes
+}
+
+/// `items` without those at `indices`.
+fn without<T>(items: Vec<T>, indices: &std::collections::BTreeSet<usize>) -> Vec<T> {
+    items.into_iter().enumerate().filter(|(i, _)| !indices.contains(i)).map(|(_, item)| item).collect()
 }
 
 /// The package a bundle's `metadata/annotations.yaml` names; `None` when it
