@@ -328,6 +328,13 @@ impl InputObject {
     pub(crate) fn is(&self, group: &str, kind: &str) -> bool {
         self.header.kind.as_deref() == Some(kind) && self.header.group() == Some(group)
     }
+
+    /// Which kind of role of the RBAC API it is, if it is one: what a
+    /// `roleRef` of that kind and name finds.
+    pub(crate) fn role_kind(&self) -> Option<RoleRefKind> {
+        (self.header.group() == Some(RBAC_GROUP)).then_some(())?;
+        RoleRefKind::parse(self.header.kind.as_deref()?)
+    }
 }
 
 impl Header {

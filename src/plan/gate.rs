@@ -177,7 +177,7 @@ fn ceiling_entries(
         let found = objects
             .iter()
             .enumerate()
-            .find(|(_, o)| o.is(RBAC_GROUP, "ClusterRole") && o.header.name.as_deref() == Some(name));
+            .find(|(_, o)| o.role_kind() == Some(RoleRefKind::ClusterRole) && o.header.name.as_deref() == Some(name));
         let problem = match found {
             None => Some(format!("ClusterRole {name:?} is not in the input")),
             Some((i, _)) if claims[i].is_some() => Some(format!("ClusterRole {name:?} is one olm-rbac generated")),

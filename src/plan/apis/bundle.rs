@@ -24,7 +24,7 @@ pub(crate) use labels::label_patches;
 fn adoptable(o: &InputObject) -> Option<&RoleView> {
     let Body::Role(view) = &o.body else { return None };
     let reserved_name = o.header.name.as_deref().is_some_and(reserved::is_reserved_role_name);
-    (o.is(RBAC_GROUP, "ClusterRole") && !view.aggregates() && !reserved_name).then_some(view)
+    (o.role_kind() == Some(RoleRefKind::ClusterRole) && !view.aggregates() && !reserved_name).then_some(view)
 }
 
 /// The roles the input provides, keyed by (API name, role), with the index of
@@ -102,7 +102,7 @@ pub(crate) fn note_namespaced_roles(p: &Planning<'_>, results: &mut Vec<Finding>
     for (i, (o, claim)) in objects.iter().zip(claims).enumerate() {
         let Some(fit) = p.role_fit(i) else { continue };
         // olm-rbac's own (the operator's Roles) are no bundle roles.
-        if !o.is(RBAC_GROUP, "Role") || claim.is_some() {
+        if o.role_kind() != Some(RoleRefKind::Role) || claim.is_some() {
             continue;
         }
         let touched = fit.apis_touched();

@@ -48,8 +48,10 @@ impl<'a> Input<'a> {
     pub(crate) fn new(objects: &'a [InputObject], roots: &'a crate::plan::BundleRoots) -> Input<'a> {
         let origins = Origins::classify_in(objects, &roots.roots);
         let packages = &roots.packages;
-        let admins =
-            objects.iter().enumerate().filter(|&(i, o)| origins.is_admin(i) && o.is(RBAC_GROUP, "ClusterRole"));
+        let admins = objects
+            .iter()
+            .enumerate()
+            .filter(|&(i, o)| origins.is_admin(i) && o.role_kind() == Some(RoleRefKind::ClusterRole));
         let built_in = access::builtin::policy().ok().map(|_| access::from_objects(admins.map(|(_, o)| o)));
         Input {
             objects,

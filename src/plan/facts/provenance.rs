@@ -208,7 +208,7 @@ fn covered_in_place(o: &InputObject, g: &Object, namespace: Option<&str>) -> boo
     let (Body::Role(v), Object::Role(role)) = (&o.body, g) else { return false };
     let m = &role.metadata;
     let rules: Vec<PolicyRule> = v.rules.iter().map(RuleView::to_policy_rule).collect();
-    o.is(RBAC_GROUP, "Role")
+    o.role_kind() == Some(RoleRefKind::Role)
         && o.header.name == m.name
         && namespace == m.namespace.as_deref()
         && access::cover::covers(role.rules.as_deref().unwrap_or_default(), &rules)

@@ -189,7 +189,7 @@ impl<'a> Gate<'a> {
     fn installer_holdings<'o>(&self, o: &'o InputObject, v: &RoleView) -> Vec<Holding<'o>> {
         let Some(installer) = &self.planning.config.installer else { return Vec::new() };
         // The installer writes OLM's copy of a Role: in the install namespace.
-        let place = if o.is(RBAC_GROUP, "ClusterRole") {
+        let place = if o.role_kind() == Some(RoleRefKind::ClusterRole) {
             Reach::Cluster
         } else {
             Reach::Namespaces(vec![self.install.clone()])
@@ -213,7 +213,7 @@ impl<'a> Gate<'a> {
     /// to that name get the cluster's role, not the bundle's.
     fn check_role_name(&self, o: &InputObject, results: &mut Vec<Finding>) {
         let name = o.header.name.as_deref().unwrap_or_default();
-        if o.is(RBAC_GROUP, "ClusterRole") && is_reserved_role_name(name) {
+        if o.role_kind() == Some(RoleRefKind::ClusterRole) && is_reserved_role_name(name) {
             let message = format!(
                 "the bundle ships a ClusterRole named {name:?}, the name of a role Kubernetes itself keeps: applying it rewrites a platform object, and whoever is bound to {name:?} holds the cluster's role, not this one"
             );
@@ -229,7 +229,7 @@ impl<'a> Gate<'a> {
     /// does not see cannot be measured.
     fn check_aggregated(&self, o: &InputObject, present: &[Present], results: &mut Vec<Finding>) {
         let Body::Role(view) = &o.body else { return };
-        if !o.is(RBAC_GROUP, "ClusterRole") || view.aggregates() {
+        if o.role_kind() != Some(RoleRefKind::ClusterRole) || view.aggregates() {
             return;
         }
         let labels = &o.header.labels;
@@ -374,7 +374,8 @@ impl<'a> Gate<'a> {
     ) -> Option<Vec<RoleRule<'o>>> {
         let kind = b.role_ref.kind.as_deref().unwrap_or_default();
         let name = b.role_ref.name.as_deref().unwrap_or_default();
-        let cluster_role = RoleRefKind::parse(kind) == Some(RoleRefKind::ClusterRole);
+        let ref_kind = RoleRefKind::parse(kind);
+        let cluster_role = ref_kind == Some(RoleRefKind::ClusterRole);
         if cluster_role && is_reserved_role_name(name) {
             // The cluster's own role, whatever the input holds under its name.
             let builtin = self.planning.input.built_in.as_ref().and_then(|p| Some((p, p.cluster_roles.get(name)?)));
@@ -395,7 +396,8 @@ impl<'a> Gate<'a> {
         let role = present.iter().find(|p| {
             let r = p.object;
             matches!(r.body, Body::Role(_))
-                && r.header.kind.as_deref() == Some(kind)
+                && ref_kind.is_some()
+                && r.role_kind() == ref_kind
                 && r.header.name.as_deref() == Some(name)
                 && (cluster_role || !p.admin || (role_binding && r.header.namespace.as_deref() == namespace))
         });

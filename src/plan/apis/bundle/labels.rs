@@ -106,7 +106,7 @@ fn label_patch(
     results: &mut Vec<Finding>,
 ) -> Option<MetaPatch> {
     let config = p.config;
-    let is_role = o.is(RBAC_GROUP, "ClusterRole");
+    let is_role = o.role_kind() == Some(RoleRefKind::ClusterRole);
     let has_aggregation = o.header.labels.keys().any(|k| k.starts_with(AGGREGATE_PREFIX));
     let recorded = o.header.annotations.get(LABEL_CHANGES_ANNOTATION);
     let earlier = earlier_record(config, o, has_aggregation, results)?;
@@ -277,7 +277,7 @@ fn patch_to(o: &InputObject, target: &BTreeMap<String, String>, wanted: &Record,
 /// grants nothing beyond the bundle's own APIs at that level (`view` for
 /// roles outside admin, edit and view, such as OpenShift's cluster-reader).
 fn restorable(p: &Planning<'_>, o: &InputObject, key: &str) -> Result<(), String> {
-    if !o.is(RBAC_GROUP, "ClusterRole") {
+    if o.role_kind() != Some(RoleRefKind::ClusterRole) {
         return Ok(());
     }
     let Some(view) = adoptable(o) else {
