@@ -44,9 +44,9 @@ enum Command {
     #[command(name = "can-i", override_usage = help::CAN_I_USAGE, after_help = help::CAN_I_EXAMPLES)]
     CanI(check::CanIArgs),
     /// Whether a ClusterExtension, created, updated or deleted by a user,
-    /// would be allowed by the RBAC and admitted by the ValidatingAdmission-
-    /// Policies of rendered manifests: yes (exit 0), no (exit 1, with every
-    /// reason), cannot tell (exit 3); exit 2 on unreadable input.
+    /// would be allowed by the RBAC and admitted by the admission policies of
+    /// rendered manifests: yes (exit 0), no (exit 1, with every reason),
+    /// cannot tell (exit 3); exit 2 on unreadable input.
     #[command(name = "can-install", override_usage = help::CAN_INSTALL_USAGE, after_help = help::CAN_INSTALL_EXAMPLES)]
     CanInstall(check::CanInstallArgs),
     /// List every subject that may make a request, where, and through what.

@@ -18,6 +18,17 @@ use crate::check::install::{can_install, CanInstall};
 use crate::input::{read_path, Source};
 use crate::outcome::Outcome;
 
+/// Who asks, as kubectl impersonates: `--as` and `--as-group`.
+#[derive(Args)]
+struct AsUser {
+    /// The user, e.g. alice or system:serviceaccount:ci:deployer.
+    #[arg(long = "as", value_name = "USER")]
+    user: String,
+    /// A group of the user (repeatable); system:authenticated is implied.
+    #[arg(long = "as-group", value_name = "GROUP")]
+    groups: Vec<String>,
+}
+
 /// `can-i`'s arguments: one question (VERB RESOURCE [NAME]), or `--list`.
 #[derive(Args)]
 pub(super) struct CanIArgs {
@@ -44,12 +55,8 @@ pub(super) struct CanIArgs {
     /// Names, Verbs) instead of asking about one VERB and RESOURCE.
     #[arg(long)]
     list: bool,
-    /// The user, e.g. alice or system:serviceaccount:ci:deployer.
-    #[arg(long = "as", value_name = "USER")]
-    user: String,
-    /// A group of the user (repeatable); system:authenticated is implied.
-    #[arg(long = "as-group", value_name = "GROUP")]
-    groups: Vec<String>,
+    #[command(flatten)]
+    who: AsUser,
     /// Manifests: files, directories, - for stdin (repeatable; default stdin).
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     files: Vec<PathBuf>,
@@ -83,7 +90,7 @@ impl CanIArgs {
         };
         let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
         let namespace = self.namespace.as_deref();
-        let (all_namespaces, user, groups) = (self.all_namespaces, &self.user, &self.groups[..]);
+        let (all_namespaces, user, groups) = (self.all_namespaces, &self.who.user, &self.who.groups[..]);
         if self.list {
             let query = CanIList { namespace, all_namespaces, user, groups };
             return commands::can_i_list_with(&inputs, &query, self.output.unwrap_or(Format::Table), common);
@@ -105,12 +112,8 @@ pub(super) struct CanInstallArgs {
     /// The ClusterExtension to ask about: a file (or - for stdin) holding one.
     #[arg(value_name = "EXTENSION")]
     extension: PathBuf,
-    /// The user, e.g. alice or system:serviceaccount:ci:deployer.
-    #[arg(long = "as", value_name = "USER")]
-    user: String,
-    /// A group of the user (repeatable); system:authenticated is implied.
-    #[arg(long = "as-group", value_name = "GROUP")]
-    groups: Vec<String>,
+    #[command(flatten)]
+    who: AsUser,
     /// Rendered manifests: files, directories, - for stdin (repeatable; default stdin).
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     files: Vec<PathBuf>,
@@ -149,8 +152,8 @@ impl CanInstallArgs {
         let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
         let q = CanInstall {
             extension: &extension,
-            user: &self.user,
-            groups: &self.groups,
+            user: &self.who.user,
+            groups: &self.who.groups,
             operation: self.operation,
             explain: self.explain,
             common,
