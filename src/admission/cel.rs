@@ -50,6 +50,18 @@ pub(crate) fn evaluate(expression: &str, a: &Activation<'_>) -> Eval {
     if let Some(why) = beyond_the_engine(expression) {
         return Eval::CannotTell(why);
     }
+    // A variable that failed: whether this expression needs it (by name, by
+    // index, through `has` or an optional) cannot be told from its text, so
+    // neither can its answer.
+    if expression.contains("variables") {
+        if let Some((name, failed)) = a.variables.iter().find(|(_, v)| !matches!(v, Eval::Value(_))) {
+            let why = match failed {
+                Eval::Error(e) | Eval::CannotTell(e) => e,
+                Eval::Value(_) => "",
+            };
+            return Eval::CannotTell(format!("variables.{name} failed ({why}), and what depends on it cannot be told"));
+        }
+    }
     let env = env();
     let program = match env.compile(expression) {
         Ok(p) => p,
@@ -64,34 +76,15 @@ pub(crate) fn evaluate(expression: &str, a: &Activation<'_>) -> Eval {
             _ => None,
         })
         .collect();
-    let bound = context
-        .add_variable("object", a.object)
-        .and_then(|()| context.add_variable("oldObject", a.old_object))
-        .and_then(|()| context.add_variable("request", a.request))
-        .and_then(|()| context.add_variable("params", Json::Null))
-        .and_then(|()| context.add_variable("namespaceObject", Json::Null));
-    if let Err(e) = bound {
-        return Eval::CannotTell(format!("the offline engine cannot read the request: {e}"));
-    }
+    context.add_variable_from_value("object", as_cel(a.object));
+    context.add_variable_from_value("oldObject", as_cel(a.old_object));
+    context.add_variable_from_value("request", as_cel(a.request));
+    context.add_variable_from_value("params", Value::Null);
+    context.add_variable_from_value("namespaceObject", Value::Null);
     let variables: std::collections::HashMap<String, Value> =
         variables.into_iter().map(|(n, v)| (n.to_string(), v.clone())).collect();
     context.add_variable_from_value("variables", variables);
-    match run(&program, &context) {
-        // A variable that failed is left out: what needs it fails as it would
-        // in the API server, and what short-circuits past it does not.
-        Eval::Value(v) => Eval::Value(v),
-        other => {
-            let failed = a
-                .variables
-                .iter()
-                .find(|(name, value)| !matches!(value, Eval::Value(_)) && references(expression, name));
-            match failed {
-                Some((name, Eval::Error(e))) => Eval::Error(format!("variables.{name}: {e}")),
-                Some((name, Eval::CannotTell(e))) => Eval::CannotTell(format!("variables.{name}: {e}")),
-                _ => other,
-            }
-        }
-    }
+    run(&program, &context)
 }
 
 /// Deeper than this, the engine's recursive parser and evaluator could run
@@ -127,6 +120,27 @@ fn beyond_the_engine(expression: &str) -> Option<String> {
     None
 }
 
+/// JSON as Kubernetes hands it to CEL: whole numbers are `int` (a number
+/// past `int`'s range, a `double`), never `uint`.
+fn as_cel(json: &Json) -> Value {
+    match json {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(f)) => Value::Float(f),
+            (None, None) => Value::Null,
+        },
+        Json::String(s) => Value::String(Arc::new(s.clone())),
+        Json::Array(items) => Value::List(Arc::new(items.iter().map(as_cel).collect())),
+        Json::Object(fields) => {
+            let map: std::collections::HashMap<String, Value> =
+                fields.iter().map(|(k, v)| (k.clone(), as_cel(v))).collect();
+            Value::from(map)
+        }
+    }
+}
+
 fn run(program: &Program, context: &Context<'_, '_>) -> Eval {
     match program.execute(context) {
         Ok(v) => Eval::Value(v),
@@ -149,15 +163,6 @@ fn classify(e: ExecutionError) -> Eval {
         | ExecutionError::IndexOutOfBounds(_) => Eval::Error(e.to_string()),
         _ => Eval::CannotTell(format!("the offline engine cannot evaluate it: {e}")),
     }
-}
-
-/// Whether `expression` names `variables.<name>` (as a whole word).
-fn references(expression: &str, name: &str) -> bool {
-    let needle = format!("variables.{name}");
-    expression.match_indices(&needle).any(|(i, _)| {
-        let after = expression[i + needle.len()..].chars().next();
-        !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-    })
 }
 
 #[cfg(test)]

@@ -44,6 +44,14 @@ fn the_extension(sources: &[Source]) -> Result<(String, Json), Outcome> {
         for doc in &docs {
             let h = &doc.header;
             if h.group() == Some(OLM_V1_GROUP) && h.kind.as_deref() == Some("ClusterExtension") {
+                let served = format!("{OLM_V1_GROUP}/v1");
+                if h.api_version.as_deref() != Some(served.as_str()) {
+                    return Err(input_error(format!(
+                        "{}: apiVersion {}: the API server serves ClusterExtensions as {served} only",
+                        source.name,
+                        h.api_version.as_deref().unwrap_or_default()
+                    )));
+                }
                 let value: Json =
                     yaml::parse_item(doc).map_err(|e| input_error(format!("{}: {}", source.name, e.message)))?;
                 found.push((h.name.clone().unwrap_or_default(), value));

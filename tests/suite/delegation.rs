@@ -406,6 +406,18 @@ fn can_install_exit_codes() {
     let rendered_path = out_file.to_str().unwrap();
     assert_eq!(ask("carol", &[rendered_path]).status.code(), Some(0));
     assert_eq!(ask("mallory", &[rendered_path]).status.code(), Some(1));
+    // A version the API server does not serve is no question to answer.
+    let v9 = serde_json::to_string(&with(allowed.clone(), "/apiVersion", json!("olm.operatorframework.io/v9beta7")))
+        .unwrap();
+    let v9_file = dir.path().join("v9.yaml");
+    std::fs::write(&v9_file, v9).unwrap();
+    let out = run_bin(&["can-install", v9_file.to_str().unwrap(), "--as", "carol", "-f", rendered_path], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("serves ClusterExtensions as olm.operatorframework.io/v1 only"),
+        "{}",
+        text(&out.stderr)
+    );
     let broken = dir.path().join("broken.yaml");
     std::fs::write(&broken, "kind: [").unwrap();
     assert_eq!(ask("carol", &[rendered_path, broken.to_str().unwrap()]).status.code(), Some(2));
@@ -572,7 +584,7 @@ fn policy(validation: &str, failure: &str, extra: &str) -> String {
 #[test]
 fn can_install_never_says_yes_where_the_server_might_refuse() {
     let rbac = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: w}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}]\n";
-    let extension = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: x\n  annotations: {d: \"\u{663}\"}\nspec:\n  namespace: n\n  source: {sourceType: Catalog, catalog: {packageName: p}}\n";
+    let extension = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: x\n  annotations: {d: \"\u{663}\"}\nspec:\n  namespace: n\n  n: 1\n  source: {sourceType: Catalog, catalog: {packageName: p}}\n";
     let nested = format!("{}true{}", "(".repeat(100), ")".repeat(100));
     let webhook = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: hook}\nwebhooks:\n- name: h.example.com\n  rules: [{apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*']}]\n";
     let cases: Vec<(&str, String, i32, &str)> = vec![
@@ -598,15 +610,32 @@ fn can_install_never_says_yes_where_the_server_might_refuse() {
             "reads otherwise",
         ),
         (
-            "a failed variable does not fail what short-circuits past it",
+            "a failed variable makes what reads it untold",
             policy(
                 "has(object.spec.config) && variables.v == 'x'",
                 "Ignore",
                 "  variables:\n  - {name: v, expression: object.spec.config.inline.watchNamespace}\n",
             ),
-            1,
-            "failed expression",
+            CANNOT_TELL,
+            "variables.v failed",
         ),
+        (
+            "a variable the engine cannot evaluate, read through has()",
+            policy(
+                "!has(variables.approved) || variables.approved",
+                "Fail",
+                "  variables:\n  - {name: approved, expression: \"authorizer.group('').resource('pods').check('approve').allowed()\"}\n",
+            ),
+            CANNOT_TELL,
+            "variables.approved failed",
+        ),
+        (
+            "a failed variable read by index",
+            policy("variables['ok'] == true", "Ignore", "  variables:\n  - {name: ok, expression: object.spec.nope == 1}\n"),
+            CANNOT_TELL,
+            "variables.ok failed",
+        ),
+        ("whole numbers are int, as Kubernetes reads them", policy("type(object.spec.n) == int", "Fail", ""), 0, "yes"),
         (
             "a webhook cannot be asked",
             webhook.to_string(),
@@ -649,15 +678,43 @@ fn diff_sees_a_policy_that_no_longer_holds_a_team() {
     let dir = tempfile::tempdir().unwrap();
     let old_file = dir.path().join("old.yaml");
     std::fs::write(&old_file, &old).unwrap();
+    // NEW without the owner check: its validation and message lines left out.
+    let owner_check: Vec<&str> = old.lines().filter(|l| l.contains("request.operation == 'CREATE' ||")).collect();
+    assert_eq!(owner_check.len(), 1);
+    let mut lines = old.lines().peekable();
+    let mut no_owner_check = String::new();
+    while let Some(line) = lines.next() {
+        if line == owner_check[0] {
+            lines.next();
+            continue;
+        }
+        no_owner_check.push_str(line);
+        no_owner_check.push('\n');
+    }
     for (what, new) in [
         ("warn only", old.replace("  validationActions:\n  - Deny", "  validationActions:\n  - Warn")),
         ("no binding", old.replace("policyName: olm-rbac-delegated-installs", "policyName: elsewhere")),
+        ("no owner check", no_owner_check),
     ] {
         assert_ne!(new, old, "{what}");
         let new_file = dir.path().join("new.yaml");
         std::fs::write(&new_file, &new).unwrap();
         let out = run_bin(&["diff", old_file.to_str().unwrap(), new_file.to_str().unwrap()], "");
         assert_eq!(out.status.code(), Some(1), "{what}: {}", text(&out.stdout));
+        if what == "no owner check" {
+            for how in [
+                "taking over a ClusterExtension that is not its team's",
+                "deleting a ClusterExtension that is not its team's",
+            ] {
+                assert!(
+                    text(&out.stdout)
+                        .contains(&format!("+ User carol may install outside team cache's delegation: {how}")),
+                    "{what}: {}",
+                    text(&out.stdout)
+                );
+            }
+            continue;
+        }
         for how in [
             "a package not delegated",
             "a version range",

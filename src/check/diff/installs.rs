@@ -6,8 +6,10 @@
 //! the cluster would enforce, not what the annotation claims. For each team
 //! and subject it also asks for one ClusterExtension outside the delegation
 //! in each way the policy refuses (another package, a range, another
-//! namespace or catalog, SelfCertified, CRD safety off, `spec.config`, no
-//! team label), so that a policy weakened or unbound in NEW is a gain too.
+//! namespace or catalog, SelfCertified, CRD safety off, `spec.config`, the
+//! watch-namespace annotation, no team label or another team's, taking over
+//! or deleting an admin's ClusterExtension), so that a policy weakened or
+//! unbound in NEW is a gain too.
 //! A request that cannot be told counts as allowed: a possible gain fails.
 
 use std::collections::BTreeSet;
@@ -45,11 +47,15 @@ pub(crate) enum Outside {
     SelfCertified,
     CrdSafetyOff,
     Config,
+    WatchAnnotation,
     Unlabelled,
+    AnotherTeam,
+    TakeOver,
+    DeleteOthers,
 }
 
 impl Outside {
-    const ALL: [Outside; 8] = [
+    const ALL: [Outside; 12] = [
         Outside::Package,
         Outside::Range,
         Outside::Namespace,
@@ -57,7 +63,11 @@ impl Outside {
         Outside::SelfCertified,
         Outside::CrdSafetyOff,
         Outside::Config,
+        Outside::WatchAnnotation,
         Outside::Unlabelled,
+        Outside::AnotherTeam,
+        Outside::TakeOver,
+        Outside::DeleteOthers,
     ];
 
     pub(crate) fn as_str(self) -> &'static str {
@@ -69,7 +79,11 @@ impl Outside {
             Outside::SelfCertified => "upgradeConstraintPolicy SelfCertified",
             Outside::CrdSafetyOff => "CRD upgrade safety off",
             Outside::Config => "a spec.config of its own",
+            Outside::WatchAnnotation => "a watch-namespace annotation",
             Outside::Unlabelled => "no team label",
+            Outside::AnotherTeam => "another team's label",
+            Outside::TakeOver => "taking over a ClusterExtension that is not its team's",
+            Outside::DeleteOthers => "deleting a ClusterExtension that is not its team's",
         }
     }
 }
@@ -178,20 +192,30 @@ fn holds(side: &Loaded, right: &InstallRight) -> bool {
     };
     let name = "olm-rbac-probe";
     let extension = probe(right);
+    // An admin's ClusterExtension, of no team, as the cluster holds it.
+    let theirs = json!({"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
+        "metadata": {"name": name}, "spec": {"namespace": UNDELEGATED,
+        "source": {"sourceType": "Catalog", "catalog": {"packageName": UNDELEGATED}}}});
+    let (operation, object, old) = match right.outside {
+        Some(Outside::TakeOver) => (Operation::Update, Some(&extension), Some(&theirs)),
+        Some(Outside::DeleteOthers) => (Operation::Delete, None, Some(&theirs)),
+        _ => (Operation::Create, Some(&extension), None),
+    };
+    let verb = operation.as_str().to_lowercase();
     let request =
-        Request { name: Some(name.to_string()), ..Request::on("create", OLM_V1_GROUP, "clusterextensions", None) };
+        Request { name: Some(name.to_string()), ..Request::on(&verb, OLM_V1_GROUP, "clusterextensions", None) };
     if side.policy.can(&who, &request).is_none() {
         return false;
     }
     let asked = AdmissionRequest {
-        operation: Operation::Create,
+        operation,
         group: OLM_V1_GROUP,
         version: "v1",
         resource: "clusterextensions",
         kind: "ClusterExtension",
         name,
-        object: Some(&extension),
-        old_object: None,
+        object,
+        old_object: old,
         user: &who.user,
         groups: who.groups.iter().cloned().collect(),
     };
@@ -227,7 +251,11 @@ fn probe(right: &InstallRight) -> Json {
         Some(Outside::Config) => {
             extension["spec"]["config"] = json!({"configType": "Inline", "inline": {"watchNamespace": UNDELEGATED}});
         }
+        Some(Outside::WatchAnnotation) => {
+            extension["metadata"]["annotations"] = json!({"olm.operatorframework.io/watch-namespace": UNDELEGATED});
+        }
         Some(Outside::Unlabelled) => extension["metadata"]["labels"] = json!({}),
+        Some(Outside::AnotherTeam) => extension["metadata"]["labels"] = json!({DELEGATION_LABEL: UNDELEGATED}),
         _ => {}
     }
     extension
