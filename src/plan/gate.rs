@@ -40,24 +40,47 @@ mod verdict;
 
 use verdict::warn_dangerous;
 
-/// The name used for the operator's namespace when the config does not name
-/// it (`permissions: Unmanaged` without `installNamespace`): no namespace can
-/// be called this, so no policy entry lists it.
-const UNNAMED_INSTALL_NAMESPACE: &str = "(the install namespace)";
+/// A namespace a holding reaches: one with a name, or one the gate knows
+/// only by its part, which no policy entry can list.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Namespace {
+    Named(String),
+    /// The operator's namespace when the config does not name it
+    /// (`permissions: Unmanaged` without `installNamespace`).
+    UnnamedInstall,
+    /// Where a bundle RoleBinding that names no namespace lands when this
+    /// output is applied (`bundleObjects: Keep`): the applier's current
+    /// namespace, which could be any. A `deny` scoped to namespaces applies
+    /// to it, and an `allow` scoped to namespaces does not.
+    Applied,
+}
 
-/// Where a bundle RoleBinding that names no namespace lands when this output
-/// is applied (`bundleObjects: Keep`): the applier's current namespace, which
-/// could be any. No policy entry can list it; a `deny` scoped to namespaces
-/// applies to it, and an `allow` scoped to namespaces does not.
-const APPLIED_NAMESPACE: &str = "(the namespace it is applied in)";
+impl Namespace {
+    fn named(&self) -> Option<&str> {
+        match self {
+            Namespace::Named(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Namespace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Namespace::Named(n) => n,
+            Namespace::UnnamedInstall => "(the install namespace)",
+            Namespace::Applied => "(the namespace it is applied in)",
+        })
+    }
+}
 
 /// What the checks share: the config's planning, the operator's namespaces,
 /// and how strict to be.
 struct Gate<'a> {
     planning: &'a Planning<'a>,
-    /// The install namespace (or [`UNNAMED_INSTALL_NAMESPACE`]) and the targets.
-    operator_namespaces: Vec<String>,
-    install: String,
+    /// The install namespace and the targets.
+    operator_namespaces: Vec<Namespace>,
+    install: Namespace,
     /// The ServiceAccount names the CSV grants to.
     accounts: BTreeSet<String>,
     /// A ceiling is set: what cannot be measured is an error, not a warning.
@@ -97,14 +120,18 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
 impl<'a> Gate<'a> {
     fn new(operator: &OperatorInput<'a>) -> Gate<'a> {
         let op = &operator.config().operator;
-        let install = operator.config().install_namespace().unwrap_or(UNNAMED_INSTALL_NAMESPACE).to_string();
-        let mut operator_namespaces: BTreeSet<String> = BTreeSet::from([install.clone()]);
+        let install = match operator.config().install_namespace() {
+            Some(ns) => Namespace::Named(ns.to_string()),
+            None => Namespace::UnnamedInstall,
+        };
+        let mut operator_namespaces: BTreeSet<Namespace> = BTreeSet::from([install.clone()]);
         match op.permissions {
-            // Findings about the targets are the operator step's to report.
-            OperatorPermissions::Namespaces => {
-                operator_namespaces.extend(operator.watched_namespaces(&install).into_iter().flatten())
-            }
-            _ => operator_namespaces.extend(op.target_namespaces.iter().cloned()),
+            // Findings about the targets are the operator step's to report;
+            // none listed or selected is the install namespace alone.
+            OperatorPermissions::Namespaces => operator_namespaces.extend(
+                operator.watched_namespaces("").into_iter().flatten().filter(|n| !n.is_empty()).map(Namespace::Named),
+            ),
+            _ => operator_namespaces.extend(op.target_namespaces.iter().cloned().map(Namespace::Named)),
         }
         // A policy that decides something (a ceiling or a deny list) refuses
         // what it cannot measure; `policy: {}` asks only for the warnings.
@@ -120,7 +147,7 @@ impl<'a> Gate<'a> {
 
     /// The install namespace, when the config names it.
     fn install_named(&self) -> Option<&str> {
-        Some(self.install.as_str()).filter(|ns| *ns != UNNAMED_INSTALL_NAMESPACE)
+        self.install.named()
     }
 
     /// An error under a policy, a warning otherwise.

@@ -641,3 +641,22 @@ fn a_binding_to_a_built_in_role_is_judged_with_what_this_run_aggregates_into_it(
         assert!(!view.stderr.contains("policy.deny"), "{way:?}: {}", view.stderr);
     }
 }
+
+/// Without a named install namespace the gate knows the operator's namespace
+/// only by its part: a subject whose namespace is written as the gate's name
+/// for that part is another namespace's account, not the operator's.
+#[test]
+fn the_unnamed_install_namespace_is_no_name_a_bundle_can_write() {
+    let role = cluster_role("reader", READ_CONFIGMAPS);
+    let b = binding(
+        "ClusterRoleBinding",
+        "reader",
+        None,
+        ("ClusterRole", "reader"),
+        &format!("{{kind: ServiceAccount, name: {OWN}, namespace: '(the install namespace)'}}"),
+    );
+    let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
+    let out = run(Way::Files, &extra, &format!("  operator:\n    permissions: Unmanaged\n{ALLOW}"));
+    assert_eq!(out.code, 1, "{}", said(&out));
+    assert!(said(&out).contains("which is not one of the operator's own ServiceAccounts"), "{}", said(&out));
+}

@@ -18,7 +18,7 @@ use crate::reserved::is_reserved_role_name;
 
 use crate::plan::apis::roles::level_gathered_by;
 use crate::plan::facts::grants::{CsvGrant, GrantScope};
-use crate::plan::gate::Gate;
+use crate::plan::gate::{Gate, Namespace};
 use crate::plan::operator::permissions::{promoted, read_namespaces};
 
 /// One rule someone will hold after the install: who, which rule, where, and
@@ -81,7 +81,7 @@ pub(super) enum Reach {
     /// Cluster-wide: every namespace, and cluster-scoped resources.
     Cluster,
     /// In each of these namespaces.
-    Namespaces(Vec<String>),
+    Namespaces(Vec<Namespace>),
 }
 
 /// An input object, and whether it is known to be the admin's.
@@ -294,24 +294,25 @@ impl<'a> Gate<'a> {
         // Keep), they also land where they say. Each copy grants in its own
         // namespace, to subjects without a namespace of their own there.
         let role_binding = o.is(RBAC_GROUP, "RoleBinding");
-        let mut copies: Vec<Option<&str>> = vec![None];
+        let mut copies: Vec<Option<Namespace>> = vec![None];
         if role_binding {
-            copies = vec![Some(self.install.as_str())];
-            let written = o.header.namespace.as_deref().filter(|ns| !ns.is_empty());
+            copies = vec![Some(self.install.clone())];
+            let written =
+                o.header.namespace.as_deref().filter(|ns| !ns.is_empty()).map(|ns| Namespace::Named(ns.to_string()));
             let keep = self.planning.config.bundle_objects == BundleObjects::Keep;
             match written {
                 Some(ns) if ns != self.install && keep => copies.push(Some(ns)),
                 // Applied as it is, it lands in whatever namespace it is applied in.
-                None if keep => copies.push(Some(crate::plan::gate::APPLIED_NAMESPACE)),
+                None if keep => copies.push(Some(Namespace::Applied)),
                 _ => {}
             }
         }
         let Some(rules) = self.role_rules(o, b, role_binding, present, results) else { return Vec::new() };
         let mut out = Vec::new();
         for copy in copies {
-            let place = copy.map_or(Reach::Cluster, |ns| Reach::Namespaces(vec![ns.to_string()]));
+            let place = copy.clone().map_or(Reach::Cluster, |ns| Reach::Namespaces(vec![ns]));
             for (k, s) in b.subjects.iter().enumerate() {
-                let Some(subject) = self.subject(o, s, k, copy, results) else { continue };
+                let Some(subject) = self.subject(o, s, k, copy.as_ref(), results) else { continue };
                 let who = Holder::Bound { subject, binding: o.object_ref() };
                 out.extend(rules.iter().map(|(rule, on, file, field)| Holding {
                     who: who.clone(),
@@ -333,7 +334,7 @@ impl<'a> Gate<'a> {
         o: &InputObject,
         s: &SubjectView,
         k: usize,
-        binding_namespace: Option<&str>,
+        binding_namespace: Option<&Namespace>,
         results: &mut Vec<Finding>,
     ) -> Option<BoundSubject> {
         let kind = s.kind.as_deref().unwrap_or_default();
@@ -341,12 +342,12 @@ impl<'a> Gate<'a> {
         // A RoleBinding's subject without a namespace is in the binding's (for
         // OLM's copy, the install namespace). Without a named install
         // namespace, that is the only account known to be the operator's.
-        let written = s.namespace.as_deref().filter(|n| !n.is_empty());
-        let namespace = written.or(binding_namespace);
+        let written = s.namespace.as_deref().filter(|n| !n.is_empty()).map(|n| Namespace::Named(n.to_string()));
+        let namespace = written.or(binding_namespace.cloned());
         let account = kind == SubjectKind::ServiceAccount.as_str();
-        let own = account && self.accounts.contains(name) && namespace == Some(self.install.as_str());
+        let own = account && self.accounts.contains(name) && namespace.as_ref() == Some(&self.install);
         let subject = match (account, namespace) {
-            (true, Some(ns)) => BoundSubject::Account(ServiceAccountRef::new(ns, name)),
+            (true, Some(ns)) => BoundSubject::Account(ServiceAccountRef::new(ns.to_string(), name)),
             (true, None) => return None, // matches nobody
             (false, _) => BoundSubject::Other { kind: kind.to_string(), name: name.to_string() },
         };

@@ -12,7 +12,7 @@ use crate::access::describe_rule;
 use crate::config::{PolicyEntry, PolicyScope};
 use crate::findings::Finding;
 
-use super::{Gate, APPLIED_NAMESPACE, UNNAMED_INSTALL_NAMESPACE};
+use super::{Gate, Namespace};
 use crate::plan::gate::holdings::{BoundSubject, Holder, Holding, Reach};
 
 impl Holding<'_> {
@@ -26,14 +26,19 @@ impl Holding<'_> {
         let place = match (&self.reach, namespaces) {
             (Reach::Cluster, _) => " cluster-wide".to_string(),
             (Reach::Namespaces(_), Some(list)) => in_namespaces(list),
-            (Reach::Namespaces(list), None) => in_namespaces(list),
+            (Reach::Namespaces(list), None) => {
+                if list.as_slice() == [Namespace::UnnamedInstall] {
+                    return format!("{} would be granted {} in its namespace(s)", self.who, describe_rule(&self.rule));
+                }
+                in_namespaces(&list.iter().map(ToString::to_string).collect::<Vec<_>>())
+            }
         };
         format!("{} would be granted {}{place}", self.who, describe_rule(&self.rule))
     }
 }
 
 fn in_namespaces(list: &[String]) -> String {
-    if list.iter().any(|n| n == UNNAMED_INSTALL_NAMESPACE) && list.len() == 1 {
+    if list.len() == 1 && list[0] == Namespace::UnnamedInstall.to_string() {
         return " in its namespace(s)".to_string();
     }
     // A selector can pick thousands: name a few, count the rest.
@@ -45,48 +50,49 @@ fn in_namespaces(list: &[String]) -> String {
 }
 
 /// Each namespace a holding reaches, `None` standing for cluster-wide.
-fn each_namespace(reach: &Reach) -> Vec<Option<&str>> {
+fn each_namespace(reach: &Reach) -> Vec<Option<&Namespace>> {
     match reach {
         Reach::Cluster => vec![None],
-        Reach::Namespaces(list) => list.iter().map(|n| Some(n.as_str())).collect(),
+        Reach::Namespaces(list) => list.iter().map(Some).collect(),
     }
 }
 
 impl Gate<'_> {
-    /// The namespaces a scope names, the operator's own for an empty list.
-    fn scope_namespaces<'s>(&'s self, list: &'s [String]) -> &'s [String] {
+    /// Whether a scope's namespaces hold `ns`: those it lists, or the
+    /// operator's own for an empty list. A namespace without a name is in no list.
+    fn in_scope(&self, list: &[String], ns: &Namespace) -> bool {
         if list.is_empty() {
-            &self.operator_namespaces
+            self.operator_namespaces.contains(ns)
         } else {
-            list
+            ns.named().is_some_and(|n| list.iter().any(|l| l == n))
         }
     }
 
     /// Does an `allow` entry cover grants in namespace `ns` (or cluster-wide)?
-    fn allows_in(&self, entry: &PolicyEntry, ns: Option<&str>) -> bool {
+    fn allows_in(&self, entry: &PolicyEntry, ns: Option<&Namespace>) -> bool {
         match (&entry.scope, ns) {
             (PolicyScope::Anywhere | PolicyScope::Cluster, _) => true,
-            (PolicyScope::Namespaces(_), Some(APPLIED_NAMESPACE)) => false,
-            (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
+            (PolicyScope::Namespaces(_), Some(Namespace::Applied)) => false,
+            (PolicyScope::Namespaces(list), Some(ns)) => self.in_scope(list, ns),
             (PolicyScope::Namespaces(_), None) => false,
         }
     }
 
     /// Does a `deny` entry forbid grants in namespace `ns` (or cluster-wide)?
     /// A cluster-wide grant reaches every namespace, so every entry applies to it.
-    fn denies_in(&self, entry: &PolicyEntry, ns: Option<&str>) -> bool {
+    fn denies_in(&self, entry: &PolicyEntry, ns: Option<&Namespace>) -> bool {
         match (&entry.scope, ns) {
             (_, None) | (PolicyScope::Anywhere, _) => true,
             (PolicyScope::Cluster, Some(_)) => false,
-            (PolicyScope::Namespaces(_), Some(APPLIED_NAMESPACE)) => true,
-            (PolicyScope::Namespaces(list), Some(ns)) => self.scope_namespaces(list).iter().any(|n| n == ns),
+            (PolicyScope::Namespaces(_), Some(Namespace::Applied)) => true,
+            (PolicyScope::Namespaces(list), Some(ns)) => self.in_scope(list, ns),
         }
     }
 
     pub(super) fn check_ceiling(&self, allow: &[PolicyEntry], holdings: &[Holding], results: &mut Vec<Finding>) {
         let mut results = Capped::new(results);
         // The entries that apply in each place, gathered once per place.
-        let mut applicable: BTreeMap<Option<&str>, Vec<PolicyRule>> = BTreeMap::new();
+        let mut applicable: BTreeMap<Option<&Namespace>, Vec<PolicyRule>> = BTreeMap::new();
         for g in holdings {
             // Each place, with what the entries that apply there leave uncovered;
             // namespaces with the same answer are reported together.
@@ -124,7 +130,7 @@ impl Gate<'_> {
                     .into_iter()
                     .filter(|ns| self.denies_in(d, *ns))
                     .flatten()
-                    .map(String::from)
+                    .map(ToString::to_string)
                     .collect();
                 let applies = g.reach == Reach::Cluster && self.denies_in(d, None) || !hit.is_empty();
                 if !applies {
@@ -153,7 +159,7 @@ impl Gate<'_> {
     /// accounts beyond those namespaces undoes that choice, whatever the
     /// policy allows: said once per binding and account, with where it reaches.
     pub(super) fn warn_beyond_scope(&self, holdings: &[Holding], results: &mut Vec<Finding>) {
-        let chosen: BTreeSet<&str> = self.operator_namespaces.iter().map(String::as_str).collect();
+        let chosen: BTreeSet<&Namespace> = self.operator_namespaces.iter().collect();
         let mut beyond: BTreeMap<(String, String), Beyond<'_, '_>> = BTreeMap::new();
         for g in holdings {
             let Holder::Bound { subject: BoundSubject::Account(account), binding } = &g.who else { continue };
@@ -164,7 +170,7 @@ impl Gate<'_> {
                 Reach::Cluster => None,
                 Reach::Namespaces(list) => {
                     let outside: BTreeSet<String> =
-                        list.iter().filter(|ns| !chosen.contains(ns.as_str())).cloned().collect();
+                        list.iter().filter(|ns| !chosen.contains(ns)).map(ToString::to_string).collect();
                     if outside.is_empty() {
                         continue;
                     }
@@ -186,7 +192,7 @@ impl Gate<'_> {
             };
             results.push(g.at(Finding::warning(format!(
                 "the bundle's {binding} grants the operator's {account} {place}, beyond the namespaces spec.operator chose ({}): permissions: Namespaces scopes what olm-rbac writes, not what the bundle's own bindings grant, which OLM installs as they are; refuse it with spec.operator.policy (allow entries scoped to these namespaces), or choose permissions: Cluster",
-                chosen.iter().copied().collect::<Vec<_>>().join(", ")
+                chosen.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
             ))));
         }
     }
