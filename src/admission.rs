@@ -18,7 +18,7 @@ use crate::access::selects;
 
 mod cel;
 
-use self::cel::{evaluate, Activation, Eval};
+use self::cel::{as_cel, evaluate, Activation, Eval};
 
 /// The operations a policy can match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,14 +201,17 @@ fn decide(
     let fail_closed = spec.failure_policy.as_deref() != Some("Ignore");
     let actions = binding_spec.and_then(|b| b.validation_actions.clone()).unwrap_or_default();
     let (deny, warn) = (actions.iter().any(|a| a == "Deny"), actions.iter().any(|a| a == "Warn"));
+    // Converted once for every expression of the policy.
     let null = Json::Null;
-    let request = request_json(r);
+    let object = as_cel(r.object.unwrap_or(&null));
+    let old_object = as_cel(r.old_object.unwrap_or(&null));
+    let request = as_cel(&request_json(r));
     let mut variables: BTreeMap<String, Eval> = BTreeMap::new();
     // Match conditions: any false skips the policy; else an error fails it
     // (under failurePolicy: Fail).
     let mut condition_error = None;
     for c in spec.match_conditions.iter().flatten() {
-        match evaluate(&c.expression, &bind(r, &null, &request, &variables)) {
+        match evaluate(&c.expression, &bind(&object, &old_object, &request, &variables)) {
             Eval::Value(::cel::objects::Value::Bool(true)) => {}
             Eval::Value(::cel::objects::Value::Bool(false)) => {
                 return Outcome::Skipped(format!("its match condition {:?} is false", c.name));
@@ -225,16 +228,18 @@ fn decide(
         };
     }
     for v in spec.variables.iter().flatten() {
-        let value = evaluate(&v.expression, &bind(r, &null, &request, &variables));
+        let value = evaluate(&v.expression, &bind(&object, &old_object, &request, &variables));
         variables.insert(v.name.clone(), value);
     }
     let mut messages = Vec::new();
     let mut unknown = None;
     let validations = spec.validations.as_deref().unwrap_or_default();
     for v in validations {
-        let failed = match evaluate(&v.expression, &bind(r, &null, &request, &variables)) {
+        let failed = match evaluate(&v.expression, &bind(&object, &old_object, &request, &variables)) {
             Eval::Value(::cel::objects::Value::Bool(true)) => continue,
-            Eval::Value(::cel::objects::Value::Bool(false)) => message(v, &bind(r, &null, &request, &variables)),
+            Eval::Value(::cel::objects::Value::Bool(false)) => {
+                message(v, &bind(&object, &old_object, &request, &variables))
+            }
             Eval::Value(other) => format!("expression gave {other:?}, not a bool: {}", v.expression),
             Eval::Error(e) if fail_closed => format!("expression failed ({e}): {}", v.expression),
             Eval::Error(_) => continue,
@@ -257,12 +262,12 @@ fn decide(
 /// What the expressions see: the request's objects (null where it has
 /// none), the request, the variables so far.
 fn bind<'a>(
-    r: &AdmissionRequest<'a>,
-    null: &'a Json,
-    request: &'a Json,
+    object: &'a ::cel::objects::Value,
+    old_object: &'a ::cel::objects::Value,
+    request: &'a ::cel::objects::Value,
     variables: &'a BTreeMap<String, Eval>,
 ) -> Activation<'a> {
-    Activation { object: r.object.unwrap_or(null), old_object: r.old_object.unwrap_or(null), request, variables }
+    Activation { object, old_object, request, variables }
 }
 
 /// A failed validation's message: its `messageExpression` when that gives a

@@ -9,7 +9,8 @@
 //! is [`Eval::CannotTell`], never a guess.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cel::objects::Value;
 use cel::{Context, Env, ExecutionError, Program};
@@ -36,11 +37,28 @@ fn env() -> Arc<Env> {
     }))
 }
 
-/// The variables an admission expression sees.
+/// `expression` compiled, once per process: `diff` asks the same policies
+/// many times, and parsing costs more than evaluating.
+fn compiled(expression: &str) -> Result<Arc<Program>, String> {
+    type Cache = Mutex<HashMap<String, Result<Arc<Program>, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(expression).cloned()) {
+        return hit;
+    }
+    let program = env().compile(expression).map(Arc::new).map_err(|e| e.to_string());
+    if let Ok(mut c) = cache.lock() {
+        c.insert(expression.to_string(), program.clone());
+    }
+    program
+}
+
+/// The variables an admission expression sees, each converted once (see
+/// [`as_cel`]) for every expression of a request.
 pub(crate) struct Activation<'a> {
-    pub object: &'a Json,
-    pub old_object: &'a Json,
-    pub request: &'a Json,
+    pub object: &'a Value,
+    pub old_object: &'a Value,
+    pub request: &'a Value,
     /// The policy's variables so far: each evaluated, or why not.
     pub variables: &'a BTreeMap<String, Eval>,
 }
@@ -62,12 +80,11 @@ pub(crate) fn evaluate(expression: &str, a: &Activation<'_>) -> Eval {
             return Eval::CannotTell(format!("variables.{name} failed ({why}), and what depends on it cannot be told"));
         }
     }
-    let env = env();
-    let program = match env.compile(expression) {
+    let program = match compiled(expression) {
         Ok(p) => p,
         Err(e) => return Eval::CannotTell(format!("the offline engine cannot parse it: {e}")),
     };
-    let mut context = Context::with_env(env);
+    let mut context = Context::with_env(env());
     let variables: BTreeMap<&str, &Value> = a
         .variables
         .iter()
@@ -76,9 +93,9 @@ pub(crate) fn evaluate(expression: &str, a: &Activation<'_>) -> Eval {
             _ => None,
         })
         .collect();
-    context.add_variable_from_value("object", as_cel(a.object));
-    context.add_variable_from_value("oldObject", as_cel(a.old_object));
-    context.add_variable_from_value("request", as_cel(a.request));
+    context.add_variable_from_value("object", a.object.clone());
+    context.add_variable_from_value("oldObject", a.old_object.clone());
+    context.add_variable_from_value("request", a.request.clone());
     context.add_variable_from_value("params", Value::Null);
     context.add_variable_from_value("namespaceObject", Value::Null);
     let variables: std::collections::HashMap<String, Value> =
@@ -122,7 +139,7 @@ fn beyond_the_engine(expression: &str) -> Option<String> {
 
 /// JSON as Kubernetes hands it to CEL: whole numbers are `int` (a number
 /// past `int`'s range, a `double`), never `uint`.
-fn as_cel(json: &Json) -> Value {
+pub(crate) fn as_cel(json: &Json) -> Value {
     match json {
         Json::Null => Value::Null,
         Json::Bool(b) => Value::Bool(*b),
@@ -170,10 +187,12 @@ mod tests {
     use super::*;
 
     fn eval(expression: &str, object: Json) -> Eval {
-        let request = serde_json::json!({"operation": "CREATE", "userInfo": {"username": "u", "groups": ["g"]}});
+        let request =
+            as_cel(&serde_json::json!({"operation": "CREATE", "userInfo": {"username": "u", "groups": ["g"]}}));
+        let (object, null) = (as_cel(&object), Value::Null);
         evaluate(
             expression,
-            &Activation { object: &object, old_object: &Json::Null, request: &request, variables: &BTreeMap::new() },
+            &Activation { object: &object, old_object: &null, request: &request, variables: &BTreeMap::new() },
         )
     }
 
