@@ -190,6 +190,16 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
     })
 }
 
+/// Where an answer was looked for, in a refusal: the input, and Kubernetes'
+/// bootstrap policy when it was added.
+pub(super) fn searched(policy: &Policy) -> String {
+    if policy.bindings.iter().any(|b| b.builtin) {
+        format!("the input or Kubernetes {KUBERNETES_VERSION}'s bootstrap policy")
+    } else {
+        "the input".to_string()
+    }
+}
+
 /// Why `no`: what was asked, where, of whom, and what was searched.
 fn refusal(asked: &Question, q: &CanI<'_>, who: &Identity, policy: &Policy) -> String {
     let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
@@ -205,11 +215,7 @@ fn refusal(asked: &Question, q: &CanI<'_>, who: &Identity, policy: &Policy) -> S
         Question::Resource(Request { name: Some(name), .. }) => format!(" {name:?}"),
         _ => String::new(),
     };
-    let searched = if policy.bindings.iter().any(|b| b.builtin) {
-        format!("the input or Kubernetes {KUBERNETES_VERSION}'s bootstrap policy")
-    } else {
-        "the input".to_string()
-    };
+    let searched = searched(policy);
     format!(
         "no binding in {searched} grants {} on {}{name} {place} to user {:?} (groups: {})",
         q.verb,

@@ -7,9 +7,9 @@
 
 use serde_json::Value as Json;
 
-use super::commands::{Common, INPUT_ERROR};
-use super::load::read;
-use crate::access::{Identity, Policy, Request};
+use super::commands::{searched, Common, INPUT_ERROR};
+use super::load::{read, Loaded};
+use crate::access::{GrantChain, Identity, Policy, Request};
 use crate::admission::{admit, AdmissionRequest, Answer, Considered, Operation, Outcome as Decided};
 use crate::input::Source;
 use crate::model::OLM_V1_GROUP;
@@ -101,21 +101,9 @@ pub fn can_install(manifests: &[Source], q: &CanInstall<'_>) -> Outcome {
     }
     let who = Identity::new(q.user, q.groups);
     let verb = operation.as_str().to_lowercase();
-    let request = Request { name: Some(name.clone()), ..Request::on(&verb, OLM_V1_GROUP, "clusterextensions", None) };
-    let rbac = loaded.policy.can(&who, &request);
-    let admission = AdmissionRequest {
-        operation,
-        group: OLM_V1_GROUP,
-        version: "v1",
-        resource: "clusterextensions",
-        kind: "ClusterExtension",
-        name: &name,
-        object: (operation != Operation::Delete).then_some(&object),
-        old_object: if operation == Operation::Create { None } else { existing },
-        user: &who.user,
-        groups: who.groups.iter().cloned().collect(),
-    };
-    let (answer, considered) = admit(&loaded.admission, &admission);
+    let old = if operation == Operation::Create { None } else { existing };
+    let object = (operation != Operation::Delete).then_some(&object);
+    let (rbac, (answer, considered)) = ask(&loaded, &who, operation, &name, object, old);
     let what = format!("{} of ClusterExtension {name}", operation.as_str());
     let mut lines = Vec::new();
     match &rbac {
@@ -161,6 +149,35 @@ pub fn can_install(manifests: &[Source], q: &CanInstall<'_>) -> Outcome {
     Outcome { stdout, stderr, code }
 }
 
+/// What the cluster does with `who`'s request on the ClusterExtension
+/// `name`: the RBAC grant, if any, and the admission policies' answer. The
+/// one way `can-install` and `diff` ask.
+pub(crate) fn ask(
+    loaded: &Loaded,
+    who: &Identity,
+    operation: Operation,
+    name: &str,
+    object: Option<&Json>,
+    old_object: Option<&Json>,
+) -> (Option<GrantChain>, (Answer, Vec<Considered>)) {
+    let verb = operation.as_str().to_lowercase();
+    let request =
+        Request { name: Some(name.to_string()), ..Request::on(&verb, OLM_V1_GROUP, "clusterextensions", None) };
+    let admission = AdmissionRequest {
+        operation,
+        group: OLM_V1_GROUP,
+        version: "v1",
+        resource: "clusterextensions",
+        kind: "ClusterExtension",
+        name,
+        object,
+        old_object,
+        user: &who.user,
+        groups: who.groups.iter().cloned().collect(),
+    };
+    (loaded.policy.can(who, &request), admit(&loaded.admission, &admission))
+}
+
 /// One policy's part in the answer: its refusals always, the rest with
 /// `--explain`.
 fn said(c: &Considered, explain: bool) -> Option<String> {
@@ -185,11 +202,7 @@ fn said(c: &Considered, explain: bool) -> Option<String> {
 
 fn rbac_refusal(policy: &Policy, verb: &str, name: &str, who: &Identity) -> String {
     let groups: Vec<&str> = who.groups.iter().map(String::as_str).collect();
-    let searched = if policy.bindings.iter().any(|b| b.builtin) {
-        "the input or Kubernetes' bootstrap policy"
-    } else {
-        "the input"
-    };
+    let searched = searched(policy);
     format!(
         "no binding in {searched} grants {verb} on clusterextensions.{OLM_V1_GROUP} {name:?} to user {:?} (groups: {})",
         who.user,

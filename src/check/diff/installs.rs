@@ -17,10 +17,11 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::{json, Value as Json};
 
-use crate::access::{Identity, Request};
-use crate::admission::{admit, AdmissionRequest, Answer, Operation};
+use crate::access::Identity;
+use crate::admission::{Answer, Operation};
+use crate::check::install::ask;
 use crate::check::load::Loaded;
-use crate::model::{DELEGATIONS_ANNOTATION, DELEGATION_LABEL, MANAGED_BY, MANAGER, OLM_V1_GROUP};
+use crate::model::{DELEGATIONS_ANNOTATION, DELEGATION_LABEL, MANAGED_BY, MANAGER};
 
 /// One right to install: who, which package at which version, where, from
 /// which catalog, for which team.
@@ -201,26 +202,9 @@ fn holds(side: &Loaded, right: &InstallRight) -> bool {
         Some(Outside::DeleteOthers) => (Operation::Delete, None, Some(&theirs)),
         _ => (Operation::Create, Some(&extension), None),
     };
-    let verb = operation.as_str().to_lowercase();
-    let request =
-        Request { name: Some(name.to_string()), ..Request::on(&verb, OLM_V1_GROUP, "clusterextensions", None) };
-    if side.policy.can(&who, &request).is_none() {
-        return false;
-    }
-    let asked = AdmissionRequest {
-        operation,
-        group: OLM_V1_GROUP,
-        version: "v1",
-        resource: "clusterextensions",
-        kind: "ClusterExtension",
-        name,
-        object,
-        old_object: old,
-        user: &who.user,
-        groups: who.groups.iter().cloned().collect(),
-    };
+    let (rbac, (answer, _)) = ask(side, &who, operation, name, object, old);
     // What cannot be told may be allowed.
-    admit(&side.admission, &asked).0 != Answer::Refused
+    rbac.is_some() && answer != Answer::Refused
 }
 
 /// The ClusterExtension a right asks for.
