@@ -80,6 +80,24 @@ pub(crate) struct Subject {
     pub name: String,
 }
 
+impl Subject {
+    /// The ServiceAccount it names, for a ServiceAccount subject.
+    pub(crate) fn account(&self) -> Option<crate::model::ServiceAccountRef> {
+        let ns = self.namespace.as_deref().filter(|_| self.kind == SubjectKind::ServiceAccount)?;
+        Some(crate::model::ServiceAccountRef::new(ns, self.name.as_str()))
+    }
+}
+
+/// As messages say it: `Group monitoring-admins`, `ServiceAccount ci/deployer`.
+impl std::fmt::Display for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.account() {
+            Some(account) => write!(f, "{account}"),
+            None => write!(f, "{} {}", self.kind.as_str(), self.name),
+        }
+    }
+}
+
 /// Where a binding applies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Scope {

@@ -233,7 +233,8 @@ pub(crate) fn binding_name(config: &Config, api: &Api, version: Option<&str>, ro
     bounded_name(&format!("{}-{base}", config.extension), &suffix)
 }
 
-fn k8s_subject(s: &Subject) -> K8sSubject {
+/// A config's subject as RBAC writes it.
+pub(crate) fn k8s_subject(s: &Subject) -> K8sSubject {
     K8sSubject {
         api_group: Some(match s.kind {
             SubjectKind::User | SubjectKind::Group => RBAC_GROUP.into(),

@@ -11,13 +11,14 @@
 //! judged version and no list is an error; listed versions this render did
 //! not judge are a warning, as they rest on the admin's word alone.
 
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject as RbacSubject};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::config::{Config, DelegatedAccess, Delegation, Subject};
+use crate::config::{Config, DelegatedAccess, Delegation};
 use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
+use crate::plan::apis::bind::k8s_subject;
 use crate::semver::Version;
 
 use crate::plan::apis::roles::{generated_labels, strings};
@@ -160,7 +161,7 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
 /// What a team may do, in a result.
 fn describe(grant: &Grant<'_>) -> String {
     let d = grant.delegation;
-    let who: Vec<String> = d.subjects.iter().map(subject_text).collect();
+    let who: Vec<String> = d.subjects.iter().map(ToString::to_string).collect();
     match d.access {
         DelegatedAccess::View => {
             format!("team {} ({}) may read ClusterExtensions and ClusterCatalogs", d.team, who.join(", "))
@@ -182,14 +183,6 @@ fn describe(grant: &Grant<'_>) -> String {
 
 fn listing(what: &str, names: &[String]) -> String {
     format!("{what}{} {}", if names.len() == 1 { "" } else { "s" }, names.join(", "))
-}
-
-/// A subject as messages say it: `Group monitoring-admins`.
-pub(crate) fn subject_text(s: &Subject) -> String {
-    match &s.namespace {
-        Some(ns) => format!("ServiceAccount {ns}/{}", s.name),
-        None => format!("{} {}", s.kind.as_str(), s.name),
-    }
 }
 
 fn dedup(mut versions: Vec<String>) -> Vec<String> {
@@ -227,16 +220,7 @@ fn team_objects(config: &Config, d: &Delegation) -> [Made; 2] {
     let binding = ClusterRoleBinding {
         metadata: metadata(),
         role_ref: RoleRef { api_group: RBAC_GROUP.to_string(), kind: "ClusterRole".to_string(), name: name.clone() },
-        subjects: Some(d.subjects.iter().map(rbac_subject).collect()),
+        subjects: Some(d.subjects.iter().map(k8s_subject).collect()),
     };
     [(About::Delegation, Object::ClusterRole(role)), (About::Delegation, Object::ClusterRoleBinding(binding))]
-}
-
-fn rbac_subject(s: &Subject) -> RbacSubject {
-    RbacSubject {
-        kind: s.kind.as_str().to_string(),
-        name: s.name.clone(),
-        namespace: s.namespace.clone(),
-        api_group: (s.kind != SubjectKind::ServiceAccount).then(|| RBAC_GROUP.to_string()),
-    }
 }

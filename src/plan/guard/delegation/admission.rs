@@ -32,11 +32,9 @@ pub(crate) fn membership(subjects: &[Subject]) -> String {
     let mut users = Vec::new();
     let mut groups = Vec::new();
     for s in subjects {
-        match (s.kind, &s.namespace) {
+        match (s.kind, s.account()) {
             (SubjectKind::Group, _) => groups.push(cel_string(&s.name)),
-            (SubjectKind::ServiceAccount, Some(ns)) => {
-                users.push(cel_string(&format!("system:serviceaccount:{ns}:{}", s.name)))
-            }
+            (_, Some(account)) => users.push(cel_string(&account.username())),
             _ => users.push(cel_string(&s.name)),
         }
     }
