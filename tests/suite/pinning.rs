@@ -348,7 +348,8 @@ fn the_package_of_a_bundle_root_is_its_metadata_annotation() {
 #[test]
 fn a_csv_without_a_version_cannot_switch_the_version_check_off() {
     let open = PINNED.replace("\"0.0.1\"", "\">=0.0.0\"");
-    for version in ["", "  version: latest\n", "  version: 1.0.0.0\n"] {
+    // `v0.0.1` and `0.0.01` read as 0.0.1, which in a catalog is another bundle's version.
+    for version in ["", "  version: latest\n", "  version: 1.0.0.0\n", "  version: v0.0.1\n", "  version: 0.0.01\n"] {
         let mut inputs: Vec<Source> = Vec::new();
         for (name, text) in bundle_docs(BUNDLE) {
             let text = text.replace("  version: 0.0.1\n", version);

@@ -19,7 +19,6 @@ use crate::findings::Finding;
 use crate::model::*;
 use crate::names::bounded_name;
 use crate::plan::apis::bind::k8s_subject;
-use crate::semver::Version;
 
 use crate::plan::apis::roles::{generated_labels, strings};
 use crate::plan::facts::input::Planning;
@@ -55,15 +54,7 @@ struct Judged {
 
 impl Judged {
     fn of(p: &Planning<'_>) -> Judged {
-        let csv = p.csv.map(|i| &p.objects()[i]);
-        let version = csv.and_then(|c| match &c.body {
-            // Written as the catalog writes it: `1.2` or `01.2.3` are read as
-            // 1.2.0 and 1.2.3, which would name another bundle than this one.
-            Body::Csv(view) => {
-                view.spec.version.as_deref().and_then(|v| Version::parse(v).ok().filter(|p| p.to_string() == v))
-            }
-            _ => None,
-        });
+        let version = crate::plan::guard::pinning::bundle_version(p);
         let package = crate::plan::guard::pinning::bundle_package(p)
             .filter(|(_, declared)| *declared)
             .map(|(package, _)| package);

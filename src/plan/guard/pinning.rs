@@ -150,19 +150,26 @@ impl Place<'_> {
     }
 }
 
-/// The version of the bundle judged here: its CSV's `spec.version`.
+/// The version of the bundle judged here: its CSV's `spec.version`, written
+/// as OLM's catalogs write it. `v1.2.3`, `1.2` or `01.2.3` would read as
+/// 1.2.3 or 1.2.0, which is another bundle's version than this one's.
+pub(crate) fn bundle_version(p: &Planning<'_>) -> Option<Version> {
+    let (_, view) = p.csv()?;
+    let written = view.spec.version.as_deref()?;
+    Version::parse(written).ok().filter(|v| v.to_string() == written)
+}
+
+/// [`bundle_version`], and a warning on the CSV when it has none.
 fn judged_version(p: &Planning<'_>, at: &Place<'_>, results: &mut Vec<Finding>) -> Option<Version> {
     let csv = &p.objects()[p.csv?];
-    let Body::Csv(view) = &csv.body else { return None };
-    let version = view.spec.version.as_deref().map(|v| (v, Version::parse(v)));
-    match version {
-        Some((_, Ok(v))) => Some(v),
-        _ => {
+    match bundle_version(p) {
+        Some(v) => Some(v),
+        None => {
             results.push(
                 Finding::new(
                     Severity::Warning,
                     format!(
-                        "has no semantic version in spec.version, so whether ClusterExtension {} installs this bundle cannot be told",
+                        "has no semantic version in spec.version written as catalogs write it (1.2.3), so whether ClusterExtension {} installs this bundle cannot be told",
                         at.object.name
                     ),
                 )
