@@ -104,6 +104,26 @@ pub(crate) const DELEGATION_LABEL: &str = "olm-rbac.io/delegation";
 /// The annotation on the delegations' admission policy that lists what each
 /// team may install, for `diff` to ask the policy about.
 pub(crate) const DELEGATIONS_ANNOTATION: &str = "olm-rbac.io/delegations";
+
+/// One team as [`DELEGATIONS_ANNOTATION`] lists it (a JSON array of these):
+/// written by render, read by `diff`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct DelegatedTeam {
+    pub team: String,
+    pub subjects: Vec<DelegatedSubject>,
+    /// Each package with the versions the team may install.
+    pub packages: std::collections::BTreeMap<String, Vec<String>>,
+    pub namespaces: Vec<String>,
+    pub catalogs: Vec<String>,
+}
+
+/// A subject of a [`DelegatedTeam`]: `User`, `Group`, or `ServiceAccount` with its namespace.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct DelegatedSubject {
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+}
 pub(crate) const API_ANNOTATION: &str = "olm-rbac.io/api";
 pub(crate) const MODE_ANNOTATION: &str = "olm-rbac.io/mode";
 /// kustomize's record of the file an object came from.

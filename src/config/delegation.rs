@@ -69,7 +69,8 @@ pub(crate) struct Delegation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DelegatedPackage {
     pub name: String,
-    /// `None`: the versions judged in the render.
+    /// `None`: the versions judged in the render. Without duplicates, in
+    /// the order written.
     pub versions: Option<Vec<String>>,
 }
 
@@ -162,7 +163,12 @@ fn check_packages(
                 }
             }
         }
-        packages.push(DelegatedPackage { name: p.name, versions: p.versions });
+        let versions = p.versions.map(|mut vs| {
+            let mut seen = std::collections::BTreeSet::new();
+            vs.retain(|v| seen.insert(v.clone()));
+            vs
+        });
+        packages.push(DelegatedPackage { name: p.name, versions });
     }
     packages
 }

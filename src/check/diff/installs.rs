@@ -14,14 +14,13 @@
 
 use std::collections::BTreeSet;
 
-use serde::Deserialize;
 use serde_json::{json, Value as Json};
 
 use crate::access::Identity;
 use crate::admission::{Answer, Operation};
 use crate::check::install::ask;
 use crate::check::load::Loaded;
-use crate::model::{DELEGATIONS_ANNOTATION, DELEGATION_LABEL, MANAGED_BY, MANAGER};
+use crate::model::{DelegatedTeam, DELEGATIONS_ANNOTATION, DELEGATION_LABEL, MANAGED_BY, MANAGER};
 
 /// One right to install: who, which package at which version, where, from
 /// which catalog, for which team.
@@ -114,22 +113,6 @@ impl InstallRight {
     }
 }
 
-#[derive(Deserialize)]
-struct Team {
-    team: String,
-    subjects: Vec<TeamSubject>,
-    packages: std::collections::BTreeMap<String, Vec<String>>,
-    namespaces: Vec<String>,
-    catalogs: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct TeamSubject {
-    kind: String,
-    name: String,
-    namespace: Option<String>,
-}
-
 /// The rights either side's delegations policy names.
 fn candidates(side: &Loaded) -> BTreeSet<InstallRight> {
     let mut out = BTreeSet::new();
@@ -138,7 +121,7 @@ fn candidates(side: &Loaded) -> BTreeSet<InstallRight> {
         let Some(listed) = p.metadata.annotations.as_ref().and_then(|a| a.get(DELEGATIONS_ANNOTATION)) else {
             continue;
         };
-        let Ok(teams) = serde_json::from_str::<Vec<Team>>(listed) else { continue };
+        let Ok(teams) = serde_json::from_str::<Vec<DelegatedTeam>>(listed) else { continue };
         if !ours {
             continue;
         }

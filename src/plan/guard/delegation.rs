@@ -111,7 +111,7 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
                             .at(field),
                         );
                     }
-                    dedup(listed.clone())
+                    listed.clone()
                 }
                 (None, Some(version)) => vec![version.to_string()],
                 (None, None) => {
@@ -174,12 +174,6 @@ fn describe(grant: &Grant<'_>) -> String {
 
 fn listing(what: &str, names: &[String]) -> String {
     format!("{what}{} {}", if names.len() == 1 { "" } else { "s" }, names.join(", "))
-}
-
-fn dedup(mut versions: Vec<String>) -> Vec<String> {
-    let mut seen = std::collections::BTreeSet::new();
-    versions.retain(|v| seen.insert(v.clone()));
-    versions
 }
 
 /// The team's ClusterRole and ClusterRoleBinding.

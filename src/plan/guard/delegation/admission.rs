@@ -9,8 +9,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
-
 use crate::config::{Config, Subject};
 use crate::model::*;
 
@@ -175,20 +173,30 @@ fn team_rules(g: &Grant<'_>) -> Vec<(String, String)> {
 /// What each team may install, for `diff` to ask the policy about: team,
 /// subjects, packages with their versions, namespaces, catalogs.
 fn annotation(grants: &[&Grant<'_>]) -> String {
-    let teams: Vec<serde_json::Value> = grants
+    let teams: Vec<DelegatedTeam> = grants
         .iter()
         .map(|g| {
             let d = g.delegation;
-            let subjects: Vec<serde_json::Value> = d
+            let subjects = d
                 .subjects
                 .iter()
-                .map(|s| json!({"kind": s.kind.as_str(), "name": s.name, "namespace": s.namespace}))
+                .map(|s| DelegatedSubject {
+                    kind: s.kind.as_str().into(),
+                    name: s.name.clone(),
+                    namespace: s.namespace.clone(),
+                })
                 .collect();
-            let packages: BTreeMap<&str, &Vec<String>> = g.packages.iter().map(|(p, vs)| (*p, vs)).collect();
-            json!({"team": d.team, "subjects": subjects, "packages": packages, "namespaces": d.namespaces, "catalogs": d.catalogs})
+            let packages = g.packages.iter().map(|(p, vs)| (p.to_string(), vs.clone())).collect();
+            DelegatedTeam {
+                team: d.team.clone(),
+                subjects,
+                packages,
+                namespaces: d.namespaces.clone(),
+                catalogs: d.catalogs.clone(),
+            }
         })
         .collect();
-    serde_json::Value::Array(teams).to_string()
+    serde_json::to_string(&teams).unwrap_or_default()
 }
 
 /// The policy and its binding.
