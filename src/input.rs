@@ -41,9 +41,11 @@ pub fn read_stdin() -> std::io::Result<String> {
 
 /// A folder read as an OLM bundle's root: it holds `manifests/` and
 /// `metadata/annotations.yaml` (the registry+v1 layout). The bundle's objects
-/// are in `manifests/`; `metadata/` (annotations, dependencies, properties)
-/// and `tests/` (scorecard configuration) hold none to apply, so they are not
-/// read. Anything else in the folder is read as in any folder.
+/// are in `manifests/`, read as operator-controller reads them (see
+/// [`read_bundle_manifests`]); `metadata/` (annotations, dependencies,
+/// properties) and `tests/` (scorecard configuration) hold none to apply, so
+/// they are not read as manifests. Anything else in the folder is read as in
+/// any folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleRoot {
     /// The folder, as reached from the path named on the command line.
@@ -88,6 +90,16 @@ pub fn read_path(path: &Path) -> Result<Vec<Source>, String> {
     read_input(path).map(|read| read.sources)
 }
 
+/// A bundle's `manifests/` folder, read as operator-controller reads a
+/// registry+v1 bundle: every regular file in it, whatever its name (OLM
+/// decodes each as YAML or JSON and installs what it holds), and no
+/// subfolder (OLM refuses the bundle). Links are followed only inside the
+/// folder, as everywhere.
+pub fn read_bundle_manifests(dir: &Path) -> Result<Vec<Source>, String> {
+    let files = walk_with(dir, Files::Bundle).map(|(files, _)| files)?;
+    files.iter().map(|f| read_file(f)).collect()
+}
+
 /// [`read_path`], saying which folders were read as a bundle's root.
 pub fn read_input(path: &Path) -> Result<Inputs, String> {
     if path == Path::new("-") {
@@ -117,10 +129,12 @@ pub fn every_file(path: &Path) -> Result<Vec<PathBuf>, String> {
 /// Which files a walk reads.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Files {
-    /// `.yaml`, `.yml` and `.json`.
+    /// `.yaml`, `.yml` and `.json`; a bundle root's `manifests/` as [`Files::Bundle`].
     Manifests,
     /// Every regular file but `.indexignore`.
     Every,
+    /// A bundle's `manifests/`: every regular file, no subfolder.
+    Bundle,
 }
 
 impl Files {
@@ -128,8 +142,17 @@ impl Files {
         match self {
             Files::Manifests => is_manifest(path),
             Files::Every => path.file_name().is_some_and(|n| n != ".indexignore"),
+            Files::Bundle => true,
         }
     }
+}
+
+/// Why a bundle cannot hold `path`, a folder in its `manifests/`.
+fn subfolder_refused(path: &Path) -> String {
+    format!(
+        "{}: a folder inside a bundle's manifests/; OLM refuses such a bundle (subdirectories are not allowed within its manifests directory)",
+        path.display()
+    )
 }
 
 /// The files under `path`, and the folders among them read as a bundle's root.
@@ -142,15 +165,14 @@ fn walk_with(path: &Path, files: Files) -> Result<(Vec<PathBuf>, Vec<BundleRoot>
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_dir() {
         let root = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut walk = Walk {
-            root,
-            wanted: files,
-            dirs: BTreeSet::new(),
-            files: BTreeSet::new(),
-            found: Vec::new(),
-            bundle_roots: Vec::new(),
+        let mut walk =
+            Walk { root, dirs: BTreeSet::new(), files: BTreeSet::new(), found: Vec::new(), bundle_roots: Vec::new() };
+        // A bundle's manifests/ named on its own is read as the bundle's.
+        let wanted = match files {
+            Files::Manifests if is_bundle_manifests(path) => Files::Bundle,
+            other => other,
         };
-        walk.dir(path)?;
+        walk.dir(path, wanted)?;
         walk.found.sort();
         return Ok((walk.found, walk.bundle_roots));
     }
@@ -167,6 +189,13 @@ fn not_regular(path: &Path) -> String {
     )
 }
 
+/// `path` is the `manifests/` folder of a bundle's root.
+fn is_bundle_manifests(path: &Path) -> bool {
+    let Ok(real) = std::fs::canonicalize(path) else { return false };
+    real.file_name().is_some_and(|n| n == "manifests")
+        && real.parent().is_some_and(|root| BundleRoot::of(root).is_some())
+}
+
 fn is_manifest(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
 }
@@ -176,7 +205,6 @@ fn is_manifest(path: &Path) -> bool {
 /// manifest files found.
 struct Walk {
     root: PathBuf,
-    wanted: Files,
     dirs: BTreeSet<PathBuf>,
     files: BTreeSet<PathBuf>,
     found: Vec<PathBuf>,
@@ -184,7 +212,8 @@ struct Walk {
 }
 
 impl Walk {
-    fn dir(&mut self, dir: &Path) -> Result<(), String> {
+    /// Walks `dir`, reading the files `wanted` names.
+    fn dir(&mut self, dir: &Path, wanted: Files) -> Result<(), String> {
         let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         if !self.dirs.insert(real) {
             return Ok(());
@@ -197,23 +226,27 @@ impl Walk {
             paths.push((entry.path(), kind));
         }
         paths.sort_by(|a, b| a.0.cmp(&b.0));
-        let skipped = match BundleRoot::of(dir) {
+        let (skipped, manifests) = match BundleRoot::of(dir).filter(|_| wanted == Files::Manifests) {
             Some(bundle) => {
                 let skipped: Vec<PathBuf> = bundle.skipped.iter().map(|d| dir.join(d)).collect();
                 self.bundle_roots.push(bundle);
-                skipped
+                (skipped, Some(dir.join("manifests")))
             }
-            None => Vec::new(),
+            None => (Vec::new(), None),
         };
         for (path, kind) in paths {
             if skipped.contains(&path) {
                 continue;
             }
+            if wanted == Files::Bundle && (kind.is_dir() || (kind.is_symlink() && path.is_dir())) {
+                return Err(subfolder_refused(&path));
+            }
+            let wanted = if manifests.as_ref() == Some(&path) { Files::Bundle } else { wanted };
             if kind.is_symlink() {
-                self.link(&path)?;
+                self.link(&path, wanted)?;
             } else if kind.is_dir() {
-                self.dir(&path)?;
-            } else if self.wanted.wants(&path) {
+                self.dir(&path, wanted)?;
+            } else if wanted.wants(&path) {
                 if !kind.is_file() {
                     return Err(not_regular(&path));
                 }
@@ -224,11 +257,11 @@ impl Walk {
     }
 
     /// A link inside the walk is followed only to somewhere inside the root.
-    fn link(&mut self, path: &Path) -> Result<(), String> {
+    fn link(&mut self, path: &Path, wanted: Files) -> Result<(), String> {
         let target = match std::fs::canonicalize(path) {
             Ok(t) => t,
             // A dangling link names nothing to read; one that names a manifest is an error.
-            Err(e) if self.wanted.wants(path) => return Err(format!("{}: {e}", path.display())),
+            Err(e) if wanted.wants(path) => return Err(format!("{}: {e}", path.display())),
             Err(_) => return Ok(()),
         };
         if !target.starts_with(&self.root) {
@@ -241,8 +274,8 @@ impl Walk {
         }
         let meta = std::fs::metadata(&target).map_err(|e| format!("{}: {e}", path.display()))?;
         if meta.is_dir() {
-            self.dir(path)
-        } else if !self.wanted.wants(path) {
+            self.dir(path, wanted)
+        } else if !wanted.wants(path) {
             Ok(())
         } else if meta.is_file() {
             self.file(path)
@@ -324,6 +357,48 @@ mod tests {
         let read = read_input(&root).unwrap();
         assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml", "tests/scorecard/config.yaml"]);
         assert!(read.bundle_roots.is_empty());
+    }
+
+    #[test]
+    fn a_bundles_manifests_are_every_file_in_it_and_no_folder_as_operator_controller_reads_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("bundle");
+        for dir in ["manifests", "metadata"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::write(root.join("manifests/csv.yaml"), "kind: ClusterServiceVersion\n").unwrap();
+        std::fs::write(root.join("manifests/extra-rbac"), "kind: ClusterRoleBinding\n").unwrap();
+        std::fs::write(root.join("manifests/.hidden.txt"), "kind: Role\n").unwrap();
+        std::fs::write(root.join("metadata/annotations.yaml"), "annotations: {}\n").unwrap();
+        std::fs::write(root.join("notes.txt"), "not a manifest, not the bundle's").unwrap();
+        let want = ["manifests/.hidden.txt", "manifests/csv.yaml", "manifests/extra-rbac"];
+        assert_eq!(names(&read_path(&root).unwrap(), &root), want);
+        // Named on its own, or read for a catalog's --bundles, alike.
+        assert_eq!(names(&read_path(&root.join("manifests")).unwrap(), &root), want);
+        assert_eq!(names(&read_bundle_manifests(&root.join("manifests")).unwrap(), &root), want);
+        // A folder inside manifests/ is refused, as OLM refuses the bundle.
+        std::fs::create_dir_all(root.join("manifests/more")).unwrap();
+        for err in [read_path(&root).unwrap_err(), read_bundle_manifests(&root.join("manifests")).unwrap_err()] {
+            assert!(err.contains("manifests/more: a folder inside a bundle's manifests/; OLM refuses"), "{err}");
+        }
+        std::fs::remove_dir(root.join("manifests/more")).unwrap();
+        symlink(root.join("metadata"), root.join("manifests/linked")).unwrap();
+        assert!(read_path(&root).unwrap_err().contains("manifests/linked: a folder inside"));
+    }
+
+    #[test]
+    fn a_catalog_laid_out_like_a_bundle_is_read_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("catalog");
+        for dir in ["x/manifests", "x/metadata", "x/tests"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        for file in ["x/manifests/a.yaml", "x/metadata/annotations.yaml", "x/tests/b.json"] {
+            std::fs::write(root.join(file), "schema: olm.bundle\n").unwrap();
+        }
+        let files = every_file(&root).unwrap();
+        let names: Vec<String> = files.iter().map(|f| f.strip_prefix(&root).unwrap().display().to_string()).collect();
+        assert_eq!(names, ["x/manifests/a.yaml", "x/metadata/annotations.yaml", "x/tests/b.json"]);
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod cut;
 mod edit;
 mod header;
 mod merge;
+mod quoted;
 mod text;
 mod view;
 mod walk;

@@ -9,6 +9,7 @@ use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 use super::header::{notes_of, resolve_header, HeaderCollector, ItemHeader};
 use super::merge::{Dispute, MergeCheck};
+use super::quoted;
 use super::text::{
     after_marker_line, dash_line, line_start, line_start_at_or_after, marker_line_start, offset, pos_of, relative,
     scan_error, LineCounter,
@@ -252,26 +253,53 @@ fn cut_items<'a>(
 }
 
 /// Cuts a multi-document stream into documents (empty ones are skipped).
+///
+/// Quoted scalars continued left of where the YAML specification allows are
+/// read as Kubernetes' reader reads them: the text is cut through a padded
+/// copy and every offset taken back to it (`quoted`).
 pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
     check_line_breaks(src)?;
-    struct Doc {
-        start: usize,
-        end: usize,
-        content: bool,
+    let mut under_indented = false;
+    match documents_in(src, src, &|at| at, &mut under_indented) {
+        Err(e) if under_indented => match quoted::padded(src) {
+            Some(padded) => documents_in(&padded.text, src, &|at| padded.original(at), &mut under_indented),
+            None => Err(e),
+        },
+        cut => cut,
     }
+}
+
+/// Cuts `read` into documents, each chunk's text taken from `original` at
+/// the offsets `back` gives for `read`'s (the two differ only where `quoted`
+/// padded a continuation line). `under_indented` is set when the parser
+/// refused such a line.
+fn documents_in<'a>(
+    read: &str,
+    original: &'a str,
+    back: &dyn Fn(usize) -> usize,
+    under_indented: &mut bool,
+) -> Result<Vec<Chunk<'a>>, YamlError> {
+    let src = read;
     let mut walker = Walker::default();
     let mut merges = MergeCheck::new(src.len());
     let mut headers = HeaderCollector::new(0);
     let mut docs: Vec<Doc> = Vec::new();
     // Where the next implicit document would start (after a `...` line).
     let mut resume = 0usize;
+    // Kubernetes' stream reader splits only at `---` lines and go-yaml reads
+    // the first document of each piece: whether this piece has one already.
+    let mut piece_has_content = false;
     for next in Parser::new_from_str_with_options(src, parser_options()) {
-        let (event, span) = next.map_err(|e| scan_error(&e))?;
+        let (event, span) = next.map_err(|e| {
+            *under_indented = quoted::is_under_indented(&e);
+            scan_error(&e)
+        })?;
         if let Some(dispute) = merges.track(&event, &span)? {
             place(dispute, &mut headers, true)?;
         }
         match &event {
             Event::DocumentStart(explicit, _) => {
+                piece_has_content &= !*explicit;
                 let start = if *explicit { after_marker_line(src, offset(&span.end, src)) } else { resume };
                 docs.push(Doc { start, end: src.len(), content: false });
             }
@@ -291,6 +319,13 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
         }
         if walker.frames.is_empty() && event.is_node() {
             if let Event::MappingStart(..) = event {
+                if piece_has_content {
+                    return Err(YamlError {
+                        message: "this document follows another after a ... line, with no --- line between: Kubernetes' reader (kubectl, OLM, opm) splits documents only at --- lines and reads the first of the two, so the cluster would never see this one; write --- before it".into(),
+                        pos: pos_of(&span),
+                    });
+                }
+                piece_has_content = true;
                 if let Some(doc) = docs.last_mut() {
                     doc.content = true;
                     headers.begin();
@@ -307,6 +342,25 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
         let step = walker.step(&event);
         headers.observe(&walker, &step);
     }
+    chunks_of(docs, headers, src, original, back)
+}
+
+/// Where a document stands in the text read, and whether it holds a mapping.
+struct Doc {
+    start: usize,
+    end: usize,
+    content: bool,
+}
+
+/// The chunks of the documents with content, their text taken from
+/// `original` (see [`documents_in`]).
+fn chunks_of<'a>(
+    docs: Vec<Doc>,
+    headers: HeaderCollector,
+    src: &str,
+    original: &'a str,
+    back: &dyn Fn(usize) -> usize,
+) -> Result<Vec<Chunk<'a>>, YamlError> {
     let mut item_headers = headers.finish().into_iter();
     let mut lines = LineCounter::default();
     docs.into_iter()
@@ -314,9 +368,10 @@ pub fn split_documents(src: &str) -> Result<Vec<Chunk<'_>>, YamlError> {
         .map(|d| {
             let (header, elide, indirect, disputes) = item_headers.next().unwrap_or_default();
             let notes = notes_of(&header, disputes)?;
-            let range = d.start..d.end.max(d.start);
+            let range = back(d.start)..back(d.end.max(d.start));
+            let elide = elide.into_iter().map(|r| back(r.start)..back(r.end)).collect();
             let mut chunk = Chunk {
-                text: Cow::Borrowed(&src[range.clone()]),
+                text: Cow::Borrowed(&original[range.clone()]),
                 layout: Layout::Document,
                 line: lines.line_at(src, d.start),
                 header,
@@ -341,12 +396,21 @@ fn place(dispute: Dispute, headers: &mut HeaderCollector, in_item: bool) -> Resu
     Err(dispute.into_error())
 }
 
-/// Refuses characters that YAML readers disagree about. Kubernetes' reader
-/// (go-yaml, YAML 1.1) ends a line at NEL (U+0085), LINE SEPARATOR (U+2028),
-/// PARAGRAPH SEPARATOR (U+2029) and a carriage return on its own; olm-rbac's
-/// (YAML 1.2) does not. Text after one in a comment would be a comment to
-/// olm-rbac and a rule or a label to the cluster.
+/// Refuses characters and lines that YAML readers disagree about.
+///
+/// Kubernetes' reader (go-yaml, YAML 1.1) ends a line at NEL (U+0085), LINE
+/// SEPARATOR (U+2028), PARAGRAPH SEPARATOR (U+2029) and a carriage return on
+/// its own; olm-rbac's (YAML 1.2) does not. Text after one in a comment would
+/// be a comment to olm-rbac and a rule or a label to the cluster.
+///
+/// Before go-yaml reads anything, Kubernetes' stream reader (apimachinery's
+/// `YAMLReader`, which kubectl, operator-controller and opm use) splits the
+/// stream at every line that starts with `---`, and refuses one where other
+/// text than a comment follows. YAML starts a document only at `---` followed
+/// by white space or the line's end: a line such as `---#`, `--- x` or `----`
+/// is refused here, so that both split the stream at the same lines.
 fn check_line_breaks(src: &str) -> Result<(), YamlError> {
+    check_separators(src)?;
     let bytes = src.as_bytes();
     let found = bytes.iter().enumerate().find_map(|(i, &b)| {
         let next = |k: usize| bytes.get(i + k).copied();
@@ -367,6 +431,32 @@ fn check_line_breaks(src: &str) -> Result<(), YamlError> {
         ),
         pos: Pos { line, col },
     })
+}
+
+/// Refuses a line that starts with `---` and is not a document separator
+/// to both Kubernetes' stream reader and YAML (see [`check_line_breaks`]).
+fn check_separators(src: &str) -> Result<(), YamlError> {
+    let mut line = 0;
+    for text in src.split('\n') {
+        line += 1;
+        let Some(rest) = text.strip_prefix("---") else { continue };
+        let rest = rest.strip_suffix('\r').unwrap_or(rest);
+        let separator = rest.is_empty()
+            || (rest.starts_with([' ', '\t']) && {
+                let after = rest.trim_start_matches([' ', '\t']);
+                after.is_empty() || after.starts_with('#')
+            });
+        if !separator {
+            return Err(YamlError {
+                message: format!(
+                    "the line {:?} starts with ---: Kubernetes' reader (kubectl, OLM, opm) splits documents at every such line and refuses one followed by anything but a comment, while YAML does not split there; write --- alone on its line",
+                    text.chars().take(40).collect::<String>()
+                ),
+                pos: Pos { line, col: 1 },
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Re-serialises a `ResourceList` that is not in block style, so that it can be
@@ -499,6 +589,45 @@ mod tests {
             split_documents("kind: A\r\nmetadata: {name: \"\u{2027}\"}\r\n").is_ok(),
             "CRLF and other characters are fine"
         );
+    }
+
+    #[test]
+    fn only_lines_both_readers_split_at_may_start_with_three_dashes() {
+        for ok in ["a: 1\n---\nb: 2\n", "a: 1\n--- \nb: 2\n", "a: 1\n--- # c\r\nb: 2\r\n", "a: 1\n---\t\nb: 2\n"] {
+            assert_eq!(split_documents(ok).unwrap().len(), 2, "{ok:?}");
+        }
+        for bad in [
+            "a: 1\n--- {b: 2}\n",
+            "a: 1\n---#\nb: 2\n",
+            "a: 1\n----\nb: 2\n",
+            "--- !!map\na: 1\n",
+            "a: 1\n---\u{a0}\nb: 2\n",
+        ] {
+            let err = split_documents(bad).unwrap_err();
+            assert!(err.message.contains("splits documents at every such line"), "{bad:?}: {}", err.message);
+        }
+    }
+
+    #[test]
+    fn a_document_after_a_dots_line_without_dashes_is_refused() {
+        // Kubernetes' reader hands go-yaml "a: 1\n...\nkind: B\n" whole, and go-yaml reads only a: 1.
+        let err = split_documents("a: 1\n...\nkind: B\n").unwrap_err();
+        assert!(err.message.contains("reads the first of the two"), "{}", err.message);
+        assert_eq!(err.pos.line, 3);
+        assert_eq!(split_documents("a: 1\n...\n---\nkind: B\n").unwrap().len(), 2);
+        assert_eq!(split_documents("a: 1\n...\n# only a comment\n").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn quoted_scalars_continued_at_the_keys_column_are_read_and_kept_byte_for_byte() {
+        let src =
+            "kind: A\nmetadata: {name: a}\nspec:\n  description: 'one\n  two'\n---\nkind: B\nmetadata:\n  name: b\n";
+        let docs = split_documents(src).unwrap();
+        assert_eq!(docs[0].text, "kind: A\nmetadata: {name: a}\nspec:\n  description: 'one\n  two'\n");
+        assert_eq!(docs[1].text, "kind: B\nmetadata:\n  name: b\n");
+        assert_eq!((docs[1].line, docs[1].header.name.as_deref()), (7, Some("b")));
+        let value: serde_json::Value = crate::yaml::parse_item(&docs[0]).unwrap();
+        assert_eq!(value["spec"]["description"], "one two");
     }
 
     #[test]

@@ -62,15 +62,25 @@ pub(crate) fn parse_item<T: DeserializeOwned>(chunk: &Chunk<'_>) -> Result<T, Vi
     parse_text(&chunk.text, chunk)
 }
 
+/// Reads `text` through a view; a quoted scalar continued where only
+/// Kubernetes' reader reads it is read as that reader does (`quoted`).
 fn parse_text<T: DeserializeOwned>(text: &str, chunk: &Chunk<'_>) -> Result<T, ViewError> {
-    let result = match chunk.layout {
+    let read = |text: &str| match chunk.layout {
         Layout::Document => serde_saphyr::from_str_with_options::<T>(text, options_for(text.len())),
         Layout::SeqEntry { .. } => serde_saphyr::from_str_with_options::<Vec<T>>(text, options_for(text.len()))
             .and_then(|mut v| {
                 v.pop().ok_or_else(|| <serde_saphyr::Error as serde::de::Error>::custom("the item is empty"))
             }),
     };
-    result.map_err(|e| ViewError::from_saphyr(&e, text, chunk.line, chunk.layout))
+    match read(text) {
+        Ok(value) => Ok(value),
+        Err(e) => match super::quoted::padded(text) {
+            Some(padded) => {
+                read(&padded.text).map_err(|e| ViewError::from_saphyr(&e, &padded.text, chunk.line, chunk.layout))
+            }
+            None => Err(ViewError::from_saphyr(&e, text, chunk.line, chunk.layout)),
+        },
+    }
 }
 
 /// A whole document's values as JSON (`render -o json`), read as Kubernetes
