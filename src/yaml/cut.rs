@@ -436,9 +436,8 @@ fn check_line_breaks(src: &str) -> Result<(), YamlError> {
 /// Refuses a line that starts with `---` and is not a document separator
 /// to both Kubernetes' stream reader and YAML (see [`check_line_breaks`]).
 fn check_separators(src: &str) -> Result<(), YamlError> {
-    let mut line = 0;
-    for text in src.split('\n') {
-        line += 1;
+    for (i, text) in src.split('\n').enumerate() {
+        let line = i + 1;
         let Some(rest) = text.strip_prefix("---") else { continue };
         let rest = rest.strip_suffix('\r').unwrap_or(rest);
         let separator = rest.is_empty()
