@@ -14,6 +14,8 @@ use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+mod indexignore;
+
 /// A named input: a file's path (or `-`) and its text.
 #[derive(Debug, Clone)]
 pub struct Source {
@@ -119,11 +121,47 @@ pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, String> {
     walk_with(path, Files::Manifests).map(|(files, _)| files)
 }
 
-/// Every regular file `path` names, whatever its name (but `.indexignore`),
-/// walked as [`manifest_files`] walks: OLM's catalog loader reads every file
-/// of a catalog's folder.
-pub fn every_file(path: &Path) -> Result<Vec<PathBuf>, String> {
-    walk_with(path, Files::Every).map(|(files, _)| files)
+/// The name of the files that say which files of a catalog opm skips.
+const INDEX_IGNORE: &str = ".indexignore";
+
+/// The files of a file-based catalog, as opm reads a catalog's folder: every
+/// regular file, whatever its name, but those the `.indexignore` files in it
+/// ignore (see [`indexignore`]); in opm's order. A file named on its own is read.
+pub fn catalog_files(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let files = walk_with(path, Files::Every).map(|(files, _)| files)?;
+    if !std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?.is_dir() {
+        return Ok(files);
+    }
+    let components = |file: &Path| -> Result<Vec<String>, String> {
+        let relative =
+            file.strip_prefix(path).map_err(|_| format!("{}: not under {}", file.display(), path.display()))?;
+        relative
+            .components()
+            .map(|c| c.as_os_str().to_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                format!(
+                    "{}: a file name that is not UTF-8; opm's .indexignore patterns cannot be told for it",
+                    file.display()
+                )
+            })
+    };
+    let mut ignore = indexignore::IndexIgnore::default();
+    let mut kept = Vec::new();
+    for file in files {
+        let parts = components(&file)?;
+        if parts.last().is_some_and(|n| n == INDEX_IGNORE) {
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            ignore.add(&parts[..parts.len() - 1], &text);
+        } else {
+            kept.push((file, parts));
+        }
+    }
+    Ok(kept
+        .into_iter()
+        .filter(|(_, parts)| !ignore.ignores(&parts.iter().map(String::as_str).collect::<Vec<_>>()))
+        .map(|(file, _)| file)
+        .collect())
 }
 
 /// Which files a walk reads.
@@ -131,7 +169,7 @@ pub fn every_file(path: &Path) -> Result<Vec<PathBuf>, String> {
 enum Files {
     /// `.yaml`, `.yml` and `.json`; a bundle root's `manifests/` as [`Files::Bundle`].
     Manifests,
-    /// Every regular file but `.indexignore`.
+    /// Every regular file.
     Every,
     /// A bundle's `manifests/`: every regular file, no subfolder.
     Bundle,
@@ -141,7 +179,7 @@ impl Files {
     fn wants(self, path: &Path) -> bool {
         match self {
             Files::Manifests => is_manifest(path),
-            Files::Every => path.file_name().is_some_and(|n| n != ".indexignore"),
+            Files::Every => true,
             Files::Bundle => true,
         }
     }
@@ -396,9 +434,15 @@ mod tests {
         for file in ["x/manifests/a.yaml", "x/metadata/annotations.yaml", "x/tests/b.json"] {
             std::fs::write(root.join(file), "schema: olm.bundle\n").unwrap();
         }
-        let files = every_file(&root).unwrap();
-        let names: Vec<String> = files.iter().map(|f| f.strip_prefix(&root).unwrap().display().to_string()).collect();
-        assert_eq!(names, ["x/manifests/a.yaml", "x/metadata/annotations.yaml", "x/tests/b.json"]);
+        let names = || -> Vec<String> {
+            let files = catalog_files(&root).unwrap();
+            files.iter().map(|f| f.strip_prefix(&root).unwrap().display().to_string()).collect()
+        };
+        assert_eq!(names(), ["x/manifests/a.yaml", "x/metadata/annotations.yaml", "x/tests/b.json"]);
+        // What .indexignore files ignore is not read, nor are they.
+        std::fs::write(root.join(".indexignore"), "tests/\n").unwrap();
+        std::fs::write(root.join("x/.indexignore"), "# the bundle's objects\nmanifests\n").unwrap();
+        assert_eq!(names(), ["x/metadata/annotations.yaml"]);
     }
 
     #[test]

@@ -43,7 +43,7 @@ struct Property {
 /// OLM's loader reads them (walked as every command walks a path: no link
 /// leading out).
 fn files(catalog: &Path) -> Result<Vec<PathBuf>, String> {
-    let files = crate::input::every_file(catalog)?;
+    let files = crate::input::catalog_files(catalog)?;
     if files.is_empty() {
         return Err(format!("{}: no catalog files found", catalog.display()));
     }
