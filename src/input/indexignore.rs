@@ -145,7 +145,7 @@ impl Pattern {
                 path = &path[1..];
             }
         }
-        !(matched && self.dir_only && path.is_empty()) && matched
+        matched && !(self.dir_only && path.is_empty())
     }
 }
 
