@@ -18,6 +18,7 @@ use crate::input::Source;
 use crate::outcome::Outcome;
 use crate::semver::Version;
 
+mod decode;
 mod read;
 mod report;
 mod resolve;
@@ -54,11 +55,11 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
         Ok(w) => w,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let entries = match read::entries(args.catalog) {
-        Ok(entries) => entries,
+    let catalog = match read::Catalog::read(args.catalog) {
+        Ok(catalog) => catalog,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let admitted = resolve::admitted(&entries, &wanted);
+    let admitted = resolve::admitted(&catalog.entries, &wanted);
     if admitted.is_empty() {
         return Outcome::failure(
             &format!(
@@ -69,7 +70,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
             1,
         );
     }
-    match judge_all(args.catalog, args.bundles, &admitted, Images::ByDigest, |_| args.config.to_vec()) {
+    match judge_all(&catalog, args.bundles, &admitted, Images::ByDigest, |_| args.config.to_vec()) {
         Ok(rows) => report::write(&rows, args.format),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -78,11 +79,11 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
 /// Judges every bundle of every package in the catalog, and ranks them by
 /// the worst dangerous permission each install grants.
 pub fn audit(args: &AuditArgs<'_>) -> Outcome {
-    let entries = match read::entries(args.catalog) {
-        Ok(entries) => entries,
+    let catalog = match read::Catalog::read(args.catalog) {
+        Ok(catalog) => catalog,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    if entries.is_empty() {
+    if catalog.entries.is_empty() {
         return Outcome::failure(
             &format!("the catalog {} lists no bundles: nothing was audited", args.catalog.display()),
             1,
@@ -92,7 +93,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Some(config) => config.to_vec(),
         None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
     };
-    match judge_all(args.catalog, args.bundles, &entries, Images::Any, config_for) {
+    match judge_all(&catalog, args.bundles, &catalog.entries, Images::Any, config_for) {
         Ok(mut rows) => {
             report::rank(&mut rows);
             report::write(&rows, args.format)
@@ -114,26 +115,43 @@ fn audit_config(package: &str) -> String {
 /// catalog or `--bundles` and dropped before the next (only the render's
 /// roles and bindings are kept, for the gains between versions).
 fn judge_all(
-    catalog: &Path,
+    catalog: &read::Catalog,
     bundles: Option<&Path>,
     entries: &[Entry],
     images: Images,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
     let mut rows = Vec::new();
-    read::each_bundle(catalog, entries, |entry, objects| {
-        let sources = match objects {
-            Some(objects) => objects,
+    catalog.each_bundle(entries, |entry, objects| {
+        let sources = match objects? {
+            Some(objects) => Ok(objects),
             None => bundle_folder(bundles, entry)?,
         };
-        rows.push(match unjudgeable(entry, &sources, images) {
-            Some(why) => report::unjudged(entry, why),
-            None => report::judge_one(entry, &sources, &config_for(entry)),
+        rows.push(match sources.and_then(|sources| unreadable(&sources).map_or(Ok(sources), Err)) {
+            Err(why) => report::unjudged(entry, why),
+            Ok(sources) => match unjudgeable(entry, &sources, images) {
+                Some(why) => report::unjudged(entry, why),
+                None => report::judge_one(entry, &sources, &config_for(entry)),
+            },
         });
         Ok(())
     })?;
     report::add_gains(&mut rows);
     Ok(rows)
+}
+
+/// Why a bundle's manifests cannot be read as OLM reads them, if they
+/// cannot: the file, line and cause. Such a bundle is unjudged, never failed:
+/// a verdict speaks of the policy, and OLM installs no bundle it cannot read.
+fn unreadable(sources: &[Source]) -> Option<String> {
+    sources.iter().find_map(|s| {
+        crate::yaml::split_documents(&s.text).err().map(|e| {
+            format!(
+                "its manifests cannot be read as OLM reads them: {}: line {}, column {}: {}",
+                s.name, e.pos.line, e.pos.col, e.message
+            )
+        })
+    })
 }
 
 /// Which bundle images a verdict may stand for: `catalog judge` is a gate,
@@ -217,25 +235,27 @@ fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
 }
 
 /// The bundle's manifests from `--bundles`: `<package>/<version>/manifests/`
-/// (the community operator repositories' layout) or `<bundle>/manifests/`;
-/// none when neither is there.
-fn bundle_folder(bundles: Option<&Path>, entry: &Entry) -> Result<Vec<Source>, String> {
-    let Some(root) = bundles else { return Ok(Vec::new()) };
+/// (the community operator repositories' layout) or `<bundle>/manifests/`,
+/// read as operator-controller reads a bundle's (every file, no subfolder);
+/// none when neither is there. The inner result is why the folder cannot be
+/// read as OLM reads it (the bundle is then unjudged); the outer, a folder
+/// reached through a link.
+fn bundle_folder(bundles: Option<&Path>, entry: &Entry) -> Result<Result<Vec<Source>, String>, String> {
+    let Some(root) = bundles else { return Ok(Ok(Vec::new())) };
     let mut candidates: Vec<PathBuf> = vec![root.join(&entry.name).join("manifests")];
     if let Some(v) = &entry.version {
         candidates.insert(0, root.join(&entry.package).join(v.to_string()).join("manifests"));
     }
-    if let Some(dir) = candidates.iter().find(|d| d.is_dir()) {
-        refuse_links(root, dir)?;
-        let sources = crate::input::read_path(dir)?;
-        let named = format!("{}/manifests", entry.name);
-        return Ok(sources
+    let Some(dir) = candidates.iter().find(|d| d.is_dir()) else { return Ok(Ok(Vec::new())) };
+    refuse_links(root, dir)?;
+    let named = format!("{}/manifests", entry.name);
+    Ok(crate::input::read_bundle_manifests(dir).map(|sources| {
+        sources
             .into_iter()
             .map(|s| {
                 let file = Path::new(&s.name).file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
                 Source { name: format!("{named}/{file}"), text: s.text }
             })
-            .collect());
-    }
-    Ok(Vec::new())
+            .collect()
+    }))
 }

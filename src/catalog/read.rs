@@ -1,34 +1,58 @@
-//! Reading a file-based catalog a document at a time, and the
-//! ClusterExtension whose admitted bundles are judged.
+//! Reading a file-based catalog as opm reads it, and the ClusterExtension
+//! whose admitted bundles are judged.
+//!
+//! opm (and catalogd and operator-controller, which load catalogs with it)
+//! reads every file of the catalog's folder that no `.indexignore` ignores
+//! ([`crate::input::catalog_files`]), whatever its name, and decodes each by
+//! its content (apimachinery's `YAMLOrJSONDecoder`): a stream of JSON values
+//! when its first character that is not white space, within its first 4096
+//! bytes, is `{` (the whole file as YAML when the first value is not JSON),
+//! YAML documents otherwise. olm-rbac decodes each file the same way, the
+//! YAML through the reader `render` uses (`yaml::split_documents`, which
+//! refuses what go-yaml would read otherwise: merge keys over written keys,
+//! line breaks only go-yaml sees, `---` lines only Kubernetes splits at) with
+//! an alias budget in proportion to each document's size, so the whole input
+//! costs in proportion to its size. Each document's keys are then held to Go's
+//! case-insensitive matching ([`check_keys`]).
+//!
+//! The catalog is read in two passes over its files: the first reads every
+//! document (what resolution needs, where each bundle is, each file's
+//! fingerprint), the second, for the admitted bundles only, reads their files
+//! again, refuses one whose bytes changed in between, and decodes their
+//! manifests. Memory grows with the largest file, not with the catalog.
 
-use std::fs::File;
-use std::io::BufReader;
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::decode::{base64, decode, read_text};
 use super::{Entry, Wanted};
 use crate::input::Source;
 use crate::semver::{Range, Version};
 
-/// The fields of a catalog document (`olm.package`, `olm.channel`,
-/// `olm.bundle`) resolution and judging read.
-#[derive(Deserialize)]
-struct Doc {
-    schema: Option<String>,
-    name: Option<String>,
-    package: Option<String>,
-    #[serde(default)]
-    entries: Vec<ChannelEntry>,
-    #[serde(default)]
-    properties: Vec<Property>,
-    image: Option<String>,
+/// A catalog read once: its bundles, and where each stands.
+pub(super) struct Catalog {
+    /// Every bundle, in the order opm reads them.
+    pub(super) entries: Vec<Entry>,
+    files: Vec<PathBuf>,
+    /// Each file's fingerprint, to tell a file that changed between the passes.
+    fingerprints: Vec<u64>,
+    hasher: std::hash::RandomState,
+    /// Where each bundle's document is: (package, name) → (file, document).
+    located: BTreeMap<(String, String), (usize, usize)>,
 }
 
 #[derive(Deserialize)]
-struct ChannelEntry {
+struct BundleDoc {
     name: String,
+    #[serde(default)]
+    package: String,
+    image: Option<String>,
+    #[serde(default)]
+    properties: Vec<Property>,
 }
 
 #[derive(Deserialize)]
@@ -39,135 +63,215 @@ struct Property {
     value: Value,
 }
 
-/// The catalog's files: every file of its folder, whatever its name, as
-/// OLM's loader reads them (walked as every command walks a path: no link
-/// leading out).
-fn files(catalog: &Path) -> Result<Vec<PathBuf>, String> {
-    let files = crate::input::catalog_files(catalog)?;
-    if files.is_empty() {
-        return Err(format!("{}: no catalog files found", catalog.display()));
-    }
-    Ok(files)
+#[derive(Deserialize)]
+struct ChannelDoc {
+    #[serde(default)]
+    package: String,
+    name: String,
+    #[serde(default)]
+    entries: Vec<ChannelEntry>,
 }
 
-/// The fields OLM reads from a catalog's documents, at any depth. OLM reads
-/// them as Go's JSON decoder does, matching a key to a field whatever its
-/// case (and with Unicode's simple folding: `ſ` is `s`, `K` is `k`), the
-/// last such key winning. olm-rbac reads keys exactly, so a key OLM would
-/// read as one of these but that is not written exactly so, or two keys OLM
-/// would read as one, could show olm-rbac another bundle than OLM installs:
-/// both are refused.
-const FIELDS: [&str; 16] = [
-    "schema",
-    "package",
-    "name",
-    "entries",
-    "properties",
-    "type",
-    "value",
-    "packageName",
-    "version",
-    "release",
-    "data",
-    "ref",
-    "replaces",
-    "skips",
-    "skipRange",
-    "image",
-];
-
-/// A key as Go's case-insensitive matching sees it.
-fn folded(key: &str) -> String {
-    key.chars()
-        .map(|c| match c {
-            '\u{17f}' => 's',
-            '\u{212a}' => 'k',
-            c => c.to_ascii_lowercase(),
-        })
-        .collect()
+#[derive(Deserialize)]
+struct ChannelEntry {
+    name: String,
 }
 
-/// Refuses keys OLM would read otherwise than olm-rbac (see [`FIELDS`]).
-fn check_keys(value: &Value, at: &str) -> Result<(), String> {
-    match value {
-        Value::Object(map) => {
-            let mut seen: std::collections::BTreeMap<String, &str> = Default::default();
-            for (key, inner) in map {
-                let fold = folded(key);
-                if let Some(other) = seen.insert(fold.clone(), key) {
-                    return Err(format!(
-                        "{at}: keys {other:?} and {key:?} differ only in case, and OLM reads them as one"
-                    ));
-                }
-                if let Some(field) = FIELDS.iter().find(|f| folded(f) == fold && **f != key) {
-                    return Err(format!("{at}: key {key:?} is read by OLM as {field:?}; write it so"));
-                }
-                check_keys(inner, &format!("{at}.{key}"))?;
-            }
-            Ok(())
+/// `olm.deprecations`: what a package's publisher deprecates.
+#[derive(Deserialize)]
+struct DeprecationsDoc {
+    #[serde(default)]
+    package: String,
+    #[serde(default)]
+    entries: Vec<DeprecationEntry>,
+}
+
+#[derive(Deserialize)]
+struct DeprecationEntry {
+    reference: Reference,
+    #[serde(default)]
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct Reference {
+    #[serde(default)]
+    schema: String,
+    #[serde(default)]
+    name: String,
+}
+
+/// What one document is, for the first pass.
+fn typed<T: serde::de::DeserializeOwned>(value: Value, path: &Path, i: usize, what: &str) -> Result<T, String> {
+    serde_json::from_value(value)
+        .map_err(|e| format!("{} document {i}: not a file-based catalog's {what}: {e}", path.display()))
+}
+
+impl Catalog {
+    /// The first pass: every document of every file.
+    pub(super) fn read(catalog: &Path) -> Result<Catalog, String> {
+        let files = crate::input::catalog_files(catalog)?;
+        if files.is_empty() {
+            return Err(format!("{}: no catalog files found", catalog.display()));
         }
-        Value::Array(items) => items.iter().enumerate().try_for_each(|(i, v)| check_keys(v, &format!("{at}[{i}]"))),
-        _ => Ok(()),
+        let mut read = Catalog {
+            entries: Vec::new(),
+            files: Vec::new(),
+            fingerprints: Vec::new(),
+            hasher: std::hash::RandomState::new(),
+            located: BTreeMap::new(),
+        };
+        let mut channels: Vec<ChannelDoc> = Vec::new();
+        let mut deprecations: Vec<DeprecationsDoc> = Vec::new();
+        for (f, path) in files.iter().enumerate() {
+            let (text, bytes) = read_text(path)?;
+            read.fingerprints.push(read.hasher.hash_one(&bytes));
+            decode(path, &text, |i, value| {
+                match value.get("schema").and_then(Value::as_str) {
+                    None | Some("") => {
+                        return Err(format!(
+                            "{} document {i}: no schema; opm refuses a document without one",
+                            path.display()
+                        ))
+                    }
+                    Some("olm.bundle") => {
+                        let doc: BundleDoc = typed(value, path, i, "olm.bundle")?;
+                        read.located.insert((doc.package.clone(), doc.name.clone()), (f, i));
+                        read.entries.push(entry_of(doc)?);
+                    }
+                    Some("olm.channel") => channels.push(typed(value, path, i, "olm.channel")?),
+                    Some("olm.deprecations") => deprecations.push(typed(value, path, i, "olm.deprecations")?),
+                    Some(_) => {}
+                }
+                Ok(())
+            })?;
+        }
+        read.files = files;
+        check_names(&read.entries)?;
+        add_channels(&mut read.entries, &channels)?;
+        add_deprecations(&mut read.entries, &channels, &deprecations)?;
+        Ok(read)
+    }
+
+    /// The second pass: calls `each` for every admitted bundle, in catalog
+    /// order, with its manifests when the catalog carries them
+    /// (`olm.bundle.object`, decoded), or why they cannot be read.
+    pub(super) fn each_bundle(
+        &self,
+        admitted: &[Entry],
+        mut each: impl FnMut(&Entry, Result<Option<Vec<Source>>, String>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let mut wanted: BTreeMap<usize, BTreeMap<usize, &Entry>> = BTreeMap::new();
+        for entry in admitted {
+            if let Some(&(f, i)) = self.located.get(&(entry.package.clone(), entry.name.clone())) {
+                wanted.entry(f).or_default().insert(i, entry);
+            }
+        }
+        for (f, docs) in wanted {
+            let path = &self.files[f];
+            let (text, bytes) = read_text(path)?;
+            if self.hasher.hash_one(&bytes) != self.fingerprints[f] {
+                return Err(format!("{}: changed while the catalog was being read; judge it again", path.display()));
+            }
+            decode(path, &text, |i, value| match docs.get(&i) {
+                Some(entry) => {
+                    let doc: BundleDoc = typed(value, path, i, "olm.bundle")?;
+                    each(entry, objects_of(entry, &doc))
+                }
+                None => Ok(()),
+            })?;
+        }
+        Ok(())
     }
 }
 
-/// Calls `each` with every document of the catalog, one at a time.
-fn documents(catalog: &Path, mut each: impl FnMut(Doc) -> Result<(), String>) -> Result<(), String> {
-    for path in files(catalog)? {
-        let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut reader = BufReader::new(file);
-        let where_ = |e: &dyn std::fmt::Display| format!("{}: not a file-based catalog: {e}", path.display());
-        let mut one = |i: usize, value: Value| -> Result<(), String> {
-            check_keys(&value, &format!("{} document {i}", path.display()))?;
-            each(serde_json::from_value(value).map_err(|e| where_(&e))?)
-        };
-        if path.extension().is_some_and(|e| e == "json") {
-            for (i, doc) in serde_json::Deserializer::from_reader(reader).into_iter::<Value>().enumerate() {
-                one(i, doc.map_err(|e| where_(&e))?)?;
-            }
-        } else {
-            for (i, doc) in serde_saphyr::read::<_, Value>(&mut reader).enumerate() {
-                one(i, doc.map_err(|e| where_(&e))?)?;
+/// A bundle as resolution reads it.
+fn entry_of(doc: BundleDoc) -> Result<Entry, String> {
+    let packages: Vec<&Property> = doc.properties.iter().filter(|p| p.kind == "olm.package").collect();
+    let version = match packages.as_slice() {
+        [one] => one.value.get("version").and_then(Value::as_str).and_then(|v| Version::parse(v).ok()),
+        _ => {
+            return Err(format!(
+                "olm.bundle {:?}: properties: {} olm.package properties; opm refuses a bundle without exactly one",
+                doc.name,
+                packages.len()
+            ))
+        }
+    };
+    let objects = doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").count();
+    Ok(Entry {
+        name: doc.name,
+        package: doc.package,
+        version,
+        channels: Vec::new(),
+        objects,
+        image: doc.image,
+        deprecations: Vec::new(),
+    })
+}
+
+/// The channels that list each bundle; an entry that names no bundle of its
+/// package is refused, as opm refuses the catalog.
+fn add_channels(entries: &mut [Entry], channels: &[ChannelDoc]) -> Result<(), String> {
+    let names: BTreeSet<(&str, &str)> = entries.iter().map(|e| (e.package.as_str(), e.name.as_str())).collect();
+    for channel in channels {
+        if let Some(missing) =
+            channel.entries.iter().find(|e| !names.contains(&(channel.package.as_str(), e.name.as_str())))
+        {
+            return Err(format!(
+                "olm.channel {:?} of package {:?}: entries: {:?} names no olm.bundle of the package; opm refuses such a catalog",
+                channel.name, channel.package, missing.name
+            ));
+        }
+    }
+    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    for (entry, name) in entries.iter_mut().zip(names) {
+        for channel in channels.iter().filter(|c| c.package == entry.package) {
+            if channel.entries.iter().any(|e| e.name == name) {
+                entry.channels.push(channel.name.clone());
             }
         }
     }
     Ok(())
 }
 
-/// Every bundle the catalog lists, with its channels; the manifests are counted, not kept.
-pub(super) fn entries(catalog: &Path) -> Result<Vec<Entry>, String> {
-    let mut bundles: Vec<Entry> = Vec::new();
-    let mut channels: Vec<(String, String, Vec<String>)> = Vec::new();
-    documents(catalog, |doc| {
-        match doc.schema.as_deref() {
-            Some("olm.bundle") => {
-                let name = doc.name.clone().ok_or("an olm.bundle without a name")?;
-                let package = doc.package.clone().unwrap_or_default();
-                let version = doc
-                    .properties
-                    .iter()
-                    .find(|p| p.kind == "olm.package")
-                    .and_then(|p| p.value.get("version")?.as_str().map(str::to_string))
-                    .and_then(|v| Version::parse(&v).ok());
-                let objects = doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").count();
-                let image = doc.image.clone();
-                bundles.push(Entry { name, package, version, channels: Vec::new(), objects, image });
-            }
-            Some("olm.channel") => {
-                let entries = doc.entries.iter().map(|e| e.name.clone()).collect();
-                channels.push((doc.package.unwrap_or_default(), doc.name.unwrap_or_default(), entries));
-            }
-            _ => {}
+/// What each package's `olm.deprecations` says of each bundle (of it, of a
+/// channel that lists it, of its package), checked as opm checks them: at
+/// most one per package, each naming a bundle or channel that exists.
+fn add_deprecations(entries: &mut [Entry], channels: &[ChannelDoc], docs: &[DeprecationsDoc]) -> Result<(), String> {
+    let mut seen = BTreeSet::new();
+    for doc in docs {
+        let at = format!("olm.deprecations of package {:?}", doc.package);
+        if !seen.insert(&doc.package) {
+            return Err(format!("{at}: a second one; opm allows at most one per package"));
         }
-        Ok(())
-    })?;
-    check_names(&bundles)?;
-    for (package, channel, names) in channels {
-        for b in bundles.iter_mut().filter(|b| b.package == package && names.contains(&b.name)) {
-            b.channels.push(channel.clone());
+        for (i, d) in doc.entries.iter().enumerate() {
+            let (schema, name) = (d.reference.schema.as_str(), d.reference.name.as_str());
+            let applies = |e: &Entry| match schema {
+                "olm.package" => true,
+                "olm.bundle" => e.name == name,
+                _ => e.channels.iter().any(|c| c == name),
+            };
+            let said = match schema {
+                "olm.package" if name.is_empty() => format!("package deprecated: {}", d.message),
+                "olm.bundle" if entries.iter().any(|e| e.package == doc.package && e.name == name) => {
+                    format!("bundle deprecated: {}", d.message)
+                }
+                "olm.channel" if channels.iter().any(|c| c.package == doc.package && c.name == name) => {
+                    format!("channel {name} deprecated: {}", d.message)
+                }
+                _ => {
+                    return Err(format!(
+                        "{at}: entries[{i}]: reference {{schema: {schema:?}, name: {name:?}}} names nothing in the package; opm refuses such a catalog"
+                    ))
+                }
+            };
+            for e in entries.iter_mut().filter(|e| e.package == doc.package && applies(e)) {
+                e.deprecations.push(said.clone());
+            }
         }
     }
-    Ok(bundles)
+    Ok(())
 }
 
 /// A bundle's name becomes a folder's name (its manifests', and under
@@ -175,8 +279,8 @@ pub(super) fn entries(catalog: &Path) -> Result<Vec<Entry>, String> {
 /// object name, as a CSV's is, and name one bundle: a catalog's `../other`
 /// would have another folder judged in its place.
 fn check_names(bundles: &[Entry]) -> Result<(), String> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut versions = std::collections::BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    let mut versions = BTreeSet::new();
     for b in bundles {
         if !crate::names::is_dns1123_subdomain(&b.name) {
             return Err(format!(
@@ -200,60 +304,18 @@ fn check_names(bundles: &[Entry]) -> Result<(), String> {
     Ok(())
 }
 
-/// Calls `each` for every admitted bundle, in catalog order, with its
-/// manifests when the catalog carries them (`olm.bundle.object`, decoded).
-pub(super) fn each_bundle(
-    catalog: &Path,
-    admitted: &[Entry],
-    mut each: impl FnMut(&Entry, Option<Vec<Source>>) -> Result<(), String>,
-) -> Result<(), String> {
-    documents(catalog, |doc| {
-        if doc.schema.as_deref() != Some("olm.bundle") {
-            return Ok(());
-        }
-        let Some(entry) = admitted.iter().find(|e| Some(&e.name) == doc.name.as_ref()) else { return Ok(()) };
-        let mut objects = Vec::new();
-        for (i, p) in doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").enumerate() {
-            let data = p.value.get("data").and_then(Value::as_str).unwrap_or_default();
-            let bytes = base64(data).ok_or_else(|| {
-                format!("bundle {}: properties: olm.bundle.object #{i}: data is not base64", entry.name)
-            })?;
-            let text = String::from_utf8(bytes)
-                .map_err(|_| format!("bundle {}: properties: olm.bundle.object #{i}: data is not UTF-8", entry.name))?;
-            objects.push(Source { name: format!("{}/manifests/object-{i:03}.json", entry.name), text });
-        }
-        each(entry, (!objects.is_empty()).then_some(objects))
-    })
-}
-
-/// Standard base64 (padding optional); `None` for anything else.
-fn base64(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let bytes = text.trim_end_matches('=').as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            n |= value(c)? << (18 - 6 * i);
-        }
-        let take = match chunk.len() {
-            4 => 3,
-            3 => 2,
-            2 => 1,
-            _ => return None,
-        };
-        out.extend_from_slice(&n.to_be_bytes()[1..1 + take]);
+/// A bundle's manifests as the catalog carries them (`olm.bundle.object`,
+/// decoded); `None` when it carries none.
+fn objects_of(entry: &Entry, doc: &BundleDoc) -> Result<Option<Vec<Source>>, String> {
+    let mut objects = Vec::new();
+    for (i, p) in doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").enumerate() {
+        let at = format!("bundle {}: properties: olm.bundle.object #{i}", entry.name);
+        let data = p.value.get("data").and_then(Value::as_str).ok_or_else(|| format!("{at}: no data"))?;
+        let bytes = base64(data).ok_or_else(|| format!("{at}: data is not base64"))?;
+        let text = String::from_utf8(bytes).map_err(|_| format!("{at}: data is not UTF-8"))?;
+        objects.push(Source { name: format!("{}/manifests/object-{i:03}.json", entry.name), text });
     }
-    Some(out)
+    Ok((!objects.is_empty()).then_some(objects))
 }
 
 /// What the ClusterExtension (the only one in `sources`) asks for, read
@@ -288,18 +350,4 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
     };
     let self_certified = catalog.upgrade_constraint_policy.as_deref() == Some("SelfCertified");
     Ok(Wanted { package, range, channels: catalog.channels, self_certified })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::base64;
-
-    #[test]
-    fn base64_decodes_with_and_without_padding_and_refuses_the_rest() {
-        assert_eq!(base64("aGVsbG8=").as_deref(), Some(&b"hello"[..]));
-        assert_eq!(base64("aGVsbG8").as_deref(), Some(&b"hello"[..]));
-        assert_eq!(base64("aGk=").as_deref(), Some(&b"hi"[..]));
-        assert_eq!(base64("a$==").as_deref(), None);
-        assert_eq!(base64("a"), None);
-    }
 }

@@ -49,6 +49,9 @@ pub struct Row {
     /// What each subject gains over the package's next lower version that rendered (`diff -o json`'s
     /// `gained`); empty for the lowest, and for a bundle that did not render.
     pub gained: Vec<Value>,
+    /// What the package's `olm.deprecations` says of the bundle, of a channel that lists it, or of
+    /// the package: OLM v1 still installs a deprecated bundle and reports it on the ClusterExtension.
+    pub deprecations: Vec<String>,
     #[serde(skip)]
     #[schemars(skip)]
     parsed_version: Option<Version>,
@@ -99,6 +102,7 @@ fn row_of(entry: &Entry) -> Row {
         errors: Vec::new(),
         dangerous: Vec::new(),
         gained: Vec::new(),
+        deprecations: entry.deprecations.clone(),
         parsed_version: entry.version.clone(),
         rbac: None,
     }
@@ -210,6 +214,9 @@ fn text(rows: &[Row]) -> String {
         for e in &r.errors {
             out.push_str(&format!("  {}\n", crate::check::table::printable(e)));
         }
+        for d in &r.deprecations {
+            out.push_str(&format!("  {}\n", crate::check::table::printable(d)));
+        }
     }
     out
 }
@@ -219,7 +226,8 @@ fn markdown(rows: &[Row]) -> String {
         "| bundle | version | verdict | image | worst | dangerous | gained | why |\n|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
-        let why: Vec<String> = r.errors.iter().map(|e| crate::check::markdown::text(e)).collect();
+        let why: Vec<String> =
+            r.errors.iter().chain(&r.deprecations).map(|e| crate::check::markdown::text(e)).collect();
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
             crate::check::markdown::code(&r.bundle),

@@ -18,6 +18,9 @@ pub struct Entry {
     pub objects: usize,
     /// The bundle image OLM pulls to install it.
     pub image: Option<String>,
+    /// What the package's `olm.deprecations` says of it, of a channel that
+    /// lists it, or of its package: OLM v1 still installs it, and says so.
+    pub deprecations: Vec<String>,
 }
 
 /// What the ClusterExtension asks for.
@@ -59,6 +62,7 @@ mod tests {
             channels: channels.iter().map(|c| c.to_string()).collect(),
             objects: 1,
             image: None,
+            deprecations: Vec::new(),
         }
     }
 

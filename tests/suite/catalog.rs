@@ -237,13 +237,15 @@ fn base64(bytes: &[u8]) -> String {
 #[test]
 fn an_audit_ranks_every_bundle_of_every_package() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(repo(WITH_OBJECTS), dir.path().join("kube-green.yaml")).unwrap();
+    let folder = dir.path().join("catalog");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(repo(WITH_OBJECTS), folder.join("kube-green.yaml")).unwrap();
     std::fs::copy(
         repo("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml"),
-        dir.path().join("trident.yaml"),
+        folder.join("trident.yaml"),
     )
     .unwrap();
-    let catalog = dir.path().display().to_string();
+    let catalog = folder.display().to_string();
     let out = run_bin(&["catalog", "audit", "--catalog", &catalog, "-o", "json"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -341,9 +343,10 @@ fn keys_and_files_olm_reads_otherwise_are_refused_or_read() {
 #[test]
 fn manifests_that_are_not_the_bundle_or_a_tag_image_are_unjudged() {
     let dir = tempfile::tempdir().unwrap();
-    // 0.6.0's entry, carrying 0.5.2's manifests in its place.
+    // 0.6.0's entry, carrying 0.5.2's manifests in its place (and no 0.5.2 in the channel).
     let swapped = edited_catalog(dir.path(), |t| {
-        t.split("\n---\n")
+        t.replacen("- name: kube-green.v0.5.2\n  replaces: kube-green.v0.5.1\n", "", 1)
+            .split("\n---\n")
             .filter(|doc| !doc.contains("name: kube-green.v0.6.0\npackage: kube-green\nproperties:"))
             .map(|doc| {
                 if doc.contains("name: kube-green.v0.5.2\npackage: kube-green\nproperties:") {
