@@ -73,7 +73,13 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
         packages: options
             .bundle_roots
             .iter()
-            .filter_map(|r| Some((r.manifests(), package_of(&r.annotations()?)?)))
+            .filter_map(|r| match package_of(&r.annotations()?) {
+                Ok(package) => Some((r.manifests(), package?)),
+                Err(why) => {
+                    results.push(Finding::error(format!("{}/metadata/annotations.yaml: {why}", r.path)));
+                    None
+                }
+            })
             .collect(),
     };
     // Warnings read before planning (a merge noted in a CRD's schema) go with
@@ -154,15 +160,32 @@ fn without<T>(items: Vec<T>, indices: &std::collections::BTreeSet<usize>) -> Vec
     items.into_iter().enumerate().filter(|(i, _)| !indices.contains(i)).map(|(_, item)| item).collect()
 }
 
-/// The package a bundle's `metadata/annotations.yaml` names; `None` when it
-/// cannot be read or names none.
-fn package_of(annotations: &str) -> Option<String> {
+/// The package a bundle's `metadata/annotations.yaml` names (`None` when it
+/// names none as a string), read as operator-controller reads the file; why
+/// not, when it cannot be read so (OLM then refuses the bundle).
+fn package_of(annotations: &str) -> Result<Option<String>, String> {
     #[derive(serde::Deserialize)]
     struct File {
+        #[serde(default)]
         annotations: std::collections::BTreeMap<String, serde_json::Value>,
     }
-    let file: File = serde_saphyr::from_str(annotations).ok()?;
-    file.annotations.get(crate::model::BUNDLE_PACKAGE_ANNOTATION)?.as_str().map(str::to_string)
+    let refused = |line: usize, col: usize, why: &str| {
+        format!("line {line}, column {col}: {why}; OLM cannot read the file, so it refuses the bundle")
+    };
+    let chunks = yaml::split_documents(annotations).map_err(|e| refused(e.pos.line, e.pos.col, &e.message))?;
+    let Some(chunk) = chunks.first() else { return Ok(None) };
+    let file: File = yaml::parse_item(chunk).map_err(|e| {
+        let pos = e.pos.unwrap_or(yaml::Pos { line: chunk.line, col: 1 });
+        refused(pos.line, pos.col, &e.message)
+    })?;
+    match file.annotations.get(crate::model::BUNDLE_PACKAGE_ANNOTATION) {
+        None => Ok(None),
+        Some(serde_json::Value::String(package)) => Ok(Some(package.clone())),
+        Some(_) => Err(format!(
+            "annotations.{}: not a string; OLM cannot read the file, so it refuses the bundle",
+            crate::model::BUNDLE_PACKAGE_ANNOTATION
+        )),
+    }
 }
 
 /// Says how a bundle's root was read.

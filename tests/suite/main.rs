@@ -35,6 +35,7 @@ mod krm;
 mod kubernetes_tables;
 mod modes;
 mod olm_apis;
+mod olm_reading;
 mod operator;
 mod pinning;
 mod property;

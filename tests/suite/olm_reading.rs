@@ -1,0 +1,347 @@
+//! olm-rbac reads every file and byte as operator-controller (a bundle's
+//! folder) and opm (a file-based catalog) read them, or refuses and says
+//! why: a verdict about other bytes than OLM installs would be about another
+//! bundle. Each case here was a way round the gate on an earlier build
+//! (reproduced there: exit 0, or the failing bundle never judged).
+
+use crate::common::*;
+
+const KUBE_GREEN: &str = "examples/catalog/kube-green-catalog.yaml";
+const BUNDLES: &str = "tests/fixtures/catalogs/csv-metadata-only/bundles";
+const METADATA_ONLY: &str = "tests/fixtures/catalogs/csv-metadata-only/catalog";
+/// 100 documents of 500 bytes, each with an alias tree expanding to 800,000 nodes.
+const ALIAS_TREES: &str = "tests/fixtures/catalogs/hostile-alias-trees/catalog.yaml";
+
+/// Refuses what kube-green 0.6.0 ships (ClusterRoles and bindings); its
+/// neighbours pass.
+const CONFIG: &str = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    policy:\n      deny:\n      - {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles, clusterrolebindings], verbs: [create, bind, escalate], scope: Cluster}\n";
+
+/// The 0.6.0 bundle's document, by the line that starts it in the catalog.
+const V060: &str = "name: kube-green.v0.6.0\npackage: kube-green\nproperties:";
+
+struct Judged {
+    code: Option<i32>,
+    rows: Vec<serde_json::Value>,
+    stderr: String,
+}
+
+/// `catalog judge` of `catalog` (a file or folder) for a range admitting
+/// 0.5.0 and later, JSON rows.
+fn judge(catalog: &std::path::Path, bundles: Option<&std::path::Path>) -> Judged {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, ext) = (dir.path().join("rbac.yaml"), dir.path().join("ce.yaml"));
+    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(
+        &ext,
+        "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: kube-green\nspec:\n  namespace: kube-green\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: kube-green\n      version: \">=0.5.0\"\n",
+    )
+    .unwrap();
+    let (catalog, config, ext) =
+        (catalog.display().to_string(), config.display().to_string(), ext.display().to_string());
+    let mut args = vec!["catalog", "judge", "--catalog", &catalog, "-c", &config, "-f", &ext, "-o", "json"];
+    let bundles = bundles.map(|b| b.display().to_string());
+    if let Some(b) = &bundles {
+        args.extend(["--bundles", b]);
+    }
+    let out = run_bin(&args, "");
+    let rows = serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).unwrap_or_default();
+    Judged { code: out.status.code(), rows, stderr: text(&out.stderr) }
+}
+
+/// The kube-green catalog with `edit` applied, in a folder of its own.
+fn catalog_with(dir: &std::path::Path, edit: impl Fn(String) -> String) -> std::path::PathBuf {
+    let folder = dir.join("catalog");
+    std::fs::create_dir_all(&folder).unwrap();
+    let text = std::fs::read_to_string(repo(KUBE_GREEN)).unwrap();
+    std::fs::write(folder.join("catalog.yaml"), edit(text)).unwrap();
+    folder
+}
+
+fn verdict_of<'a>(judged: &'a Judged, version: &str) -> Option<&'a str> {
+    judged.rows.iter().find(|r| r["version"] == version).and_then(|r| r["verdict"].as_str())
+}
+
+#[test]
+fn the_kube_green_catalog_as_written_judges_0_6_0_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let judged = judge(&catalog_with(dir.path(), |t| t), None);
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
+    assert_eq!(verdict_of(&judged, "0.6.0"), Some("fail"));
+    assert_eq!(judged.rows.len(), 6);
+}
+
+/// go-yaml lets a merge key win over a key written before it; a `! <<` is a
+/// merge key to go-yaml and a plain key to YAML 1.2 readers; two `<<` keys
+/// are merged one after the other by go-yaml. Each hid kube-green 0.6.0 (as
+/// package `decoy`, or at version 9.9.9) from the judgement while opm serves
+/// it as kube-green 0.6.0.
+#[test]
+fn merge_keys_that_would_hide_a_bundle_from_the_judgement_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, edit) in [
+        (
+            "a key written before <<",
+            ("package: kube-green\nproperties:", "package: decoy\n<<: {package: kube-green}\nproperties:"),
+        ),
+        ("! <<", ("package: kube-green\nproperties:", "package: decoy\n! <<: {package: kube-green}\nproperties:")),
+        (
+            "two <<",
+            ("package: kube-green\nproperties:", "<<: {package: decoy}\n<<: {package: kube-green}\nproperties:"),
+        ),
+    ] {
+        let catalog = catalog_with(dir.path(), |t| {
+            let at = t.find(V060).unwrap();
+            format!("{}{}", &t[..at], t[at..].replacen(edit.0, edit.1, 1))
+        });
+        let judged = judge(&catalog, None);
+        assert_eq!(judged.code, Some(2), "{what}: {}", judged.stderr);
+        assert!(judged.rows.is_empty(), "{what}: nothing is judged");
+        assert!(judged.stderr.contains("catalog.yaml: line"), "{what}: {}", judged.stderr);
+    }
+    // On the version: go-yaml reads 0.6.0, a YAML 1.2 reader 9.9.9.
+    let catalog = catalog_with(dir.path(), |t| {
+        t.replacen(
+            "    packageName: kube-green\n    version: 0.6.0\n",
+            "    packageName: kube-green\n    version: 9.9.9\n    <<: {version: 0.6.0}\n",
+            1,
+        )
+    });
+    let judged = judge(&catalog, None);
+    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+    assert!(judged.stderr.contains("is written before a merge key"), "{}", judged.stderr);
+}
+
+/// Go ends a comment at U+2028, U+2029 or U+0085: what follows is a key to
+/// opm, and part of the comment to a YAML 1.2 reader.
+#[test]
+fn line_breaks_only_go_sees_are_refused_in_catalogs() {
+    let dir = tempfile::tempdir().unwrap();
+    for brk in ['\u{2028}', '\u{2029}', '\u{85}'] {
+        let catalog = catalog_with(dir.path(), |t| {
+            let at = t.find(V060).unwrap();
+            let hidden =
+                t[at..].replacen("package: kube-green\n", &format!("# a comment{brk}package: kube-green\n"), 1);
+            format!("{}{hidden}", &t[..at])
+        });
+        let judged = judge(&catalog, None);
+        assert_eq!(judged.code, Some(2), "{brk:?}: {}", judged.stderr);
+        assert!(judged.stderr.contains("takes for a line break"), "{}", judged.stderr);
+    }
+}
+
+/// opm reads every file of a catalog's folder that no `.indexignore`
+/// ignores: a folder laid out like a bundle's root is read whole.
+#[test]
+fn a_catalog_folder_laid_out_like_a_bundle_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo(KUBE_GREEN)).unwrap();
+    let docs: Vec<&str> = text.split("\n---\n").collect();
+    let (hidden, rest): (Vec<&str>, Vec<&str>) = docs.iter().partition(|d| d.contains(V060));
+    let folder = dir.path().join("catalog");
+    std::fs::create_dir_all(folder.join("x/manifests")).unwrap();
+    std::fs::create_dir_all(folder.join("x/metadata")).unwrap();
+    std::fs::write(folder.join("catalog.yaml"), rest.join("\n---\n")).unwrap();
+    std::fs::write(folder.join("x/manifests/readme.yaml"), "schema: olm.readme\n").unwrap();
+    std::fs::write(folder.join("x/metadata/annotations.yaml"), format!("---\n{}\n", hidden[0])).unwrap();
+    let judged = judge(&folder, None);
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
+    assert_eq!(verdict_of(&judged, "0.6.0"), Some("fail"), "{:?}", judged.rows);
+    // What .indexignore ignores, opm does not read either.
+    std::fs::write(folder.join(".indexignore"), "x/metadata/\n").unwrap();
+    let judged = judge(&folder, None);
+    assert!(judged.stderr.contains("names no olm.bundle of the package"), "{}", judged.stderr);
+}
+
+/// A channel entry that names no bundle: opm refuses the catalog.
+#[test]
+fn a_channel_entry_naming_no_bundle_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog =
+        catalog_with(dir.path(), |t| t.replacen("- name: kube-green.v0.7.1\n", "- name: kube-green.v9.9.9\n", 1));
+    let judged = judge(&catalog, None);
+    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+    assert!(
+        judged.stderr.contains("olm.channel \"alpha\" of package \"kube-green\": entries: \"kube-green.v9.9.9\" names no olm.bundle of the package"),
+        "{}",
+        judged.stderr
+    );
+}
+
+/// A bundle of another package with the same name as an admitted one is not
+/// judged in its place, nor reported as this package's.
+#[test]
+fn documents_are_matched_to_bundles_by_package_and_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = catalog_with(dir.path(), |t| {
+        let at = t.find(V060).unwrap();
+        let start = t[..at].rfind("\n---\n").unwrap() + 5;
+        let end = t[at..].find("\n---\n").map_or(t.len(), |e| at + e);
+        // 0.6.0's manifests, under 0.5.2's name, in package "other".
+        let other = t[start..end]
+            .replacen("name: kube-green.v0.6.0\npackage: kube-green\n", "name: kube-green.v0.5.2\npackage: other\n", 1)
+            .replacen("packageName: kube-green", "packageName: other", 1);
+        format!("{t}\n---\nname: other\nschema: olm.package\n---\n{other}\n")
+    });
+    let judged = judge(&catalog, None);
+    let rows: Vec<(&str, &str, &str)> = judged
+        .rows
+        .iter()
+        .map(|r| (r["package"].as_str().unwrap(), r["bundle"].as_str().unwrap(), r["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rows.iter().filter(|r| r.1 == "kube-green.v0.5.2").count(), 1, "{rows:?}");
+    assert!(rows.contains(&("kube-green", "kube-green.v0.5.2", "pass")), "{rows:?}");
+    assert!(rows.iter().all(|r| r.0 == "kube-green"), "{rows:?}");
+}
+
+/// A catalog that deprecates a bundle and a channel is judged, each row
+/// saying what its deprecations say; one that deprecates what does not
+/// exist, or twice, is refused as opm refuses it.
+#[test]
+fn deprecations_are_read_and_reported_beside_the_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let deprecations = "schema: olm.deprecations\npackage: kube-green\nentries:\n- reference: {schema: olm.bundle, name: kube-green.v0.5.0}\n  message: 0.5.0 leaks memory\n- reference: {schema: olm.channel, name: alpha}\n  message: use stable\n";
+    let catalog = catalog_with(dir.path(), |t| format!("{t}\n---\n{deprecations}"));
+    let judged = judge(&catalog, None);
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
+    let of = |v: &str| judged.rows.iter().find(|r| r["version"] == v).unwrap()["deprecations"].clone();
+    assert_eq!(
+        of("0.5.0"),
+        serde_json::json!(["bundle deprecated: 0.5.0 leaks memory", "channel alpha deprecated: use stable"])
+    );
+    assert_eq!(of("0.7.1"), serde_json::json!(["channel alpha deprecated: use stable"]));
+    for bad in
+        [deprecations.replace("kube-green.v0.5.0", "kube-green.v9"), format!("{deprecations}---\n{deprecations}")]
+    {
+        let catalog = catalog_with(dir.path(), |t| format!("{t}\n---\n{bad}"));
+        let judged = judge(&catalog, None);
+        assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+        assert!(judged.stderr.contains("olm.deprecations of package \"kube-green\""), "{}", judged.stderr);
+    }
+}
+
+/// A bundle folder under `--bundles` with 0.5.2's manifests and a file with
+/// no `.yaml` name binding the operator to cluster-admin: operator-controller
+/// installs that file too.
+fn bundles_with_extra_rbac(dir: &std::path::Path) -> std::path::PathBuf {
+    let bundles = dir.join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    std::fs::write(
+        bundles.join("kube-green/0.5.2/manifests/extra-rbac"),
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: extra\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects:\n- {kind: ServiceAccount, name: kube-green-controller-manager, namespace: kube-green}\n",
+    )
+    .unwrap();
+    bundles
+}
+
+#[test]
+fn a_manifest_without_a_yaml_name_is_read_as_operator_controller_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = bundles_with_extra_rbac(dir.path());
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
+    assert_eq!(verdict_of(&judged, "0.5.2"), Some("fail"), "{:?}", judged.rows);
+    // render of the bundle's folder, alike.
+    let bundle = bundles.join("kube-green/0.5.2");
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("extra-rbac"), "{}", text(&out.stderr));
+    // A folder inside manifests/: OLM refuses the bundle, so it is unjudged, not failed.
+    std::fs::remove_file(bundle.join("manifests/extra-rbac")).unwrap();
+    std::fs::create_dir(bundle.join("manifests/more")).unwrap();
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    let row = judged.rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "unjudged", "{row}");
+    assert!(
+        row["errors"][0].as_str().unwrap().contains("manifests/more: a folder inside a bundle's manifests/"),
+        "{row}"
+    );
+    let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+}
+
+/// opendatahub-operator's CRDs continue a single-quoted description at the
+/// key's own column. go-yaml reads it; so does olm-rbac, bytes unchanged.
+const ODH_DESCRIPTION: &str =
+    "            description: 'Foo is the\n            Schema for the foos API, ''quoted''.'\n";
+
+#[test]
+fn a_description_continued_at_its_keys_column_is_read_and_passes_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let manifests = bundles.join("kube-green/0.5.2/manifests");
+    let crd = std::fs::read_dir(&manifests)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| std::fs::read_to_string(p).unwrap().contains("kind: CustomResourceDefinition"))
+        .unwrap();
+    let original = std::fs::read_to_string(&crd).unwrap();
+    let line =
+        original.lines().find(|l| l.starts_with("            description: ") && !l.contains('\'')).unwrap().to_string();
+    let edited = original.replacen(&format!("{line}\n"), ODH_DESCRIPTION, 1);
+    assert_ne!(edited, original);
+    std::fs::write(&crd, &edited).unwrap();
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    assert_eq!(verdict_of(&judged, "0.5.2"), Some("pass"), "{:?} {}", judged.rows, judged.stderr);
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let out = run_bin(&["render", "-c", &config.display().to_string(), &manifests.display().to_string()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(&edited), "the CRD's bytes pass through unchanged");
+}
+
+/// What OLM cannot read is never a policy word: the bundle is unjudged, with
+/// the file, line and cause.
+#[test]
+fn manifests_olm_cannot_read_make_the_bundle_unjudged_not_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    std::fs::write(bundles.join("kube-green/0.5.2/manifests/broken.yaml"), "kind: ConfigMap\nmetadata: [\n").unwrap();
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    let row = judged.rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "unjudged", "{row}");
+    let why = row["errors"][0].as_str().unwrap();
+    assert!(why.contains("cannot be read as OLM reads them") && why.contains("broken.yaml: line 2"), "{why}");
+}
+
+/// Many small documents each holding an alias tree: the budget is in
+/// proportion to each document, so the catalog is refused at once instead
+/// of costing a second a document (the timing is in `benches/`).
+#[test]
+fn alias_trees_spread_over_many_documents_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("catalog");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(repo(ALIAS_TREES), folder.join("catalog.yaml")).unwrap();
+    let judged = judge(&folder, None);
+    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+    assert!(judged.stderr.contains("alias"), "{}", judged.stderr);
+}
+
+/// A bundle's `metadata/annotations.yaml` names its package; operator-controller
+/// reads it with go-yaml, so it is read with the same care as the manifests,
+/// and one OLM cannot read is said, not taken for "no package".
+#[test]
+fn a_bundles_annotations_are_read_as_operator_controller_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    copy_dir(&repo(BUNDLES).join("kube-green/0.5.2"), &bundle);
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, CONFIG).unwrap();
+    const KEY: &str = "operators.operatorframework.io.bundle.package.v1";
+    for (annotations, said) in [
+        (format!("annotations:\n  {KEY}: decoy\n  <<: {{{KEY}: kube-green}}\n"), "is written before a merge key"),
+        (format!("annotations:\n  # c\u{2028}{KEY}: kube-green\n"), "takes for a line break"),
+        (format!("annotations:\n  {KEY}: {{a: 1}}\n"), "not a string"),
+    ] {
+        std::fs::write(bundle.join("metadata/annotations.yaml"), &annotations).unwrap();
+        let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
+        assert_eq!(out.status.code(), Some(1), "{annotations:?}: {}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("metadata/annotations.yaml: ") && stderr.contains(said), "{stderr}");
+        assert!(stderr.contains("OLM cannot read the file, so it refuses the bundle"), "{stderr}");
+    }
+}
