@@ -9,7 +9,7 @@ use crate::common::*;
 const KUBE_GREEN: &str = "examples/catalog/kube-green-catalog.yaml";
 const BUNDLES: &str = "tests/fixtures/catalogs/csv-metadata-only/bundles";
 const METADATA_ONLY: &str = "tests/fixtures/catalogs/csv-metadata-only/catalog";
-/// 100 documents of 500 bytes, each with an alias tree expanding to 800,000 nodes.
+/// 100 documents of about 480 bytes, each with an alias tree expanding to 111,000 nodes.
 const ALIAS_TREES: &str = "tests/fixtures/catalogs/hostile-alias-trees/catalog.yaml";
 
 /// Refuses what kube-green 0.6.0 ships (ClusterRoles and bindings); its
