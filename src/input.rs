@@ -288,7 +288,7 @@ impl Walk {
                 if !kind.is_file() {
                     return Err(not_regular(&path));
                 }
-                self.file(&path)?;
+                self.file(&path, wanted)?;
             }
         }
         Ok(())
@@ -311,20 +311,29 @@ impl Walk {
             ));
         }
         let meta = std::fs::metadata(&target).map_err(|e| format!("{}: {e}", path.display()))?;
+        if meta.is_dir() && wanted == Files::Every {
+            return Err(format!(
+                "{}: a symbolic link to a folder in a catalog; opm does not follow it (it reads the link as a file, and fails), so neither does olm-rbac",
+                path.display()
+            ));
+        }
         if meta.is_dir() {
             self.dir(path, wanted)
         } else if !wanted.wants(path) {
             Ok(())
         } else if meta.is_file() {
-            self.file(path)
+            self.file(path, wanted)
         } else {
             Err(not_regular(path))
         }
     }
 
-    fn file(&mut self, path: &Path) -> Result<(), String> {
+    /// A file to read, once by its real path; in a catalog, at every path
+    /// that reaches it, as opm reads it (each path is held to `.indexignore`
+    /// on its own).
+    fn file(&mut self, path: &Path, wanted: Files) -> Result<(), String> {
         let real = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        if self.files.insert(real) {
+        if self.files.insert(real) || wanted == Files::Every {
             self.found.push(path.to_path_buf());
         }
         Ok(())
@@ -443,6 +452,31 @@ mod tests {
         std::fs::write(root.join(".indexignore"), "tests/\n").unwrap();
         std::fs::write(root.join("x/.indexignore"), "# the bundle's objects\nmanifests\n").unwrap();
         assert_eq!(names(), ["x/metadata/annotations.yaml"]);
+        // opm does not follow a link to a folder.
+        symlink(root.join("x/tests"), root.join("y")).unwrap();
+        assert!(catalog_files(&root).unwrap_err().contains("y: a symbolic link to a folder in a catalog"));
+    }
+
+    #[test]
+    fn every_path_of_a_catalog_is_held_to_indexignore_on_its_own_as_opm_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("catalog");
+        std::fs::create_dir_all(root.join("sub/x")).unwrap();
+        std::fs::write(root.join("main.yaml"), "schema: olm.package\n").unwrap();
+        std::fs::write(root.join("a-evil.yaml"), "schema: olm.bundle\n").unwrap();
+        std::fs::write(root.join("sub/x/evil.yaml"), "schema: olm.bundle\n").unwrap();
+        std::fs::write(root.join(".indexignore"), "*evil.yaml\n!x/evil.yaml\n").unwrap();
+        let names = || -> Vec<String> {
+            let files = catalog_files(&root).unwrap();
+            files.iter().map(|f| f.strip_prefix(&root).unwrap().display().to_string()).collect()
+        };
+        assert_eq!(names(), ["main.yaml"]);
+        // A file reached by a second path is read there too, if that path is not ignored.
+        symlink(root.join("a-evil.yaml"), root.join("z.yaml")).unwrap();
+        assert_eq!(names(), ["main.yaml", "z.yaml"]);
+        // A linked .indexignore is read for its own folder: there, x/evil.yaml is kept.
+        symlink(root.join(".indexignore"), root.join("sub/.indexignore")).unwrap();
+        assert_eq!(names(), ["main.yaml", "sub/x/evil.yaml", "z.yaml"]);
     }
 
     #[test]

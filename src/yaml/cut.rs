@@ -318,14 +318,14 @@ fn documents_in<'a>(
             _ => {}
         }
         if walker.frames.is_empty() && event.is_node() {
+            if piece_has_content {
+                return Err(YamlError {
+                    message: "this document follows another after a ... line, with no --- line between: Kubernetes' reader (kubectl, OLM, opm) splits documents only at --- lines and reads the first of the two, so the cluster would never see this one; write --- before it".into(),
+                    pos: pos_of(&span),
+                });
+            }
+            piece_has_content = true;
             if let Event::MappingStart(..) = event {
-                if piece_has_content {
-                    return Err(YamlError {
-                        message: "this document follows another after a ... line, with no --- line between: Kubernetes' reader (kubectl, OLM, opm) splits documents only at --- lines and reads the first of the two, so the cluster would never see this one; write --- before it".into(),
-                        pos: pos_of(&span),
-                    });
-                }
-                piece_has_content = true;
                 if let Some(doc) = docs.last_mut() {
                     doc.content = true;
                     headers.begin();
@@ -613,6 +613,10 @@ mod tests {
         let err = split_documents("a: 1\n...\nkind: B\n").unwrap_err();
         assert!(err.message.contains("reads the first of the two"), "{}", err.message);
         assert_eq!(err.pos.line, 3);
+        // A null document counts: go-yaml reads it, and nothing after it in the piece.
+        let err = split_documents("---\n~\n...\nkind: B\n").unwrap_err();
+        assert!(err.message.contains("reads the first of the two"), "{}", err.message);
+        assert_eq!(split_documents("---\n---\nkind: B\n").unwrap().len(), 1, "an empty document between --- lines");
         assert_eq!(split_documents("a: 1\n...\n---\nkind: B\n").unwrap().len(), 2);
         assert_eq!(split_documents("a: 1\n...\n# only a comment\n").unwrap().len(), 1);
     }

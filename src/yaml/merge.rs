@@ -104,6 +104,18 @@ pub(super) enum KeyReading {
     Disputed,
 }
 
+/// The namespace of YAML's own types (`!!binary`, `!!int`, `!!str`, …).
+const YAML_TAGS: &str = "tag:yaml.org,2002:";
+
+/// Whether a key with this tag, as (handle, suffix), is decoded by go-yaml
+/// into other text than written: YAML's own types but `!!str` (`!!binary` is
+/// read as the text it encodes, `!!int 0x1b` as 27). A local tag (`!custom`)
+/// or the non-specific `!` leaves the key as written, to every reader.
+fn is_decoded_tag((handle, suffix): (&str, &str)) -> bool {
+    let full = format!("{handle}{suffix}");
+    full.strip_prefix(YAML_TAGS).is_some_and(|t| t != "str")
+}
+
 /// How readers take this scalar as a mapping key; see [`KeyReading`].
 pub(super) fn key_reading(event: &Event<'_>) -> KeyReading {
     let Event::Scalar(value, style, _, tag) = event else { return KeyReading::Literal };
@@ -241,6 +253,14 @@ impl<'a> MergeCheck<'a> {
                     });
                 }
                 let Event::Scalar(_, style, _, tag) = event else { return Ok(()) };
+                if at_key && reading == KeyReading::Literal && tag.as_ref().is_some_and(|t| is_decoded_tag(t.parts())) {
+                    return Err(YamlError {
+                        message: format!(
+                            "the key {value:?} carries a tag of YAML's own types: go-yaml (Kubernetes, OLM, opm) decodes such a key (a !!binary key is read as the text it encodes) where olm-rbac's checks compare keys as written, so two keys could read as one to the cluster; write the key as plain text"
+                        ),
+                        pos,
+                    });
+                }
                 let read_alike = tag.is_none().then(|| (*style == ScalarStyle::Plain, value.to_string()));
                 self.scalar(reading == KeyReading::Merge, at_key.then(|| value.clone()), read_alike, pos)
             }
@@ -514,6 +534,10 @@ mod tests {
             ("a: &x {p: 1}\nb: {p: 2, !<tag:yaml.org,2002:merge> \"<<\": *x}\n", "the key \"p\"", 2),
             ("b:\n  ! <<: {p: 1}\n", "non-specific tag (!)", 2),
             ("b: {!<!> '<<': {p: 1}}\n", "non-specific tag (!)", 1),
+            // Keys go-yaml decodes into other text (found in review: a merged !!binary
+            // `properties` hid a catalog's bundle).
+            ("b: {<<: {!!binary cA==: 1}, p: 2}\n", "carries a tag of YAML's own types", 1),
+            ("b: {!<tag:yaml.org,2002:int> 0x1b: 1}\n", "carries a tag of YAML's own types", 1),
         ] {
             let err = check(bad).expect_err(bad);
             assert!(err.message.contains(says), "{bad}: {}", err.message);

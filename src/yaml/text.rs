@@ -16,7 +16,11 @@ pub(super) fn pos_of(span: &Span) -> Pos {
 
 pub(super) fn scan_error(e: &granit_parser::ScanError) -> YamlError {
     let m = e.marker();
-    YamlError { message: format!("malformed YAML: {}", e.info()), pos: Pos { line: m.line(), col: m.col() + 1 } }
+    let message = match e.kind() {
+        granit_parser::ErrorKind::DirectiveDisallowed => "a YAML directive (%YAML, %TAG): Kubernetes' reader (kubectl, OLM, opm) cuts it off from the document after the --- line and refuses both; leave it out".to_string(),
+        _ => format!("malformed YAML: {}", e.info()),
+    };
+    YamlError { message, pos: Pos { line: m.line(), col: m.col() + 1 } }
 }
 
 pub(super) fn line_start(src: &str, at: usize) -> usize {

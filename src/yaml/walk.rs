@@ -8,6 +8,10 @@ use granit_parser::Event;
 pub(super) fn parser_options() -> granit_parser::Options {
     let mut options = granit_parser::Options::default();
     options.block_nesting_limit = 1024;
+    // Kubernetes' stream reader cuts a directive (`%YAML`, `%TAG`) off from
+    // the document after its `---`, and go-yaml then refuses both: a directive
+    // is never read as the cluster reads it (`text::scan_error` says so).
+    options.disallow_directives = true;
     options
 }
 

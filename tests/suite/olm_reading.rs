@@ -345,3 +345,25 @@ fn a_bundles_annotations_are_read_as_operator_controller_reads_them() {
         assert!(stderr.contains("OLM cannot read the file, so it refuses the bundle"), "{stderr}");
     }
 }
+
+/// go-yaml decodes a `!!binary` key to the text it encodes, so a merged
+/// `!!binary cHJvcGVydGllcw==` (`properties`) is one key with the written
+/// `properties` to opm, and another to a reader that compares keys as
+/// written: it hid kube-green 0.6.0 at version 0.4.9 (found in review).
+/// A directive is cut off from its document by Kubernetes' reader.
+#[test]
+fn tagged_keys_and_directives_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = catalog_with(dir.path(), |t| {
+        let at = t.find(V060).unwrap();
+        let merged = "<<: {!!binary cHJvcGVydGllcw==: [{type: olm.package, value: {packageName: kube-green, version: 0.4.9}}]}\nproperties:";
+        format!("{}{}", &t[..at], t[at..].replacen("properties:", merged, 1))
+    });
+    let judged = judge(&catalog, None);
+    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+    assert!(judged.stderr.contains("\"cHJvcGVydGllcw==\" carries a tag of YAML's own types"), "{}", judged.stderr);
+    let catalog = catalog_with(dir.path(), |t| format!("%YAML 1.1\n{t}"));
+    let judged = judge(&catalog, None);
+    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+    assert!(judged.stderr.contains("a YAML directive (%YAML, %TAG)"), "{}", judged.stderr);
+}
