@@ -7,10 +7,11 @@
 //! resolution needs (packages, channels, each bundle's name and version,
 //! never its manifests), then, for each admitted bundle in turn, its
 //! manifests (`olm.bundle.object`, or its folder under `--bundles`), which
-//! are rendered with the admin's RBACConfig and dropped before the next. So
-//! memory grows with the largest bundle, not with the catalog. Resolution is
-//! pure (`resolve`); judging calls `run::render`, exactly as the command line
-//! would on the bundle's folder; the report is in `report`.
+//! are judged with the admin's RBACConfig and dropped before the next. So
+//! memory grows with the largest file, not with the catalog. Resolution is
+//! pure (`resolve`); judging calls `judge::judge`, which render writes from,
+//! and reads its values (every error and dangerous grant, the worst level,
+//! the cluster's RBAC for the gains); the report is in `report`.
 
 use std::path::{Path, PathBuf};
 

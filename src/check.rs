@@ -14,7 +14,7 @@ pub mod commands;
 pub mod diff;
 mod graph;
 pub mod install;
-mod load;
+pub(crate) mod load;
 pub(crate) mod markdown;
 mod matrix;
 mod shapes;

@@ -24,11 +24,48 @@ pub(crate) struct Finding {
     /// The rule code scanning files it under (`sarif::RULES`), when it is not
     /// render's own error or warning: the install gate's verdicts.
     pub rule: Option<&'static str>,
+    /// A dangerous grant it reports, by the worst level of the catalogue of
+    /// dangerous permissions it holds (`access::danger`); a value the catalog
+    /// commands read, never read back from the message.
+    pub danger: Option<DangerLevel>,
+    /// Whether the text output shows it (see [`Shown`]).
+    pub shown: Shown,
+}
+
+pub(crate) use crate::access::danger::Severity as DangerLevel;
+
+/// Findings about one holder are capped in the text output, so that a role
+/// of many rules bound many times does not say the same thing rules ×
+/// bindings times; every one is still a value the catalog commands read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Shown {
+    /// In every output.
+    #[default]
+    Always,
+    /// Past the cap: a value only, left out of the text.
+    PastCap,
+    /// The text's count of what the cap left out ("and N more like it"):
+    /// text only, never a value of its own.
+    CapCount,
 }
 
 impl Finding {
     pub(crate) fn new(severity: Severity, message: impl Into<String>) -> Self {
-        Finding { severity, message: message.into(), object: None, field: None, file: None, rule: None }
+        Finding {
+            severity,
+            message: message.into(),
+            object: None,
+            field: None,
+            file: None,
+            rule: None,
+            danger: None,
+            shown: Shown::Always,
+        }
+    }
+    /// Reports a dangerous grant of this level.
+    pub(crate) fn dangerous(mut self, level: DangerLevel) -> Self {
+        self.danger = Some(level);
+        self
     }
     pub(crate) fn under(mut self, rule: &'static str) -> Self {
         self.rule = Some(rule);
@@ -74,6 +111,18 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// What it says and where it was found, without its severity:
+    /// `CustomResourceDefinition foo: spec.group: is missing [crd.yaml#0]`.
+    pub(crate) fn said_in_file(&self) -> String {
+        match &self.file {
+            Some(FileRef { path, index: Some(i) }) => format!("{} [{path}#{i}]", self.said()),
+            Some(FileRef { path, index: None }) => format!("{} [{path}]", self.said()),
+            None => self.said(),
+        }
+    }
+}
+
 /// One line for stderr: `error: CustomResourceDefinition foo: spec.group: is missing`.
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -82,14 +131,7 @@ impl fmt::Display for Finding {
             Severity::Warning => "warning",
             Severity::Info => "info",
         };
-        write!(f, "{severity}: {}", self.said())?;
-        if let Some(file) = &self.file {
-            match file.index {
-                Some(i) => write!(f, " [{}#{}]", file.path, i)?,
-                None => write!(f, " [{}]", file.path)?,
-            }
-        }
-        Ok(())
+        write!(f, "{severity}: {}", self.said_in_file())
     }
 }
 

@@ -9,7 +9,8 @@
 //! The steps, kept apart: [`input`] and [`yaml`] read bytes into items
 //! without losing any; [`config`] checks the admin's `RBACConfig`; `plan`
 //! decides what to generate (a pure function over typed values, no YAML);
-//! [`run`] writes the result back around the untouched items; [`access`] is
+//! `judge` reads the inputs and plans, writing nothing, for render and the
+//! catalog commands alike; [`run`] writes the result back around the untouched items; [`access`] is
 //! the RBAC kernel and [`check`] the offline checks on it; [`cli`] is the
 //! command line, and [`outcome`] what every command gives back. ARCHITECTURE.md is the map.
 //!
@@ -32,6 +33,7 @@ pub mod cli;
 pub mod config;
 pub(crate) mod findings;
 pub mod input;
+pub(crate) mod judge;
 mod kinds;
 pub(crate) mod model;
 pub(crate) mod names;

@@ -267,14 +267,18 @@ pub(crate) struct Plan {
     remove: BTreeSet<usize>,
     patches: BTreeMap<usize, MetaPatch>,
     generated: Vec<Generated>,
+    /// What the outputs say.
     results: Vec<Finding>,
+    /// Findings past the text's cap (`Shown::PastCap`): values only.
+    past_cap: Vec<Finding>,
 }
 
 impl Plan {
     /// The draft's changes, unless its results hold an error.
     fn decide(draft: Draft) -> Plan {
         let Draft { remove, patches, generated, results } = draft;
-        let mut plan = Plan { remove, patches, generated, results };
+        let (past_cap, results) = results.into_iter().partition(|f| f.shown == crate::findings::Shown::PastCap);
+        let mut plan = Plan { remove, patches, generated, results, past_cap };
         plan.change_nothing_on_error();
         plan
     }
@@ -319,6 +323,12 @@ impl Plan {
 
     pub(crate) fn results(&self) -> &[Finding] {
         &self.results
+    }
+
+    /// Every finding as a value: those the outputs say, less the counts of
+    /// what their cap left out, and those past the cap.
+    pub(crate) fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.results.iter().chain(&self.past_cap).filter(|f| f.shown != crate::findings::Shown::CapCount)
     }
 
     pub(crate) fn into_results(self) -> Vec<Finding> {

@@ -4,8 +4,9 @@
 //! untouched items back as the exact text they came in.
 //!
 //! `krm` and `render` are the two runners; `sources` reads what the command
-//! line names for each (stdin, the config file, the paths); `views` reads the
-//! typed views and configs both hand to the planner, and `output` the text and
+//! line names for each (stdin, the config file, the paths); `judge::views`
+//! reads the typed views and configs both hand to the planner (render through
+//! `judge`, which the catalog commands share), and `output` the text and
 //! exit code both write.
 
 mod json;
@@ -13,7 +14,6 @@ mod krm;
 mod output;
 mod render;
 mod sources;
-mod views;
 
 pub use crate::input::Source;
 pub use crate::outcome::Outcome;

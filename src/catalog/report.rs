@@ -6,8 +6,7 @@ use serde_json::Value;
 
 use super::Entry;
 use crate::access::danger::Severity;
-use crate::check::commands::{Common, Format as CheckFormat};
-use crate::check::diff::{diff, DiffOptions, FailOn};
+use crate::check::diff::ChangeOut;
 use crate::input::Source;
 use crate::outcome::Outcome;
 use crate::semver::Version;
@@ -55,10 +54,10 @@ pub struct Row {
     #[serde(skip)]
     #[schemars(skip)]
     parsed_version: Option<Version>,
-    /// The RBAC documents of its render, kept for the gains and then dropped.
+    /// The cluster's RBAC after its install, kept for the gains and then dropped.
     #[serde(skip)]
     #[schemars(skip)]
-    rbac: Option<String>,
+    rbac: Option<crate::access::Policy>,
 }
 
 /// How one bundle fared.
@@ -79,9 +78,6 @@ impl Verdict {
         }
     }
 }
-
-/// What render says of a bundle role the cluster fills by aggregation.
-const UNMEASURED: &str = "it holds whatever the cluster aggregates into it";
 
 /// A bundle that cannot be judged, and why.
 pub(super) fn unjudged(entry: &Entry, why: String) -> Row {
@@ -108,51 +104,30 @@ fn row_of(entry: &Entry) -> Row {
     }
 }
 
-/// Renders the bundle as `render` would its folder, with `config`.
+/// Judges the bundle as `render` would its folder, with `config`, and reads
+/// the verdict's values: every error, every dangerous grant (worst first,
+/// none left out), the worst level, and the cluster's RBAC for the gains.
 pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) -> Row {
+    use crate::findings::Severity as Said;
     let mut row = row_of(entry);
-    let out = crate::run::render(sources, config);
-    let lines = |prefix: &str| -> Vec<String> {
-        out.stderr.lines().filter_map(|l| l.strip_prefix(prefix)).map(str::to_string).collect()
-    };
-    row.errors = lines("error: ");
-    row.dangerous =
-        lines("warning: ").into_iter().filter(|l| l.contains("would be granted") || l.contains(UNMEASURED)).collect();
-    row.worst = row.errors.iter().chain(&row.dangerous).filter_map(|l| level_named(l)).max();
-    row.verdict = if out.code == 0 { Verdict::Pass } else { Verdict::Fail };
-    if out.code == 0 {
-        row.rbac = Some(rbac_documents(&out.stdout));
+    let judged = crate::judge::judge(sources, config, &[]);
+    let findings: Vec<&crate::findings::Finding> = judged.plan.findings().collect();
+    row.errors = findings.iter().filter(|f| f.severity == Said::Error).map(|f| f.said_in_file()).collect();
+    let mut dangerous: Vec<_> = findings.iter().filter(|f| f.danger.is_some()).collect();
+    dangerous.sort_by_key(|f| std::cmp::Reverse(f.danger));
+    row.dangerous = dangerous.iter().map(|f| f.said_in_file()).collect();
+    row.worst = dangerous.first().and_then(|f| f.danger);
+    row.verdict = if judged.refused() { Verdict::Fail } else { Verdict::Pass };
+    if !judged.refused() {
+        row.rbac = Some(crate::check::load::policy_of(&judged.rbac()));
     }
     row
 }
 
-/// The role and binding documents of a render: what `diff` compares, a
-/// small part of a bundle (its CRDs, the bulk, left out).
-fn rbac_documents(rendered: &str) -> String {
-    use crate::model::{view_for, ViewKind};
-    let Ok(chunks) = crate::yaml::split_documents(rendered) else { return String::new() };
-    chunks
-        .iter()
-        .filter(|c| matches!(view_for(&c.header), Some(ViewKind::Role | ViewKind::Binding)))
-        .map(|c| c.text.as_ref())
-        .collect::<Vec<_>>()
-        .join("---\n")
-}
-
-/// The dangerous-permission level a message of render's names, as
-/// `(critical)`, `(high)` or `(medium)`; a role filled by aggregation is
-/// unbounded, so critical.
-fn level_named(line: &str) -> Option<Severity> {
-    if line.contains(UNMEASURED) {
-        return Some(Severity::Critical);
-    }
-    [Severity::Critical, Severity::High, Severity::Medium]
-        .into_iter()
-        .find(|s| line.contains(&format!("({})", s.as_str())))
-}
-
 /// Fills each row's gains over its package's next lower version that
-/// rendered, then drops the renders.
+/// passed: what the cluster's RBAC gains when the newer bundle's is applied
+/// over the older's (`check::diff::upgrade`, on the two values), then drops
+/// the values.
 pub(super) fn add_gains(rows: &mut [Row]) {
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&a, &b| {
@@ -160,13 +135,12 @@ pub(super) fn add_gains(rows: &mut [Row]) {
     });
     let mut previous: Option<usize> = None;
     for i in order {
-        let Some(new) = rows[i].rbac.clone() else { continue };
-        if let Some(p) = previous.filter(|&p| rows[p].package == rows[i].package) {
-            let old = [Source { name: rows[p].bundle.clone(), text: rows[p].rbac.clone().unwrap_or_default() }];
-            let new = [Source { name: rows[i].bundle.clone(), text: new }];
-            let options = DiffOptions { format: CheckFormat::Json, fail_on: FailOn::None, common: Common::default() };
-            let changes: Value = serde_json::from_str(&diff(&old, &new, options).stdout).unwrap_or_default();
-            rows[i].gained = changes["gained"].as_array().cloned().unwrap_or_default();
+        let Some(new) = &rows[i].rbac else { continue };
+        if let Some(old) = previous.filter(|&p| rows[p].package == rows[i].package).and_then(|p| rows[p].rbac.as_ref())
+        {
+            let changes = crate::check::diff::upgrade(old, new);
+            let gained = changes.gained.iter().map(|c| serde_json::to_value(ChangeOut::of(c)).unwrap_or_default());
+            rows[i].gained = gained.collect();
         }
         previous = Some(i);
     }

@@ -114,6 +114,13 @@ pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
     })
 }
 
+/// What the cluster's RBAC gains and loses when NEW is applied over OLD
+/// without pruning, as [`diff`] measures it, on two values.
+pub(crate) fn upgrade(old: &Policy, new: &Policy) -> Changes {
+    let kept = left_behind(old, new, &mut Vec::new());
+    changes(old, kept.as_ref().unwrap_or(new))
+}
+
 /// NEW as the cluster holds it after NEW is applied over OLD without pruning
 /// (`kubectl apply`, Argo CD's default): a role NEW's bindings refer to but
 /// only OLD defines stays on the cluster and grants what OLD wrote, so a

@@ -140,6 +140,18 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
     Ok(Loaded { policy, admission: read.admission, extensions: read.extensions, objects: seen.objects, warnings })
 }
 
+/// The cluster's RBAC after `objects` are applied, as [`read`] builds it from
+/// manifests, from objects already read (a render's, as `judge` decided it),
+/// with Kubernetes' built-in roles and bindings reconciled over them.
+pub(crate) fn policy_of(objects: &[InputObject]) -> Policy {
+    let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
+    for o in objects {
+        policy.add_object(o);
+    }
+    builtin::reconcile_into(&mut policy);
+    policy
+}
+
 /// Says what of the input the cluster would not hold as written, because
 /// Kubernetes reconciles its bootstrap policy over it.
 fn set_aside_warning(set_aside: &builtin::SetAside) -> Finding {

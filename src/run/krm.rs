@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::output::{describe, errors_first, exit_code, item_text, stderr_lines};
-use super::views::{read_config, read_objects, view_finding, yaml_finding};
 use super::Outcome;
 use crate::config::{self, BundleObjects, Config};
 use crate::findings::{krm_results, Finding, ObjRef};
+use crate::judge::views::{read_config, read_objects, view_finding, yaml_finding};
 use crate::model::{InputObject, RunnerMarks};
 use crate::plan::{plan, Generated, Plan};
 use crate::yaml::{self, Chunk, Layout, ListText};

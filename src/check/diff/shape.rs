@@ -187,7 +187,7 @@ fn sarif(changes: &Changes, artifact: Option<&str>) -> String {
 }
 
 impl ChangeOut {
-    fn of(c: &Change) -> ChangeOut {
+    pub(crate) fn of(c: &Change) -> ChangeOut {
         let list = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
         ChangeOut {
             subject: SubjectOut::of(&c.holder),

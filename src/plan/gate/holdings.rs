@@ -166,9 +166,10 @@ impl<'a> Gate<'a> {
                     self.check_role_name(o, results);
                     if v.aggregates() {
                         let message = "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy";
-                        results.push(
-                            self.finding(message).on(&o.object_ref()).at("aggregationRule").in_file(o.file.as_ref()),
-                        );
+                        // Unbounded: whatever the cluster aggregates, so critical.
+                        let finding = self.finding(message).on(&o.object_ref()).at("aggregationRule");
+                        results
+                            .push(finding.in_file(o.file.as_ref()).dangerous(crate::findings::DangerLevel::Critical));
                     }
                     self.check_aggregated(o, &present, results);
                     if !v.aggregates() {

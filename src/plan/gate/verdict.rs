@@ -10,7 +10,7 @@ use crate::access::cover::{overlaps, uncovered_rules};
 use crate::access::danger::dangers;
 use crate::access::describe_rule;
 use crate::config::{PolicyEntry, PolicyScope};
-use crate::findings::Finding;
+use crate::findings::{Finding, Shown};
 
 use super::{Gate, Namespace};
 use crate::plan::gate::holdings::{BoundSubject, Holder, Holding, Reach};
@@ -213,7 +213,9 @@ pub(super) fn warn_dangerous(holdings: &[Holding], results: &mut Vec<Finding>) {
             g.describe(None),
             what.join(", ")
         );
-        results.push(g, Finding::warning(message));
+        let worst = dangers.iter().map(|d| d.severity).max();
+        let finding = Finding::warning(message);
+        results.push(g, worst.map_or(finding.clone(), |w| finding.dangerous(w)));
     }
     results.finish();
 }
@@ -234,24 +236,26 @@ impl<'r> Capped<'r> {
         Capped { results, said: BTreeMap::new(), first: BTreeMap::new() }
     }
 
+    /// Every finding is kept as a value; past the cap, out of the text.
     fn push(&mut self, g: &Holding, finding: Finding) {
-        let finding = finding.under(crate::sarif::INSTALL_POLICY);
+        let finding = g.at(finding.under(crate::sarif::INSTALL_POLICY));
         let who = g.who.to_string();
         let n = self.said.entry(who.clone()).or_default();
         *n += 1;
-        if *n <= Self::EACH {
-            self.results.push(g.at(finding));
+        if *n > Self::EACH {
+            self.first.entry(who).or_insert_with(|| finding.clone());
+            self.results.push(Finding { shown: Shown::PastCap, ..finding });
         } else {
-            self.first.entry(who).or_insert_with(|| g.at(finding));
+            self.results.push(finding);
         }
     }
 
-    /// Counts what was left out, once per holder.
+    /// Counts in the text what it left out, once per holder.
     fn finish(self) {
         for (who, first) in self.first {
             let more = self.said.get(&who).copied().unwrap_or_default() - Self::EACH;
             let message = format!("and {more} more like it for {who} (the first {} are shown)", Self::EACH);
-            self.results.push(Finding { message, ..first });
+            self.results.push(Finding { message, danger: None, shown: Shown::CapCount, ..first });
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::model::{view_for, Body, InputObject, ViewKind};
 use crate::yaml::{self, Chunk};
 
 /// Builds the core's input: headers for all, typed views for CRDs and CSVs.
-pub(super) fn read_objects<'a>(
+pub(crate) fn read_objects<'a>(
     chunks: &[Chunk<'a>],
     file_of: impl Fn(&Chunk<'a>, usize) -> Option<FileRef>,
     results: &mut Vec<Finding>,
@@ -41,7 +41,7 @@ pub(super) fn read_objects<'a>(
         .collect()
 }
 
-pub(super) fn view_finding(e: yaml::ViewError, object: &ObjRef, file: Option<&FileRef>, strip: &str) -> Finding {
+pub(crate) fn view_finding(e: yaml::ViewError, object: &ObjRef, file: Option<&FileRef>, strip: &str) -> Finding {
     let mut message = e.message;
     if let Some(pos) = e.pos {
         message = format!("{message} (line {}, column {})", pos.line, pos.col);
@@ -53,7 +53,7 @@ pub(super) fn view_finding(e: yaml::ViewError, object: &ObjRef, file: Option<&Fi
     f
 }
 
-pub(super) fn read_config(
+pub(crate) fn read_config(
     chunk: &Chunk<'_>,
     file: Option<&FileRef>,
     strip: &str,
@@ -86,7 +86,7 @@ struct FunctionConfigEntry {
     function_config: RbacConfigDoc,
 }
 
-pub(super) fn yaml_finding(e: &yaml::YamlError, file: Option<&str>) -> Finding {
+pub(crate) fn yaml_finding(e: &yaml::YamlError, file: Option<&str>) -> Finding {
     let f = Finding::error(format!("{} (line {}, column {})", e.message, e.pos.line, e.pos.col));
     match file {
         Some(path) => f.in_file(Some(&FileRef { path: path.to_string(), index: None })),

@@ -1,0 +1,304 @@
+//! Judging: the inputs read into objects and configs, and planned, with
+//! nothing written. `render` writes what [`judge`] decided; `catalog judge`
+//! and `catalog audit` read its values. Reading for both runners lives here
+//! too (`views`): the typed views the planner works from, built from the
+//! chunks the YAML reader cut.
+
+use crate::config;
+use crate::findings::{FileRef, Finding, ObjRef, Severity};
+use crate::input::{BundleRoot, Source};
+use crate::model::InputObject;
+use crate::plan::origin::{folder_of, BundleFolders};
+use crate::plan::{plan_in, set_aside, BundleRoots, Plan, SetAside};
+use crate::yaml::{self, Chunk};
+
+pub(crate) mod views;
+
+use views::{read_config, read_objects, yaml_finding};
+
+/// What [`judge`] decided, and what it read to decide it.
+pub(crate) struct Judged<'a> {
+    /// The RBACConfig documents, each with its file.
+    pub configs: Vec<(Chunk<'a>, FileRef)>,
+    /// The other documents, each with its file, as they go out (less those
+    /// set aside as a previous version's bundle).
+    pub kept: Vec<(Chunk<'a>, FileRef)>,
+    /// The objects `kept` holds, as the planner read them.
+    pub objects: Vec<InputObject>,
+    /// What to change and generate, and every finding.
+    pub plan: Plan,
+}
+
+/// Reads `inputs` (and the configs of `configs` and among the inputs) as
+/// render reads them, and plans, with the folders read as a bundle's root.
+/// Every problem is a finding of the plan; nothing is written.
+pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_roots: &[BundleRoot]) -> Judged<'a> {
+    let mut results = Vec::new();
+    let mut split = Split::read(inputs, configs, &mut results);
+    check_config_sources(&split.configs[split.from_inputs..], &split.kept, !configs.is_empty(), &mut results);
+    let mut parsed = Vec::new();
+    for (chunk, file) in &split.configs {
+        if let Some(c) = read_config(chunk, Some(file), "", &mut results) {
+            parsed.push(c);
+        }
+    }
+    let chunks: Vec<Chunk<'_>> = split.kept.iter().map(|(c, _)| c.clone()).collect();
+    let mut objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
+    let previous = set_previous_aside(&mut parsed, &mut objects, &mut split.kept, &mut results);
+    if split.configs.is_empty() && !has_error(&results) {
+        results.push(Finding::error(format!(
+            "no {} found: pass one with --config FILE or include it among the inputs",
+            config::KIND
+        )));
+    }
+    let packages = BundleRoots {
+        roots: bundle_roots.iter().map(|r| r.path.trim_end_matches('/').to_string()).collect(),
+        packages: bundle_roots
+            .iter()
+            .filter_map(|r| match package_of(&r.annotations()?) {
+                Ok(package) => Some((r.manifests(), package?)),
+                Err(why) => {
+                    results.push(Finding::error(format!("{}/metadata/annotations.yaml: {why}", r.path)));
+                    None
+                }
+            })
+            .collect(),
+    };
+    // Warnings read before planning (a merge noted in a CRD's schema) go with
+    // the plan's results; only an error stops the planning.
+    let mut plan = if has_error(&results) {
+        Plan::refused(results)
+    } else {
+        let mut plan = plan_in(&parsed, &objects, &packages);
+        plan.add_results(results, Vec::new());
+        plan
+    };
+    plan.add_results(bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
+    Judged { configs: split.configs, kept: split.kept, objects, plan }
+}
+
+impl Judged<'_> {
+    /// Whether the plan holds an error: render would refuse these inputs.
+    pub(crate) fn refused(&self) -> bool {
+        has_error(self.plan.results())
+    }
+
+    /// The roles and bindings the output holds, as values: the input's that
+    /// go out (with the labels and annotations the plan sets on them) and
+    /// the generated ones; what `kubectl apply` of render's output leaves on
+    /// the cluster, for the access kernel (`check::load::policy_of`).
+    pub(crate) fn rbac(&self) -> Vec<InputObject> {
+        use crate::model::{view_for, Body, ViewKind};
+        let mut out: Vec<InputObject> = Vec::new();
+        for (i, o) in self.objects.iter().enumerate() {
+            if self.plan.remove().contains(&i) || !matches!(o.body, Body::Role(_) | Body::Binding(_)) {
+                continue;
+            }
+            let mut o = o.clone();
+            if let Some(patch) = self.plan.patches().get(&i) {
+                (o.header.labels, o.header.annotations) = patch.apply(&o.header);
+            }
+            out.push(o);
+        }
+        for generated in self.plan.generated() {
+            let Ok(value) = serde_json::to_value(&generated.object) else { continue };
+            let meta = &value["metadata"];
+            let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
+            let map = |v: &serde_json::Value| serde_json::from_value(v.clone()).unwrap_or_default();
+            let header = crate::model::Header {
+                api_version: text(&value["apiVersion"]),
+                kind: text(&value["kind"]),
+                name: text(&meta["name"]),
+                namespace: text(&meta["namespace"]),
+                labels: map(&meta["labels"]),
+                annotations: map(&meta["annotations"]),
+                list: false,
+            };
+            let body = match view_for(&header) {
+                Some(ViewKind::Role) => serde_json::from_value(value).map(Body::Role),
+                Some(ViewKind::Binding) => serde_json::from_value(value).map(Body::Binding),
+                _ => continue,
+            };
+            if let Ok(body) = body {
+                out.push(InputObject { header, body, file: None });
+            }
+        }
+        out
+    }
+}
+
+fn has_error(results: &[Finding]) -> bool {
+    results.iter().any(|r| r.severity == Severity::Error)
+}
+
+/// An object as messages name it.
+fn describe(r: &ObjRef) -> String {
+    if r.kind.is_empty() {
+        "an object without a kind".into()
+    } else {
+        r.to_string()
+    }
+}
+
+/// `spec.installer.upgradeFrom`, as the planner decides it ([`set_aside`]):
+/// the previous version's objects go to the config's installer, out of what
+/// is planned and written. Errors join `results`; the notes are returned.
+fn set_previous_aside(
+    configs: &mut [config::Config],
+    objects: &mut Vec<crate::model::InputObject>,
+    kept: &mut Vec<(Chunk<'_>, FileRef)>,
+    results: &mut Vec<Finding>,
+) -> Vec<Finding> {
+    let SetAside { indices, previous, results: found } = set_aside(configs, objects);
+    let (notes, errors): (Vec<Finding>, Vec<Finding>) =
+        found.into_iter().partition(|f| f.severity == crate::findings::Severity::Info);
+    results.extend(errors);
+    for (c, taken) in previous {
+        if let Some(installer) = configs.get_mut(c).and_then(|c| c.installer.as_mut()) {
+            installer.set_previous(taken.iter().map(|&i| objects[i].clone()).collect());
+        }
+    }
+    *kept = without(std::mem::take(kept), &indices);
+    *objects = without(std::mem::take(objects), &indices);
+    notes
+}
+
+/// `items` without those at `indices`.
+fn without<T>(items: Vec<T>, indices: &std::collections::BTreeSet<usize>) -> Vec<T> {
+    items.into_iter().enumerate().filter(|(i, _)| !indices.contains(i)).map(|(_, item)| item).collect()
+}
+
+/// The package a bundle's `metadata/annotations.yaml` names (`None` when it
+/// names none as a string), read as operator-controller reads the file; why
+/// not, when it cannot be read so (OLM then refuses the bundle).
+fn package_of(annotations: &str) -> Result<Option<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        annotations: std::collections::BTreeMap<String, serde_json::Value>,
+    }
+    let refused = |line: usize, col: usize, why: &str| {
+        format!("line {line}, column {col}: {why}; OLM cannot read the file, so it refuses the bundle")
+    };
+    let chunks = yaml::split_documents(annotations).map_err(|e| refused(e.pos.line, e.pos.col, &e.message))?;
+    let Some(chunk) = chunks.first() else { return Ok(None) };
+    let file: File = yaml::parse_item(chunk).map_err(|e| {
+        let pos = e.pos.unwrap_or(yaml::Pos { line: chunk.line, col: 1 });
+        refused(pos.line, pos.col, &e.message)
+    })?;
+    match file.annotations.get(crate::model::BUNDLE_PACKAGE_ANNOTATION) {
+        None => Ok(None),
+        Some(serde_json::Value::String(package)) => Ok(Some(package.clone())),
+        Some(_) => Err(format!(
+            "annotations.{}: not a string; OLM cannot read the file, so it refuses the bundle",
+            crate::model::BUNDLE_PACKAGE_ANNOTATION
+        )),
+    }
+}
+
+/// Says how a bundle's root was read.
+fn layout_note(root: &BundleRoot) -> Finding {
+    let parts: Vec<&str> = root
+        .skipped
+        .iter()
+        .map(|s| match s.as_str() {
+            "metadata" => "metadata/ (the bundle's annotations)",
+            _ => "tests/ (its scorecard tests)",
+        })
+        .collect();
+    let (verb, holds) = if parts.len() == 1 { ("was", "it holds") } else { ("were", "they hold") };
+    Finding::info(format!(
+        "{}: read as an OLM bundle (registry+v1 layout): its objects are in manifests/; {} {verb} not read, since {holds} no objects to apply",
+        root.path,
+        parts.join(" and ")
+    ))
+}
+
+/// A document in a config file that is not an RBACConfig.
+fn not_a_config(chunk: &Chunk<'_>, file: &FileRef) -> Finding {
+    let r = chunk.header.object_ref();
+    // The kind is right and the apiVersion is not: show what is written.
+    let (field, found) = if r.kind == config::KIND {
+        ("apiVersion", format!("apiVersion {:?}", r.api_version))
+    } else {
+        ("kind", describe(&r))
+    };
+    Finding::error(format!("expected an {} ({}), found {found}", config::KIND, config::API_VERSION))
+        .on(&r)
+        .at(field)
+        .in_file(Some(file))
+}
+
+/// The config comes from the admin, never from the bundle: with `--config`,
+/// an RBACConfig among the inputs is an error; without it, so is one in a
+/// bundle's own folder (beside its ClusterServiceVersion).
+fn check_config_sources(
+    from_inputs: &[(Chunk<'_>, FileRef)],
+    kept: &[(Chunk<'_>, FileRef)],
+    config_given: bool,
+    results: &mut Vec<Finding>,
+) {
+    let folder = |f: &FileRef| (f.path != "-").then(|| folder_of(&f.path).to_string());
+    let bundles = BundleFolders::of_csvs(
+        kept.iter()
+            .filter(|(c, _)| c.header.kind.as_deref() == Some("ClusterServiceVersion"))
+            .filter_map(|(_, f)| folder(f)),
+    );
+    for (chunk, file) in from_inputs {
+        let object = chunk.header.object_ref();
+        let why = if config_given {
+            "is among the inputs, but --config gives the configuration, and olm-rbac then never takes one from the inputs. Remove it from the inputs, or leave out --config"
+        } else if folder(file).is_some_and(|f| bundles.may_be_bundle(&f)) {
+            "sits in the bundle's own folder, beside its ClusterServiceVersion, and olm-rbac takes its configuration only from you. Pass it with --config, or keep it outside the bundle's folder"
+        } else {
+            continue;
+        };
+        results.push(Finding::error(format!("{} {why}", describe(&object))).on(&object).in_file(Some(file)));
+    }
+}
+
+fn is_config(chunk: &Chunk<'_>) -> bool {
+    let h = &chunk.header;
+    h.kind.as_deref() == Some(config::KIND)
+        && h.group().is_some_and(|g| Some(g) == crate::model::group_of(config::API_VERSION))
+}
+
+/// The documents of the inputs and the config files, each with the file it
+/// came from: the configs, then the rest.
+struct Split<'a> {
+    configs: Vec<(Chunk<'a>, FileRef)>,
+    /// Where the configs found among the inputs (not in `--config`) start.
+    from_inputs: usize,
+    kept: Vec<(Chunk<'a>, FileRef)>,
+}
+
+impl<'a> Split<'a> {
+    /// Cuts every source into documents; a document in a config file that is
+    /// not an RBACConfig is an error.
+    fn read(inputs: &'a [Source], configs: &'a [Source], results: &mut Vec<Finding>) -> Split<'a> {
+        let mut split = Split { configs: Vec::new(), from_inputs: 0, kept: Vec::new() };
+        for (sources, from_config) in [(configs, true), (inputs, false)] {
+            if !from_config {
+                split.from_inputs = split.configs.len();
+            }
+            for source in sources {
+                match yaml::split_documents(&source.text) {
+                    Ok(chunks) => {
+                        for (i, chunk) in chunks.into_iter().enumerate() {
+                            let file = FileRef { path: source.name.clone(), index: Some(i) };
+                            if is_config(&chunk) {
+                                split.configs.push((chunk, file));
+                            } else if from_config {
+                                results.push(not_a_config(&chunk, &file));
+                            } else {
+                                split.kept.push((chunk, file));
+                            }
+                        }
+                    }
+                    Err(e) => results.push(yaml_finding(&e, Some(&source.name))),
+                }
+            }
+        }
+        split
+    }
+}
