@@ -26,7 +26,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use granit_parser::{Event, ScalarStyle, Span};
+use granit_parser::{Event, ScalarStyle, Span, StructureStyle};
 
 use super::text::pos_of;
 use super::view::alias_replay_limit;
@@ -170,6 +170,8 @@ struct Frame {
     /// The value being read is that of the last key pushed in [`MergeCheck::keys`]
     /// (not of an alias or a complex key, which have no slot there).
     value_slot: bool,
+    /// A flow collection (`{…}`, `[…]`).
+    flow: bool,
 }
 
 impl Frame {
@@ -186,6 +188,7 @@ impl Frame {
             aliased: HashSet::new(),
             in_key: false,
             value_slot: false,
+            flow: false,
         }
     }
 }
@@ -232,10 +235,12 @@ impl<'a> MergeCheck<'a> {
                 self.anchors.clear();
                 Ok(())
             }
-            Event::MappingStart(_, anchor, _) | Event::SequenceStart(_, anchor, _) => {
+            Event::MappingStart(style, anchor, _) | Event::SequenceStart(style, anchor, _) => {
                 let is_map = matches!(event, Event::MappingStart(..));
                 let role = self.child_role(is_map, pos)?;
-                self.frames.push(Frame::new(role, *anchor, is_map, self.keys.len()));
+                let mut frame = Frame::new(role, *anchor, is_map, self.keys.len());
+                frame.flow = *style == StructureStyle::Flow;
+                self.frames.push(frame);
                 Ok(())
             }
             Event::MappingEnd | Event::SequenceEnd => self.close(pos),
@@ -253,6 +258,15 @@ impl<'a> MergeCheck<'a> {
                     });
                 }
                 let Event::Scalar(_, style, _, tag) = event else { return Ok(()) };
+                let in_flow = self.frames.last().is_some_and(|f| f.flow);
+                if in_flow && *style == ScalarStyle::Plain && (value.starts_with(['?', ':']) || value.ends_with(':')) {
+                    return Err(YamlError {
+                        message: format!(
+                            "the plain value {value:?} in a flow collection ({{…}} or […]) starts with ? or : or ends with :, which go-yaml (Kubernetes, OLM, opm) reads as a key or value indicator there (`{{?kind: X}}` is the key kind to it) and olm-rbac's reader as text; quote it"
+                        ),
+                        pos,
+                    });
+                }
                 if at_key && reading == KeyReading::Literal && tag.as_ref().is_some_and(|t| is_decoded_tag(t.parts())) {
                     return Err(YamlError {
                         message: format!(
@@ -538,6 +552,12 @@ mod tests {
             // `properties` hid a catalog's bundle).
             ("b: {<<: {!!binary cA==: 1}, p: 2}\n", "carries a tag of YAML's own types", 1),
             ("b: {!<tag:yaml.org,2002:int> 0x1b: 1}\n", "carries a tag of YAML's own types", 1),
+            // go-yaml reads ? and : as indicators in flow context (found in review:
+            // `{?clusterPermissions: …}` hid a CSV's rules from the gate).
+            ("a: {?b: c}\n", "in a flow collection", 1),
+            ("- [?b: c]\n", "in a flow collection", 1),
+            ("a: {!!str :x}\n", "in a flow collection", 1),
+            ("a: {b: ?c}\n", "in a flow collection", 1),
         ] {
             let err = check(bad).expect_err(bad);
             assert!(err.message.contains(says), "{bad}: {}", err.message);

@@ -367,3 +367,83 @@ fn tagged_keys_and_directives_are_refused() {
     assert_eq!(judged.code, Some(2), "{}", judged.stderr);
     assert!(judged.stderr.contains("a YAML directive (%YAML, %TAG)"), "{}", judged.stderr);
 }
+
+/// The catalog reads the judgement's values, not render's text: a bundle
+/// with sixteen dangerous rules (more than render's text shows for one
+/// account) reports sixteen, and a resource name holding a line break cannot
+/// move the worst level out of reach.
+#[test]
+fn every_dangerous_grant_is_counted_and_the_worst_is_a_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let csv = bundles.join("kube-green/0.5.2/manifests/kube-green.clusterserviceversion.yaml");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    let rules: String = (0..13)
+        .map(|i| {
+            format!(
+                "        - {{apiGroups: [''], resources: [secrets], resourceNames: [\"s{i}\\nx\"], verbs: [get]}}\n"
+            )
+        })
+        .collect();
+    std::fs::write(
+        &csv,
+        written.replacen(
+            "      clusterPermissions:\n      - rules:\n",
+            &format!("      clusterPermissions:\n      - rules:\n{rules}"),
+            1,
+        ),
+    )
+    .unwrap();
+    let out = run_bin(
+        &[
+            "catalog",
+            "audit",
+            "--catalog",
+            &repo(METADATA_ONLY).display().to_string(),
+            "--bundles",
+            &bundles.display().to_string(),
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let row = rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["dangerous"].as_array().unwrap().len(), 16, "{row}");
+    assert_eq!(row["worst"], "critical");
+    // Worst first.
+    assert!(row["dangerous"][0].as_str().unwrap().contains("(critical)"), "{row}");
+    let top = rows.first().unwrap();
+    assert_eq!(
+        (top["version"].as_str(), top["worst"].as_str()),
+        (Some("0.5.2"), Some("critical")),
+        "ranked first: most grants"
+    );
+}
+
+/// In a flow collection go-yaml reads `?` (and `:` after a tag or anchor) as
+/// an indicator: `{?clusterPermissions: …}` is the CSV's clusterPermissions
+/// to OLM and a key named `?clusterPermissions` to a YAML 1.2 reader; both
+/// hid what OLM installs (found in the second review).
+#[test]
+fn indicators_go_yaml_reads_in_flow_collections_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    copy_dir(&repo(BUNDLES).join("kube-green/0.5.2"), &bundle);
+    let csv = bundle.join("manifests/kube-green.clusterserviceversion.yaml");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    let hidden = "      ? {?clusterPermissions: [{serviceAccountName: x, rules: [{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [create]}]}]}\n      : hidden\n";
+    std::fs::write(&csv, written.replacen("      clusterPermissions:\n", &format!("{hidden}      clusterPermissions:\n"), 1)).unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("in a flow collection"), "{}", text(&out.stderr));
+    let decoy = "{schema: olm.decoy, ?schema: olm.channel, package: kube-green, name: beta, entries: [{name: kube-green.v0.6.0}]}";
+    let catalog = catalog_with(dir.path(), |t| format!("{t}\n---\n{decoy}\n"));
+    let judged = judge(&catalog, None);
+    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+    assert!(judged.stderr.contains("in a flow collection"), "{}", judged.stderr);
+}
