@@ -435,7 +435,11 @@ fn indicators_go_yaml_reads_in_flow_collections_are_refused() {
     let csv = bundle.join("manifests/kube-green.clusterserviceversion.yaml");
     let written = std::fs::read_to_string(&csv).unwrap();
     let hidden = "      ? {?clusterPermissions: [{serviceAccountName: x, rules: [{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [create]}]}]}\n      : hidden\n";
-    std::fs::write(&csv, written.replacen("      clusterPermissions:\n", &format!("{hidden}      clusterPermissions:\n"), 1)).unwrap();
+    std::fs::write(
+        &csv,
+        written.replacen("      clusterPermissions:\n", &format!("{hidden}      clusterPermissions:\n"), 1),
+    )
+    .unwrap();
     let config = dir.path().join("rbac.yaml");
     std::fs::write(&config, CONFIG).unwrap();
     let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
