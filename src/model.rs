@@ -316,6 +316,27 @@ pub(crate) fn selector_matches<'a>(
         })
 }
 
+/// The apiVersion the API server serves ClusterExtensions as (OLM v1 1.0
+/// and later; `v1alpha1` is served no more).
+pub(crate) const EXTENSION_API_VERSION: &str = "olm.operatorframework.io/v1";
+
+/// Whether `header` is a ClusterExtension, decided once for every command:
+/// `Ok(true)` for one the API server serves (`olm.operatorframework.io/v1`),
+/// `Ok(false)` for another kind, why not for a ClusterExtension of another
+/// version of the group, which no cluster would accept as written.
+pub(crate) fn is_extension(header: &Header) -> Result<bool, String> {
+    if header.group() != Some(OLM_V1_GROUP) || header.kind.as_deref() != Some("ClusterExtension") {
+        return Ok(false);
+    }
+    match header.api_version.as_deref() {
+        Some(EXTENSION_API_VERSION) => Ok(true),
+        other => Err(format!(
+            "apiVersion {}: the API server serves ClusterExtensions as {EXTENSION_API_VERSION} only",
+            other.unwrap_or_default()
+        )),
+    }
+}
+
 /// Which typed view an item needs, decided from its header alone.
 pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
     match (header.group(), header.kind.as_deref()) {
@@ -324,7 +345,7 @@ pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
         (_, Some("ClusterServiceVersion")) => Some(ViewKind::Csv),
         (Some("rbac.authorization.k8s.io"), Some("ClusterRole" | "Role")) => Some(ViewKind::Role),
         (Some("rbac.authorization.k8s.io"), Some("ClusterRoleBinding" | "RoleBinding")) => Some(ViewKind::Binding),
-        (Some(OLM_V1_GROUP), Some("ClusterExtension")) => Some(ViewKind::Extension),
+        (Some(OLM_V1_GROUP), Some("ClusterExtension")) if is_extension(header) == Ok(true) => Some(ViewKind::Extension),
         (Some(OLM_V1_GROUP), Some("ClusterCatalog")) => Some(ViewKind::Catalog),
         _ => None,
     }

@@ -325,7 +325,11 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
     let mut found = Vec::new();
     for s in sources {
         let chunks = crate::yaml::split_documents(&s.text).map_err(|e| format!("{}: {}", s.name, e.message))?;
-        for chunk in chunks.iter().filter(|c| view_for(&c.header) == Some(ViewKind::Extension)) {
+        for chunk in &chunks {
+            crate::model::is_extension(&chunk.header).map_err(|why| format!("{}: {why}", s.name))?;
+            if view_for(&chunk.header) != Some(ViewKind::Extension) {
+                continue;
+            }
             let view: ExtensionView =
                 crate::yaml::parse_item(chunk).map_err(|e| format!("{}: {}", s.name, e.message))?;
             found.push((s, view));

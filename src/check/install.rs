@@ -43,15 +43,9 @@ fn the_extension(sources: &[Source]) -> Result<(String, Json), Outcome> {
             .map_err(|e| input_error(format!("{}: {} (line {})", source.name, e.message, e.pos.line)))?;
         for doc in &docs {
             let h = &doc.header;
-            if h.group() == Some(OLM_V1_GROUP) && h.kind.as_deref() == Some("ClusterExtension") {
-                let served = format!("{OLM_V1_GROUP}/v1");
-                if h.api_version.as_deref() != Some(served.as_str()) {
-                    return Err(input_error(format!(
-                        "{}: apiVersion {}: the API server serves ClusterExtensions as {served} only",
-                        source.name,
-                        h.api_version.as_deref().unwrap_or_default()
-                    )));
-                }
+            let extension =
+                crate::model::is_extension(h).map_err(|why| input_error(format!("{}: {why}", source.name)))?;
+            if extension {
                 let value: Json =
                     yaml::parse_item(doc).map_err(|e| input_error(format!("{}: {}", source.name, e.message)))?;
                 found.push((h.name.clone().unwrap_or_default(), value));

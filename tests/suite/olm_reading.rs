@@ -451,3 +451,30 @@ fn indicators_go_yaml_reads_in_flow_collections_are_refused() {
     assert_eq!(judged.code, Some(2), "{}", judged.stderr);
     assert!(judged.stderr.contains("in a flow collection"), "{}", judged.stderr);
 }
+
+/// Whether an object is a ClusterExtension is one fact for every command:
+/// the API server serves them as olm.operatorframework.io/v1 only, so one
+/// written otherwise is refused by render, catalog judge and can-install
+/// alike, with the same words.
+#[test]
+fn the_three_clusterextension_readers_give_one_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let ce = dir.path().join("ce.yaml");
+    std::fs::write(
+        &ce,
+        "apiVersion: olm.operatorframework.io/v1alpha1\nkind: ClusterExtension\nmetadata:\n  name: kube-green\nspec:\n  namespace: kube-green\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: kube-green\n      version: 0.5.2\n",
+    )
+    .unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let (ce, config) = (ce.display().to_string(), config.display().to_string());
+    let said = "apiVersion olm.operatorframework.io/v1alpha1: the API server serves ClusterExtensions as olm.operatorframework.io/v1 only";
+    let bundle = repo(BUNDLES).join("kube-green/0.5.2").display().to_string();
+    let render = run_bin(&["render", "-c", &config, &bundle, &ce], "");
+    let judge = run_bin(&["catalog", "judge", "--catalog", KUBE_GREEN, "-c", &config, "-f", &ce], "");
+    let install = run_bin(&["can-install", &ce, "--as", "alice", "-f", &ce], "");
+    for (what, out) in [("render", render), ("catalog judge", judge), ("can-install", install)] {
+        assert_ne!(out.status.code(), Some(0), "{what}");
+        assert!(text(&out.stderr).contains(said), "{what}: {}", text(&out.stderr));
+    }
+}

@@ -172,6 +172,10 @@ pub(crate) fn check_input(
         if !api_version_readable(o, results) {
             continue;
         }
+        if let Err(why) = crate::model::is_extension(&o.header) {
+            results.push(Finding::error(why).on(&o.object_ref()).at("apiVersion").in_file(o.file.as_ref()));
+            continue;
+        }
         let rbac_kind = o.header.group() == Some(RBAC_GROUP) && matches!(kind, "ClusterRole" | "ClusterRoleBinding");
         let name = o.header.name.as_deref().unwrap_or_default();
         if rbac_kind && claim.is_none() && reserved::is_reserved_role_name(name) {
