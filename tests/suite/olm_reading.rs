@@ -48,6 +48,19 @@ fn judge(catalog: &std::path::Path, bundles: Option<&std::path::Path>) -> Judged
     Judged { code: out.status.code(), rows, stderr: text(&out.stderr) }
 }
 
+/// `judged` refused the catalog as input (exit 2), saying `says`.
+fn assert_refused(judged: &Judged, says: &str) {
+    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
+    assert!(judged.stderr.contains(says), "{}", judged.stderr);
+}
+
+/// `render` of `bundle` with [`CONFIG`], written beside it in `dir`.
+fn render_bundle(dir: &std::path::Path, bundle: &std::path::Path) -> std::process::Output {
+    let config = dir.join("rbac.yaml");
+    std::fs::write(&config, CONFIG).unwrap();
+    run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "")
+}
+
 /// The kube-green catalog with `edit` applied, in a folder of its own.
 fn catalog_with(dir: &std::path::Path, edit: impl Fn(String) -> String) -> std::path::PathBuf {
     let folder = dir.join("catalog");
@@ -107,8 +120,7 @@ fn merge_keys_that_would_hide_a_bundle_from_the_judgement_are_refused() {
         )
     });
     let judged = judge(&catalog, None);
-    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
-    assert!(judged.stderr.contains("is written before a merge key"), "{}", judged.stderr);
+    assert_refused(&judged, "is written before a merge key");
 }
 
 /// Go ends a comment at U+2028, U+2029 or U+0085: what follows is a key to
@@ -214,8 +226,7 @@ fn deprecations_are_read_and_reported_beside_the_verdicts() {
     {
         let catalog = catalog_with(dir.path(), |t| format!("{t}\n---\n{bad}"));
         let judged = judge(&catalog, None);
-        assert_eq!(judged.code, Some(2), "{}", judged.stderr);
-        assert!(judged.stderr.contains("olm.deprecations of package \"kube-green\""), "{}", judged.stderr);
+        assert_refused(&judged, "olm.deprecations of package \"kube-green\"");
     }
 }
 
@@ -242,9 +253,7 @@ fn a_manifest_without_a_yaml_name_is_read_as_operator_controller_reads_it() {
     assert_eq!(verdict_of(&judged, "0.5.2"), Some("fail"), "{:?}", judged.rows);
     // render of the bundle's folder, alike.
     let bundle = bundles.join("kube-green/0.5.2");
-    let config = dir.path().join("rbac.yaml");
-    std::fs::write(&config, CONFIG).unwrap();
-    let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
+    let out = render_bundle(dir.path(), &bundle);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("extra-rbac"), "{}", text(&out.stderr));
     // A folder inside manifests/: OLM refuses the bundle, so it is unjudged, not failed.
@@ -257,7 +266,7 @@ fn a_manifest_without_a_yaml_name_is_read_as_operator_controller_reads_it() {
         row["errors"][0].as_str().unwrap().contains("manifests/more: a folder inside a bundle's manifests/"),
         "{row}"
     );
-    let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
+    let out = render_bundle(dir.path(), &bundle);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
 }
 
@@ -317,8 +326,7 @@ fn alias_trees_spread_over_many_documents_are_refused() {
     std::fs::create_dir(&folder).unwrap();
     std::fs::copy(repo(ALIAS_TREES), folder.join("catalog.yaml")).unwrap();
     let judged = judge(&folder, None);
-    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
-    assert!(judged.stderr.contains("alias"), "{}", judged.stderr);
+    assert_refused(&judged, "alias");
 }
 
 /// A bundle's `metadata/annotations.yaml` names its package; operator-controller
@@ -360,12 +368,10 @@ fn tagged_keys_and_directives_are_refused() {
         format!("{}{}", &t[..at], t[at..].replacen("properties:", merged, 1))
     });
     let judged = judge(&catalog, None);
-    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
-    assert!(judged.stderr.contains("\"cHJvcGVydGllcw==\" carries a tag of YAML's own types"), "{}", judged.stderr);
+    assert_refused(&judged, "\"cHJvcGVydGllcw==\" carries a tag of YAML's own types");
     let catalog = catalog_with(dir.path(), |t| format!("%YAML 1.1\n{t}"));
     let judged = judge(&catalog, None);
-    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
-    assert!(judged.stderr.contains("a YAML directive (%YAML, %TAG)"), "{}", judged.stderr);
+    assert_refused(&judged, "a YAML directive (%YAML, %TAG)");
 }
 
 /// The catalog reads the judgement's values, not render's text: a bundle
@@ -440,16 +446,13 @@ fn indicators_go_yaml_reads_in_flow_collections_are_refused() {
         written.replacen("      clusterPermissions:\n", &format!("{hidden}      clusterPermissions:\n"), 1),
     )
     .unwrap();
-    let config = dir.path().join("rbac.yaml");
-    std::fs::write(&config, CONFIG).unwrap();
-    let out = run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "");
+    let out = render_bundle(dir.path(), &bundle);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("in a flow collection"), "{}", text(&out.stderr));
     let decoy = "{schema: olm.decoy, ?schema: olm.channel, package: kube-green, name: beta, entries: [{name: kube-green.v0.6.0}]}";
     let catalog = catalog_with(dir.path(), |t| format!("{t}\n---\n{decoy}\n"));
     let judged = judge(&catalog, None);
-    assert_eq!(judged.code, Some(2), "{}", judged.stderr);
-    assert!(judged.stderr.contains("in a flow collection"), "{}", judged.stderr);
+    assert_refused(&judged, "in a flow collection");
 }
 
 /// Whether an object is a ClusterExtension is one fact for every command:
