@@ -28,7 +28,7 @@ pub use report::{json_schema, Format};
 pub use resolve::{Entry, Wanted};
 
 /// Exit code for unreadable input.
-pub const INPUT_ERROR: i32 = 2;
+pub const INPUT_ERROR: i32 = crate::outcome::Exit::Input.code();
 
 /// What `catalog judge` takes.
 pub struct JudgeArgs<'a> {

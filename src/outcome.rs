@@ -5,9 +5,32 @@
 
 use std::io::Write as _;
 
+/// How a command exits, one meaning per code, for every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: done; the answer is yes; every bundle passed.
+    Ok = 0,
+    /// 1: an error result, a policy's refusal, a "no", a bundle that failed
+    /// or could not be judged.
+    Refused = 1,
+    /// 2: the command could not read its input or could not start (a
+    /// missing file, unreadable manifests for the access checks, a usage
+    /// error, as clap's).
+    Input = 2,
+    /// 3: `can-install` cannot tell.
+    CannotTell = 3,
+}
+
+impl Exit {
+    /// The process's exit code.
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+}
+
 /// Exit code when a command is run so that it cannot work (nothing to read),
 /// as for clap's usage errors.
-pub const USAGE_ERROR: i32 = 2;
+pub const USAGE_ERROR: i32 = Exit::Input.code();
 
 /// What a run prints and how it exits. Errors never leave partial output:
 /// KRM mode returns the items unchanged, render mode prints nothing.

@@ -13,7 +13,7 @@ use crate::outcome::Outcome;
 pub use super::shapes::Format;
 
 /// Exit code for a broken input or a usage error, apart from can-i's "no" (1).
-pub const INPUT_ERROR: i32 = 2;
+pub const INPUT_ERROR: i32 = crate::outcome::Exit::Input.code();
 
 fn input_error(message: String) -> Outcome {
     Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code: INPUT_ERROR }

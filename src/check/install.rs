@@ -17,7 +17,7 @@ use crate::outcome::Outcome;
 use crate::yaml;
 
 /// Exit code when the answer cannot be told offline.
-pub const CANNOT_TELL: i32 = 3;
+pub const CANNOT_TELL: i32 = crate::outcome::Exit::CannotTell.code();
 
 /// What `can-install` asks.
 pub struct CanInstall<'a> {

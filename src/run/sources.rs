@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::{function, render_with, RenderOptions};
 use crate::input::{read_input, read_path, read_stdin, refuse_terminal};
-use crate::outcome::{Outcome, USAGE_ERROR};
+use crate::outcome::{Exit, Outcome, USAGE_ERROR};
 
 /// `olm-rbac` without a command: the KRM function on the `ResourceList`
 /// stdin holds.
@@ -23,7 +23,7 @@ pub fn function_on_stdin() -> Outcome {
     }
     match read_stdin() {
         Ok(text) => function(&text),
-        Err(e) => Outcome::failure(&format!("reading stdin: {e}"), 1),
+        Err(e) => Outcome::failure(&format!("reading stdin: {e}"), Exit::Input.code()),
     }
 }
 
@@ -51,10 +51,10 @@ pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], mut options: Rende
                 line: None,
             };
             if let Err(w) = std::fs::write(path, crate::sarif::log(env!("CARGO_PKG_VERSION"), &[result])) {
-                return Outcome::failure(&format!("{e}; and --sarif {}: {w}", path.display()), 1);
+                return Outcome::failure(&format!("{e}; and --sarif {}: {w}", path.display()), Exit::Input.code());
             }
         }
-        Outcome::failure(e, 1)
+        Outcome::failure(e, Exit::Input.code())
     };
     let configs = match config.map(read_path).transpose() {
         Ok(c) => c.unwrap_or_default(),

@@ -62,3 +62,15 @@ fn every_output_format_but_markdown_is_a_list_format() {
     assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
     assert!(text(&report.stdout).contains("\n| API | admin | edit | view |\n|---|"), "{}", text(&report.stdout));
 }
+
+/// A path render cannot read is unreadable input (exit 2), never the code of
+/// a policy's refusal (1), and nothing is written.
+#[test]
+fn a_path_render_cannot_read_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-bundle");
+    let out = run_bin(&["render", &missing.display().to_string()], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains("no-such-bundle"), "{}", text(&out.stderr));
+}

@@ -241,7 +241,7 @@ fn helm_4_plugin_fails_with_nothing_on_stdout() {
     let stream = helm_stream();
     let tmp = tempfile::tempdir().unwrap();
     let out = run_as_helm_4(tmp.path(), &["missing.yaml"], &[], &stream);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "unreadable input: {}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "", "nothing partial for helm to install");
     assert!(text(&out.stderr).contains("missing.yaml"), "{}", text(&out.stderr));
 

@@ -267,7 +267,7 @@ fn a_manifest_without_a_yaml_name_is_read_as_operator_controller_reads_it() {
         "{row}"
     );
     let out = render_bundle(dir.path(), &bundle);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "a bundle OLM refuses is unreadable input: {}", text(&out.stderr));
 }
 
 /// opendatahub-operator's CRDs continue a single-quoted description at the

@@ -143,7 +143,7 @@ fn an_unreadable_input_is_logged_and_brackets_stay_text() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "unreadable input: {}", text(&out.stderr));
     let log: Value = serde_json::from_str(&std::fs::read_to_string(&log_path).unwrap()).unwrap();
     assert_valid(&log);
     let results = results(&log);

@@ -941,7 +941,7 @@ fn render_refuses_a_directory_that_links_outside_itself() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "unreadable input");
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("a.yaml: a symbolic link to"), "{out:?}");
 }
