@@ -172,27 +172,26 @@ fn without<T>(items: Vec<T>, indices: &std::collections::BTreeSet<usize>) -> Vec
 /// names none as a string), read as operator-controller reads the file; why
 /// not, when it cannot be read so (OLM then refuses the bundle).
 fn package_of(annotations: &str) -> Result<Option<String>, String> {
-    #[derive(serde::Deserialize)]
-    struct File {
-        #[serde(default)]
-        annotations: std::collections::BTreeMap<String, serde_json::Value>,
-    }
+    const KEY: &str = crate::model::BUNDLE_PACKAGE_ANNOTATION;
     let refused = |line: usize, col: usize, why: &str| {
         format!("line {line}, column {col}: {why}; OLM cannot read the file, so it refuses the bundle")
     };
     let chunks = yaml::split_documents(annotations).map_err(|e| refused(e.pos.line, e.pos.col, &e.message))?;
     let Some(chunk) = chunks.first() else { return Ok(None) };
-    let file: File = yaml::parse_item(chunk).map_err(|e| {
+    let file: serde_json::Value = yaml::parse_item(chunk).map_err(|e| {
         let pos = e.pos.unwrap_or(yaml::Pos { line: chunk.line, col: 1 });
         refused(pos.line, pos.col, &e.message)
     })?;
-    match file.annotations.get(crate::model::BUNDLE_PACKAGE_ANNOTATION) {
+    // operator-controller decodes the file into a struct: keys are matched as Go's JSON decoder matches them.
+    crate::gojson::check_folding(&file, &["annotations", KEY], "the document")
+        .map_err(|why| format!("{why}; OLM would read another package than olm-rbac"))?;
+    if file.get("annotations").is_some_and(|a| !a.is_object() && !a.is_null()) {
+        return Err("annotations: not a mapping; OLM cannot read the file, so it refuses the bundle".into());
+    }
+    match file.get("annotations").and_then(|a| a.get(KEY)) {
         None => Ok(None),
         Some(serde_json::Value::String(package)) => Ok(Some(package.clone())),
-        Some(_) => Err(format!(
-            "annotations.{}: not a string; OLM cannot read the file, so it refuses the bundle",
-            crate::model::BUNDLE_PACKAGE_ANNOTATION
-        )),
+        Some(_) => Err(format!("annotations.{KEY}: not a string; OLM cannot read the file, so it refuses the bundle")),
     }
 }
 

@@ -32,6 +32,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub(crate) mod findings;
+mod gojson;
 pub mod input;
 pub(crate) mod judge;
 mod kinds;

@@ -2,7 +2,6 @@
 //! YAML by content, keys as Go's JSON decoder matches them, `olm.bundle.object`
 //! data as Go's base64 (see [`super::read`] for the catalog as a whole).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -37,17 +36,6 @@ const FIELDS: [&str; 20] = [
     "relatedImages",
 ];
 
-/// A key as Go's case-insensitive matching sees it.
-fn folded(key: &str) -> String {
-    key.chars()
-        .map(|c| match c {
-            '\u{17f}' => 's',
-            '\u{212a}' => 'k',
-            c => c.to_ascii_lowercase(),
-        })
-        .collect()
-}
-
 /// Refuses keys OLM would read otherwise than olm-rbac (see [`FIELDS`]), and
 /// a `schema`, `package` or `name` that is not a string (opm refuses one).
 fn check_keys(value: &Value, at: &str) -> Result<(), String> {
@@ -58,30 +46,7 @@ fn check_keys(value: &Value, at: &str) -> Result<(), String> {
             }
         }
     }
-    check_folding(value, at)
-}
-
-fn check_folding(value: &Value, at: &str) -> Result<(), String> {
-    match value {
-        Value::Object(map) => {
-            let mut seen: BTreeMap<String, &str> = BTreeMap::new();
-            for (key, inner) in map {
-                let fold = folded(key);
-                if let Some(other) = seen.insert(fold.clone(), key) {
-                    return Err(format!(
-                        "{at}: keys {other:?} and {key:?} differ only in case, and OLM reads them as one"
-                    ));
-                }
-                if let Some(field) = FIELDS.iter().find(|f| folded(f) == fold && **f != key) {
-                    return Err(format!("{at}: key {key:?} is read by OLM as {field:?}; write it so"));
-                }
-                check_folding(inner, &format!("{at}.{key}"))?;
-            }
-            Ok(())
-        }
-        Value::Array(items) => items.iter().enumerate().try_for_each(|(i, v)| check_folding(v, &format!("{at}[{i}]"))),
-        _ => Ok(()),
-    }
+    crate::gojson::check_folding(value, &FIELDS, at)
 }
 
 /// How many bytes opm's decoder looks at to tell JSON from YAML.

@@ -94,6 +94,44 @@ pub(crate) struct PermissionView {
 #[derive(Debug, Clone, Default, Deserialize)]
 pub(crate) struct DeploymentView {
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: DeploymentSpecView,
+}
+
+impl DeploymentView {
+    /// The ServiceAccount its pods run as, as Kubernetes decides it:
+    /// `serviceAccountName`, else the deprecated `serviceAccount`, else `default`.
+    pub(crate) fn runs_as(&self) -> &str {
+        let pod = &self.spec.template.spec;
+        [&pod.service_account_name, &pod.service_account]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .find(|n| !n.is_empty())
+            .unwrap_or("default")
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct DeploymentSpecView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub template: PodTemplateView,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct PodTemplateView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: PodSpecView,
+}
+
+/// What of a pod's spec decides whose rights it runs with.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PodSpecView {
+    #[serde(default, deserialize_with = "text")]
+    pub service_account_name: Option<String>,
+    #[serde(default, deserialize_with = "text")]
+    pub service_account: Option<String>,
 }
 
 /// One of the CSV's `installModes`: which sets of target namespaces the

@@ -105,6 +105,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     if p.config.operator.permissions == OperatorPermissions::Namespaces {
         gate.warn_beyond_scope(&holdings, results);
     }
+    gate.check_runs_as(results);
     let Some(policy) = policy else {
         warn_dangerous(&holdings, results);
         return;
@@ -163,6 +164,62 @@ impl<'a> Gate<'a> {
 /// Several ClusterServiceVersions from no known file (stdin, a runner that
 /// names none) may be one bundle's, of which OLM installs the last: under a
 /// policy, olm-rbac cannot judge the one that counts.
+/// The annotation that names the ServiceAccount a token Secret is for.
+const TOKEN_FOR: &str = "kubernetes.io/service-account.name";
+
+impl Gate<'_> {
+    /// What is judged is what the CSV's accounts hold: the operator must run
+    /// as one of them. A CSV Deployment whose pods run as another account in
+    /// the install namespace (`default`, the installer account, any other),
+    /// or a bundle Secret that asks for a token of another account (which
+    /// any pod there may mount, with no RBAC needed), would hold that
+    /// account's rights, which no rule of the bundle shows: an error under a
+    /// policy, a warning without.
+    fn check_runs_as(&self, results: &mut Vec<Finding>) {
+        let p = self.planning;
+        let Some((csv, view)) = p.csv() else { return };
+        let spec = &view.spec.install.spec;
+        let judged: BTreeSet<&str> = spec
+            .permissions
+            .iter()
+            .chain(&spec.cluster_permissions)
+            .map(|g| g.service_account_name.as_deref().filter(|n| !n.is_empty()).unwrap_or("default"))
+            .collect();
+        let named = |set: &BTreeSet<&str>| set.iter().copied().collect::<Vec<_>>().join(", ");
+        for (i, d) in spec.deployments.iter().enumerate() {
+            let account = d.runs_as();
+            if !judged.contains(account) {
+                let message = format!(
+                    "Deployment {:?} runs as ServiceAccount {account:?}, which none of the CSV's permissions or clusterPermissions name (they name {}): its pods would hold whatever that account holds in the install namespace, none of it judged here; run it as one of the CSV's accounts",
+                    d.name.as_deref().unwrap_or_default(),
+                    named(&judged)
+                );
+                results.push(
+                    self.finding(message)
+                        .on(&csv.object_ref())
+                        .at(format!("spec.install.spec.deployments[{i}].spec.template.spec.serviceAccountName"))
+                        .in_file(csv.file.as_ref()),
+                );
+            }
+        }
+        for (i, o) in p.objects().iter().enumerate() {
+            let Some(account) = o.header.annotations.get(TOKEN_FOR) else { continue };
+            if !o.is("", "Secret") || p.origins().is_admin(i) || judged.contains(account.as_str()) {
+                continue;
+            }
+            let message = format!(
+                "a token Secret for ServiceAccount {account:?}, which none of the CSV's permissions name: OLM installs it in the install namespace, where any pod may mount it and act as that account, with rights none of the bundle's rules show; leave it out"
+            );
+            results.push(
+                self.finding(message)
+                    .on(&o.object_ref())
+                    .at(format!("metadata.annotations.{TOKEN_FOR}"))
+                    .in_file(o.file.as_ref()),
+            );
+        }
+    }
+}
+
 fn refuse_unplaced_csvs(p: &Planning<'_>, results: &mut Vec<Finding>) {
     let unplaced: Vec<&InputObject> = p
         .objects()
