@@ -2,6 +2,8 @@
 //! YAML by content, keys as Go's JSON decoder matches them, `olm.bundle.object`
 //! data as Go's base64 (see [`super::read`] for the catalog as a whole).
 
+use std::hash::{BuildHasher, Hasher};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use serde_json::Value;
@@ -52,69 +54,144 @@ fn check_keys(value: &Value, at: &str) -> Result<(), String> {
 /// How many bytes opm's decoder looks at to tell JSON from YAML.
 const SNIFF: usize = 4096;
 
-/// Whether opm's decoder reads `text` as a stream of JSON values: its first
-/// character that is not (Unicode) white space, within the first 4096 bytes, is `{`.
-fn looks_like_json(text: &str) -> bool {
-    let head = &text.as_bytes()[..text.len().min(SNIFF)];
-    let head = String::from_utf8_lossy(head);
-    head.trim_start().starts_with('{')
+/// Whether opm's decoder reads a file starting with `head` (its first 4096
+/// bytes) as a stream of JSON values: its first character that is not
+/// (Unicode) white space is `{`.
+fn looks_like_json(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(SNIFF)];
+    String::from_utf8_lossy(head).trim_start().starts_with('{')
 }
 
-/// Calls `each` with every document of one catalog file (its index and
-/// value), decoded as opm decodes it (see the module's docs).
-pub(super) fn decode(
+/// A reader that feeds every byte it reads to a hasher: a file's fingerprint,
+/// taken as it is streamed.
+struct Fingerprinted<R, H> {
+    inner: R,
+    hasher: H,
+}
+
+impl<R: Read, H: Hasher> Read for Fingerprinted<R, H> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.write(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Calls `each` with every document of the catalog file at `path` (its
+/// index and value), decoded as opm decodes it (see the module's docs), a
+/// document at a time: memory follows the largest document, not the file.
+/// Returns the file's fingerprint under `keys`.
+pub(super) fn decode_file(
     path: &Path,
-    text: &str,
+    keys: &impl BuildHasher,
     mut each: impl FnMut(usize, Value) -> Result<(), String>,
-) -> Result<(), String> {
-    let name = path.display();
-    if looks_like_json(text) {
-        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-        let mut i = 0;
-        loop {
-            let at = stream.byte_offset();
-            match stream.next() {
-                None => return Ok(()),
-                Some(Ok(value)) => {
-                    check_keys(&value, &format!("{name} document {i} (line {})", line_at(text, at)))?;
-                    each(i, value)?;
-                }
-                // opm's decoder reads the whole file as YAML when its first value is not JSON.
-                Some(Err(_)) if i == 0 => break,
-                Some(Err(e)) => {
-                    return Err(format!(
-                        "{name}: document {i} is not JSON ({e}), and opm reads the file as a JSON stream"
-                    ))
-                }
+) -> Result<u64, String> {
+    let name = path.display().to_string();
+    let open = || {
+        let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+        Ok::<_, String>(Fingerprinted { inner: BufReader::new(file), hasher: keys.build_hasher() })
+    };
+    let mut reader = open()?;
+    let mut head = Vec::with_capacity(SNIFF);
+    (&mut reader).take(SNIFF as u64).read_to_end(&mut head).map_err(|e| format!("{name}: {e}"))?;
+    if looks_like_json(&head) {
+        match json_documents(&name, std::io::Cursor::new(head).chain(&mut reader), &mut each)? {
+            Json::Read => return finish(reader, &name),
+            // opm's decoder reads the whole file as YAML when its first value is not JSON.
+            Json::NotJson => reader = open()?,
+        }
+    } else {
+        let rest = std::io::Cursor::new(head).chain(&mut reader);
+        yaml_documents(&name, BufReader::new(rest), &mut each)?;
+        return finish(reader, &name);
+    }
+    yaml_documents(&name, BufReader::new(&mut reader), &mut each)?;
+    finish(reader, &name)
+}
+
+/// The fingerprint of everything `reader` read, once it is read to its end.
+fn finish<R: Read, H: Hasher>(mut reader: Fingerprinted<R, H>, name: &str) -> Result<u64, String> {
+    std::io::copy(&mut reader, &mut std::io::sink()).map_err(|e| format!("{name}: {e}"))?;
+    Ok(reader.hasher.finish())
+}
+
+/// How a file opm reads as JSON went.
+enum Json {
+    Read,
+    NotJson,
+}
+
+/// The JSON values of a stream; [`Json::NotJson`] when the first is not one.
+fn json_documents(
+    name: &str,
+    reader: impl Read,
+    each: &mut impl FnMut(usize, Value) -> Result<(), String>,
+) -> Result<Json, String> {
+    for (i, next) in serde_json::Deserializer::from_reader(reader).into_iter::<Value>().enumerate() {
+        match next {
+            Ok(value) => {
+                check_keys(&value, &format!("{name} document {i}"))?;
+                each(i, value)?;
             }
-            i += 1;
+            Err(_) if i == 0 => return Ok(Json::NotJson),
+            Err(e) => {
+                return Err(format!("{name}: document {i} is not JSON ({e}), and opm reads the file as a JSON stream"))
+            }
         }
     }
-    let chunks = crate::yaml::split_documents(text)
-        .map_err(|e| format!("{name}: line {}, column {}: {}", e.pos.line, e.pos.col, e.message))?;
-    for (i, chunk) in chunks.iter().enumerate() {
+    Ok(Json::Read)
+}
+
+/// The YAML documents of a stream, cut as Kubernetes' stream reader cuts it
+/// (at every line that starts with `---`) and each piece read by the reader
+/// `render` uses; positions are the file's.
+fn yaml_documents(
+    name: &str,
+    mut reader: impl BufRead,
+    each: &mut impl FnMut(usize, Value) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut piece: Vec<u8> = Vec::new();
+    let (mut first_line, mut line, mut index) = (1usize, 1usize, 0usize);
+    loop {
+        let mut next = Vec::new();
+        let read = reader.read_until(b'\n', &mut next).map_err(|e| format!("{name}: {e}"))?;
+        if read == 0 || (next.starts_with(b"---") && !piece.is_empty()) {
+            yaml_piece(name, std::mem::take(&mut piece), first_line, &mut index, each)?;
+            first_line = line;
+        }
+        if read == 0 {
+            return Ok(());
+        }
+        piece.extend_from_slice(&next);
+        line += 1;
+    }
+}
+
+/// One piece of a YAML stream (see [`yaml_documents`]), starting at `first_line`.
+fn yaml_piece(
+    name: &str,
+    piece: Vec<u8>,
+    first_line: usize,
+    index: &mut usize,
+    each: &mut impl FnMut(usize, Value) -> Result<(), String>,
+) -> Result<(), String> {
+    let text = String::from_utf8(piece).map_err(|e| {
+        let line = first_line + e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count();
+        format!("{name}: line {line}: not UTF-8; opm reads catalogs as UTF-8")
+    })?;
+    let at = |line: usize| first_line + line - 1;
+    let chunks = crate::yaml::split_documents(&text)
+        .map_err(|e| format!("{name}: line {}, column {}: {}", at(e.pos.line), e.pos.col, e.message))?;
+    for chunk in &chunks {
         let value: Value = crate::yaml::parse_item(chunk).map_err(|e| {
             let line = e.pos.map_or(chunk.line, |p| p.line);
-            format!("{name}: line {line}: {}", e.message)
+            format!("{name}: line {}: {}", at(line), e.message)
         })?;
-        check_keys(&value, &format!("{name} document {i} (line {})", chunk.line))?;
-        each(i, value)?;
+        check_keys(&value, &format!("{name} document {index} (line {})", at(chunk.line)))?;
+        each(*index, value)?;
+        *index += 1;
     }
     Ok(())
-}
-
-fn line_at(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1 + usize::from(text[at..].starts_with('\n'))
-}
-
-/// A catalog file's text; a catalog is UTF-8, as opm's decoders read it.
-pub(super) fn read_text(path: &Path) -> Result<(String, Vec<u8>), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes.clone()).map_err(|e| {
-        format!("{}: not UTF-8 (byte {}); opm reads catalogs as UTF-8", path.display(), e.utf8_error().valid_up_to())
-    })?;
-    Ok((text, bytes))
 }
 
 /// Standard base64 as Go's JSON decoder reads a `[]byte`: padding required,
@@ -169,22 +246,32 @@ mod tests {
 
     #[test]
     fn json_is_told_from_yaml_by_content_as_opm_does() {
-        assert!(looks_like_json(" \n\t{\"schema\": \"olm.package\"}"));
-        assert!(looks_like_json("\u{a0}{}"), "Go's unicode.IsSpace");
-        assert!(!looks_like_json("schema: olm.package\n"));
-        assert!(!looks_like_json("\u{feff}{}"), "a byte order mark is not white space");
-        assert!(!looks_like_json(&format!("{}{{}}", " ".repeat(SNIFF))), "only the first 4096 bytes are looked at");
+        assert!(looks_like_json(b" \n\t{\"schema\": \"olm.package\"}"));
+        assert!(looks_like_json("\u{a0}{}".as_bytes()), "Go's unicode.IsSpace");
+        assert!(!looks_like_json(b"schema: olm.package\n"));
+        assert!(!looks_like_json("\u{feff}{}".as_bytes()), "a byte order mark is not white space");
+        assert!(!looks_like_json(format!("{}{{}}", " ".repeat(SNIFF)).as_bytes()), "only the first 4096 bytes");
         let values = |text: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("c");
+            std::fs::write(&path, text).unwrap();
             let mut seen = Vec::new();
-            decode(Path::new("c"), text, |_, v| {
+            decode_file(&path, &std::hash::RandomState::new(), |_, v| {
                 seen.push(v["name"].as_str().unwrap_or_default().to_string());
                 Ok(())
             })
-            .map(|()| seen)
+            .map(|_| seen)
         };
         assert_eq!(values("{\"schema\":\"s\",\"name\":\"a\"}{\"schema\":\"s\",\"name\":\"b\"}").unwrap(), ["a", "b"]);
         assert_eq!(values("{schema: s, name: a}\n").unwrap(), ["a"], "not JSON at first: read as YAML");
         assert!(values("{\"schema\":\"s\",\"name\":\"a\"}\n---\nschema: s\n").unwrap_err().contains("not JSON"));
         assert!(values("schema: 1\n").unwrap_err().contains("schema is not a string"));
+        // Pieces at --- lines, positions the file's.
+        assert_eq!(
+            values("schema: s\nname: a\n---\nschema: s\nname: b\n--- # c\nschema: s\nname: c\n").unwrap(),
+            ["a", "b", "c"]
+        );
+        let err = values("schema: s\nname: a\n---\nschema: s\nname: [\n").unwrap_err();
+        assert!(err.contains("c: line 5"), "{err}");
     }
 }

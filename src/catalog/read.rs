@@ -15,20 +15,20 @@
 //! costs in proportion to its size. Each document's keys are then held to Go's
 //! case-insensitive matching ([`check_keys`]).
 //!
-//! The catalog is read in two passes over its files: the first reads every
-//! document (what resolution needs, where each bundle is, each file's
-//! fingerprint), the second, for the admitted bundles only, reads their files
-//! again, refuses one whose bytes changed in between, and decodes their
-//! manifests. Memory grows with the largest file, not with the catalog.
+//! The catalog is read in two passes over its files, each streamed a
+//! document at a time: the first reads every document (what resolution
+//! needs, where each bundle is, each file's fingerprint), the second, for the
+//! admitted bundles only, reads their files again, decodes their manifests,
+//! and refuses a file whose bytes changed in between. Memory grows with the
+//! largest document, not with the file or the catalog.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::decode::{base64, decode, read_text};
+use super::decode::{base64, decode_file};
 use super::{Entry, Wanted};
 use crate::input::Source;
 use crate::semver::{Range, Version};
@@ -124,9 +124,7 @@ impl Catalog {
         let mut channels: Vec<ChannelDoc> = Vec::new();
         let mut deprecations: Vec<DeprecationsDoc> = Vec::new();
         for (f, path) in files.iter().enumerate() {
-            let (text, bytes) = read_text(path)?;
-            read.fingerprints.push(read.hasher.hash_one(&bytes));
-            decode(path, &text, |i, value| {
+            let fingerprint = decode_file(path, &read.hasher, |i, value| {
                 match value.get("schema").and_then(Value::as_str) {
                     None | Some("") => {
                         return Err(format!(
@@ -145,6 +143,7 @@ impl Catalog {
                 }
                 Ok(())
             })?;
+            read.fingerprints.push(fingerprint);
         }
         read.files = files;
         check_names(&read.entries)?;
@@ -169,17 +168,18 @@ impl Catalog {
         }
         for (f, docs) in wanted {
             let path = &self.files[f];
-            let (text, bytes) = read_text(path)?;
-            if self.hasher.hash_one(&bytes) != self.fingerprints[f] {
-                return Err(format!("{}: changed while the catalog was being read; judge it again", path.display()));
-            }
-            decode(path, &text, |i, value| match docs.get(&i) {
+            // What was judged from a file that changed since the first pass is
+            // thrown away with the error.
+            let fingerprint = decode_file(path, &self.hasher, |i, value| match docs.get(&i) {
                 Some(entry) => {
                     let doc: BundleDoc = typed(value, path, i, "olm.bundle")?;
                     each(entry, objects_of(entry, &doc))
                 }
                 None => Ok(()),
             })?;
+            if fingerprint != self.fingerprints[f] {
+                return Err(format!("{}: changed while the catalog was being read; judge it again", path.display()));
+            }
         }
         Ok(())
     }
