@@ -60,6 +60,36 @@ pub(crate) struct CsvSpec {
     /// The bundle's version; `None` when missing or not a string.
     #[serde(default, deserialize_with = "text")]
     pub version: Option<String>,
+    /// The admission and conversion webhooks OLM writes for the operator.
+    #[serde(default, deserialize_with = "nullable")]
+    pub webhookdefinitions: Vec<WebhookView>,
+}
+
+/// One of the CSV's `webhookdefinitions`: OLM v1 writes a Mutating or
+/// ValidatingWebhookConfiguration from it, calling the operator's Service on
+/// every request its rules match, cluster-wide for an AllNamespaces install.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WebhookView {
+    #[serde(default, rename = "type", deserialize_with = "text")]
+    pub kind: Option<String>,
+    /// The CSV Deployment that serves it: whose account receives the requests.
+    #[serde(default, deserialize_with = "text")]
+    pub deployment_name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub rules: Vec<WebhookRuleView>,
+}
+
+/// A webhook rule: the requests it is sent.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WebhookRuleView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub api_groups: Vec<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub resources: Vec<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub operations: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -99,6 +99,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
         refuse_unplaced_csvs(p, results);
     }
     let mut holdings = p.csv().map(|(csv, _)| gate.csv_holdings(csv, &operator.grants)).unwrap_or_default();
+    holdings.extend(p.csv().map(|(csv, _)| gate.webhook_holdings(csv)).unwrap_or_default());
     if p.csv.is_some() {
         holdings.extend(gate.bundle_holdings(results));
     }

@@ -522,3 +522,42 @@ fn the_operator_runs_only_as_an_account_the_csv_names() {
     std::fs::remove_file(bundle.join("manifests/token.yaml")).unwrap();
     assert_eq!(render_bundle(dir.path(), &bundle).status.code(), Some(0), "as shipped, it passes");
 }
+
+/// OLM writes an admission webhook configuration for each of the CSV's
+/// webhookdefinitions, and the API server sends the operator every request
+/// its rules match: a mutating webhook on ClusterRoleBindings can make any
+/// binding the operator's. Each rule beyond the bundle's own API groups is a
+/// holding of the serving Deployment's account, judged by the policy as any
+/// other (found in the fourth review: it passed render and catalog judge).
+#[test]
+fn a_webhook_beyond_the_bundles_own_apis_is_judged_as_a_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let bundle = bundles.join("kube-green/0.5.2");
+    let csv = bundle.join("manifests/kube-green.clusterserviceversion.yaml");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    let webhook = written
+        .replacen(
+            "      - kube-green.com\n      apiVersions:",
+            "      - rbac.authorization.k8s.io\n      apiVersions:",
+            1,
+        )
+        .replacen("      - sleepinfos\n    sideEffects", "      - clusterrolebindings\n    sideEffects", 1)
+        .replacen("    type: ValidatingAdmissionWebhook\n", "    type: MutatingAdmissionWebhook\n", 1);
+    assert_ne!(webhook, written);
+    std::fs::write(&csv, &webhook).unwrap();
+    let out = render_bundle(dir.path(), &bundle);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("spec.webhookdefinitions[0].rules[0]: install policy: ServiceAccount"), "{stderr}");
+    assert!(
+        stderr.contains("resources=[clusterrolebindings] cluster-wide, which spec.operator.policy.deny[0] forbids"),
+        "{stderr}"
+    );
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    assert_eq!(verdict_of(&judged, "0.5.2"), Some("fail"), "{:?}", judged.rows);
+    // On its own API group, as shipped, it passes.
+    std::fs::write(&csv, &written).unwrap();
+    assert_eq!(render_bundle(dir.path(), &bundle).status.code(), Some(0));
+}
