@@ -154,7 +154,8 @@ pub(crate) struct PodTemplateView {
     pub spec: PodSpecView,
 }
 
-/// What of a pod's spec decides whose rights it runs with.
+/// What of a pod's spec decides whose rights it runs with, and whether it
+/// reaches into its node.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PodSpecView {
@@ -162,6 +163,81 @@ pub(crate) struct PodSpecView {
     pub service_account_name: Option<String>,
     #[serde(default, deserialize_with = "text")]
     pub service_account: Option<String>,
+    #[serde(default, rename = "hostPID")]
+    pub host_pid: Option<bool>,
+    #[serde(default, rename = "hostIPC")]
+    pub host_ipc: Option<bool>,
+    #[serde(default)]
+    pub host_network: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub volumes: Vec<VolumeView>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub containers: Vec<ContainerView>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub init_containers: Vec<ContainerView>,
+}
+
+impl PodSpecView {
+    /// How the pod reaches into its node, in words; empty when it does not.
+    pub(crate) fn host_access(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (on, what) in [
+            (self.host_pid, "the node's process namespace (hostPID)"),
+            (self.host_ipc, "the node's IPC namespace (hostIPC)"),
+            (self.host_network, "the node's network (hostNetwork)"),
+        ] {
+            if on == Some(true) {
+                out.push(what.to_string());
+            }
+        }
+        for v in self.volumes.iter().filter(|v| v.host_path.is_some()) {
+            out.push(format!("a hostPath volume ({})", v.name.as_deref().unwrap_or_default()));
+        }
+        for c in self.containers.iter().chain(&self.init_containers) {
+            let name = c.name.as_deref().unwrap_or_default();
+            let sc = c.security_context.as_ref();
+            if sc.and_then(|s| s.privileged) == Some(true) {
+                out.push(format!("a privileged container ({name})"));
+            }
+            let added = sc.and_then(|s| s.capabilities.as_ref()).map(|c| c.add.clone()).unwrap_or_default();
+            if !added.is_empty() {
+                out.push(format!("added capabilities {} ({name})", added.join(", ")));
+            }
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct VolumeView {
+    #[serde(default, deserialize_with = "text")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub host_path: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ContainerView {
+    #[serde(default, deserialize_with = "text")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub security_context: Option<SecurityContextView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct SecurityContextView {
+    #[serde(default)]
+    pub privileged: Option<bool>,
+    #[serde(default)]
+    pub capabilities: Option<CapabilitiesView>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct CapabilitiesView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub add: Vec<String>,
 }
 
 /// One of the CSV's `installModes`: which sets of target namespaces the

@@ -188,6 +188,17 @@ impl Gate<'_> {
             .collect();
         let named = |set: &BTreeSet<&str>| set.iter().copied().collect::<Vec<_>>().join(", ");
         for (i, d) in spec.deployments.iter().enumerate() {
+            let host = d.spec.template.spec.host_access();
+            if !host.is_empty() {
+                let message = format!(
+                    "Deployment {:?} reaches into its node: {}; its pods hold the node, and every credential on it, which no RBAC rule shows and spec.operator.policy cannot measure: run the bundle only where the install namespace enforces a Pod Security level (pod-security.kubernetes.io/enforce: baseline or restricted) (critical; see docs/security.md)",
+                    d.name.as_deref().unwrap_or_default(),
+                    host.join(", ")
+                );
+                let finding = Finding::warning(message).dangerous(crate::findings::DangerLevel::Critical);
+                let at = format!("spec.install.spec.deployments[{i}].spec.template.spec");
+                results.push(finding.on(&csv.object_ref()).at(at).in_file(csv.file.as_ref()));
+            }
             let account = d.runs_as();
             if !judged.contains(account) {
                 let message = format!(

@@ -561,3 +561,44 @@ fn a_webhook_beyond_the_bundles_own_apis_is_judged_as_a_grant() {
     std::fs::write(&csv, &written).unwrap();
     assert_eq!(render_bundle(dir.path(), &bundle).status.code(), Some(0));
 }
+
+/// A CSV Deployment whose pods reach into their node (privileged, hostPath,
+/// host namespaces, added capabilities) holds the node, which no RBAC rule
+/// shows: said as a critical danger, counted in the catalog's values
+/// (found in the fourth review; refusing it under a policy is still to be
+/// decided, see docs/security.md).
+#[test]
+fn a_deployment_that_reaches_into_its_node_is_a_critical_danger() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let csv = bundles.join("kube-green/0.5.2/manifests/kube-green.clusterserviceversion.yaml");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    let pod = "              serviceAccountName: kube-green-controller-manager\n";
+    let host =
+        format!("{pod}              hostPID: true\n              volumes: [{{name: root, hostPath: {{path: /}}}}]\n");
+    std::fs::write(&csv, written.replacen(pod, &host, 1)).unwrap();
+    let out = run_bin(
+        &[
+            "catalog",
+            "audit",
+            "--catalog",
+            &repo(METADATA_ONLY).display().to_string(),
+            "--bundles",
+            &bundles.display().to_string(),
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let row = rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    let said: Vec<&str> = row["dangerous"].as_array().unwrap().iter().filter_map(|d| d.as_str()).collect();
+    assert!(
+        said.iter()
+            .any(|d| d
+                .contains("reaches into its node: the node's process namespace (hostPID), a hostPath volume (root)")),
+        "{said:?}"
+    );
+    assert_eq!(row["worst"], "critical");
+}
