@@ -61,6 +61,16 @@ fn render_bundle(dir: &std::path::Path, bundle: &std::path::Path) -> std::proces
     run_bin(&["render", "-c", &config.display().to_string(), &bundle.display().to_string()], "")
 }
 
+/// A copy of the bundle folders under `dir`, with the path and text of
+/// kube-green 0.5.2's ClusterServiceVersion, for a test to edit.
+fn bundles_with_csv(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf, String) {
+    let bundles = dir.join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let csv = bundles.join("kube-green/0.5.2/manifests/kube-green.clusterserviceversion.yaml");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    (bundles, csv, written)
+}
+
 /// The kube-green catalog with `edit` applied, in a folder of its own.
 fn catalog_with(dir: &std::path::Path, edit: impl Fn(String) -> String) -> std::path::PathBuf {
     let folder = dir.join("catalog");
@@ -386,10 +396,7 @@ fn tagged_keys_and_directives_are_refused() {
 #[test]
 fn every_dangerous_grant_is_counted_and_the_worst_is_a_value() {
     let dir = tempfile::tempdir().unwrap();
-    let bundles = dir.path().join("bundles");
-    copy_dir(&repo(BUNDLES), &bundles);
-    let csv = bundles.join("kube-green/0.5.2/manifests/kube-green.clusterserviceversion.yaml");
-    let written = std::fs::read_to_string(&csv).unwrap();
+    let (bundles, csv, written) = bundles_with_csv(dir.path());
     let rules: String = (0..13)
         .map(|i| {
             format!(
@@ -570,10 +577,7 @@ fn a_webhook_beyond_the_bundles_own_apis_is_judged_as_a_grant() {
 #[test]
 fn a_deployment_that_reaches_into_its_node_is_a_critical_danger() {
     let dir = tempfile::tempdir().unwrap();
-    let bundles = dir.path().join("bundles");
-    copy_dir(&repo(BUNDLES), &bundles);
-    let csv = bundles.join("kube-green/0.5.2/manifests/kube-green.clusterserviceversion.yaml");
-    let written = std::fs::read_to_string(&csv).unwrap();
+    let (bundles, csv, written) = bundles_with_csv(dir.path());
     let pod = "              serviceAccountName: kube-green-controller-manager\n";
     let host =
         format!("{pod}              hostPID: true\n              volumes: [{{name: root, hostPath: {{path: /}}}}]\n");
