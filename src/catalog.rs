@@ -128,7 +128,7 @@ fn judge_all(
             Some(objects) => Ok(objects),
             None => bundle_folder(bundles, entry)?,
         };
-        rows.push(match sources.and_then(|sources| unreadable(&sources).map_or(Ok(sources), Err)) {
+        rows.push(match sources {
             Err(why) => report::unjudged(entry, why),
             Ok(sources) => match unjudgeable(entry, &sources, images) {
                 Some(why) => report::unjudged(entry, why),
@@ -139,20 +139,6 @@ fn judge_all(
     })?;
     report::add_gains(&mut rows);
     Ok(rows)
-}
-
-/// Why a bundle's manifests cannot be read as OLM reads them, if they
-/// cannot: the file, line and cause. Such a bundle is unjudged, never failed:
-/// a verdict speaks of the policy, and OLM installs no bundle it cannot read.
-fn unreadable(sources: &[Source]) -> Option<String> {
-    sources.iter().find_map(|s| {
-        crate::yaml::split_documents(&s.text).err().map(|e| {
-            format!(
-                "its manifests cannot be read as OLM reads them: {}: line {}, column {}: {}",
-                s.name, e.pos.line, e.pos.col, e.message
-            )
-        })
-    })
 }
 
 /// Which bundle images a verdict may stand for: `catalog judge` is a gate,
@@ -169,7 +155,8 @@ enum Images {
 /// cannot: olm-rbac judges what the catalog (or `--bundles`) shows it, and
 /// OLM installs the bundle image; the verdict binds that image only when the
 /// image is named by digest and the manifests are that bundle's: exactly
-/// one ClusterServiceVersion, named as the bundle, at the catalog's version.
+/// one ClusterServiceVersion, named as the bundle, at the catalog's version,
+/// in manifests OLM can read (read once here, with render's reader).
 fn unjudgeable(entry: &Entry, sources: &[Source], images: Images) -> Option<String> {
     if sources.is_empty() {
         return Some(format!(
@@ -188,7 +175,16 @@ fn unjudgeable(entry: &Entry, sources: &[Source], images: Images) -> Option<Stri
     }
     let mut csvs = Vec::new();
     for source in sources {
-        let Ok(chunks) = crate::yaml::split_documents(&source.text) else { continue };
+        // What OLM cannot read is never a policy word: the bundle is unjudged, never failed.
+        let chunks = match crate::yaml::split_documents(&source.text) {
+            Ok(chunks) => chunks,
+            Err(e) => {
+                return Some(format!(
+                    "its manifests cannot be read as OLM reads them: {}: line {}, column {}: {}",
+                    source.name, e.pos.line, e.pos.col, e.message
+                ))
+            }
+        };
         for chunk in chunks.iter().filter(|c| crate::model::view_for(&c.header) == Some(crate::model::ViewKind::Csv)) {
             let view: Option<crate::model::CsvView> = crate::yaml::parse_item(chunk).ok();
             csvs.push((chunk.header.name.clone(), view.and_then(|v| v.spec.version)));

@@ -112,6 +112,17 @@ pub(crate) struct CsvInstallSpec {
     pub deployments: Vec<DeploymentView>,
 }
 
+impl PermissionView {
+    /// The account OLM grants the entry's rules to, as written
+    /// (`default` where it names none).
+    pub(crate) fn account(&self) -> &str {
+        self.service_account_name.as_deref().filter(|n| !n.is_empty()).unwrap_or(DEFAULT_ACCOUNT)
+    }
+}
+
+/// The ServiceAccount Kubernetes and OLM use where none is named.
+pub(crate) const DEFAULT_ACCOUNT: &str = "default";
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PermissionView {
@@ -138,7 +149,7 @@ impl DeploymentView {
             .flatten()
             .map(String::as_str)
             .find(|n| !n.is_empty())
-            .unwrap_or("default")
+            .unwrap_or(DEFAULT_ACCOUNT)
     }
 }
 

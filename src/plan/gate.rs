@@ -180,12 +180,8 @@ impl Gate<'_> {
         let p = self.planning;
         let Some((csv, view)) = p.csv() else { return };
         let spec = &view.spec.install.spec;
-        let judged: BTreeSet<&str> = spec
-            .permissions
-            .iter()
-            .chain(&spec.cluster_permissions)
-            .map(|g| g.service_account_name.as_deref().filter(|n| !n.is_empty()).unwrap_or("default"))
-            .collect();
+        let judged: BTreeSet<&str> =
+            spec.permissions.iter().chain(&spec.cluster_permissions).map(|g| g.account()).collect();
         let named = |set: &BTreeSet<&str>| set.iter().copied().collect::<Vec<_>>().join(", ");
         for (i, d) in spec.deployments.iter().enumerate() {
             let host = d.spec.template.spec.host_access();

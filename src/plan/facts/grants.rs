@@ -44,10 +44,9 @@ pub(crate) fn csv_grants(csv: &InputObject, view: &CsvView, results: &mut Vec<Fi
     ] {
         for (i, entry) in entries.iter().enumerate() {
             let field = format!("spec.install.spec.{key}[{i}]");
-            let account = match entry.service_account_name.as_deref() {
-                None | Some("") => "default".to_string(),
-                Some(name) if is_dns1123_subdomain(name) => name.to_string(),
-                Some(name) => {
+            let account = match entry.account() {
+                name if is_dns1123_subdomain(name) => name.to_string(),
+                name => {
                     results.push(
                         Finding::error(format!("{name:?} is not a valid ServiceAccount name"))
                             .on(&csv.object_ref())
