@@ -84,11 +84,39 @@ impl Version {
         !self.pre.is_empty()
     }
 
-    /// The version as written without its build metadata, which OLM v1
-    /// never compares: `1.2.3-rc.1+abc` is `1.2.3-rc.1`.
-    pub fn without_build(&self) -> String {
+    /// The version as a ClusterExtension writes it to admit this version and
+    /// no other: without build metadata, which OLM v1 never compares
+    /// (`1.2.3-rc.1+abc` is `1.2.3-rc.1`). The one spelling of "exactly this
+    /// version" that pinning, delegations and the catalog share; see
+    /// [`Version::parse_exact`].
+    pub fn exact(&self) -> String {
         Version { build: String::new(), ..self.clone() }.to_string()
     }
+
+    /// Reads `written` as one exact version, written as [`Version::exact`]
+    /// writes it: what the generated admission policies compare a
+    /// ClusterExtension's `spec.source.catalog.version` to, character for
+    /// character. Build metadata, a `v` or `=`, a missing part or leading
+    /// zeros name the same version to OLM v1 but another string to the
+    /// policy, so they are refused, with the exact spelling in the error.
+    pub fn parse_exact(written: &str) -> Result<Version, NotExact> {
+        match Version::parse(written) {
+            Ok(v) if v.exact() == written => Ok(v),
+            Ok(v) => Err(NotExact::Spelling { written: written.to_string(), exact: v.exact() }),
+            Err(_) => Err(NotExact::NotOne(written.to_string())),
+        }
+    }
+}
+
+/// Why a text is not one exact version as ClusterExtensions write it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotExact {
+    #[error("{written:?} must be written exactly as ClusterExtensions write it: {exact:?}")]
+    Spelling { written: String, exact: String },
+    #[error(
+        "{0:?} is not one exact version (such as 1.2.3): a range or a pattern would hand out versions nobody judged"
+    )]
+    NotOne(String),
 }
 
 /// Identifiers separated by dots, each non-empty `[0-9A-Za-z-]`; in a

@@ -109,3 +109,37 @@ fn only_single_exact_terms_name_their_versions() {
         assert_eq!(exact(open), None, "{open}");
     }
 }
+
+/// "Exactly this version" is one fact: a text [`Version::parse_exact`]
+/// accepts, read as OLM v1 reads a range, admits that version (whatever its
+/// build metadata) and nothing else; and the spellings it refuses are the
+/// ones a string comparison in an admission policy would tell apart.
+#[test]
+fn an_exact_version_admits_itself_and_nothing_else() {
+    let grid: Vec<Version> =
+        ["1.2.3", "1.2.3+a", "1.2.3+b", "1.2.3-rc.1", "1.2.3-rc.1+x", "1.2.4", "1.2.2", "0.0.0", "2.0.0-0"]
+            .iter()
+            .map(|v| Version::parse(v).unwrap())
+            .collect();
+    for written in ["1.2.3", "1.2.3-rc.1", "0.0.0", "2.0.0-0"] {
+        let exact = Version::parse_exact(written).unwrap();
+        assert_eq!(exact.exact(), written);
+        let range = Range::parse(written).unwrap();
+        for v in &grid {
+            assert_eq!(range.admits(v), *v == exact, "{written:?} against {v}");
+        }
+    }
+    for spelled in ["v1.2.3", "1.2.3+a", "1.2", "=1.2.3", "01.2.3", " 1.2.3"] {
+        assert!(
+            matches!(Version::parse_exact(spelled), Err(NotExact::Spelling { .. }) | Err(NotExact::NotOne(_))),
+            "{spelled:?}"
+        );
+    }
+    assert_eq!(
+        Version::parse_exact("1.2.3+a"),
+        Err(NotExact::Spelling { written: "1.2.3+a".into(), exact: "1.2.3".into() })
+    );
+    for range in ["1.2.x", ">=1.2.3", "1.2.3 || 1.2.4", "~1.2.3"] {
+        assert_eq!(Version::parse_exact(range), Err(NotExact::NotOne(range.into())), "{range:?}");
+    }
+}

@@ -58,7 +58,7 @@ impl Judged {
         let package = crate::plan::guard::pinning::bundle_package(p)
             .filter(|(_, declared)| *declared)
             .map(|(package, _)| package);
-        Judged { package, version: version.map(|v| v.without_build()), policy: p.config.operator.policy.is_some() }
+        Judged { package, version: version.map(|v| v.exact()), policy: p.config.operator.policy.is_some() }
     }
 
     /// The judged version of `package`, if this render judged one.

@@ -96,8 +96,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         );
         return Vec::new();
     };
-    let pin =
-        Pin { extension: &config.extension, package, versions: vec![judged.without_build()], catalog, catalog_image };
+    let pin = Pin { extension: &config.extension, package, versions: vec![judged.exact()], catalog, catalog_image };
     let made = admission::objects(config, &pin);
     results.push(
         Finding::info(format!(
@@ -253,7 +252,7 @@ fn check_version(
     results: &mut Vec<Finding>,
 ) {
     const FIELD: &str = "spec.source.catalog.version";
-    let exact = judged.map(Version::without_build);
+    let exact = judged.map(Version::exact);
     let fix = match &exact {
         Some(v) => format!("pin the judged bundle: {FIELD}: \"{v}\""),
         None => "give the bundle's ClusterServiceVersion a semantic spec.version, and pin it here".to_string(),
@@ -287,14 +286,16 @@ fn check_version(
             FIELD,
             format!("{written:?} does not admit {exact}, the version judged here: the cluster would install a bundle olm-rbac has not seen; {fix}"),
         ));
+    } else if Version::parse_exact(written).is_ok() {
+        // One exact version that admits the judged one: the judged version.
     } else if range.exact_versions().is_some_and(|vs| vs.iter().all(|v| *v == judged)) {
-        if written != exact {
-            results.push(at.say(
-                severity,
-                FIELD,
-                format!("{written:?} admits only the judged version, but the admission policy pins it written exactly; {fix}"),
-            ));
-        }
+        results.push(at.say(
+            severity,
+            FIELD,
+            format!(
+                "{written:?} admits only the judged version, but the admission policy pins it written exactly; {fix}"
+            ),
+        ));
     } else {
         results.push(at.say(
             severity,
