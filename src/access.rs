@@ -267,14 +267,7 @@ impl Policy {
 
     /// A CRD's resource: its scope and names, and its API.
     fn add_crd(&mut self, crd: &CrdView) {
-        let names = &crd.spec.names;
-        if let (Some(g), Some(p)) = (crd.spec.group.as_deref(), names.plural.as_deref()) {
-            let named = CrdNames {
-                kind: names.kind.as_deref(),
-                singular: names.singular.as_deref(),
-                short: &names.short_names,
-            };
-            self.resources.add_named(g, p, crd.spec.scope.as_deref() == Some("Cluster"), &named);
+        if let Some((g, p)) = self.resources.add_crd(crd) {
             self.apis.entry(format!("{p}.{g}")).or_insert(None);
         }
     }
@@ -352,6 +345,7 @@ pub use rbac::BindingKind;
 pub(crate) use request::Asked;
 pub(crate) use request::MASTERS;
 pub use request::{Identity, Request, UrlRequest};
+#[cfg(test)]
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;
 mod who;

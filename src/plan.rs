@@ -422,7 +422,7 @@ fn draft(configs: &[Config], input: &Input<'_>, believed: &Believed) -> Draft {
         }
     }
     let claims = provenance::generated_claims(input.objects, &input.origins, believed, &mut plan.results);
-    trust::check_input(input.objects, &input.origins, &input.crd_scopes, &claims.of, &mut plan.results);
+    trust::check_input(input.objects, &input.origins, &input.resources, &claims.of, &mut plan.results);
     for config in configs {
         let before = plan.patches.clone();
         plan_one(config, input, &claims, &mut plan);

@@ -1,15 +1,25 @@
-//! The resources the checks know and how a user names them: the built-in
-//! table (`kinds`) and the input's CRDs, resolved as kubectl resolves a
-//! resource argument.
+//! The scope table: the resources the cluster-to-be serves, whether each is
+//! cluster-scoped, and how a user names them. Kubernetes' and OLM's kinds
+//! (`kinds`), then the input's CRDs, under one precedence rule
+//! ([`Resources::add_named`]); built once per input ([`Resources::of_input`])
+//! and read by the planner (an object's identity, what installing it needs)
+//! and by the access checks alike. Resource arguments resolve as kubectl
+//! resolves them.
 
 use std::collections::BTreeMap;
+
+use crate::kinds::ApiResource;
+use crate::model::{Body, CrdView, InputObject};
 
 /// What the checks know of a resource: its scope and the names a user may
 /// call it by besides its plural.
 #[derive(Debug, Clone, Default)]
 struct Known {
     cluster: bool,
+    /// The kind in lower case, as a user may name it.
     kind: Option<String>,
+    /// The kind as its definition writes it, as objects name it.
+    kind_written: Option<String>,
     singular: Option<String>,
     short: Vec<String>,
     /// One of Kubernetes' own: kubectl prefers it over a CRD's of the same name.
@@ -48,6 +58,7 @@ impl Resources {
             .map(|(r, n)| {
                 let known = Known {
                     cluster: r.cluster,
+                    kind_written: Some(n.kind.clone()),
                     kind: Some(n.kind),
                     singular: Some(n.singular),
                     short: n.short,
@@ -57,6 +68,52 @@ impl Resources {
             })
             .collect();
         Resources { scope }
+    }
+
+    /// The table of an input: the built-in kinds, then each of its CRDs in
+    /// order (a later CRD of the same resource wins, as the last one applied does).
+    pub(crate) fn of_input<'a>(objects: impl IntoIterator<Item = &'a InputObject>) -> Resources {
+        let mut table = Resources::builtin();
+        for o in objects {
+            if let Body::Crd(crd) = &o.body {
+                table.add_crd(crd);
+            }
+        }
+        table
+    }
+
+    /// A CRD's resource, under [`Resources::add_named`]'s rule; its
+    /// `(group, plural)` when it names both.
+    pub(crate) fn add_crd<'c>(&mut self, crd: &'c CrdView) -> Option<(&'c str, &'c str)> {
+        let names = &crd.spec.names;
+        let (g, p) = (crd.spec.group.as_deref()?, names.plural.as_deref()?);
+        let named =
+            CrdNames { kind: names.kind.as_deref(), singular: names.singular.as_deref(), short: &names.short_names };
+        self.add_named(g, p, crd.spec.cluster_scoped(), &named);
+        Some((g, p))
+    }
+
+    /// The resource objects of `kind` in `group` are: by the kind as written
+    /// (kinds are case-sensitive), Kubernetes' and OLM's kinds first.
+    pub(crate) fn of_kind(&self, group: &str, kind: &str) -> Option<ApiResource> {
+        let found = |kubernetes: bool| {
+            self.scope
+                .iter()
+                .find(|((g, _), k)| g == group && k.kubernetes == kubernetes && k.kind_written.as_deref() == Some(kind))
+        };
+        let ((g, p), k) = found(true).or_else(|| found(false))?;
+        Some(ApiResource { group: g.clone(), plural: p.clone(), cluster: k.cluster })
+    }
+
+    /// Whether objects of `kind` in `group` have no namespace (the API server
+    /// drops one written on them): as the table has it; a kind the table does
+    /// not know in a group whose kinds are all cluster-scoped (admission
+    /// policies, OLM v1's APIs) counts as one; any other unknown kind does not.
+    pub(crate) fn kind_is_cluster_scoped(&self, group: &str, kind: &str) -> bool {
+        match self.of_kind(group, kind) {
+            Some(r) => r.cluster,
+            None => matches!(group, "admissionregistration.k8s.io" | "olm.operatorframework.io"),
+        }
     }
 
     /// A CRD's resource: its scope, and the kind, singular and short names it
@@ -73,6 +130,9 @@ impl Resources {
         }
         known.cluster = cluster_scoped;
         let lower = |n: Option<&str>| n.filter(|n| !n.is_empty()).map(str::to_lowercase);
+        if let Some(kind) = names.kind.filter(|k| !k.is_empty()) {
+            known.kind_written = Some(kind.to_string());
+        }
         known.kind = lower(names.kind).or(known.kind.take());
         known.singular = lower(names.singular).or_else(|| known.kind.clone());
         known.short = names.short.iter().map(|n| n.to_lowercase()).collect();

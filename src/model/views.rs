@@ -22,6 +22,14 @@ pub(crate) struct CrdSpec {
     pub version: Option<String>,
 }
 
+impl CrdSpec {
+    /// Whether the CRD's resource is cluster-scoped: `spec.scope: Cluster`,
+    /// written so (the API server accepts `Cluster` and `Namespaced` only).
+    pub(crate) fn cluster_scoped(&self) -> bool {
+        self.scope.as_deref() == Some("Cluster")
+    }
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 pub(crate) struct CrdNames {
     pub plural: Option<String>,

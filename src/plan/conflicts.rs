@@ -18,7 +18,7 @@ pub(super) fn check_conflicts(input: &Input<'_>, plan: &mut Draft) {
         if plan.remove.contains(&i) {
             continue;
         }
-        taken.insert(trust::identity(o, &input.crd_scopes), o);
+        taken.insert(trust::identity(o, &input.resources), o);
     }
     let mut conflicts = Vec::new();
     for g in &plan.generated {

@@ -140,3 +140,4 @@ mod bindings;
 mod bundle_objects;
 mod bundle_roles;
 mod earlier_output;
+mod scope;

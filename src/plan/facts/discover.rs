@@ -358,29 +358,7 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
     let spec = &view.spec;
     let group = spec.group.as_deref().unwrap_or_default();
     let plural = spec.names.plural.as_deref().unwrap_or_default();
-    let mut ok = true;
-    if obj.header.name.as_deref().unwrap_or_default().is_empty() {
-        fail("metadata.name", "is missing".into());
-        ok = false;
-    }
-    if group.is_empty() {
-        fail("spec.group", "is missing: a CRD needs an API group".into());
-        ok = false;
-    } else if !is_crd_group(group) {
-        fail("spec.group", format!("{group:?} is not a CRD's API group (a DNS subdomain with a dot)"));
-        ok = false;
-    }
-    if plural.is_empty() {
-        fail("spec.names.plural", "is missing: RBAC rules name the plural resource".into());
-        ok = false;
-    } else if !is_dns1123_label(plural) {
-        fail(
-            "spec.names.plural",
-            format!("{plural:?} is not a valid resource name (lowercase letters, digits and '-')"),
-        );
-        ok = false;
-    }
-    if !ok {
+    if !fields_ok(obj.header.name.as_deref().unwrap_or_default(), group, plural, spec.scope.as_deref(), &mut fail) {
         return None;
     }
     let name = format!("{plural}.{group}");
@@ -424,10 +402,41 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
         kind: spec.names.kind.clone(),
         source: ApiSource::Crd,
         versions: storage.into_iter().collect(),
-        cluster_scoped: spec.scope.as_deref() == Some("Cluster"),
+        cluster_scoped: spec.cluster_scoped(),
         origin: obj_ref,
         field: "spec.group".into(),
     })
+}
+
+/// The fields that name a CRD's resource, each said where it is wrong.
+fn fields_ok(name: &str, group: &str, plural: &str, scope: Option<&str>, fail: &mut impl FnMut(&str, String)) -> bool {
+    let mut ok = true;
+    if name.is_empty() {
+        fail("metadata.name", "is missing".into());
+        ok = false;
+    }
+    if group.is_empty() {
+        fail("spec.group", "is missing: a CRD needs an API group".into());
+        ok = false;
+    } else if !is_crd_group(group) {
+        fail("spec.group", format!("{group:?} is not a CRD's API group (a DNS subdomain with a dot)"));
+        ok = false;
+    }
+    if plural.is_empty() {
+        fail("spec.names.plural", "is missing: RBAC rules name the plural resource".into());
+        ok = false;
+    } else if !is_dns1123_label(plural) {
+        fail(
+            "spec.names.plural",
+            format!("{plural:?} is not a valid resource name (lowercase letters, digits and '-')"),
+        );
+        ok = false;
+    }
+    if let Some(scope) = scope.filter(|s| !matches!(*s, "Cluster" | "Namespaced")) {
+        fail("spec.scope", format!("{scope:?} is not a scope: the API server takes Cluster or Namespaced, written so"));
+        ok = false;
+    }
+    ok
 }
 
 /// Applies `spec.apis`: include (all when empty), then exclude. A pattern that

@@ -29,8 +29,8 @@ pub(crate) struct Input<'a> {
     pub objects: &'a [InputObject],
     /// Whose each object is.
     pub origins: Origins,
-    /// The kinds the input's CRDs define, by `(group, kind)`: cluster-scoped or not.
-    pub crd_scopes: BTreeMap<(String, String), bool>,
+    /// The scope table: Kubernetes' and OLM's kinds and the input's CRDs.
+    pub resources: access::Resources,
     /// The Namespace objects a selector may pick: the admin's own.
     pub selectable_namespaces: Vec<&'a InputObject>,
     /// The cluster's ClusterRoles as they will be after this run: Kubernetes'
@@ -55,7 +55,7 @@ impl<'a> Input<'a> {
         let built_in = access::builtin::policy().ok().map(|_| access::from_objects(admins.map(|(_, o)| o)));
         Input {
             objects,
-            crd_scopes: trust::crd_scopes(objects),
+            resources: access::Resources::of_input(objects),
             selectable_namespaces: selectable_namespaces(objects, &origins),
             origins,
             built_in,

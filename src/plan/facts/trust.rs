@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::access::Resources;
 use crate::config::Config;
 use crate::findings::{FileRef, Finding, ObjRef};
 use crate::model::*;
@@ -73,51 +74,21 @@ pub(crate) fn require_definitions(config: &Config, apis: &[Api], results: &mut V
     }
 }
 
-/// Kinds whose objects have no namespace, whatever their manifest says: the
-/// API server drops a namespace written on them. The platform's own kinds
-/// are as `kinds` has them (a CRD cannot change them); a kind newer than that
-/// table in a group whose kinds are all cluster-scoped counts as one; any
-/// other kind is as the input's CRD defines it.
-fn cluster_scoped(o: &InputObject, crd_scopes: &BTreeMap<(String, String), bool>) -> bool {
+/// The identity an object has on the cluster: group, kind, namespace (none
+/// for kinds the scope table has cluster-scoped: the API server drops a
+/// namespace written on them) and name.
+pub(crate) fn identity(o: &InputObject, resources: &Resources) -> (String, String, Option<String>, String) {
     let group = o.header.group().unwrap_or_default();
     let kind = o.header.kind.as_deref().unwrap_or_default();
-    if let Some(known) = crate::kinds::resource_of(group, kind) {
-        return known.cluster;
-    }
-    matches!(group, "admissionregistration.k8s.io" | "olm.operatorframework.io")
-        || crd_scopes.get(&(group.to_string(), kind.to_string())).copied().unwrap_or(false)
-}
-
-/// The identity an object has on the cluster: group, kind, namespace (none
-/// for cluster-scoped kinds) and name.
-pub(crate) fn identity(
-    o: &InputObject,
-    crd_scopes: &BTreeMap<(String, String), bool>,
-) -> (String, String, Option<String>, String) {
-    let group = o.header.group().unwrap_or_default();
-    let namespace = if cluster_scoped(o, crd_scopes) { None } else { o.header.namespace.clone() };
-    (group.to_string(), o.header.kind.clone().unwrap_or_default(), namespace, o.header.name.clone().unwrap_or_default())
-}
-
-/// `(group, kind)` of the input's CRDs, with whether each is cluster-scoped.
-pub(crate) fn crd_scopes(objects: &[InputObject]) -> BTreeMap<(String, String), bool> {
-    objects
-        .iter()
-        .filter_map(|o| match &o.body {
-            Body::Crd(v) => Some((
-                (v.spec.group.clone().unwrap_or_default(), v.spec.names.kind.clone().unwrap_or_default()),
-                v.spec.scope.as_deref() == Some("Cluster"),
-            )),
-            _ => None,
-        })
-        .collect()
+    let namespace = if resources.kind_is_cluster_scoped(group, kind) { None } else { o.header.namespace.clone() };
+    (group.to_string(), kind.to_string(), namespace, o.header.name.clone().unwrap_or_default())
 }
 
 /// Checks on the input as a whole, whatever the config says.
 pub(crate) fn check_input(
     objects: &[InputObject],
     origins: &Origins,
-    crd_scopes: &BTreeMap<(String, String), bool>,
+    resources: &Resources,
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) {
@@ -125,7 +96,7 @@ pub(crate) fn check_input(
     // applied wins, and olm-rbac might judge the other.
     let mut seen: BTreeMap<_, &InputObject> = BTreeMap::new();
     for o in objects.iter().filter(|o| o.header.name.is_some() && o.header.kind.is_some()) {
-        if let Some(first) = seen.insert(identity(o, crd_scopes), o) {
+        if let Some(first) = seen.insert(identity(o, resources), o) {
             let where_first = first.file.as_ref().map(|f| format!(" (first in {})", f.path)).unwrap_or_default();
             results.push(
                 Finding::error(format!(

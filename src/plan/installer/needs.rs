@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
+use crate::access::Resources;
 use crate::config::{Olm, OperatorPermissions};
 use crate::findings::Finding;
-use crate::kinds::{resource as resource_table, resource_of, ApiResource};
+use crate::kinds::{resource as resource_table, ApiResource};
 use crate::model::policy_rule as rule;
 use crate::model::*;
 
@@ -66,7 +67,7 @@ impl Installing<'_> {
             if i == self.csv_index || (installer.olm == Olm::V0 && matches!(o.body, Body::Crd(_))) {
                 continue;
             }
-            match resource(o, objects) {
+            match kind_of(o, &self.operator.planning.input.resources) {
                 Some(r) => {
                     named.entry(r).or_default().insert(o.header.name.clone().unwrap_or_default());
                 }
@@ -134,8 +135,9 @@ impl Installing<'_> {
             return Vec::new();
         }
         let mut old: BTreeMap<(ApiResource, String), String> = BTreeMap::new();
+        let old_table = Resources::of_input(previous);
         for o in previous.iter().filter(|o| !matches!(o.body, Body::Csv(_))) {
-            let (Some(r), Some(name)) = (resource(o, previous), o.header.name.clone()) else { continue };
+            let (Some(r), Some(name)) = (kind_of(o, &old_table), o.header.name.clone()) else { continue };
             old.insert((r, name), o.header.kind.clone().unwrap_or_default());
         }
         let spec = &old_csv.spec.install.spec;
@@ -315,23 +317,9 @@ fn bundle_role_needs(
     needs
 }
 
-/// The API resource of a bundle object: a Kubernetes or well-known kind, or
-/// a CRD of the input.
-fn resource(o: &InputObject, objects: &[InputObject]) -> Option<ApiResource> {
-    let group = o.header.group()?;
-    let kind = o.header.kind.as_deref()?;
-    resource_of(group, kind).or_else(|| {
-        objects.iter().find_map(|c| match &c.body {
-            Body::Crd(v) if v.spec.group.as_deref() == Some(group) && v.spec.names.kind.as_deref() == Some(kind) => {
-                Some(ApiResource {
-                    group: group.to_string(),
-                    plural: v.spec.names.plural.clone()?,
-                    cluster: v.spec.scope.as_deref() == Some("Cluster"),
-                })
-            }
-            _ => None,
-        })
-    })
+/// The API resource of an object, as the scope table has its kind.
+fn kind_of(o: &InputObject, table: &Resources) -> Option<ApiResource> {
+    table.of_kind(o.header.group()?, o.header.kind.as_deref()?)
 }
 
 /// One of Kubernetes' own resources, which the resource table knows.

@@ -1,0 +1,78 @@
+//! One scope table: whether a resource is cluster-scoped is read from
+//! Kubernetes' and OLM's kinds and the input's CRDs under one precedence
+//! rule, and the planner (an object's identity) and the access kernel
+//! (`can-i`, the gate's evaluator) read the same answer.
+
+use super::*;
+use crate::access::Resources;
+use crate::plan::facts::trust::identity;
+
+/// `crd`, with its kind and scope.
+fn crd_scoped(plural: &str, group: &str, kind: &str, scope: &str) -> InputObject {
+    let mut o = crd(plural, group, "v1");
+    if let Body::Crd(v) = &mut o.body {
+        v.spec.names.kind = Some(kind.into());
+        v.spec.scope = Some(scope.into());
+    }
+    o
+}
+
+fn object(api_version: &str, kind: &str, namespace: &str) -> InputObject {
+    let mut header = header(api_version, kind, "x");
+    header.namespace = Some(namespace.into());
+    InputObject { header, body: Body::Other, file: None }
+}
+
+#[test]
+fn a_crd_sets_the_scope_of_an_operator_kind_for_every_reader_alike() {
+    let monitor = object("monitoring.coreos.com/v1", "ServiceMonitor", "ops");
+    // Without a CRD, the well-known kind's own scope: namespaced.
+    let alone = Resources::of_input([&monitor]);
+    assert_eq!(identity(&monitor, &alone).2.as_deref(), Some("ops"));
+    // The input's CRD makes it cluster-scoped: the API server drops the
+    // namespace, and the kernel reads the resource as cluster-scoped.
+    let objects = [crd_scoped("servicemonitors", "monitoring.coreos.com", "ServiceMonitor", "Cluster"), monitor];
+    let table = Resources::of_input(&objects);
+    assert_eq!(identity(&objects[1], &table).2, None);
+    assert_eq!(table.cluster_scoped("monitoring.coreos.com", "servicemonitors"), Some(true));
+    let kernel = crate::access::from_objects(&objects);
+    assert_eq!(kernel.resources.cluster_scoped("monitoring.coreos.com", "servicemonitors"), Some(true));
+}
+
+#[test]
+fn the_platform_keeps_its_own_kinds_whatever_a_crd_says() {
+    for (plural, group, kind, api_version) in [
+        ("deployments", "apps", "Deployment", "apps/v1"),
+        ("subscriptions", "operators.coreos.com", "Subscription", "operators.coreos.com/v1alpha1"),
+    ] {
+        let objects = [crd_scoped(plural, group, kind, "Cluster"), object(api_version, kind, "ops")];
+        let table = Resources::of_input(&objects);
+        assert_eq!(identity(&objects[1], &table).2.as_deref(), Some("ops"), "{kind}");
+        assert_eq!(table.cluster_scoped(group, plural), Some(false), "{kind}");
+        assert_eq!(crate::access::from_objects(&objects).resources.cluster_scoped(group, plural), Some(false));
+    }
+}
+
+#[test]
+fn kinds_are_read_as_written_and_unknown_ones_by_their_group() {
+    let table = Resources::of_input(&[crd_scoped("widgets", "example.com", "Widget", "Cluster")]);
+    assert!(table.kind_is_cluster_scoped("example.com", "Widget"));
+    assert!(!table.kind_is_cluster_scoped("example.com", "widget"), "kinds are case-sensitive");
+    assert!(table.kind_is_cluster_scoped("admissionregistration.k8s.io", "SomeNewPolicy"));
+    assert!(table.kind_is_cluster_scoped("olm.operatorframework.io", "ClusterThing"));
+    assert!(!table.kind_is_cluster_scoped("example.com", "Gadget"));
+    assert!(table.kind_is_cluster_scoped("", "Namespace"));
+    assert!(!table.kind_is_cluster_scoped("", "ConfigMap"));
+}
+
+#[test]
+fn a_crd_scope_the_api_server_would_refuse_is_refused() {
+    let objects = [crd_scoped("widgets", "example.com", "Widget", "cluster")];
+    let plan = plan_of(Config::new("widgets", Mode::Aggregate), &objects);
+    let said: Vec<String> = errors(&plan).iter().map(|f| f.said()).collect();
+    assert!(
+        said.iter()
+            .any(|s| s.contains("spec.scope: \"cluster\" is not a scope: the API server takes Cluster or Namespaced")),
+        "{said:?}"
+    );
+}
