@@ -48,6 +48,7 @@ mod facts;
 mod gate;
 mod guard;
 mod installer;
+pub(crate) mod names;
 mod operator;
 mod steps;
 

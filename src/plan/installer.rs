@@ -21,7 +21,6 @@ use crate::access::{describe_rule, from_objects, Identity};
 use crate::config::{Config, Installer, InstallerMode};
 use crate::findings::Finding;
 use crate::model::*;
-use crate::names::bounded_name;
 
 use crate::plan::facts::input::OperatorInput;
 use crate::plan::operator::accounts::{claimed_account, Account, AccountRole};
@@ -200,7 +199,7 @@ impl Installing<'_> {
         let extension = &self.operator.config().extension;
         let sa = &self.installer.account;
         let account = Account { extension, role: AccountRole::Installer, account: sa.clone() };
-        let name = bounded_name(extension, "-installer");
+        let name = crate::plan::names::installer(extension);
         let mut out = vec![(
             account.about(),
             Object::ServiceAccount(ServiceAccount {

@@ -11,10 +11,11 @@ use crate::findings::{Finding, ObjRef};
 use crate::model::*;
 
 use crate::plan::apis::bundle::Provided;
-use crate::plan::apis::roles::{cluster_roles, role_name, versions_for};
+use crate::plan::apis::roles::{cluster_roles, versions_for};
 use crate::plan::facts::input::{Input, OperatorInput, Planning};
 use crate::plan::facts::origin::{extension_object, Origin, Origins};
 use crate::plan::facts::provenance::Claims;
+use crate::plan::names::api_role as role_name;
 use crate::plan::{
     apis::bind, apis::bundle, apis::olm_apis, gate, guard::delegation, guard::pinning, installer,
     operator::permissions, output_order, About, Api, ApiSource, Draft, Generated, Made, Object,

@@ -519,3 +519,85 @@ fn the_source_reader_blanks_what_is_not_code() {
     assert_eq!(found, ["access", "access::cover", "access::danger", "model", "model::X", "yaml"]);
     assert_eq!(without_tests("fn a() {}\n#[cfg(test)]\nmod t { fn b() { } }\nfn c() {}\n").matches("fn").count(), 2);
 }
+
+/// The rooms of the crate and what each may import, as ARCHITECTURE.md's
+/// table has them, in the data's order: a room imports only rooms listed
+/// before it here (and, where the table says so, one beside it).
+const ROOMS: &[(&str, &[&str])] = &[
+    ("input", &[]),
+    ("outcome", &[]),
+    ("kinds", &[]),
+    ("model", &["kinds"]),
+    ("names", &[]),
+    ("reserved", &[]),
+    ("semver", &[]),
+    ("sarif", &[]),
+    ("gojson", &[]),
+    ("schema", &[]),
+    ("yaml", &["model"]),
+    ("access", &["model", "kinds", "names", "reserved"]),
+    ("findings", &["model", "access"]),
+    ("config", &["model", "names", "findings", "reserved", "schema", "semver"]),
+    ("admission", &["access"]),
+    (
+        "check",
+        &["access", "admission", "input", "outcome", "yaml", "model", "names", "findings", "sarif", "kinds", "schema"],
+    ),
+    ("plan", &["config", "model", "kinds", "names", "findings", "reserved", "semver", "access", "sarif"]),
+    ("judge", &["input", "yaml", "model", "config", "plan", "findings", "gojson"]),
+    ("run", &["judge", "input", "outcome", "yaml", "model", "config", "plan", "findings", "sarif"]),
+    (
+        "catalog",
+        &[
+            "judge", "check", "access", "input", "outcome", "semver", "yaml", "model", "gojson", "findings", "sarif",
+            "names", "schema",
+        ],
+    ),
+    ("cli", &["run", "check", "access", "admission", "catalog", "config", "input", "outcome"]),
+];
+
+/// Every module imports only the rooms its room may (`ROOMS`): the order
+/// ARCHITECTURE.md draws is the order the code keeps.
+#[test]
+fn the_rooms_import_in_the_order_architecture_draws() {
+    let modules = modules();
+    let graph = imports(&modules);
+    let room_of = |path: &str| path.split("::").next().unwrap_or_default().to_string();
+    let mut bad = Vec::new();
+    for (from, tos) in &graph {
+        if from.is_empty() {
+            continue;
+        }
+        let room = room_of(from);
+        let Some((_, allowed)) = ROOMS.iter().find(|(r, _)| *r == room) else {
+            bad.push(format!("{from}: its room {room:?} is not in ROOMS (nor in ARCHITECTURE.md's table)"));
+            continue;
+        };
+        for to in tos {
+            let target = room_of(to);
+            if target != room && !allowed.contains(&target.as_str()) {
+                bad.push(format!("{from} → {to}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "imports against the rooms' order:\n{}", bad.join("\n"));
+    // Every room listed imports only rooms listed before it.
+    for (i, (room, allowed)) in ROOMS.iter().enumerate() {
+        for a in *allowed {
+            let at = ROOMS.iter().position(|(r, _)| r == a);
+            assert!(at.is_some_and(|at| at < i), "{room} may import {a}, which is not listed before it");
+        }
+    }
+}
+
+/// Every name olm-rbac gives a generated object is given in `plan::names`:
+/// the one place where the naming conventions and their collisions can be seen.
+#[test]
+fn every_generated_name_is_given_in_one_module() {
+    let found: Vec<String> = modules()
+        .iter()
+        .filter(|m| m.path != "names" && m.path != "plan::names" && m.code.contains("bounded_name("))
+        .map(|m| m.file.clone())
+        .collect();
+    assert!(found.is_empty(), "generated names written outside plan::names: {found:?}");
+}

@@ -10,12 +10,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::config::{Binding, Config, RoleKind, Scope, Subject, SubjectKind};
 use crate::findings::{Finding, ObjRef};
 use crate::model::*;
-use crate::names::bounded_name;
 
-use crate::plan::apis::roles::{metadata, name_parts};
+use crate::plan::apis::roles::metadata;
 use crate::plan::facts::input::Planning;
 use crate::plan::facts::namespaces::selected_namespaces;
-use crate::plan::{apis::olm_apis, About, Api, ApiSource, Made, Object};
+use crate::plan::{apis::olm_apis, names, About, Api, ApiSource, Made, Object};
 
 /// The roles a binding of `role` grants: editors also read. (Everyone bound
 /// can read the API's CRD object too: versions, schema, printer columns.)
@@ -113,7 +112,13 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                 for role in roles_bound_with(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
                         for ns in list {
-                            let name = binding_name(self.config, api, version.as_deref(), role);
+                            let name = names::api_binding(
+                                &self.config.extension,
+                                self.config.naming,
+                                api,
+                                version.as_deref(),
+                                role,
+                            );
                             self.add(
                                 (Some(ns.clone()), name),
                                 api_about(api, &version, role),
@@ -127,7 +132,13 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
             None => {
                 for role in roles_bound_with(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
-                        let name = binding_name(self.config, api, version.as_deref(), role);
+                        let name = names::api_binding(
+                            &self.config.extension,
+                            self.config.naming,
+                            api,
+                            version.as_deref(),
+                            role,
+                        );
                         self.add((None, name), api_about(api, &version, role), &role_name, &binding.subjects);
                     }
                 }
@@ -135,7 +146,13 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
         }
         if api.source == ApiSource::Crd {
             for (version, role_name) in (self.role_for)(api, RoleKind::CrdView) {
-                let name = binding_name(self.config, api, version.as_deref(), RoleKind::CrdView);
+                let name = names::api_binding(
+                    &self.config.extension,
+                    self.config.naming,
+                    api,
+                    version.as_deref(),
+                    RoleKind::CrdView,
+                );
                 self.add((None, name), api_about(api, &version, RoleKind::CrdView), &role_name, &binding.subjects);
             }
         }
@@ -224,13 +241,6 @@ fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Pl
         }
     };
     (p.about, object)
-}
-
-/// `<extension>-<api>-<role>` (with the version under `naming: OLMv0`),
-/// shortened with a stable hash past 253 characters.
-pub(crate) fn binding_name(config: &Config, api: &Api, version: Option<&str>, role: RoleKind) -> String {
-    let (base, suffix) = name_parts(config.naming, api, version, role);
-    bounded_name(&format!("{}-{base}", config.extension), &suffix)
 }
 
 /// A config's subject as RBAC writes it.

@@ -10,8 +10,8 @@ use crate::findings::Finding;
 use crate::model::*;
 use crate::reserved;
 
-use crate::plan::apis::roles::role_name;
 use crate::plan::facts::input::Planning;
+use crate::plan::names::api_role as role_name;
 
 mod labels;
 

@@ -17,7 +17,6 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use crate::config::{Config, Mode, OlmApis, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
-use crate::names::bounded_name;
 
 use crate::plan::apis::roles::{generated_cluster_role, metadata, strings};
 use crate::plan::{About, Made, Object};
@@ -58,7 +57,7 @@ impl OlmRole {
 
     /// `<extension>-olm-view`: the ClusterRole's name, and its bindings'.
     pub(crate) fn name(self, extension: &str) -> String {
-        bounded_name(extension, &format!("-{}", self.label()))
+        crate::plan::names::olm_api_role(extension, self.label())
     }
 
     /// The built-in role it aggregates into in Aggregate mode (and, through

@@ -8,9 +8,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{Config, Mode, Naming, RoleKind};
 use crate::model::*;
-use crate::names::bounded_name;
 
-use crate::plan::{Api, ApiSource};
+use crate::plan::{names, Api, ApiSource};
 
 /// The ClusterRoles for one API, each with the version it is named for.
 pub(crate) fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {
@@ -20,7 +19,7 @@ pub(crate) fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, 
             if role == RoleKind::CrdView && api.source != ApiSource::Crd {
                 continue;
             }
-            let name = role_name(config.naming, api, version, role);
+            let name = names::api_role(config.naming, api, version, role);
             out.push((version.map(String::from), role, build_role(config, api, role, name)));
         }
     }
@@ -32,28 +31,6 @@ pub(crate) fn versions_for<'a>(config: &Config, api: &'a Api) -> Vec<Option<&'a 
         Naming::Default => vec![None],
         Naming::OlmV0 => api.versions.iter().map(|v| Some(v.as_str())).collect(),
     }
-}
-
-/// A role's name in two parts, so that bindings can prefix the first:
-/// `(<api>, -admin)` or, under OLMv0, `(<name>-<version>, -admin)`, where
-/// `<name>` is the owned entry's name as OLM v0 used it: `<plural>.<group>`
-/// for a CRD, the bare plural for an APIService.
-pub(crate) fn name_parts(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> (String, String) {
-    match (naming, version) {
-        (Naming::OlmV0, Some(v)) => {
-            let suffix = if role == RoleKind::CrdView { "crdview" } else { role.as_str() };
-            let name = if api.source == ApiSource::ApiService { &api.plural } else { &api.name };
-            (format!("{name}-{v}"), format!("-{suffix}"))
-        }
-        _ => (api.name.clone(), format!("-{}", role.as_str())),
-    }
-}
-
-/// `<plural>.<group>-admin` (Default) or, as OLM v0 named them,
-/// `<plural>.<group>-<version>-admin` (an APIService: `<plural>-<version>-admin`).
-pub(crate) fn role_name(naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> String {
-    let (base, suffix) = name_parts(naming, api, version, role);
-    bounded_name(&base, &suffix)
 }
 
 pub(crate) fn strings(items: &[&str]) -> Vec<String> {

@@ -17,7 +17,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::config::{Config, DelegatedAccess, Delegation};
 use crate::findings::Finding;
 use crate::model::*;
-use crate::names::bounded_name;
 use crate::plan::apis::bind::k8s_subject;
 
 use crate::plan::apis::roles::{generated_labels, strings};
@@ -37,11 +36,6 @@ pub(crate) const POLICY_NAME: &str = "olm-rbac-delegated-installs";
 pub(crate) struct Grant<'a> {
     pub delegation: &'a Delegation,
     pub packages: Vec<(&'a str, Vec<String>)>,
-}
-
-/// The team's ClusterRole and binding name.
-pub(crate) fn role_name(team: &str) -> String {
-    bounded_name("olm-rbac-delegate", &format!("-{team}"))
 }
 
 /// The bundle judged here: its declared package and its version, when both
@@ -178,7 +172,7 @@ fn listing(what: &str, names: &[String]) -> String {
 
 /// The team's ClusterRole and ClusterRoleBinding.
 fn team_objects(config: &Config, d: &Delegation) -> [Made; 2] {
-    let name = role_name(&d.team);
+    let name = crate::plan::names::delegate(&d.team);
     let metadata = || ObjectMeta {
         name: Some(name.clone()),
         labels: Some(generated_labels(&config.extension, DELEGATION_ROLE)),

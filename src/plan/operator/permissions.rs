@@ -16,7 +16,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use crate::config::{Config, OperatorPermissions};
 use crate::findings::Finding;
 use crate::model::*;
-use crate::names::bounded_name;
+use crate::plan::names;
 
 use crate::plan::facts::grants::{CsvGrant, GrantScope};
 use crate::plan::facts::input::OperatorInput;
@@ -274,9 +274,8 @@ impl Writer<'_> {
                 role: AccountRole::Operator,
                 account: ServiceAccountRef::new(self.install, name),
             };
-            let base = format!("{}-operator-{name}", self.config.extension);
             if !cluster.is_empty() {
-                out.extend(account.cluster_pair(&bounded_name(&base, ""), cluster));
+                out.extend(account.cluster_pair(&names::operator_role(&self.config.extension, name, false), cluster));
             }
             if namespaced.is_empty() {
                 continue;
@@ -285,11 +284,15 @@ impl Writer<'_> {
                 None => {
                     let mut rules = namespaced;
                     rules.push(read_namespaces());
-                    out.extend(account.cluster_pair(&bounded_name(&base, "-all-namespaces"), rules));
+                    out.extend(account.cluster_pair(&names::operator_role(&self.config.extension, name, true), rules));
                 }
                 Some(list) => {
                     for ns in list {
-                        out.extend(account.namespace_pair(&bounded_name(&base, ""), ns, namespaced.clone()));
+                        out.extend(account.namespace_pair(
+                            &names::operator_role(&self.config.extension, name, false),
+                            ns,
+                            namespaced.clone(),
+                        ));
                     }
                 }
             }

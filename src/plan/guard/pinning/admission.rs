@@ -8,7 +8,6 @@
 
 use crate::config::Config;
 use crate::model::*;
-use crate::names::bounded_name;
 
 use super::{Pin, CATALOG_NAME_LABEL};
 use crate::plan::guard::policy::{cel_string, policy_and_binding, PolicyDraft};
@@ -78,10 +77,10 @@ pub(crate) fn catalog_rules(pin: &Pin<'_>) -> Option<(String, Vec<(String, Strin
 pub(super) fn objects(config: &Config, pin: &Pin<'_>) -> Vec<Made> {
     let mut made = Vec::new();
     let (condition, validations) = extension_rules(pin);
-    let name = bounded_name(&format!("olm-rbac-{}", config.extension), "-pin");
+    let name = crate::plan::names::pin(&config.extension, false);
     made.extend(pair(config, name, "clusterextensions", ("this-extension", condition), validations));
     if let Some((condition, validations)) = catalog_rules(pin) {
-        let name = bounded_name(&format!("olm-rbac-{}", config.extension), "-pin-catalog");
+        let name = crate::plan::names::pin(&config.extension, true);
         made.extend(pair(config, name, "clustercatalogs", ("the-judged-catalog", condition), validations));
     }
     made
