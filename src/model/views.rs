@@ -434,6 +434,12 @@ pub(crate) struct ExtensionSpec {
     pub source: ExtensionSource,
     #[serde(default, deserialize_with = "nullable")]
     pub install: ExtensionInstall,
+    /// The namespace OLM v1 installs the bundle's namespaced objects into.
+    pub namespace: Option<String>,
+    /// The bundle's configuration (its watch namespace, for one): read only
+    /// for whether it is set.
+    #[serde(default)]
+    pub config: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -2,6 +2,7 @@
 //! (`spec.admissionPolicy`), the delegations' roles and policy (`spec.delegations`), and how
 //! olm-rbac writes an admission policy.
 
+pub(crate) mod cel;
 pub(crate) mod delegation;
 pub(crate) mod pinning;
 pub(crate) mod policy;

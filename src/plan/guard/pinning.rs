@@ -33,6 +33,8 @@ pub(crate) struct Pin<'a> {
     /// The catalog's image, when the ClusterCatalog is in the admin's input
     /// and names it by digest.
     pub catalog_image: Option<&'a str>,
+    /// The namespace the operator was judged in, when the config names one.
+    pub namespace: Option<&'a str>,
 }
 
 /// Checks the extension's ClusterExtension, if the admin's files hold it,
@@ -82,6 +84,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     let package = check_package(p, source.package_name.as_deref(), severity, &at, results);
     check_version(source.version.as_deref(), judged.as_ref(), package.unwrap_or("the package"), severity, &at, results);
     check_upgrades(view, severity, &at, results);
+    check_as_judged(view, &extension.header, config.install_namespace(), severity, &at, results);
     let catalog = check_catalog(p, source.selector.as_ref(), package, severity, &at, results);
     if config.admission_policy != AdmissionPolicy::Generate {
         return Vec::new();
@@ -96,7 +99,14 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         );
         return Vec::new();
     };
-    let pin = Pin { extension: &config.extension, package, versions: vec![judged.exact()], catalog, catalog_image };
+    let pin = Pin {
+        extension: &config.extension,
+        package,
+        versions: vec![judged.exact()],
+        catalog,
+        catalog_image,
+        namespace: config.install_namespace(),
+    };
     let made = admission::objects(config, &pin);
     results.push(
         Finding::info(format!(
@@ -133,6 +143,42 @@ fn check_upgrades(view: &ExtensionView, severity: Severity, at: &Place<'_>, resu
             Severity::Info,
             "spec.serviceAccount",
             "is ignored by OLM v1 since operator-controller 1.11, which installs every bundle as cluster-admin; keep it only for older releases",
+        ));
+    }
+}
+
+/// What OLM v1 installs beside the version: the namespace the operator was
+/// judged in, and the bundle as it ships (no `spec.config`, nor the watch
+/// namespace annotation earlier releases read), which the pin then holds.
+fn check_as_judged(
+    view: &ExtensionView,
+    header: &Header,
+    judged_in: Option<&str>,
+    severity: Severity,
+    at: &Place<'_>,
+    results: &mut Vec<Finding>,
+) {
+    match (view.spec.namespace.as_deref(), judged_in) {
+        (None, _) => results.push(at.say(Severity::Error, "spec.namespace", "is missing: OLM v1 needs the namespace to install the bundle into")),
+        (Some(written), Some(judged)) if written != judged => results.push(at.say(
+            severity,
+            "spec.namespace",
+            format!("{written:?} is not {judged:?}, the namespace olm-rbac judged the operator in (spec.operator.installNamespace): its namespaced permissions would land in another namespace than judged; set one to the other"),
+        )),
+        _ => {}
+    }
+    if view.spec.config.is_some() {
+        results.push(at.say(
+            severity,
+            "spec.config",
+            "is set, and olm-rbac judged the bundle as it ships, without a configuration of its own (a watch namespace changes where the operator's permissions land); remove it",
+        ));
+    }
+    if header.annotations.contains_key(crate::plan::guard::cel::WATCH_NAMESPACE_ANNOTATION) {
+        results.push(at.say(
+            severity,
+            &format!("metadata.annotations[{:?}]", crate::plan::guard::cel::WATCH_NAMESPACE_ANNOTATION),
+            "earlier OLM v1 releases read the watch namespace from it, and olm-rbac judged the bundle without one; remove it",
         ));
     }
 }

@@ -2,7 +2,7 @@
 //! the pinning policies and the delegations' alike: CEL only, on one of OLM
 //! v1's resources, `failurePolicy: Fail`, one match condition, the
 //! validations each with its message, and a binding that denies
-//! (`validationActions: [Deny]`). And how a text becomes a CEL string.
+//! (`validationActions: [Deny]`).
 
 use std::collections::BTreeMap;
 
@@ -18,25 +18,6 @@ use crate::model::*;
 
 use crate::plan::apis::roles::generated_labels;
 use crate::plan::{About, Made, Object};
-
-/// A text as a CEL string literal: single-quoted, with its quotes,
-/// backslashes and line breaks escaped.
-pub(crate) fn cel_string(text: &str) -> String {
-    let mut out = String::from("'");
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
 
 /// One policy to write.
 pub(crate) struct PolicyDraft<'a> {

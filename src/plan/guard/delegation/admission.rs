@@ -13,27 +13,21 @@ use crate::config::{Config, Subject};
 use crate::model::*;
 
 use super::{Grant, POLICY_NAME};
+use crate::plan::guard::cel::{self, Cel};
 use crate::plan::guard::pinning::CATALOG_NAME_LABEL;
-use crate::plan::guard::policy::{cel_string, policy_and_binding, PolicyDraft};
+use crate::plan::guard::policy::{policy_and_binding, PolicyDraft};
 use crate::plan::{About, Made};
-
-/// The annotation earlier OLM v1 releases read a ClusterExtension's watch
-/// namespace from.
-const WATCH_NAMESPACE_ANNOTATION: &str = "olm.operatorframework.io/watch-namespace";
-
-const HAS_CATALOG: &str = "has(object.spec.source) && has(object.spec.source.catalog)";
-const CATALOG: &str = "object.spec.source.catalog";
 
 /// Whether the request's user is one of `subjects`: by name (users, and
 /// ServiceAccounts by their username) or by a group.
 pub(crate) fn membership(subjects: &[Subject]) -> String {
-    let mut users = Vec::new();
-    let mut groups = Vec::new();
+    let mut users: Vec<String> = Vec::new();
+    let mut groups: Vec<String> = Vec::new();
     for s in subjects {
         match (s.kind, s.account()) {
-            (SubjectKind::Group, _) => groups.push(cel_string(&s.name)),
-            (_, Some(account)) => users.push(cel_string(&account.username())),
-            _ => users.push(cel_string(&s.name)),
+            (SubjectKind::Group, _) => groups.push(Cel::string(&s.name).into()),
+            (_, Some(account)) => users.push(Cel::string(&account.username()).into()),
+            _ => users.push(Cel::string(&s.name).into()),
         }
     }
     let mut parts = Vec::new();
@@ -49,10 +43,6 @@ pub(crate) fn membership(subjects: &[Subject]) -> String {
     parts.join(" || ")
 }
 
-fn list(items: &[&str]) -> String {
-    items.iter().map(|i| cel_string(i)).collect::<Vec<_>>().join(", ")
-}
-
 /// The CEL of the policy: its match condition, its variables (name,
 /// expression) and its validations (expression, message).
 pub(crate) struct Rules {
@@ -63,7 +53,7 @@ pub(crate) struct Rules {
 
 /// The policy's CEL for the teams that may install.
 pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
-    let label = cel_string(DELEGATION_LABEL);
+    let label = Cel::string(DELEGATION_LABEL);
     let teams: Vec<&str> = grants.iter().map(|g| g.delegation.team.as_str()).collect();
     let condition =
         grants.iter().map(|g| format!("({})", membership(&g.delegation.subjects))).collect::<Vec<_>>().join(" || ");
@@ -82,7 +72,7 @@ pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
     }
     let of_yours = |variable: &str| {
         (0..grants.len())
-            .map(|i| format!("(variables.{variable} == {} && variables.member{i})", cel_string(teams[i])))
+            .map(|i| format!("(variables.{variable} == {} && variables.member{i})", Cel::string(teams[i])))
             .collect::<Vec<_>>()
             .join(" || ")
     };
@@ -99,19 +89,19 @@ pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
             format!("this ClusterExtension is not your team's (its label {DELEGATION_LABEL} before the change names another team, or none): only its team, or a cluster-admin, may change or delete it"),
         ),
         (
-            format!("request.operation == 'DELETE' || !({HAS_CATALOG}) || !has({CATALOG}.upgradeConstraintPolicy) || {CATALOG}.upgradeConstraintPolicy != 'SelfCertified'"),
+            unless_deleting(cel::not_self_certified()),
             "spec.source.catalog.upgradeConstraintPolicy must not be SelfCertified: it installs versions outside the catalog's upgrade edges, which the delegation did not judge; leave it out (CatalogProvided)".to_string(),
         ),
         (
-            "request.operation == 'DELETE' || !has(object.spec.config)".to_string(),
+            unless_deleting(cel::no_config()),
             "spec.config must not be set: a delegated install runs the bundle as judged, in the install mode and deployment it ships; its watch namespace and deployment settings are a cluster-admin's to change".to_string(),
         ),
         (
-            format!("request.operation == 'DELETE' || !has(object.metadata.annotations) || !({} in object.metadata.annotations)", cel_string(WATCH_NAMESPACE_ANNOTATION)),
-            format!("metadata.annotations[\"{WATCH_NAMESPACE_ANNOTATION}\"] must not be set: earlier OLM v1 releases read the watch namespace from it"),
+            unless_deleting(cel::no_watch_namespace_annotation()),
+            format!("metadata.annotations[\"{}\"] must not be set: earlier OLM v1 releases read the watch namespace from it", cel::WATCH_NAMESPACE_ANNOTATION),
         ),
         (
-            "request.operation == 'DELETE' || !has(object.spec.install) || !has(object.spec.install.preflight) || !has(object.spec.install.preflight.crdUpgradeSafety) || !has(object.spec.install.preflight.crdUpgradeSafety.enforcement) || object.spec.install.preflight.crdUpgradeSafety.enforcement != 'None'".to_string(),
+            unless_deleting(cel::crd_upgrade_safety_on()),
             "spec.install.preflight.crdUpgradeSafety.enforcement must not be None: a delegated install may not switch off the CRD upgrade safety checks; leave it out (Strict)".to_string(),
         ),
     ];
@@ -125,34 +115,26 @@ pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
 fn team_rules(g: &Grant<'_>) -> Vec<(String, String)> {
     let d = g.delegation;
     let team = &d.team;
-    let guard = format!("request.operation == 'DELETE' || variables.team != {} || ", cel_string(team));
+    let theirs = |rule: Cel| {
+        format!("request.operation == 'DELETE' || variables.team != {} || {}", Cel::string(team), rule.grouped())
+    };
     let packages: Vec<&str> = g.packages.iter().map(|(p, _)| *p).collect();
-    let versions = g
-        .packages
-        .iter()
-        .map(|(p, vs)| {
-            let vs: Vec<&str> = vs.iter().map(String::as_str).collect();
-            format!("({CATALOG}.packageName == {} && {CATALOG}.version in [{}])", cel_string(p), list(&vs))
-        })
-        .collect::<Vec<_>>()
-        .join(" || ");
+    let versions = g.packages.iter().map(|(p, vs)| (*p, vs.iter().map(String::as_str).collect()));
     let allowed_versions =
         g.packages.iter().map(|(p, vs)| format!("{p} {}", vs.join(" or "))).collect::<Vec<_>>().join("; ");
     let namespaces: Vec<&str> = d.namespaces.iter().map(String::as_str).collect();
     let catalogs: Vec<&str> = d.catalogs.iter().map(String::as_str).collect();
-    let name_label = cel_string(CATALOG_NAME_LABEL);
-    let selector = format!("{CATALOG}.selector.matchLabels");
     vec![
         (
-            format!("{guard}({HAS_CATALOG} && has({CATALOG}.packageName) && {CATALOG}.packageName in [{}])", list(&packages)),
+            theirs(cel::package_in(packages.iter().copied())),
             format!("team {team} may install only {} (spec.source.catalog.packageName)", packages.join(", ")),
         ),
         (
-            format!("{guard}({HAS_CATALOG} && has({CATALOG}.packageName) && has({CATALOG}.version) && ({versions}))"),
+            theirs(cel::package_versions(versions)),
             format!("team {team} may install only {allowed_versions}, each version written exactly (spec.source.catalog.version): a range or another version would install bundles nobody judged"),
         ),
         (
-            format!("{guard}(has(object.spec.namespace) && object.spec.namespace in [{}])", list(&namespaces)),
+            theirs(cel::namespace_in(namespaces.iter().copied())),
             format!(
                 "team {team} may install only into namespace{} {} (spec.namespace)",
                 if namespaces.len() == 1 { "" } else { "s" },
@@ -160,7 +142,7 @@ fn team_rules(g: &Grant<'_>) -> Vec<(String, String)> {
             ),
         ),
         (
-            format!("{guard}({HAS_CATALOG} && has({CATALOG}.selector) && has({selector}) && {name_label} in {selector} && {selector}[{name_label}] in [{}])", list(&catalogs)),
+            theirs(cel::catalog_in(CATALOG_NAME_LABEL, catalogs.iter().copied())),
             format!(
                 "team {team} may install only from ClusterCatalog {}: spec.source.catalog.selector.matchLabels must name it ({CATALOG_NAME_LABEL}: {})",
                 catalogs.join(", "),
@@ -168,6 +150,11 @@ fn team_rules(g: &Grant<'_>) -> Vec<(String, String)> {
             ),
         ),
     ]
+}
+
+/// A rule that holds for every request but a DELETE.
+fn unless_deleting(rule: Cel) -> String {
+    format!("request.operation == 'DELETE' || {rule}")
 }
 
 /// What each team may install, for `diff` to ask the policy about: team,

@@ -10,32 +10,21 @@ use crate::config::Config;
 use crate::model::*;
 
 use super::{Pin, CATALOG_NAME_LABEL};
-use crate::plan::guard::policy::{cel_string, policy_and_binding, PolicyDraft};
+use crate::plan::guard::cel::{self, Cel};
+use crate::plan::guard::policy::{policy_and_binding, PolicyDraft};
 use crate::plan::{About, Made};
-
-/// `object.spec.source.catalog` is there (each step checked, so a missing
-/// field is false rather than an error).
-const HAS_CATALOG: &str = "has(object.spec) && has(object.spec.source) && has(object.spec.source.catalog)";
-const CATALOG: &str = "object.spec.source.catalog";
 
 /// The CEL expressions of the ClusterExtension policy: its match condition
 /// and its validations, each with the message the cluster gives.
 pub(crate) fn extension_rules(pin: &Pin<'_>) -> (String, Vec<(String, String)>) {
-    let package = cel_string(pin.package);
-    let versions: Vec<String> = pin.versions.iter().map(|v| cel_string(v)).collect();
-    let catalog = cel_string(pin.catalog);
-    let label = cel_string(CATALOG_NAME_LABEL);
-    let condition = format!(
-        "object.metadata.name == {} || ({HAS_CATALOG} && has({CATALOG}.packageName) && {CATALOG}.packageName == {package})",
-        cel_string(pin.extension)
-    );
-    let validations = vec![
+    let condition = Cel::any([cel::named(pin.extension), cel::package_in([pin.package]).grouped()]);
+    let mut validations = vec![
         (
-            format!("{HAS_CATALOG} && has({CATALOG}.packageName) && {CATALOG}.packageName == {package}"),
+            cel::package_in([pin.package]),
             format!("ClusterExtension {} installs package {} only, the package olm-rbac judged", pin.extension, pin.package),
         ),
         (
-            format!("{HAS_CATALOG} && has({CATALOG}.version) && {CATALOG}.version in [{}]", versions.join(", ")),
+            cel::version_in(pin.versions.iter().map(String::as_str)),
             format!(
                 "spec.source.catalog.version must be exactly one of the versions of {} olm-rbac judged ({}): a new version is a change in git, judged again",
                 pin.package,
@@ -43,34 +32,46 @@ pub(crate) fn extension_rules(pin: &Pin<'_>) -> (String, Vec<(String, String)>) 
             ),
         ),
         (
-            format!("!({HAS_CATALOG}) || !has({CATALOG}.upgradeConstraintPolicy) || {CATALOG}.upgradeConstraintPolicy != 'SelfCertified'"),
+            cel::not_self_certified(),
             "spec.source.catalog.upgradeConstraintPolicy must not be SelfCertified: it lets OLM v1 install versions olm-rbac did not judge".to_string(),
         ),
         (
-            format!(
-                "{HAS_CATALOG} && has({CATALOG}.selector) && has({CATALOG}.selector.matchLabels) && {label} in {CATALOG}.selector.matchLabels && {CATALOG}.selector.matchLabels[{label}] == {catalog}"
-            ),
+            cel::catalog_in(CATALOG_NAME_LABEL, [pin.catalog]),
             format!(
                 "spec.source.catalog.selector.matchLabels must name the judged catalog: {CATALOG_NAME_LABEL}: {}",
                 pin.catalog
             ),
         ),
+        (
+            cel::crd_upgrade_safety_on(),
+            "spec.install.preflight.crdUpgradeSafety.enforcement must not be None: olm-rbac judged the bundle with OLM's CRD upgrade safety checks on; leave it out (Strict)".to_string(),
+        ),
+        (
+            cel::no_config(),
+            "spec.config must not be set: olm-rbac judged the bundle as it ships, without a configuration of its own".to_string(),
+        ),
     ];
-    (condition, validations)
+    if let Some(namespace) = pin.namespace {
+        validations.push((
+            cel::namespace_in([namespace]),
+            format!("spec.namespace must be {namespace}, the namespace olm-rbac judged the operator in"),
+        ));
+    }
+    (condition.into(), validations.into_iter().map(|(c, m)| (c.into(), m)).collect())
 }
 
 /// The CEL expressions of the ClusterCatalog policy, when its image is known.
 pub(crate) fn catalog_rules(pin: &Pin<'_>) -> Option<(String, Vec<(String, String)>)> {
     let image = pin.catalog_image?;
-    let condition = format!("object.metadata.name == {}", cel_string(pin.catalog));
     let validation = (
-        format!(
-            "has(object.spec) && has(object.spec.source) && has(object.spec.source.image) && has(object.spec.source.image.ref) && object.spec.source.image.ref == {}",
-            cel_string(image)
-        ),
+        Cel::all([
+            Cel::fixed("has(object.spec) && has(object.spec.source) && has(object.spec.source.image) && has(object.spec.source.image.ref)"),
+            Cel::fixed("object.spec.source.image.ref").eq(Cel::string(image)),
+        ])
+        .into(),
         format!("ClusterCatalog {} serves the image olm-rbac judged only: {image}", pin.catalog),
     );
-    Some((condition, vec![validation]))
+    Some((cel::named(pin.catalog).into(), vec![validation]))
 }
 
 /// The policies and their bindings.
