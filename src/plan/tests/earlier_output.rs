@@ -110,16 +110,16 @@ fn a_plan_with_an_error_changes_nothing_however_the_error_arrives() {
     let draft = Draft {
         remove: BTreeSet::from([1]),
         generated: plan_of(Config::new("ext", Mode::Aggregate), &[crd("widgets", "example.com", "v1")]).generated,
-        results: vec![Finding::info("generated"), Finding::error("bad")],
+        results: vec![Finding::info(Code::Summary, "generated"), Finding::error(Code::CrdInvalid, "bad")],
         ..Default::default()
     };
     assert!(!draft.generated.is_empty());
     let plan = Plan::decide(draft.clone());
     assert!(plan.remove().is_empty() && plan.generated().is_empty() && plan.patches().is_empty());
     assert_eq!(plan.results().len(), 1, "no result claims a change: {:?}", plan.results());
-    let mut later = Plan::decide(Draft { results: vec![Finding::info("generated")], ..draft });
+    let mut later = Plan::decide(Draft { results: vec![Finding::info(Code::Summary, "generated")], ..draft });
     assert!(!later.generated().is_empty());
-    later.add_results(vec![Finding::error("the input had a problem")], Vec::new());
+    later.add_results(vec![Finding::error(Code::YamlInvalid, "the input had a problem")], Vec::new());
     assert!(later.generated().is_empty() && later.remove().is_empty(), "an error added later undoes the changes");
-    assert!(Plan::refused(vec![Finding::warning("w")]).generated().is_empty());
+    assert!(Plan::refused(vec![Finding::warning(Code::YamlMergeAmbiguous, "w")]).generated().is_empty());
 }
