@@ -1,6 +1,7 @@
 //! Results: what the function tells the user, in the KRM `results` shape.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 
 pub(crate) use crate::model::{FileRef, ObjRef};
@@ -147,7 +148,12 @@ pub(crate) struct KrmResult<'a> {
     field: Option<KrmField<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<&'a FileRef>,
+    /// The spec's free-form tags: the result's code, under [`CODE_TAG`].
+    tags: BTreeMap<&'static str, &'static str>,
 }
+
+/// The tag a KRM result carries its code under (see [`Code`]).
+pub(crate) const CODE_TAG: &str = "olm-rbac.io/code";
 
 #[derive(Serialize)]
 pub(crate) struct KrmField<'a> {
@@ -165,6 +171,7 @@ pub(crate) fn krm_results(findings: &[Finding]) -> Vec<KrmResult<'_>> {
             resource_ref: f.object.as_ref(),
             field: f.field.as_deref().map(|path| KrmField { path }),
             file: f.file.as_ref(),
+            tags: BTreeMap::from([(CODE_TAG, f.code.id())]),
         })
         .collect()
 }
