@@ -425,6 +425,36 @@ pub fn function_results(out: &olm_rbac::run::Outcome) -> Vec<Coded> {
         .collect()
 }
 
+/// `render`, and its errors and warnings each with its code: the rule its
+/// SARIF log files it under (render's text on stderr leaves the codes out,
+/// and its infos reach no SARIF log).
+pub fn render_results(
+    inputs: &[olm_rbac::run::Source],
+    configs: &[olm_rbac::run::Source],
+) -> (olm_rbac::run::Outcome, Vec<Coded>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("render.sarif");
+    let options = olm_rbac::run::RenderOptions { sarif: Some(path.clone()), ..Default::default() };
+    let out = olm_rbac::run::render_with(inputs, configs, &options);
+    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().cloned().unwrap_or_default();
+    let coded = results
+        .iter()
+        .map(|r| Coded {
+            code: r["ruleId"].as_str().unwrap().into(),
+            severity: r["level"].as_str().unwrap().replace("note", "info"),
+            // SARIF's plain text escapes brackets and backslashes.
+            message: r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .replace("\\[", "[")
+                .replace("\\]", "]")
+                .replace("\\\\", "\\"),
+        })
+        .collect();
+    (out, coded)
+}
+
 /// Whether a result of `code` is among `results`, with `severity` when given.
 pub fn has_code(results: &[Coded], code: &str, severity: Option<&str>) -> bool {
     results.iter().any(|r| r.code == code && severity.is_none_or(|s| r.severity == s))
