@@ -7,7 +7,7 @@
 //! `installer` is `spec.installer`; `configmap` reads kpt's `key=value` form
 //! through the same checks.
 
-use crate::findings::{Finding, ObjRef};
+use crate::findings::{Code, Finding, ObjRef};
 use crate::names::{is_dns1123_subdomain, is_label_value};
 
 mod bindings;
@@ -130,7 +130,8 @@ impl Config {
             namespace: None,
         };
         let mut errors = Vec::new();
-        let mut err = |field: &str, message: String| errors.push(Finding::error(message).on(&obj).at(field));
+        let mut err =
+            |field: &str, message: String| errors.push(Finding::error(Code::ConfigInvalid, message).on(&obj).at(field));
 
         if doc.api_version != API_VERSION || doc.kind != KIND {
             err(

@@ -1,9 +1,14 @@
 //! Results: what the function tells the user, in the KRM `results` shape.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 
 pub(crate) use crate::model::{FileRef, ObjRef};
+
+mod code;
+
+pub(crate) use code::Code;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -21,9 +26,9 @@ pub(crate) struct Finding {
     /// Dotted path of the field, e.g. `spec.names.plural`.
     pub field: Option<String>,
     pub file: Option<FileRef>,
-    /// The rule code scanning files it under (`sarif::RULES`), when it is not
-    /// render's own error or warning: the install gate's verdicts.
-    pub rule: Option<&'static str>,
+    /// What kind of result it is: SARIF's rule, the KRM result's tag, what
+    /// tests match (see [`Code`]).
+    pub code: Code,
     /// A dangerous grant it reports, by the worst level of the catalogue of
     /// dangerous permissions it holds (`access::danger`); a value the catalog
     /// commands read, never read back from the message.
@@ -50,14 +55,14 @@ pub(crate) enum Shown {
 }
 
 impl Finding {
-    pub(crate) fn new(severity: Severity, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: Code, severity: Severity, message: impl Into<String>) -> Self {
         Finding {
             severity,
             message: message.into(),
             object: None,
             field: None,
             file: None,
-            rule: None,
+            code,
             danger: None,
             shown: Shown::Always,
         }
@@ -67,18 +72,14 @@ impl Finding {
         self.danger = Some(level);
         self
     }
-    pub(crate) fn under(mut self, rule: &'static str) -> Self {
-        self.rule = Some(rule);
-        self
+    pub(crate) fn error(code: Code, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Error, message)
     }
-    pub(crate) fn error(message: impl Into<String>) -> Self {
-        Self::new(Severity::Error, message)
+    pub(crate) fn warning(code: Code, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Warning, message)
     }
-    pub(crate) fn warning(message: impl Into<String>) -> Self {
-        Self::new(Severity::Warning, message)
-    }
-    pub(crate) fn info(message: impl Into<String>) -> Self {
-        Self::new(Severity::Info, message)
+    pub(crate) fn info(code: Code, message: impl Into<String>) -> Self {
+        Self::new(code, Severity::Info, message)
     }
     pub(crate) fn on(mut self, object: &ObjRef) -> Self {
         self.object = Some(object.clone());
@@ -147,7 +148,12 @@ pub(crate) struct KrmResult<'a> {
     field: Option<KrmField<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<&'a FileRef>,
+    /// The spec's free-form tags: the result's code, under [`CODE_TAG`].
+    tags: BTreeMap<&'static str, &'static str>,
 }
+
+/// The tag a KRM result carries its code under (see [`Code`]).
+pub(crate) const CODE_TAG: &str = "olm-rbac.io/code";
 
 #[derive(Serialize)]
 pub(crate) struct KrmField<'a> {
@@ -165,6 +171,7 @@ pub(crate) fn krm_results(findings: &[Finding]) -> Vec<KrmResult<'_>> {
             resource_ref: f.object.as_ref(),
             field: f.field.as_deref().map(|path| KrmField { path }),
             file: f.file.as_ref(),
+            tags: BTreeMap::from([(CODE_TAG, f.code.id())]),
         })
         .collect()
 }

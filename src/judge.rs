@@ -5,7 +5,7 @@
 //! chunks the YAML reader cut.
 
 use crate::config;
-use crate::findings::{FileRef, Finding, ObjRef, Severity};
+use crate::findings::{Code, FileRef, Finding, ObjRef, Severity};
 use crate::input::{BundleRoot, Source};
 use crate::model::InputObject;
 use crate::plan::origin::{folder_of, BundleFolders};
@@ -46,10 +46,10 @@ pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_root
     let mut objects = read_objects(&chunks, |_, i| Some(split.kept[i].1.clone()), &mut results);
     let previous = set_previous_aside(&mut parsed, &mut objects, &mut split.kept, &mut results);
     if split.configs.is_empty() && !has_error(&results) {
-        results.push(Finding::error(format!(
-            "no {} found: pass one with --config FILE or include it among the inputs",
-            config::KIND
-        )));
+        results.push(Finding::error(
+            Code::ConfigMissing,
+            format!("no {} found: pass one with --config FILE or include it among the inputs", config::KIND),
+        ));
     }
     let packages = BundleRoots {
         roots: bundle_roots.iter().map(|r| r.path.trim_end_matches('/').to_string()).collect(),
@@ -58,7 +58,10 @@ pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_root
             .filter_map(|r| match package_of(&r.annotations()?) {
                 Ok(package) => Some((r.manifests(), package?)),
                 Err(why) => {
-                    results.push(Finding::error(format!("{}/metadata/annotations.yaml: {why}", r.path)));
+                    results.push(Finding::error(
+                        Code::InputUnreadable,
+                        format!("{}/metadata/annotations.yaml: {why}", r.path),
+                    ));
                     None
                 }
             })
@@ -206,7 +209,7 @@ fn layout_note(root: &BundleRoot) -> Finding {
         })
         .collect();
     let (verb, holds) = if parts.len() == 1 { ("was", "it holds") } else { ("were", "they hold") };
-    Finding::info(format!(
+    Finding::info(Code::InputRead, format!(
         "{}: read as an OLM bundle (registry+v1 layout): its objects are in manifests/; {} {verb} not read, since {holds} no objects to apply",
         root.path,
         parts.join(" and ")
@@ -222,10 +225,13 @@ fn not_a_config(chunk: &Chunk<'_>, file: &FileRef) -> Finding {
     } else {
         ("kind", describe(&r))
     };
-    Finding::error(format!("expected an {} ({}), found {found}", config::KIND, config::API_VERSION))
-        .on(&r)
-        .at(field)
-        .in_file(Some(file))
+    Finding::error(
+        Code::ConfigInvalid,
+        format!("expected an {} ({}), found {found}", config::KIND, config::API_VERSION),
+    )
+    .on(&r)
+    .at(field)
+    .in_file(Some(file))
 }
 
 /// The config comes from the admin, never from the bundle: with `--config`,
@@ -252,7 +258,11 @@ fn check_config_sources(
         } else {
             continue;
         };
-        results.push(Finding::error(format!("{} {why}", describe(&object))).on(&object).in_file(Some(file)));
+        results.push(
+            Finding::error(Code::ConfigMisplaced, format!("{} {why}", describe(&object)))
+                .on(&object)
+                .in_file(Some(file)),
+        );
     }
 }
 

@@ -33,7 +33,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 
 use crate::config::{Config, RoleKind};
-use crate::findings::{Finding, ObjRef, Severity};
+use crate::findings::{Code, Finding, ObjRef, Severity};
 use crate::model::*;
 
 use conflicts::check_conflicts;
@@ -413,10 +413,13 @@ fn draft(configs: &[Config], input: &Input<'_>, believed: &Believed) -> Draft {
     for config in configs {
         if let Some(first) = seen.insert(&config.extension, config) {
             plan.results.push(
-                Finding::error(format!(
-                    "extension {:?} is claimed by two configs ({} and {}); give each an own spec.extensionName",
-                    config.extension, first.name, config.name
-                ))
+                Finding::error(
+                    Code::ConfigsOverlap,
+                    format!(
+                        "extension {:?} is claimed by two configs ({} and {}); give each an own spec.extensionName",
+                        config.extension, first.name, config.name
+                    ),
+                )
                 .on(&config.object_ref())
                 .at("spec.extensionName"),
             );
@@ -429,7 +432,7 @@ fn draft(configs: &[Config], input: &Input<'_>, believed: &Believed) -> Draft {
         plan_one(config, input, &claims, &mut plan);
         for (i, _) in before.iter().filter(|(i, p)| plan.patches.get(i) != Some(p)) {
             plan.results.push(
-                Finding::error(format!(
+                Finding::error(Code::ConfigsOverlap, format!(
                     "two configs change this object (the second is RBACConfig {:?}); give each extension its own APIs with spec.apis",
                     config.name
                 ))

@@ -1,10 +1,13 @@
 //! Results as a SARIF 2.1.0 log, the format code scanning reads (GitHub,
 //! GitLab): one run of olm-rbac, each result with its rule, level, message
-//! and, when known, the file and line it is about. It depends on nothing in
-//! the crate: `run` (render's findings) and `check::diff` (its gains) hand
-//! it [`Result`]s.
+//! and, when known, the file and line it is about. Its rules are the codes
+//! of olm-rbac's results (`findings::Code`), each with its description, all
+//! it takes from the crate; `run` (render's findings) and `check::diff` (its
+//! gains) hand it [`Result`]s under them.
 
 use serde_json::{json, Value};
+
+use crate::findings::Code;
 
 /// How much a result matters, in SARIF's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +30,7 @@ impl Level {
 /// One result: which rule, how much it matters, what it says, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Result {
-    /// A rule of [`RULES`].
+    /// A rule of [`RULES`]: the id of the result's code.
     pub rule: &'static str,
     pub level: Level,
     pub message: String,
@@ -37,22 +40,17 @@ pub struct Result {
     pub line: Option<usize>,
 }
 
-/// render refused the input.
-pub const RENDER_ERROR: &str = "render-error";
-/// render went on, with something to look at.
-pub const RENDER_WARNING: &str = "render-warning";
-/// The install gate's verdict on what the bundle grants.
-pub const INSTALL_POLICY: &str = "install-policy";
-/// `diff`: a subject gains access.
-pub const ACCESS_GAINED: &str = "access-gained";
-
-/// The rules olm-rbac reports under, with what each covers.
-pub const RULES: [(&str, &str); 4] = [
-    (RENDER_ERROR, "olm-rbac refused the input: nothing is written until it is fixed"),
-    (RENDER_WARNING, "something in the input to look at: the render went on"),
-    (INSTALL_POLICY, "the install grants what spec.operator.policy does not allow, or what the catalogue of dangerous permissions marks"),
-    (ACCESS_GAINED, "a subject gains access between two renders (olm-rbac diff)"),
-];
+/// The rules olm-rbac reports under, with what each covers: every code a
+/// result can carry, in the order `Code::ALL` lists them.
+pub const RULES: [(&str, &str); Code::ALL.len()] = {
+    let mut rules = [("", ""); Code::ALL.len()];
+    let mut i = 0;
+    while i < rules.len() {
+        rules[i] = (Code::ALL[i].id(), Code::ALL[i].describe());
+        i += 1;
+    }
+    rules
+};
 
 /// The SARIF log of one run.
 pub fn log(version: &str, results: &[Result]) -> String {
@@ -135,6 +133,14 @@ mod tests {
             plain_text("x\\\\[click\\\\](https://evil.example/)"),
             "x\\\\\\\\\\[click\\\\\\\\\\](https://evil.example/)"
         );
+    }
+
+    #[test]
+    fn every_code_is_a_rule() {
+        let ids: Vec<&str> = RULES.iter().map(|(id, _)| *id).collect();
+        let codes: Vec<&str> = Code::ALL.iter().map(|c| c.id()).collect();
+        assert_eq!(ids, codes);
+        assert!(ids.contains(&"access-gained") && ids.contains(&"policy-denied"));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use crate::access::builtin::{self, BuiltinRoles};
 use crate::access::{Policy, Resources};
 use crate::admission::Policies;
-use crate::findings::{FileRef, Finding};
+use crate::findings::{Code, FileRef, Finding};
 use crate::input::Source;
 use crate::model::{
     view_for, BindingView, Body, CrdView, InputObject, ViewKind, API_ANNOTATION, EXTENSION_LABEL, MANAGED_BY, MANAGER,
@@ -87,7 +87,10 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
             Ok(d) => d,
             Err(e) => {
                 let message = format!("{} (line {}, column {})", e.message, e.pos.line, e.pos.col);
-                errors.push(Finding::error(message).in_file(Some(&FileRef { path: input.name.clone(), index: None })));
+                errors.push(
+                    Finding::error(Code::YamlInvalid, message)
+                        .in_file(Some(&FileRef { path: input.name.clone(), index: None })),
+                );
                 continue;
             }
         };
@@ -119,13 +122,15 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
                     }
                 }
                 Ok(None) => errors.push(
-                    Finding::error(format!("could not read the list at line {}", doc.line))
+                    Finding::error(Code::YamlInvalid, format!("could not read the list at line {}", doc.line))
                         .on(&doc.header.object_ref())
                         .in_file(Some(&file)),
                 ),
                 Err(e) => {
                     let message = format!("{} (line {}, column {})", e.message, e.pos.line, e.pos.col);
-                    errors.push(Finding::error(message).on(&doc.header.object_ref()).in_file(Some(&file)));
+                    errors.push(
+                        Finding::error(Code::YamlInvalid, message).on(&doc.header.object_ref()).in_file(Some(&file)),
+                    );
                 }
             }
         }
@@ -170,7 +175,7 @@ fn set_aside_warning(set_aside: &builtin::SetAside) -> Finding {
             "it binds another role than Kubernetes' binding of that name, which the API server restores, and the answers use Kubernetes' binding",
         ),
     };
-    Finding::warning(format!(
+    Finding::warning(Code::BuiltinReconciled, format!(
         "{kind} {name} in the input is read as the cluster holds it (Kubernetes {}'s bootstrap policy reconciled over it): {what}; pass --builtin-roles none to read the input as written",
         builtin::KUBERNETES_VERSION
     ))
@@ -200,7 +205,7 @@ impl Seen {
         let line = place.line(chunk.line).map(|l| format!(" (line {l})")).unwrap_or_default();
         let message =
             format!("this {what} is not a Kubernetes object (no {}); ignored{line}", missing.join(" and no "));
-        self.warnings.push(place.finding(Finding::warning(message), chunk, None));
+        self.warnings.push(place.finding(Finding::warning(Code::NotAnObject, message), chunk, None));
         false
     }
 }
@@ -226,7 +231,7 @@ fn add_or_report(
         if let Some(line) = e.pos.and_then(|p| place.line(p.line).map(|l| (l, p.col))) {
             message = format!("{message} (line {}, column {})", line.0, line.1);
         }
-        errors.push(place.finding(Finding::error(message), chunk, e.path));
+        errors.push(place.finding(Finding::error(Code::ObjectInvalid, message), chunk, e.path));
     }
 }
 

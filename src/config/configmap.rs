@@ -6,7 +6,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use super::{Config, ConfigMeta, Mode, RbacConfigDoc, Spec, API_VERSION, KIND};
-use crate::findings::{Finding, ObjRef};
+use crate::findings::{Code, Finding, ObjRef};
 
 impl Config {
     /// The settings of a ConfigMap, as `kpt fn eval --exec olm-rbac -- key=value`
@@ -27,13 +27,13 @@ impl Config {
         let mut spec = Spec::default();
         for (key, value) in data {
             if let Err(message) = set_from_data(&mut spec, key, value) {
-                errors.push(Finding::error(message).on(&obj).at(format!("data.{key}")));
+                errors.push(Finding::error(Code::ConfigInvalid, message).on(&obj).at(format!("data.{key}")));
             }
         }
         let mut note = None;
         if data.is_empty() {
             errors.push(
-                Finding::error(
+                Finding::error(Code::ConfigMissing,
                     "the function got no configuration: pass an RBACConfig with --fn-config FILE, or settings after --, such as -- mode=Aggregate",
                 )
                 .on(&obj)
@@ -43,7 +43,7 @@ impl Config {
             match package {
                 Some((package, from)) => {
                     note = Some(
-                        Finding::info(format!(
+                        Finding::info(Code::InputRead, format!(
                             "extension name {package:?} taken from the bundle's package ({from}); add extensionName=<name> to choose another"
                         ))
                         .on(&obj)
@@ -52,7 +52,7 @@ impl Config {
                     spec.extension_name = Some(package);
                 }
                 None => errors.push(
-                    Finding::error(
+                    Finding::error(Code::ConfigInvalid,
                         "name the extension: add extensionName=<name> (kpt names this ConfigMap function-input, and the input has no single ClusterServiceVersion to take the bundle's package name from)",
                     )
                     .on(&obj)

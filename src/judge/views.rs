@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use crate::config::{Config, RbacConfigDoc};
-use crate::findings::{FileRef, Finding, ObjRef};
+use crate::findings::{Code, FileRef, Finding, ObjRef};
 use crate::model::{view_for, Body, InputObject, ViewKind};
 use crate::yaml::{self, Chunk};
 
@@ -21,7 +21,11 @@ pub(crate) fn read_objects<'a>(
         .map(|(i, chunk)| {
             let file = file_of(chunk, i);
             for note in &chunk.notes {
-                results.push(Finding::warning(note.clone()).on(&chunk.header.object_ref()).in_file(file.as_ref()));
+                results.push(
+                    Finding::warning(Code::YamlMergeAmbiguous, note.clone())
+                        .on(&chunk.header.object_ref())
+                        .in_file(file.as_ref()),
+                );
             }
             let body = match view_for(&chunk.header) {
                 None => Ok(Body::Other),
@@ -33,7 +37,7 @@ pub(crate) fn read_objects<'a>(
                 Some(ViewKind::Catalog) => yaml::parse_item(chunk).map(Body::Catalog),
             };
             let body = body.unwrap_or_else(|e| {
-                results.push(view_finding(e, &chunk.header.object_ref(), file.as_ref(), ""));
+                results.push(view_finding(e, Code::ObjectInvalid, &chunk.header.object_ref(), file.as_ref(), ""));
                 Body::Other
             });
             InputObject { header: chunk.header.clone(), body, file }
@@ -41,12 +45,20 @@ pub(crate) fn read_objects<'a>(
         .collect()
 }
 
-pub(crate) fn view_finding(e: yaml::ViewError, object: &ObjRef, file: Option<&FileRef>, strip: &str) -> Finding {
+/// A view's error as a finding of `code`: `ObjectInvalid` for an object,
+/// `ConfigInvalid` for the config.
+pub(crate) fn view_finding(
+    e: yaml::ViewError,
+    code: Code,
+    object: &ObjRef,
+    file: Option<&FileRef>,
+    strip: &str,
+) -> Finding {
     let mut message = e.message;
     if let Some(pos) = e.pos {
         message = format!("{message} (line {}, column {})", pos.line, pos.col);
     }
-    let mut f = Finding::error(message).on(object).in_file(file);
+    let mut f = Finding::error(code, message).on(object).in_file(file);
     if let Some(path) = e.path {
         f = f.at(path.strip_prefix(strip).unwrap_or(&path).to_string());
     }
@@ -74,7 +86,7 @@ pub(crate) fn read_config(
             }
         },
         Err(e) => {
-            results.push(view_finding(e, &object, file, strip));
+            results.push(view_finding(e, Code::ConfigInvalid, &object, file, strip));
             None
         }
     }
@@ -87,7 +99,7 @@ struct FunctionConfigEntry {
 }
 
 pub(crate) fn yaml_finding(e: &yaml::YamlError, file: Option<&str>) -> Finding {
-    let f = Finding::error(format!("{} (line {}, column {})", e.message, e.pos.line, e.pos.col));
+    let f = Finding::error(Code::YamlInvalid, format!("{} (line {}, column {})", e.message, e.pos.line, e.pos.col));
     match file {
         Some(path) => f.in_file(Some(&FileRef { path: path.to_string(), index: None })),
         None => f,

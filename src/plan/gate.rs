@@ -28,7 +28,7 @@
 use std::collections::BTreeSet;
 
 use crate::config::{InstallPolicy, OperatorPermissions, PolicyEntry, PolicyScope};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use crate::plan::facts::grants::CsvGrant;
@@ -153,12 +153,17 @@ impl<'a> Gate<'a> {
     }
 
     /// An error under a policy, a warning otherwise.
-    fn finding(&self, message: impl Into<String>) -> Finding {
+    fn finding(&self, code: Code, message: impl Into<String>) -> Finding {
         if self.strict {
-            Finding::error(message)
+            Finding::error(code, message)
         } else {
-            Finding::warning(message)
+            Finding::warning(code, message)
         }
+    }
+
+    /// [`Gate::finding`] about `field` of `o`, in its file.
+    fn finding_on(&self, o: &InputObject, code: Code, field: impl Into<String>, message: impl Into<String>) -> Finding {
+        self.finding(code, message).on(&o.object_ref()).at(field).in_file(o.file.as_ref())
     }
 }
 
@@ -191,7 +196,8 @@ impl Gate<'_> {
                     d.name.as_deref().unwrap_or_default(),
                     host.join(", ")
                 );
-                let finding = Finding::warning(message).dangerous(crate::findings::DangerLevel::Critical);
+                let finding =
+                    Finding::warning(Code::HostAccess, message).dangerous(crate::findings::DangerLevel::Critical);
                 let at = format!("spec.install.spec.deployments[{i}].spec.template.spec");
                 results.push(finding.on(&csv.object_ref()).at(at).in_file(csv.file.as_ref()));
             }
@@ -203,7 +209,7 @@ impl Gate<'_> {
                     named(&judged)
                 );
                 results.push(
-                    self.finding(message)
+                    self.finding(Code::AccountUnjudged, message)
                         .on(&csv.object_ref())
                         .at(format!("spec.install.spec.deployments[{i}].spec.template.spec.serviceAccountName"))
                         .in_file(csv.file.as_ref()),
@@ -219,7 +225,7 @@ impl Gate<'_> {
                 "a token Secret for ServiceAccount {account:?}, which none of the CSV's permissions name: OLM installs it in the install namespace, where any pod may mount it and act as that account, with rights none of the bundle's rules show; leave it out"
             );
             results.push(
-                self.finding(message)
+                self.finding(Code::AccountUnjudged, message)
                     .on(&o.object_ref())
                     .at(format!("metadata.annotations.{TOKEN_FOR}"))
                     .in_file(o.file.as_ref()),
@@ -239,7 +245,7 @@ fn refuse_unplaced_csvs(p: &Planning<'_>, results: &mut Vec<Finding>) {
     if unplaced.len() > 1 {
         for o in &unplaced {
             results.push(
-                Finding::error(format!(
+                Finding::error(Code::CsvAmbiguous, format!(
                     "{} ClusterServiceVersions come from no known file, so olm-rbac cannot tell whether they are one bundle's, of which OLM installs the last; pass each bundle as files, or through kpt",
                     unplaced.len()
                 ))
@@ -287,7 +293,7 @@ fn ceiling_entries(
                 }
                 if origins.of(i) != Origin::Admin {
                     results.push(
-                        Finding::warning(format!(
+                        Finding::warning(Code::OriginUntrusted, format!(
                             "ClusterRole {name:?} comes from no known file, so olm-rbac cannot tell it from one a bundle ships; pass your ceiling as a file of its own"
                         ))
                         .on(&cfg)
@@ -298,7 +304,11 @@ fn ceiling_entries(
             }
         };
         if let Some(why) = problem {
-            results.push(Finding::error(format!("{why}; name a ClusterRole of yours in the input")).on(&cfg).at(field));
+            results.push(
+                Finding::error(Code::CeilingInvalid, format!("{why}; name a ClusterRole of yours in the input"))
+                    .on(&cfg)
+                    .at(field),
+            );
             return None;
         }
     }

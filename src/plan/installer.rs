@@ -19,7 +19,7 @@ use crate::access::cover::Owners;
 use crate::access::danger::{dangers, Severity};
 use crate::access::{describe_rule, from_objects, Identity};
 use crate::config::{Config, Installer, InstallerMode};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use crate::plan::facts::input::OperatorInput;
@@ -51,6 +51,7 @@ pub(super) fn plan_installer(operator: &OperatorInput<'_>, results: &mut Vec<Fin
     let (Some(csv_index), Some((csv, view))) = (p.csv, p.csv()) else {
         results.push(
             Finding::error(
+                Code::CsvMissing,
                 "spec.installer needs the bundle's ClusterServiceVersion in the input: it says what OLM installs",
             )
             .on(&config.object_ref())
@@ -62,7 +63,7 @@ pub(super) fn plan_installer(operator: &OperatorInput<'_>, results: &mut Vec<Fin
     let needs = installing.needs(results);
     if !p.origins().bundle_folder_known() {
         results.push(
-            Finding::warning(
+            Finding::warning(Code::OriginUnknown,
                 "the input does not say which folder is the bundle's (its ClusterServiceVersion came from stdin or from a file in the working directory), so every object beside it that a bundle may ship counts as the bundle's: the account may write it and holds the rules of its roles (pass the bundle's manifests folder as files, or through kpt, to count only those)",
             )
             .on(&config.object_ref())
@@ -78,15 +79,22 @@ pub(super) fn plan_installer(operator: &OperatorInput<'_>, results: &mut Vec<Fin
         InstallerMode::Generate => {
             let rules = minimised(&needs);
             results.push(
-                Finding::info(format!(
-                    "extension {:?}: {} ({}): generated {} rule(s) cluster-wide and {} in namespace(s) {}",
-                    config.extension,
-                    installer.describe(),
-                    installer.olm.as_str(),
-                    rules.get(&Place::Cluster).map_or(0, Vec::len),
-                    rules.iter().filter(|(place, _)| **place != Place::Cluster).map(|(_, r)| r.len()).sum::<usize>(),
-                    namespaces(&needs).join(", "),
-                ))
+                Finding::info(
+                    Code::Summary,
+                    format!(
+                        "extension {:?}: {} ({}): generated {} rule(s) cluster-wide and {} in namespace(s) {}",
+                        config.extension,
+                        installer.describe(),
+                        installer.olm.as_str(),
+                        rules.get(&Place::Cluster).map_or(0, Vec::len),
+                        rules
+                            .iter()
+                            .filter(|(place, _)| **place != Place::Cluster)
+                            .map(|(_, r)| r.len())
+                            .sum::<usize>(),
+                        namespaces(&needs).join(", "),
+                    ),
+                )
                 .on(&config.object_ref()),
             );
             installing.objects(rules)
@@ -118,15 +126,18 @@ fn warn_dangerous(installer: &Installer, needs: &[Need], results: &mut Vec<Findi
                 continue;
             }
             results.push(
-                Finding::warning(format!(
-                    "{} must hold {} {} to {}: {} ({})",
-                    installer.describe(),
-                    describe_rule(&n.rule),
-                    n.place.describe(),
-                    n.why,
-                    d.what,
-                    d.severity
-                ))
+                Finding::warning(
+                    Code::InstallerDangerous,
+                    format!(
+                        "{} must hold {} {} to {}: {} ({})",
+                        installer.describe(),
+                        describe_rule(&n.rule),
+                        n.place.describe(),
+                        n.why,
+                        d.what,
+                        d.severity
+                    ),
+                )
                 .on(&installer.account.object_ref()),
             );
         }
@@ -182,13 +193,16 @@ impl Installing<'_> {
                 continue;
             }
             results.push(
-                Finding::error(format!(
-                    "{} cannot {}: it lacks {} {}",
-                    installer.describe(),
-                    n.why,
-                    missing.join("; "),
-                    n.place.describe()
-                ))
+                Finding::error(
+                    Code::InstallerLacks,
+                    format!(
+                        "{} cannot {}: it lacks {} {}",
+                        installer.describe(),
+                        n.why,
+                        missing.join("; "),
+                        n.place.describe()
+                    ),
+                )
                 .on(&installer.account.object_ref()),
             );
         }

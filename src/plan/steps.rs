@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::{BundleObjects, Config, Mode, OperatorPermissions, RoleKind};
-use crate::findings::{Finding, ObjRef};
+use crate::findings::{Code, Finding, ObjRef};
 use crate::model::*;
 
 use crate::plan::apis::bundle::Provided;
@@ -147,7 +147,7 @@ fn bundle_objects(p: &Planning<'_>, plan: &mut Draft) -> Provided {
                     "stripBundleAggregation cannot change the bundle's roles".to_string()
                 };
                 plan.results.push(
-                    Finding::warning(format!(
+                    Finding::warning(Code::BundleUnchangeable, format!(
                         "{changes}: ClusterExtension {} is in the input, and OLM installs the bundle from its catalog as the bundle has it",
                         config.extension
                     ))
@@ -165,7 +165,7 @@ fn report_dropped(p: &Planning<'_>, dropped: &BTreeSet<usize>, results: &mut Vec
     let (config, origins, claims) = (p.config, p.origins(), &p.claims);
     let cfg = config.object_ref();
     results.push(
-        Finding::info(format!(
+        Finding::info(Code::Removed, format!(
             "extension {:?}: {} bundle object(s) left out of the output (bundleObjects: Drop); OLM installs them from the catalog",
             config.extension,
             dropped.len()
@@ -174,7 +174,7 @@ fn report_dropped(p: &Planning<'_>, dropped: &BTreeSet<usize>, results: &mut Vec
     );
     if config.strip_bundle_aggregation {
         results.push(
-            Finding::warning("stripBundleAggregation cannot change the bundle's roles when bundleObjects is Drop: OLM installs them as the bundle has them")
+            Finding::warning(Code::BundleUnchangeable, "stripBundleAggregation cannot change the bundle's roles when bundleObjects is Drop: OLM installs them as the bundle has them")
                 .on(&cfg)
                 .at("spec.stripBundleAggregation"),
         );
@@ -184,7 +184,7 @@ fn report_dropped(p: &Planning<'_>, dropped: &BTreeSet<usize>, results: &mut Vec
         .count();
     if unknown > 0 {
         results.push(
-            Finding::warning(format!(
+            Finding::warning(Code::OriginUnknown, format!(
                 "bundleObjects: Drop left out the CSV and the CRDs, but {unknown} other object(s) do not say which file they came from, so bundle manifests among them were kept; with kustomize, add `buildMetadata: [originAnnotations]` to the kustomization"
             ))
             .on(&cfg)
@@ -256,7 +256,7 @@ fn summarise(p: &Planning<'_>, provided: &Provided, generated: &[Made], results:
                 config.name
             )
         };
-        results.push(Finding::info(message).on(&cfg));
+        results.push(Finding::info(Code::Summary, message).on(&cfg));
         return format!("Unmanaged: only cluster-admins can use its {} API(s)", apis.len());
     }
     let for_apis: Vec<&Object> =
@@ -269,12 +269,15 @@ fn summarise(p: &Planning<'_>, provided: &Provided, generated: &[Made], results:
         _ => format!("bound by {bindings} binding(s)"),
     };
     results.push(
-        Finding::info(format!(
-            "extension {:?}: generated {roles} ClusterRole(s) for {} API(s), {how}{}",
-            config.extension,
-            apis.len(),
-            if provided.is_empty() { String::new() } else { format!("; {} bundle role(s) used", provided.len()) }
-        ))
+        Finding::info(
+            Code::Summary,
+            format!(
+                "extension {:?}: generated {roles} ClusterRole(s) for {} API(s), {how}{}",
+                config.extension,
+                apis.len(),
+                if provided.is_empty() { String::new() } else { format!("; {} bundle role(s) used", provided.len()) }
+            ),
+        )
         .on(&cfg),
     );
     let mut summary = format!("{}: {roles} ClusterRole(s)", config.mode.as_str());
@@ -317,7 +320,7 @@ fn report_per_api(
         if !adopted.is_empty() {
             message.push_str(&format!("; bundle roles used: {}", adopted.join(", ")));
         }
-        results.push(Finding::info(message).on(&api.origin));
+        results.push(Finding::info(Code::Summary, message).on(&api.origin));
     }
 }
 
@@ -333,11 +336,14 @@ fn report_removed(p: &Planning<'_>, earlier: &BTreeSet<usize>, generated: &[Made
         }
         if !rewritten.contains(&r) {
             results.push(
-                Finding::info(format!(
-                    "removed: olm-rbac generated it for extension {:?} earlier, and this run ({} mode) does not",
-                    config.extension,
-                    config.mode.as_str()
-                ))
+                Finding::info(
+                    Code::Removed,
+                    format!(
+                        "removed: olm-rbac generated it for extension {:?} earlier, and this run ({} mode) does not",
+                        config.extension,
+                        config.mode.as_str()
+                    ),
+                )
                 .on(&objects[i].object_ref())
                 .in_file(objects[i].file.as_ref()),
             );
@@ -355,7 +361,7 @@ fn annotate_extension(p: &Planning<'_>, summary: &str, plan: &mut Draft) {
         patch.annotations.push(Edit::Set(STATUS_ANNOTATION.into(), summary.into()));
     }
     plan.results.push(
-        Finding::info(format!("annotated with {STATUS_ANNOTATION}: {summary}"))
+        Finding::info(Code::Summary, format!("annotated with {STATUS_ANNOTATION}: {summary}"))
             .on(&o.object_ref())
             .in_file(o.file.as_ref()),
     );

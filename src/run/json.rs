@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use crate::findings::{FileRef, Finding, ObjRef};
+use crate::findings::{Code, FileRef, Finding, ObjRef};
 use crate::plan::Object;
 use crate::yaml;
 
@@ -28,10 +28,13 @@ pub(super) fn list<'a>(items: impl Iterator<Item = Item<'a>>) -> Result<String, 
         values.push(match item {
             Item::Text { text, object, line, file } => yaml::json_value(text).map_err(|(at, why)| {
                 let at = at.map(|l| format!(" (line {})", line + l - 1)).unwrap_or_default();
-                Finding::error(format!("cannot be written as JSON: {why}{at}")).on(&object).in_file(Some(file))
+                Finding::error(Code::OutputFailed, format!("cannot be written as JSON: {why}{at}"))
+                    .on(&object)
+                    .in_file(Some(file))
             })?,
-            Item::Object(o) => serde_json::to_value(o)
-                .map_err(|e| Box::new(Finding::error(format!("could not write {} as JSON: {e}", o.describe()))))?,
+            Item::Object(o) => serde_json::to_value(o).map_err(|e| {
+                Box::new(Finding::error(Code::OutputFailed, format!("could not write {} as JSON: {e}", o.describe())))
+            })?,
         });
     }
     let list = json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {"resourceVersion": ""}});

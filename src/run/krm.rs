@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::output::{describe, errors_first, exit_code, item_text, stderr_lines};
 use super::Outcome;
 use crate::config::{self, BundleObjects, Config};
-use crate::findings::{krm_results, Finding, ObjRef};
+use crate::findings::{krm_results, Code, Finding, ObjRef};
 use crate::judge::views::{read_config, read_objects, view_finding, yaml_finding};
 use crate::model::{InputObject, RunnerMarks};
 use crate::plan::{plan, Generated, Plan};
@@ -33,22 +33,29 @@ pub fn function(input: &str) -> Outcome {
                 normalized = text;
                 match yaml::split_list(&normalized) {
                     Ok(Some(list)) => list,
-                    Ok(None) => return fatal(Finding::error("the ResourceList could not be read in block style")),
+                    Ok(None) => {
+                        return fatal(Finding::error(
+                            Code::ResourceListInvalid,
+                            "the ResourceList could not be read in block style",
+                        ))
+                    }
                     Err(e) => return fatal(yaml_finding(&e, None)),
                 }
             }
             Err(e) => return fatal(yaml_finding(&e, None)),
         },
         Err(e) if yaml::is_second_document(&e) => {
-            return fatal(Finding::error(format!(
-                "the input holds several YAML documents, not one ResourceList: {PLAIN}"
-            )));
+            return fatal(Finding::error(
+                Code::ResourceListInvalid,
+                format!("the input holds several YAML documents, not one ResourceList: {PLAIN}"),
+            ));
         }
         // Manifests run together without `---` read as one mapping with repeated keys, say.
         Err(_) if !input.contains("ResourceList") => {
-            return fatal(Finding::error(format!(
-                "the input is not a ResourceList (it has no kind: ResourceList): {PLAIN}"
-            )));
+            return fatal(Finding::error(
+                Code::ResourceListInvalid,
+                format!("the input is not a ResourceList (it has no kind: ResourceList): {PLAIN}"),
+            ));
         }
         Err(e) => return fatal(yaml_finding(&e, None)),
     };
@@ -62,7 +69,7 @@ pub fn function(input: &str) -> Outcome {
     let config = function_config(&list, &objects, &mut results);
     if let Some(c) = config.as_ref().filter(|c| runner.paths && c.bundle_objects == BundleObjects::Drop) {
         results.push(
-            Finding::error(
+            Finding::error(Code::ConfigInvalid,
                 "kpt writes the function's output back over the package's files, so bundleObjects: Drop would delete the bundle's manifests from it; keep them (bundleObjects: Keep, the default) and leave them out of what you apply, or use `olm-rbac render`, whose output goes to stdout",
             )
             .on(&c.object_ref())
@@ -78,7 +85,7 @@ pub fn function(input: &str) -> Outcome {
         _ => Plan::refused(results),
     };
     if reserialised {
-        plan.add_results(Vec::new(), vec![Finding::info(
+        plan.add_results(Vec::new(), vec![Finding::info(Code::Reserialised,
             "the ResourceList was not in block style (JSON, or items in flow style), so it was re-serialised as block YAML; comments in it are lost",
         )]);
     }
@@ -89,7 +96,7 @@ pub fn function(input: &str) -> Outcome {
             let stderr = if shows_results(&list) { String::new() } else { stderr_lines(plan.results(), false) };
             Outcome { stdout, stderr, code }
         }
-        Err(e) => fatal(Finding::error(format!("could not write the output: {e}"))),
+        Err(e) => fatal(Finding::error(Code::OutputFailed, format!("could not write the output: {e}"))),
     }
 }
 
@@ -153,11 +160,14 @@ fn runner_marks(list: &ListText<'_>) -> RunnerMarks {
 /// Reads `functionConfig`: it must be an RBACConfig.
 fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut Vec<Finding>) -> Option<Config> {
     let missing = || {
-        Finding::error(format!(
-            "functionConfig is missing: the function needs an {} ({}) to know what to generate",
-            config::KIND,
-            config::API_VERSION
-        ))
+        Finding::error(
+            Code::ConfigMissing,
+            format!(
+                "functionConfig is missing: the function needs an {} ({}) to know what to generate",
+                config::KIND,
+                config::API_VERSION
+            ),
+        )
         .at("functionConfig")
     };
     let Some(entry) = list.entries.iter().find(|e| e.key == "functionConfig") else {
@@ -168,7 +178,7 @@ fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut V
     let head = match yaml::parse_item::<FunctionConfigHead>(&chunk) {
         Ok(h) => h.function_config,
         Err(e) => {
-            results.push(view_finding(e, &ObjRef::default(), None, ""));
+            results.push(view_finding(e, Code::ConfigInvalid, &ObjRef::default(), None, ""));
             return None;
         }
     };
@@ -187,16 +197,19 @@ fn function_config(list: &ListText<'_>, objects: &[InputObject], results: &mut V
     }
     if head.kind.as_deref() != Some(config::KIND) || head.api_version.as_deref() != Some(config::API_VERSION) {
         results.push(
-            Finding::error(format!(
-                "functionConfig must be an {} ({}) or a ConfigMap, got {}",
-                config::KIND,
-                config::API_VERSION,
-                if object.kind == config::KIND {
-                    format!("apiVersion {:?}", object.api_version)
-                } else {
-                    describe(&object)
-                }
-            ))
+            Finding::error(
+                Code::ConfigInvalid,
+                format!(
+                    "functionConfig must be an {} ({}) or a ConfigMap, got {}",
+                    config::KIND,
+                    config::API_VERSION,
+                    if object.kind == config::KIND {
+                        format!("apiVersion {:?}", object.api_version)
+                    } else {
+                        describe(&object)
+                    }
+                ),
+            )
             .on(&object)
             .at(if object.kind == config::KIND { "apiVersion" } else { "kind" }),
         );
@@ -234,7 +247,7 @@ fn config_map_config(
             }
         },
         Err(e) => {
-            results.push(view_finding(e, object, None, "functionConfig."));
+            results.push(view_finding(e, Code::ConfigInvalid, object, None, "functionConfig."));
             None
         }
     }
@@ -348,12 +361,15 @@ fn not_a_resource_list(list: &yaml::ListText<'_>) -> Option<Finding> {
     }
     // A Kubernetes object on its own is plain manifests, sent where a list was expected.
     let plain = if kind.is_some() && kind != Some("ResourceList") { format!("; {PLAIN}") } else { String::new() };
-    let finding = Finding::error(format!(
-        "the input is not a ResourceList: expected apiVersion {} and kind ResourceList, got {} {}{plain}",
-        LIST_VERSIONS.join(" or "),
-        api_version.unwrap_or("(none)"),
-        kind.unwrap_or("(none)")
-    ));
+    let finding = Finding::error(
+        Code::ResourceListInvalid,
+        format!(
+            "the input is not a ResourceList: expected apiVersion {} and kind ResourceList, got {} {}{plain}",
+            LIST_VERSIONS.join(" or "),
+            api_version.unwrap_or("(none)"),
+            kind.unwrap_or("(none)")
+        ),
+    );
     Some(finding.at("kind"))
 }
 

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::findings::{Finding, ObjRef, Severity};
+use crate::findings::{Code, Finding, ObjRef, Severity};
 use crate::plan::Plan;
 use crate::yaml::{self, Chunk};
 
@@ -21,7 +21,7 @@ pub(super) fn item_text<'a>(
         yaml::patched_text(item, patch).map_err(|e| format!("could not update {}: {e}", describe(&object)))?;
     if patched.rewritten {
         notes.push(
-            Finding::warning(
+            Finding::warning(Code::Reserialised,
                 "its labels changed, and its metadata is not laid out so that olm-rbac can edit lines (flow style, anchors, aliases or tags), so the whole item was re-serialised: its comments and layout are gone, its values are the same",
             )
             .on(&object),
@@ -93,19 +93,23 @@ mod tests {
     #[test]
     fn errors_come_last_and_a_summary_counts_them() {
         let results = [
-            Finding::error("e1"),
-            Finding::warning("w1"),
-            Finding::info("i1"),
-            Finding::error("e2"),
-            Finding::warning("w2"),
+            Finding::error(Code::ConfigInvalid, "e1"),
+            Finding::warning(Code::DangerousGrant, "w1"),
+            Finding::info(Code::Summary, "i1"),
+            Finding::error(Code::ConfigInvalid, "e2"),
+            Finding::warning(Code::DangerousGrant, "w2"),
         ];
         assert_eq!(
             stderr_lines(&results, false),
             "info: i1\nwarning: w1\nwarning: w2\nerror: e1\nerror: e2\n2 errors, 2 warnings\n"
         );
         assert_eq!(stderr_lines(&results, true), "error: e1\nerror: e2\n", "quiet: the errors alone");
-        assert_eq!(summary(&[Finding::warning("w")]).as_deref(), Some("0 errors, 1 warning"));
-        assert_eq!(summary(&[Finding::error("e")]).as_deref(), Some("1 error, 0 warnings"));
-        assert_eq!(stderr_lines(&[Finding::info("i")], false), "info: i\n", "no summary when all went well");
+        assert_eq!(summary(&[Finding::warning(Code::DangerousGrant, "w")]).as_deref(), Some("0 errors, 1 warning"));
+        assert_eq!(summary(&[Finding::error(Code::ConfigInvalid, "e")]).as_deref(), Some("1 error, 0 warnings"));
+        assert_eq!(
+            stderr_lines(&[Finding::info(Code::Summary, "i")], false),
+            "info: i\n",
+            "no summary when all went well"
+        );
     }
 }

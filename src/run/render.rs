@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::{json, Outcome, Source};
-use crate::findings::{FileRef, Finding};
+use crate::findings::{Code, FileRef, Finding};
 use crate::input::BundleRoot;
 use crate::judge::{judge, Judged};
 use crate::plan::Plan;
@@ -64,22 +64,22 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
     write_output(inputs, &split.1, plan, options)
 }
 
-/// render's errors and warnings as a SARIF log, each at the line its
-/// document starts on (`lines`, by file and document).
+/// render's errors and warnings as a SARIF log, each under its code's rule,
+/// at the line its document starts on (`lines`, by file and document).
 fn sarif_log(results: &[Finding], lines: &std::collections::BTreeMap<(String, Option<usize>), usize>) -> String {
     use crate::findings::Severity;
     use crate::sarif::{self, Level};
     let results: Vec<sarif::Result> = results
         .iter()
         .filter_map(|f| {
-            let (level, rule) = match f.severity {
-                Severity::Error => (Level::Error, sarif::RENDER_ERROR),
-                Severity::Warning => (Level::Warning, sarif::RENDER_WARNING),
+            let level = match f.severity {
+                Severity::Error => Level::Error,
+                Severity::Warning => Level::Warning,
                 Severity::Info => return None,
             };
             let file = f.file.as_ref().filter(|file| file.path != "-");
             Some(sarif::Result {
-                rule: f.rule.unwrap_or(rule),
+                rule: f.code.id(),
                 level,
                 message: f.said(),
                 uri: file.map(|file| file.path.clone()),
@@ -105,13 +105,15 @@ fn write_output(inputs: &[Source], kept: &[(Chunk<'_>, FileRef)], plan: Plan, op
         if !plan.remove().contains(&i) {
             match item_text(&item.0, &plan, i, &mut notes) {
                 Ok(text) => docs.push(Out::Kept(text, item)),
-                Err(e) => return fatal_render(Finding::error(e), options.quiet),
+                Err(e) => return fatal_render(Finding::error(Code::OutputFailed, e), options.quiet),
             }
         }
     }
     docs.extend(plan.generated().iter().map(Out::Generated));
     let written = match options.output {
-        OutputFormat::Yaml => write_documents(inputs, &docs).map_err(|e| Box::new(Finding::error(e))),
+        OutputFormat::Yaml => {
+            write_documents(inputs, &docs).map_err(|e| Box::new(Finding::error(Code::OutputFailed, e)))
+        }
         OutputFormat::Json => json::list(docs.iter().map(|d| match d {
             Out::Kept(text, (chunk, file)) => {
                 json::Item::Text { text, object: chunk.header.object_ref(), line: chunk.line, file }

@@ -44,7 +44,7 @@ pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], mut options: Rende
     let unreadable = |e: &str| {
         if let Some(path) = &options.sarif {
             let result = crate::sarif::Result {
-                rule: crate::sarif::RENDER_ERROR,
+                rule: crate::findings::Code::InputUnreadable.id(),
                 level: crate::sarif::Level::Error,
                 message: e.to_string(),
                 uri: None,

@@ -394,3 +394,68 @@ pub fn assert_refused_as_a_forged_copy(out: &olm_rbac::run::Outcome, role: &str)
     let conflict = format!("conflict: olm-rbac would generate ClusterRole {role}");
     assert!(out.stderr.contains(&conflict), "{}", out.stderr);
 }
+
+/// A result with its code (`docs/runners.md#result-codes`), as a run reports
+/// it: what a test matches when a message's wording is not what it checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Coded {
+    pub code: String,
+    /// `error`, `warning` or `info` (SARIF's `note`).
+    pub severity: String,
+    pub message: String,
+}
+
+/// The results of a KRM function run, each with its code: the
+/// `olm-rbac.io/code` tag of each of the ResourceList's `results`.
+#[track_caller]
+pub fn function_results(out: &olm_rbac::run::Outcome) -> Vec<Coded> {
+    let list: serde_json::Value = serde_saphyr::from_str(&out.stdout).unwrap();
+    let results = list["results"].as_array().cloned().unwrap_or_default();
+    results
+        .iter()
+        .map(|r| {
+            let code = r["tags"]["olm-rbac.io/code"].as_str();
+            let code = code.unwrap_or_else(|| panic!("a result without its code: {r:#}")).to_string();
+            Coded {
+                code,
+                severity: r["severity"].as_str().unwrap().into(),
+                message: r["message"].as_str().unwrap().into(),
+            }
+        })
+        .collect()
+}
+
+/// `render`, and its errors and warnings each with its code: the rule its
+/// SARIF log files it under (render's text on stderr leaves the codes out,
+/// and its infos reach no SARIF log).
+pub fn render_results(
+    inputs: &[olm_rbac::run::Source],
+    configs: &[olm_rbac::run::Source],
+) -> (olm_rbac::run::Outcome, Vec<Coded>) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("render.sarif");
+    let options = olm_rbac::run::RenderOptions { sarif: Some(path.clone()), ..Default::default() };
+    let out = olm_rbac::run::render_with(inputs, configs, &options);
+    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().cloned().unwrap_or_default();
+    let coded = results
+        .iter()
+        .map(|r| Coded {
+            code: r["ruleId"].as_str().unwrap().into(),
+            severity: r["level"].as_str().unwrap().replace("note", "info"),
+            // SARIF's plain text escapes brackets and backslashes.
+            message: r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .replace("\\[", "[")
+                .replace("\\]", "]")
+                .replace("\\\\", "\\"),
+        })
+        .collect();
+    (out, coded)
+}
+
+/// Whether a result of `code` is among `results`, with `severity` when given.
+pub fn has_code(results: &[Coded], code: &str, severity: Option<&str>) -> bool {
+    results.iter().any(|r| r.code == code && severity.is_none_or(|s| r.severity == s))
+}

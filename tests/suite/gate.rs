@@ -42,25 +42,38 @@ const WAYS: [Way; 4] = [Way::Files, Way::Stdin, Way::KptPaths, Way::NoPaths];
 /// ack's manifests (under `bundle/manifests/` unless `root` says otherwise)
 /// plus `extra` documents at their paths, rendered with `spec` one `way`.
 fn run(way: Way, extra: &[(&str, &str)], spec: &str) -> Outcome {
+    run_coded(way, extra, spec).0
+}
+
+/// [`run`], with its results' codes: the function's every result, render's
+/// errors and warnings.
+fn run_coded(way: Way, extra: &[(&str, &str)], spec: &str) -> (Outcome, Vec<Coded>) {
     let mut docs: Vec<(String, String)> =
         bundle_docs(ACK).into_iter().map(|(name, text)| (format!("bundle/manifests/{name}"), text)).collect();
     docs.extend(extra.iter().map(|(p, t)| (p.to_string(), t.to_string())));
     let cfg = config("ext", spec);
+    let coded = |out: Outcome| {
+        let results = function_results(&out);
+        (out, results)
+    };
     match way {
-        Way::Files => render(
+        Way::Files => render_results(
             &docs.into_iter().map(|(name, text)| Source { name, text }).collect::<Vec<_>>(),
             &[Source { name: "admin/rbac.yaml".into(), text: cfg }],
         ),
         Way::Stdin => {
             let text: String = docs.iter().map(|(_, t)| format!("---\n{t}")).collect();
-            render(&[Source { name: "-".into(), text }], &[Source { name: "admin/rbac.yaml".into(), text: cfg }])
+            render_results(
+                &[Source { name: "-".into(), text }],
+                &[Source { name: "admin/rbac.yaml".into(), text: cfg }],
+            )
         }
         Way::KptPaths => {
             let items: Vec<String> =
                 docs.iter().map(|(p, t)| with_annotation(t, "internal.config.kubernetes.io/path", p)).collect();
-            function(&resource_list(&items, &as_kpt_sends(&cfg)))
+            coded(function(&resource_list(&items, &as_kpt_sends(&cfg))))
         }
-        Way::NoPaths => function(&resource_list(&docs.into_iter().map(|(_, t)| t).collect::<Vec<_>>(), &cfg)),
+        Way::NoPaths => coded(function(&resource_list(&docs.into_iter().map(|(_, t)| t).collect::<Vec<_>>(), &cfg))),
     }
 }
 
@@ -116,17 +129,13 @@ fn a_bundle_may_grant_only_its_own_service_accounts() {
             let b = binding(kind, "ack-reader", ns, ("ClusterRole", "ack-reader"), stranger);
             let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
             for way in WAYS {
-                let out = run(way, &extra, &format!("{NAMESPACES}{ALLOW}"));
+                let (out, coded) = run_coded(way, &extra, &format!("{NAMESPACES}{ALLOW}"));
                 assert_eq!(out.code, 1, "{way:?} {kind} {stranger}: {}", said(&out));
-                assert!(
-                    said(&out).contains("which is not one of the operator's own ServiceAccounts in ops"),
-                    "{way:?}: {}",
-                    said(&out)
-                );
+                assert!(has_code(&coded, "subject-foreign", Some("error")), "{way:?}: {coded:#?}");
                 // Without a policy that decides anything, the same is a warning.
-                let out = run(way, &extra, NAMESPACES);
+                let (out, coded) = run_coded(way, &extra, NAMESPACES);
                 assert_eq!(out.code, 0, "{way:?} {stranger}: {}", said(&out));
-                assert!(said(&out).contains("which is not one of the operator's own ServiceAccounts"), "{way:?}");
+                assert!(has_code(&coded, "subject-foreign", Some("warning")), "{way:?}: {coded:#?}");
             }
         }
     }
@@ -225,8 +234,11 @@ fn a_deny_can_say_never_cluster_wide() {
         .map(|(name, text)| Source { name: format!("strimzi/manifests/{name}"), text })
         .collect();
     let go = |spec: &str| render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", spec) }]);
-    let out = go(&format!("{NAMESPACES}{deny}"));
-    assert!(!out.stderr.contains("deny[0] forbids"), "{}", out.stderr);
+    let (_, coded) = render_results(
+        &sources,
+        &[Source { name: "admin/rbac.yaml".into(), text: config("ext", &format!("{NAMESPACES}{deny}")) }],
+    );
+    assert!(!has_code(&coded, "policy-denied", None), "{coded:#?}");
     let out = go(&format!("  operator:\n    permissions: Cluster\n    installNamespace: ops\n{deny}"));
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("cluster-wide, which spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
@@ -255,9 +267,11 @@ fn olm_promotes_an_all_namespaces_operator_and_the_gate_knows() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("install policy: ServiceAccount ops/enmasse-operator would be granted verbs=[get,list,watch,update,create,patch,delete] apiGroups=[\"\"] resources=[configmaps,secrets,persistentvolumeclaims,services] cluster-wide, which spec.operator.policy.deny[0] forbids"), "{}", out.stderr);
     // Scoped to its own namespace by olm-rbac, it is granted them there, not cluster-wide.
-    let out = go(&format!("  operator:\n    permissions: Namespaces\n    installNamespace: ops\n{deny}"));
+    let spec = format!("  operator:\n    permissions: Namespaces\n    installNamespace: ops\n{deny}");
+    let (out, coded) =
+        render_results(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", &spec) }]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(!out.stderr.contains("deny[0] forbids"), "{}", out.stderr);
+    assert!(!has_code(&coded, "policy-denied", None), "{coded:#?}");
 }
 
 #[test]
@@ -271,14 +285,17 @@ fn an_unsupported_install_mode_is_refused_even_when_all_namespaces_is_supported(
         "enmasse-0.30.2",
         "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaces: [team-a, team-b]\n",
     );
-    let out = render(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", &spec) }]);
+    let (out, coded) =
+        render_results(&sources, &[Source { name: "admin/rbac.yaml".into(), text: config("ext", &spec) }]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("needs the MultiNamespace install mode, which the CSV does not support"),
         "{}",
         out.stderr
     );
-    assert!(!out.stderr.contains("supports only the AllNamespaces install mode"), "{}", out.stderr);
+    // Refused, and not also said as the warning for an AllNamespaces-only operator.
+    let modes: Vec<&Coded> = coded.iter().filter(|r| r.code == "install-mode-unsupported").collect();
+    assert!(modes.len() == 1 && modes[0].severity == "error", "{coded:#?}");
 }
 
 #[test]
@@ -362,9 +379,9 @@ fn rendering_a_bundle_root_or_nesting_its_csv_hides_nothing() {
         .map(|(name, text)| Source { name: format!("bundle/manifests/{name}"), text })
         .collect();
     with_config.push(Source { name: "bundle/metadata/rbac.yaml".into(), text: config("evil", "  mode: Aggregate\n") });
-    let out = render(&with_config, &[]);
+    let (out, coded) = render_results(&with_config, &[]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("sits in the bundle's own folder"), "{}", out.stderr);
+    assert!(has_code(&coded, "config-misplaced", Some("error")), "{coded:#?}");
 }
 
 #[test]
@@ -387,18 +404,18 @@ fn the_installer_holds_only_what_exists_before_the_install() {
             ("admin/binding.yaml", admin_binding.as_str()),
             ("bundle/manifests/b.yaml", bundle_binding.as_str()),
         ];
-        let out = run(way, &extra, &spec);
+        let (out, coded) = run_coded(way, &extra, &spec);
         assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
-        assert!(said(&out).contains("installer ServiceAccount ops/installer cannot"), "{way:?}: {}", said(&out));
+        assert!(has_code(&coded, "installer-lacks", Some("error")), "{way:?}: {coded:#?}");
     }
     // The same account bound to cluster-admin by the admin's own file holds everything.
     let admin_all = binding("ClusterRoleBinding", "installer-all", None, ("ClusterRole", "cluster-admin"), &account);
     let out = run(Way::Files, &[("admin/binding.yaml", admin_all.as_str())], &spec);
     assert_eq!(out.code, 0, "{}", said(&out));
     // Of unknown origin, even the admin's grant does not count.
-    let out = run(Way::Stdin, &[("x", &admin_role), ("y", &admin_binding)], &spec);
+    let (out, coded) = run_coded(Way::Stdin, &[("x", &admin_role), ("y", &admin_binding)], &spec);
     assert_eq!(out.code, 1);
-    assert!(said(&out).contains("installer ServiceAccount ops/installer cannot"), "{}", said(&out));
+    assert!(has_code(&coded, "installer-lacks", Some("error")), "{coded:#?}");
 }
 
 /// An apiVersion the API server would not read as one group and version is
@@ -408,9 +425,9 @@ fn an_api_version_with_two_slashes_is_refused() {
     let role =
         cluster_role("ack-extra", EVERYTHING).replace("rbac.authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1/x");
     for way in WAYS {
-        let out = run(way, &[("bundle/manifests/r.yaml", role.as_str())], NAMESPACES);
+        let (out, coded) = run_coded(way, &[("bundle/manifests/r.yaml", role.as_str())], NAMESPACES);
         assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
-        assert!(said(&out).contains("is not <group>/<version> or a core <version>"), "{way:?}: {}", said(&out));
+        assert!(has_code(&coded, "api-version-invalid", Some("error")), "{way:?}: {coded:#?}");
     }
 }
 
@@ -510,8 +527,8 @@ fn aggregation_into_built_in_roles_is_held_to_the_bundles_own_apis() {
         let out = run(way, &[("bundle/manifests/r.yaml", beyond.as_str())], &spec);
         assert_eq!(out.code, 1, "{way:?}: {}", said(&out));
         assert!(said(&out).contains("whoever holds ClusterRole admin, which aggregates this one, would be granted verbs=[get] apiGroups=[iam.services.k8s.aws] resources=[roles], beyond admin on the bundle's own APIs"), "{way:?}: {}", said(&out));
-        let out = run(way, &[("bundle/manifests/r.yaml", within.as_str())], &spec);
-        assert!(!said(&out).contains("which aggregates this one"), "{way:?}: {}", said(&out));
+        let (_, coded) = run_coded(way, &[("bundle/manifests/r.yaml", within.as_str())], &spec);
+        assert!(!has_code(&coded, "aggregation-beyond", None), "{way:?}: {coded:#?}");
     }
 }
 
@@ -636,9 +653,9 @@ fn a_binding_to_a_built_in_role_is_judged_with_what_this_run_aggregates_into_it(
         let edit = run(way, &extra, &format!("  mode: Aggregate\n  olmAPIs: Edit\n{NAMESPACES}{deny}"));
         assert_eq!(edit.code, 1, "{way:?}: {}", edit.stderr);
         assert!(said(&edit).contains(refused), "{way:?}: {}", said(&edit));
-        let view = run(way, &extra, &format!("  mode: Aggregate\n  olmAPIs: View\n{NAMESPACES}{deny}"));
+        let (view, coded) = run_coded(way, &extra, &format!("  mode: Aggregate\n  olmAPIs: View\n{NAMESPACES}{deny}"));
         assert_eq!(view.code, 0, "{way:?}: {}", view.stderr);
-        assert!(!view.stderr.contains("policy.deny"), "{way:?}: {}", view.stderr);
+        assert!(!has_code(&coded, "policy-denied", None), "{way:?}: {coded:#?}");
     }
 }
 
@@ -656,7 +673,7 @@ fn the_unnamed_install_namespace_is_no_name_a_bundle_can_write() {
         &format!("{{kind: ServiceAccount, name: {OWN}, namespace: '(the install namespace)'}}"),
     );
     let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
-    let out = run(Way::Files, &extra, &format!("  operator:\n    permissions: Unmanaged\n{ALLOW}"));
+    let (out, coded) = run_coded(Way::Files, &extra, &format!("  operator:\n    permissions: Unmanaged\n{ALLOW}"));
     assert_eq!(out.code, 1, "{}", said(&out));
-    assert!(said(&out).contains("which is not one of the operator's own ServiceAccounts"), "{}", said(&out));
+    assert!(has_code(&coded, "subject-foreign", Some("error")), "{coded:#?}");
 }

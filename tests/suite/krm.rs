@@ -40,6 +40,22 @@ fn every_item_passes_through_byte_for_byte_and_generated_items_follow() {
     }
 }
 
+/// Every result carries its code as the tag `olm-rbac.io/code`, which kpt
+/// shows and a pipeline can match on: a summary when all went well, the
+/// refusal's own code when the config is refused.
+#[test]
+fn every_result_is_tagged_with_its_code() {
+    let out = function(&list_for("memcached-operator-0.0.1", AGGREGATE));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let results = function_results(&out);
+    assert!(has_code(&results, "summary", Some("info")), "{results:#?}");
+    assert!(out.stdout.contains("  tags:\n    olm-rbac.io/code: summary\n"), "{}", out.stdout);
+    let out = function(&list_for("memcached-operator-0.0.1", "  mode: Aggregate\n  roles: []\n"));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let results = function_results(&out);
+    assert!(has_code(&results, "config-invalid", Some("error")), "{results:#?}");
+}
+
 #[test]
 fn a_second_run_changes_nothing() {
     for bundle in ["argocd-operator-0.19.0", "cert-manager-1.16.5", "enmasse-0.30.2", "prometheus-0.56.3"] {

@@ -163,9 +163,12 @@ fn a_clusterextension_in_the_bundle_is_not_the_admins() {
         .collect();
     inputs.push(Source { name: format!("{BUNDLE}/manifests/zz-extension.yaml"), text: extension(PINNED) });
     let spec = "  mode: Aggregate\n  admissionPolicy: Generate\n";
-    let out = render(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("memcached", spec) }]);
+    let (out, coded) =
+        render_results(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("memcached", spec) }]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("spec.admissionPolicy: needs the extension's ClusterExtension"), "{}", out.stderr);
+    assert!(has_code(&coded, "admission-policy-blocked", Some("error")), "{coded:#?}");
+    // Not checked as the admin's either.
+    assert!(!coded.iter().any(|r| r.code.starts_with("pin-")), "{coded:#?}");
 }
 
 /// The bundle's CSV writes the version the policy pins; a version that is not
@@ -179,10 +182,12 @@ fn a_csv_version_cannot_write_cel() {
     }
     inputs.push(Source { name: "admin/clusterextension.yaml".into(), text: extension(PINNED) });
     let spec = "  mode: Aggregate\n  admissionPolicy: Generate\n";
-    let out = render(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("memcached", spec) }]);
+    let (out, coded) =
+        render_results(&inputs, &[Source { name: "admin/rbac.yaml".into(), text: config("memcached", spec) }]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stdout.is_empty());
-    assert!(out.stderr.contains("has no semantic version in spec.version"), "{}", out.stderr);
+    assert!(has_code(&coded, "pin-version", Some("warning")), "{coded:#?}");
+    assert!(has_code(&coded, "admission-policy-blocked", Some("error")), "nothing pinned: {coded:#?}");
 }
 
 /// The generated objects, as JSON values, by kind.

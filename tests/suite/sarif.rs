@@ -68,19 +68,39 @@ fn render_writes_its_errors_and_the_gates_verdicts_as_sarif() {
     let log: Value = serde_json::from_str(&std::fs::read_to_string(&log_path).unwrap()).unwrap();
     assert_valid(&log);
     let results = results(&log);
-    let gate: Vec<&Value> = results.iter().filter(|r| r["ruleId"] == "install-policy").collect();
-    let denied =
-        |r: &Value| r["message"]["text"].as_str().unwrap().contains("spec.operator.policy.deny\\[0\\] forbids");
-    assert!(gate.iter().any(|r| denied(r)), "{results:#?}");
-    assert!(gate.iter().filter(|r| denied(r)).all(|r| r["level"] == "error"), "{results:#?}");
-    assert!(gate.iter().any(|r| r["level"] == "warning"), "the catalogue's warnings, without a ceiling");
+    // Each result under its code's rule, which the log's rule table lists.
+    let rules: Vec<&str> = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    for r in &results {
+        let index = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(Some(r["ruleId"].as_str().unwrap()), rules.get(index).copied(), "{r:#}");
+    }
+    let under = |rule: &str| results.iter().filter(|r| r["ruleId"] == rule).collect::<Vec<_>>();
+    let denied = under("policy-denied");
+    assert!(!denied.is_empty(), "{results:#?}");
+    assert!(denied.iter().all(|r| r["level"] == "error"), "{results:#?}");
+    assert!(
+        denied
+            .iter()
+            .all(|r| r["message"]["text"].as_str().unwrap().contains("spec.operator.policy.deny\\[0\\] forbids")),
+        "{results:#?}"
+    );
+    let dangerous = under("dangerous-grant");
+    assert!(
+        !dangerous.is_empty() && dangerous.iter().all(|r| r["level"] == "warning"),
+        "the catalogue's warnings, without a ceiling"
+    );
     let pin = results
         .iter()
         .find(|r| {
             r["message"]["text"].as_str().unwrap().starts_with("ClusterExtension argocd: spec.source.catalog.version")
         })
         .unwrap();
-    assert_eq!(pin["ruleId"], "render-error");
+    assert_eq!(pin["ruleId"], "pin-version");
     let location = &pin["locations"][0]["physicalLocation"];
     let uri = location["artifactLocation"]["uri"].as_str().unwrap();
     assert!(uri.ends_with("/ce.yaml") && !uri.contains(' '), "{location:#}");

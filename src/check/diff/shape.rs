@@ -175,7 +175,7 @@ fn sarif(changes: &Changes, artifact: Option<&str>) -> String {
             let names = if names.is_empty() { String::new() } else { format!(" named [{names}]") };
             let danger = c.severity.map(|s| format!(" (dangerous: {s})")).unwrap_or_default();
             sarif::Result {
-                rule: sarif::ACCESS_GAINED,
+                rule: crate::findings::Code::AccessGained.id(),
                 level: if c.severity.is_some() { Level::Error } else { Level::Warning },
                 message: format!("{} gains {what}{names} {}{danger}", holder_text(&c.holder), place_text(&c.namespace)),
                 uri: artifact.filter(|a| *a != "-").map(String::from),

@@ -8,7 +8,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding, Subject as K8s
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{Binding, Config, RoleKind, Scope, Subject, SubjectKind};
-use crate::findings::{Finding, ObjRef};
+use crate::findings::{Code, Finding, ObjRef};
 use crate::model::*;
 
 use crate::plan::apis::roles::metadata;
@@ -44,9 +44,12 @@ pub(crate) fn bindings(
     let cfg = config.object_ref();
     if config.bindings.is_empty() {
         results.push(
-            Finding::warning("Bind mode without spec.bindings: the roles are generated, but nobody is granted them")
-                .on(&cfg)
-                .at("spec.bindings"),
+            Finding::warning(
+                Code::BindingPartial,
+                "Bind mode without spec.bindings: the roles are generated, but nobody is granted them",
+            )
+            .on(&cfg)
+            .at("spec.bindings"),
         );
         return Vec::new();
     }
@@ -63,7 +66,7 @@ pub(crate) fn bindings(
     }
     if !config.roles.contains(&RoleKind::CrdView) && apis.iter().any(|a| a.source == ApiSource::Crd) {
         results.push(
-            Finding::warning(
+            Finding::warning(Code::BindingPartial,
                 "spec.roles leaves out view-crdview: bound subjects can use the APIs but cannot read their CustomResourceDefinition objects (kubectl get crd, and consoles that show an API's versions and schema from it)",
             )
             .on(&cfg)
@@ -100,7 +103,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                     _ => format!("{field}.namespaces"),
                 };
                 results.push(
-                    Finding::warning(format!(
+                    Finding::warning(Code::BindingPartial, format!(
                         "skipped {} for this binding: it is cluster-scoped, and a RoleBinding cannot grant access to cluster-scoped resources; bind it cluster-wide instead (leave out namespaces and namespaceSelector)",
                         api.name
                     ))
@@ -265,11 +268,14 @@ fn warn_broad_subjects(binding: &Binding, field: &str, cfg: &ObjRef, results: &m
         };
         if let Some(who) = everyone {
             results.push(
-                Finding::warning(format!(
-                    "group {:?} means {who}: this binding grants the {} role to all of them",
-                    s.name,
-                    binding.role.as_str()
-                ))
+                Finding::warning(
+                    Code::BindingEveryone,
+                    format!(
+                        "group {:?} means {who}: this binding grants the {} role to all of them",
+                        s.name,
+                        binding.role.as_str()
+                    ),
+                )
                 .on(cfg)
                 .at(format!("{field}.subjects")),
             );

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::config::{BundleRoles, Mode, RoleKind};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 use crate::reserved;
 
@@ -69,23 +69,29 @@ pub(crate) fn adopt(p: &Planning<'_>, results: &mut Vec<Finding>) -> Provided {
         let api = &apis[a];
         match provided.get(&(api.name.clone(), role)) {
             Some(&first) => results.push(
-                Finding::info(format!(
-                    "also grants the {} role for {}, but {} already provides it; not used",
-                    role.as_str(),
-                    api.name,
-                    name_of(&objects[first])
-                ))
+                Finding::info(
+                    Code::BundleRoles,
+                    format!(
+                        "also grants the {} role for {}, but {} already provides it; not used",
+                        role.as_str(),
+                        api.name,
+                        name_of(&objects[first])
+                    ),
+                )
                 .on(&o.object_ref())
                 .in_file(o.file.as_ref()),
             ),
             None => {
                 results.push(
-                    Finding::info(format!(
-                        "provides the {} role for {}: olm-rbac uses it instead of generating {}",
-                        role.as_str(),
-                        api.name,
-                        role_name(config.naming, api, None, role)
-                    ))
+                    Finding::info(
+                        Code::BundleRoles,
+                        format!(
+                            "provides the {} role for {}: olm-rbac uses it instead of generating {}",
+                            role.as_str(),
+                            api.name,
+                            role_name(config.naming, api, None, role)
+                        ),
+                    )
                     .on(&o.object_ref())
                     .in_file(o.file.as_ref()),
                 );
@@ -111,7 +117,7 @@ pub(crate) fn note_namespaced_roles(p: &Planning<'_>, results: &mut Vec<Finding>
         }
         let names: Vec<&str> = touched.iter().map(|&i| apis[i].name.as_str()).collect();
         results.push(
-            Finding::info(format!(
+            Finding::info(Code::BundleRoles, format!(
                 "this namespaced Role grants on {} only in the namespace it is created in; olm-rbac does not adopt Roles, it generates cluster-wide roles",
                 names.join(", ")
             ))

@@ -15,7 +15,7 @@
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::config::{Config, Mode, OlmApis, RoleKind};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use crate::plan::apis::roles::{generated_cluster_role, metadata, strings};
@@ -147,12 +147,15 @@ pub(crate) fn report(config: &Config, generated: &[Made], results: &mut Vec<Find
         _ => "bound where spec.bindings binds the extension's roles",
     };
     results.push(
-        Finding::info(format!(
-            "extension {:?}: OLM's own APIs (olmAPIs: {}): generated {}, {how}",
-            config.extension,
-            config.olm_apis.as_str(),
-            written.join(", ")
-        ))
+        Finding::info(
+            Code::Summary,
+            format!(
+                "extension {:?}: OLM's own APIs (olmAPIs: {}): generated {}, {how}",
+                config.extension,
+                config.olm_apis.as_str(),
+                written.join(", ")
+            ),
+        )
         .on(&cfg),
     );
     if config.olm_apis == OlmApis::Edit {
@@ -161,7 +164,7 @@ pub(crate) fn report(config: &Config, generated: &[Made], results: &mut Vec<Find
             _ => "the subjects of every binding with role edit or admin",
         };
         results.push(
-            Finding::warning(format!(
+            Finding::warning(Code::OlmApisInstall, format!(
                 "olmAPIs: Edit lets {who} create Subscriptions where they hold it, that is install operators from the cluster's catalogs; OLM then grants each such operator the permissions its ClusterServiceVersion asks for, which can be far more than its installer holds. Use View unless they may install operators"
             ))
             .on(&cfg)

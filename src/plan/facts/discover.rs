@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::config::{Config, Mode, Naming};
-use crate::findings::{FileRef, Finding, ObjRef, Severity};
+use crate::findings::{Code, FileRef, Finding, ObjRef, Severity};
 use crate::model::*;
 use crate::names::{
     glob_match, is_crd_group, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value,
@@ -36,7 +36,7 @@ pub(crate) fn discover(
         for api in &apis {
             if api.versions.is_empty() {
                 results.push(
-                    Finding::error(format!(
+                    Finding::error(Code::NamingVersion, format!(
                         "API {} has no version to name its roles by (naming: OLMv0); give the CSV entry a version or the CRD a storage version",
                         api.name
                     ))
@@ -79,7 +79,7 @@ fn csvs<'a>(objects: &'a [InputObject], results: &mut Vec<Finding>) -> Vec<(&'a 
         let version = o.header.api_version.as_deref().unwrap_or_default();
         if version != CSV_API_VERSION {
             results.push(
-                Finding::warning(format!(
+                Finding::warning(Code::ApiVersionInvalid, format!(
                     "apiVersion {version:?} is not {CSV_API_VERSION}; olm-rbac reads it as a ClusterServiceVersion by its kind, but OLM may not"
                 ))
                 .on(&o.object_ref())
@@ -108,20 +108,26 @@ fn choose_csv<'a>(
             None => {
                 let have = if csvs.is_empty() { "none".to_string() } else { csv_names() };
                 results.push(
-                    Finding::error(format!("ClusterServiceVersion {want:?} is not in the input (found: {have})"))
-                        .on(&cfg)
-                        .at("spec.clusterServiceVersion"),
+                    Finding::error(
+                        Code::CsvMissing,
+                        format!("ClusterServiceVersion {want:?} is not in the input (found: {have})"),
+                    )
+                    .on(&cfg)
+                    .at("spec.clusterServiceVersion"),
                 );
                 Err(())
             }
         },
         None if csvs.len() > 1 => {
             results.push(
-                Finding::error(format!(
-                    "the input holds {} ClusterServiceVersions ({}); name the one to use",
-                    csvs.len(),
-                    csv_names()
-                ))
+                Finding::error(
+                    Code::CsvAmbiguous,
+                    format!(
+                        "the input holds {} ClusterServiceVersions ({}); name the one to use",
+                        csvs.len(),
+                        csv_names()
+                    ),
+                )
                 .on(&cfg)
                 .at("spec.clusterServiceVersion"),
             );
@@ -168,7 +174,9 @@ fn owned_crd(
     let file = csv_obj.file.as_ref();
     let field = format!("spec.customresourcedefinitions.owned[{i}]");
     let Some(name) = entry.name.as_deref().filter(|n| !n.is_empty()) else {
-        results.push(Finding::error("is missing").on(&csv_ref).at(format!("{field}.name")).in_file(file));
+        results.push(
+            Finding::error(Code::CsvInvalid, "is missing").on(&csv_ref).at(format!("{field}.name")).in_file(file),
+        );
         return None;
     };
     let api = match crds.get(name) {
@@ -184,10 +192,13 @@ fn owned_crd(
                 name.split_once('.').filter(|(p, g)| is_dns1123_label(p) && is_dns1123_subdomain(g))
             else {
                 results.push(
-                    Finding::error(format!("{name:?} is not a CRD name of the form <plural>.<group>"))
-                        .on(&csv_ref)
-                        .at(format!("{field}.name"))
-                        .in_file(file),
+                    Finding::error(
+                        Code::CsvInvalid,
+                        format!("{name:?} is not a CRD name of the form <plural>.<group>"),
+                    )
+                    .on(&csv_ref)
+                    .at(format!("{field}.name"))
+                    .in_file(file),
                 );
                 return None;
             };
@@ -229,7 +240,9 @@ fn owned_api_service(
         if !ok {
             bad = true;
             let message = if value.is_empty() { "is missing".to_string() } else { format!("{value:?} is not valid") };
-            results.push(Finding::error(message).on(&csv_ref).at(format!("{field}.{sub}")).in_file(file));
+            results.push(
+                Finding::error(Code::CsvInvalid, message).on(&csv_ref).at(format!("{field}.{sub}")).in_file(file),
+            );
         }
     }
     if bad
@@ -300,9 +313,12 @@ fn no_apis(config: &Config, objects: &[InputObject]) -> Finding {
     );
     let cfg = config.object_ref();
     match config.mode {
-        Mode::Unmanaged => Finding::warning(message).on(&cfg),
-        _ if config.allow_no_apis => Finding::info(message).on(&cfg),
-        _ => Finding::error(format!("{message}; set spec.allowNoAPIs: true if nothing to do is expected")).on(&cfg),
+        Mode::Unmanaged => Finding::warning(Code::NoApis, message).on(&cfg),
+        _ if config.allow_no_apis => Finding::info(Code::NoApis, message).on(&cfg),
+        _ => {
+            Finding::error(Code::NoApis, format!("{message}; set spec.allowNoAPIs: true if nothing to do is expected"))
+                .on(&cfg)
+        }
     }
 }
 
@@ -319,7 +335,7 @@ fn versions_ok(
     match version {
         Some(v) if config.naming == Naming::OlmV0 && !is_dns1035_label(v) => {
             results.push(
-                Finding::error(format!(
+                Finding::error(Code::NamingVersion, format!(
                     "version {v:?} is not a valid API version name (lowercase letters, digits and '-', starting with a letter), and naming: OLMv0 puts it into role names"
                 ))
                 .on(object)
@@ -353,7 +369,7 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
     let obj_ref = obj.object_ref();
     let file = obj.file.as_ref();
     let mut fail = |field: &str, message: String| {
-        results.push(Finding::error(message).on(&obj_ref).at(field).in_file(file));
+        results.push(Finding::error(Code::CrdInvalid, message).on(&obj_ref).at(field).in_file(file));
     };
     let spec = &view.spec;
     let group = spec.group.as_deref().unwrap_or_default();
@@ -364,7 +380,7 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
     let name = format!("{plural}.{group}");
     if obj.header.name.as_deref() != Some(name.as_str()) {
         results.push(
-            Finding::error(format!(
+            Finding::error(Code::CrdInvalid, format!(
                 "must be {name:?} (<spec.names.plural>.<spec.group>), as the API server requires; olm-rbac does not guess which of the two the CRD means"
             ))
             .on(&obj_ref)
@@ -388,12 +404,8 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
         return None;
     }
     if storage.is_none() && naming == Naming::OlmV0 {
-        results.push(
-            Finding::error("names no storage version, which naming: OLMv0 needs without a CSV entry".to_string())
-                .on(&obj_ref)
-                .at("spec.versions")
-                .in_file(file),
-        );
+        let message = "names no storage version, which naming: OLMv0 needs without a CSV entry";
+        results.push(Finding::error(Code::NamingVersion, message).on(&obj_ref).at("spec.versions").in_file(file));
     }
     Some(Api {
         name,
@@ -471,7 +483,11 @@ pub(crate) fn select(config: &Config, apis: Vec<Api>, results: &mut Vec<Finding>
                 if i < n_inc { format!("spec.apis.include[{i}]") } else { format!("spec.apis.exclude[{}]", i - n_inc) };
             // An include that matches nothing leaves out what the admin asked for: a typo.
             let message = format!("pattern {p:?} matches no API in the input");
-            let finding = if i < n_inc { Finding::error(message) } else { Finding::warning(message) };
+            let finding = if i < n_inc {
+                Finding::error(Code::SelectorUnmatched, message)
+            } else {
+                Finding::warning(Code::SelectorUnmatched, message)
+            };
             results.push(finding.on(&cfg).at(field));
         }
     }

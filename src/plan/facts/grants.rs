@@ -6,7 +6,7 @@
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 use crate::names::is_dns1123_subdomain;
 
@@ -48,7 +48,7 @@ pub(crate) fn csv_grants(csv: &InputObject, view: &CsvView, results: &mut Vec<Fi
                 name if is_dns1123_subdomain(name) => name.to_string(),
                 name => {
                     results.push(
-                        Finding::error(format!("{name:?} is not a valid ServiceAccount name"))
+                        Finding::error(Code::CsvInvalid, format!("{name:?} is not a valid ServiceAccount name"))
                             .on(&csv.object_ref())
                             .at(format!("{field}.serviceAccountName"))
                             .in_file(csv.file.as_ref()),

@@ -3,7 +3,7 @@
 //! Namespace objects, never a bundle's.
 
 use crate::config::Selector;
-use crate::findings::{Finding, ObjRef};
+use crate::findings::{Code, Finding, ObjRef};
 use crate::model::*;
 use crate::names::is_dns1123_label;
 
@@ -26,9 +26,12 @@ fn check_selected(matched: Vec<&InputObject>, field: &str, cfg: &ObjRef, results
         let name = o.header.name.as_deref().unwrap_or_default();
         if !is_dns1123_label(name) {
             results.push(
-                Finding::error(format!(
-                    "{name:?} is not a valid namespace name (a DNS-1123 label), yet {field} selects this Namespace"
-                ))
+                Finding::error(
+                    Code::ObjectInvalid,
+                    format!(
+                        "{name:?} is not a valid namespace name (a DNS-1123 label), yet {field} selects this Namespace"
+                    ),
+                )
                 .on(&o.object_ref())
                 .at("metadata.name")
                 .in_file(o.file.as_ref()),
@@ -37,7 +40,7 @@ fn check_selected(matched: Vec<&InputObject>, field: &str, cfg: &ObjRef, results
         }
         if name == "default" || name.starts_with("kube-") || name.starts_with("openshift-") {
             results.push(
-                Finding::warning(format!(
+                Finding::warning(Code::NamespacePlatform, format!(
                     "{} selects the platform namespace {name:?}: access is granted there too; narrow the selector if that is not meant",
                     selector_key(field)
                 ))
@@ -67,7 +70,7 @@ pub(crate) fn selected_namespaces(
     });
     for o in not_yours {
         results.push(
-            Finding::warning(format!(
+            Finding::warning(Code::OriginUntrusted, format!(
                 "{field} matches this Namespace, but it is not known to be yours (it comes from the bundle's folder or its root, from stdin, or from no known file), and a bundle does not get to choose where access is granted: nothing is granted in it; pass your Namespace files from a folder of their own, or list the namespaces"
             ))
             .on(&o.object_ref())
@@ -76,7 +79,7 @@ pub(crate) fn selected_namespaces(
     }
     if matched.is_empty() {
         results.push(
-            Finding::warning(format!(
+            Finding::warning(Code::SelectorUnmatched, format!(
                 "{} matches none of the {} Namespace object(s) in the input; only namespaces present in the input can be selected",
                 selector_key(field),
                 namespaces.len()

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::config::Config;
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use super::origin::{folder_of, BundleFolders};
@@ -44,7 +44,7 @@ pub(crate) fn set_aside(configs: &[Config], objects: &[InputObject]) -> SetAside
             _ => {
                 let files: Vec<&str> = named.iter().map(|f| f.path.as_str()).collect();
                 out.results.push(
-                    Finding::error(format!(
+                    Finding::error(Code::CsvAmbiguous, format!(
                         "the input holds {} ClusterServiceVersions named {from:?} ({}): which is the previous version cannot be told; pass only its bundle folder",
                         named.len(),
                         files.join(", ")
@@ -65,7 +65,7 @@ pub(crate) fn set_aside(configs: &[Config], objects: &[InputObject]) -> SetAside
             .collect();
         for o in old.iter().map(|&i| &objects[i]).filter(|o| is_csv(o) && o.header.name.as_deref() != Some(from)) {
             out.results.push(
-                Finding::error(format!(
+                Finding::error(Code::CsvAmbiguous, format!(
                     "the previous version's bundle folder also holds this ClusterServiceVersion; give each version's bundle a folder of its own (not {from:?}'s)"
                 ))
                 .on(&o.object_ref())
@@ -73,7 +73,7 @@ pub(crate) fn set_aside(configs: &[Config], objects: &[InputObject]) -> SetAside
             );
         }
         out.results.push(
-            Finding::info(format!(
+            Finding::info(Code::InputRead, format!(
                 "the previous version {from:?}: {} object(s) from {} read for the installer's upgrade only; they are not planned from or written",
                 old.len(),
                 folder

@@ -12,7 +12,7 @@ use k8s_openapi::api::rbac::v1::{PolicyRule, RoleRef, Subject};
 
 use crate::access;
 use crate::config::RoleKind;
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::reserved;
@@ -132,7 +132,7 @@ pub(crate) fn generated_claims(
                 Ok(extension) => Some(extension),
                 Err(why) => {
                     results.push(
-                        Finding::warning(format!(
+                        Finding::warning(Code::ClaimIgnored, format!(
                             "carries the label {MANAGED_BY}: {MANAGER}, but {why}; olm-rbac treats it as an ordinary item: it neither removes nor replaces it"
                         ))
                         .on(&o.object_ref())

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::access::Resources;
 use crate::config::Config;
-use crate::findings::{FileRef, Finding, ObjRef};
+use crate::findings::{Code, FileRef, Finding, ObjRef};
 use crate::model::*;
 use crate::reserved::{self, Owner};
 
@@ -37,10 +37,13 @@ pub(crate) fn check_group(
         Owner::Kubernetes | Owner::OpenShift => String::new(),
     };
     results.push(
-        Finding::error(format!(
-            "API group {group:?} is {}, not the bundle's own: olm-rbac refuses to grant access to it{remedy}",
-            owner.describe()
-        ))
+        Finding::error(
+            Code::ApiGroupReserved,
+            format!(
+                "API group {group:?} is {}, not the bundle's own: olm-rbac refuses to grant access to it{remedy}",
+                owner.describe()
+            ),
+        )
         .on(object)
         .at(field)
         .in_file(file),
@@ -70,7 +73,7 @@ pub(crate) fn require_definitions(config: &Config, apis: &[Api], results: &mut V
             ApiSource::ApiService => format!("{}.group", api.field),
             _ => api.field.clone(),
         };
-        results.push(Finding::error(message).on(&api.origin).at(field));
+        results.push(Finding::error(Code::ApiUndefined, message).on(&api.origin).at(field));
     }
 }
 
@@ -99,7 +102,7 @@ pub(crate) fn check_input(
         if let Some(first) = seen.insert(identity(o, resources), o) {
             let where_first = first.file.as_ref().map(|f| format!(" (first in {})", f.path)).unwrap_or_default();
             results.push(
-                Finding::error(format!(
+                Finding::error(Code::InputDuplicate, format!(
                     "the input holds this object twice{where_first}: applying both leaves only the last, and olm-rbac cannot tell which one you meant; remove one"
                 ))
                 .on(&o.object_ref())
@@ -116,7 +119,7 @@ pub(crate) fn check_input(
                 _ => "no kind",
             };
             results.push(
-                Finding::warning(format!(
+                Finding::warning(Code::NotAnObject, format!(
                     "this document is not a Kubernetes object ({missing}); it passes through unchanged, but kubectl will refuse it. Leave files such as Chart.yaml and metadata/annotations.yaml out of the inputs"
                 ))
                 .on(&o.object_ref())
@@ -130,7 +133,7 @@ pub(crate) fn check_input(
         // unseen by every check below.
         if o.header.list {
             results.push(
-                Finding::error(format!(
+                Finding::error(Code::NotAnObject, format!(
                     "this {} has a top-level items key, so kubectl applies the objects inside it, which olm-rbac cannot check; give them as separate objects",
                     if kind.is_empty() { "object" } else { kind }
                 ))
@@ -144,14 +147,15 @@ pub(crate) fn check_input(
             continue;
         }
         if let Err(why) = crate::model::is_extension(&o.header) {
-            results.push(Finding::error(why).on(&o.object_ref()).at("apiVersion").in_file(o.file.as_ref()));
+            let refused = Finding::error(Code::ApiVersionInvalid, why);
+            results.push(refused.on(&o.object_ref()).at("apiVersion").in_file(o.file.as_ref()));
             continue;
         }
         let rbac_kind = o.header.group() == Some(RBAC_GROUP) && matches!(kind, "ClusterRole" | "ClusterRoleBinding");
         let name = o.header.name.as_deref().unwrap_or_default();
         if rbac_kind && claim.is_none() && reserved::is_reserved_role_name(name) {
             results.push(
-                Finding::warning(format!(
+                Finding::warning(Code::ReservedRoleName, format!(
                     "the name {name:?} is reserved for Kubernetes' built-in {kind}: applying this object replaces the built-in one for everybody. olm-rbac never adopts, binds or relabels it"
                 ))
                 .on(&o.object_ref())
@@ -172,7 +176,7 @@ fn api_version_readable(o: &InputObject, results: &mut Vec<Finding>) -> bool {
         return true;
     }
     results.push(
-        Finding::error(format!(
+        Finding::error(Code::ApiVersionInvalid, format!(
             "apiVersion {:?} is not <group>/<version> or a core <version>: the API server refuses it, and olm-rbac cannot tell which API it means",
             o.header.api_version.as_deref().unwrap_or_default()
         ))
@@ -198,7 +202,7 @@ fn one_csv_a_bundle(objects: &[InputObject], results: &mut Vec<Finding>) {
         let names: Vec<String> = csvs.iter().map(|o| o.object_ref().name).collect();
         for o in &csvs[1..] {
             results.push(
-                Finding::error(format!(
+                Finding::error(Code::CsvAmbiguous, format!(
                     "the bundle in {folder:?} holds {} ClusterServiceVersions ({}): OLM installs whichever it reads last, so olm-rbac cannot judge the one that counts; a bundle has one",
                     csvs.len(),
                     names.join(", ")
@@ -222,7 +226,7 @@ fn check_api_service(o: &InputObject, results: &mut Vec<Finding>) {
     let group = name.split_once('.').map_or("", |(_, g)| g);
     if let Some(owner) = reserved::owner(group) {
         results.push(
-            Finding::error(format!(
+            Finding::error(Code::ApiGroupReserved, format!(
                 "this APIService serves {group:?}, {}: applying it re-routes that API for the whole cluster; olm-rbac refuses it unless it comes from your own files",
                 owner.describe()
             ))
@@ -252,7 +256,7 @@ pub(crate) fn disown_claims_on(
                 let api = o.header.annotations.get(API_ANNOTATION).map(String::as_str).unwrap_or_default();
                 if apis.iter().any(|a| a.name == api) {
                     results.push(
-                        Finding::warning(format!(
+                        Finding::warning(Code::ClaimIgnored, format!(
                             "claims to be olm-rbac's output for extension {ext:?}, but its API {api} is extension {:?}'s; treated as an ordinary item",
                             config.extension
                         ))

@@ -12,7 +12,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 use crate::access::cover::uncovered_rules;
 use crate::access::{self, describe_rule, selects};
 use crate::config::{BundleObjects, RoleKind, SubjectKind};
-use crate::findings::{Finding, ObjRef};
+use crate::findings::{Code, Finding, ObjRef};
 use crate::model::*;
 use crate::reserved::is_reserved_role_name;
 
@@ -227,9 +227,8 @@ impl<'a> Gate<'a> {
                     if v.aggregates() {
                         let message = "the bundle ships this ClusterRole with an aggregationRule: it holds whatever the cluster aggregates into it, which olm-rbac cannot measure against spec.operator.policy";
                         // Unbounded: whatever the cluster aggregates, so critical.
-                        let finding = self.finding(message).on(&o.object_ref()).at("aggregationRule");
-                        results
-                            .push(finding.in_file(o.file.as_ref()).dangerous(crate::findings::DangerLevel::Critical));
+                        let finding = self.finding_on(o, Code::Unmeasurable, "aggregationRule", message);
+                        results.push(finding.dangerous(crate::findings::DangerLevel::Critical));
                     }
                     self.check_aggregated(o, &present, results);
                     if !v.aggregates() {
@@ -278,7 +277,7 @@ impl<'a> Gate<'a> {
             let message = format!(
                 "the bundle ships a ClusterRole named {name:?}, the name of a role Kubernetes itself keeps: applying it rewrites a platform object, and whoever is bound to {name:?} holds the cluster's role, not this one"
             );
-            results.push(self.finding(message).on(&o.object_ref()).at("metadata.name").in_file(o.file.as_ref()));
+            results.push(self.finding_on(o, Code::ReservedRoleName, "metadata.name", message));
         }
     }
 
@@ -307,9 +306,7 @@ impl<'a> Gate<'a> {
             let message = format!(
                 "the bundle labels this ClusterRole {key}: a role olm-rbac does not see gathers its rules for whoever holds it, which olm-rbac cannot measure against spec.operator.policy"
             );
-            results.push(
-                self.finding(message).on(&o.object_ref()).at(format!("metadata.labels.{key}")).in_file(o.file.as_ref()),
-            );
+            results.push(self.finding_on(o, Code::Unmeasurable, format!("metadata.labels.{key}"), message));
         }
         for r in present.iter().map(|p| p.object) {
             if let (Body::Role(v), Some(name)) = (&r.body, r.header.name.as_deref()) {
@@ -336,8 +333,7 @@ impl<'a> Gate<'a> {
                     level.as_str(),
                     beyond.join("; ")
                 );
-                results
-                    .push(self.finding(message).on(&o.object_ref()).at(format!("rules[{j}]")).in_file(o.file.as_ref()));
+                results.push(self.finding_on(o, Code::AggregationBeyond, format!("rules[{j}]"), message));
             }
         }
     }
@@ -417,8 +413,7 @@ impl<'a> Gate<'a> {
                 "the bundle grants {subject}, which is not one of the operator's own ServiceAccounts{}: a bundle may grant only the accounts its ClusterServiceVersion runs as",
                 self.install_named().map(|ns| format!(" in {ns}")).unwrap_or_default()
             );
-            results
-                .push(self.finding(message).on(&o.object_ref()).at(format!("subjects[{k}]")).in_file(o.file.as_ref()));
+            results.push(self.finding_on(o, Code::SubjectForeign, format!("subjects[{k}]"), message));
         }
         Some(subject)
     }
@@ -446,7 +441,7 @@ impl<'a> Gate<'a> {
                     "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's, and not among Kubernetes {}'s bootstrap roles: olm-rbac cannot hold it to spec.operator.policy",
                     access::builtin::KUBERNETES_VERSION
                 );
-                results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+                results.push(self.finding_on(o, Code::Unmeasurable, "roleRef", message));
                 return None;
             };
             let rules = builtins.effective_rules(role).into_iter();
@@ -477,7 +472,7 @@ impl<'a> Gate<'a> {
                 let message = format!(
                     "the bundle binds {kind} {name:?}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
                 );
-                results.push(self.finding(message).on(&o.object_ref()).at("roleRef").in_file(o.file.as_ref()));
+                results.push(self.finding_on(o, Code::BundleRoleForeign, "roleRef", message));
                 None
             }
         }

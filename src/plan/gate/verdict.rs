@@ -10,7 +10,7 @@ use crate::access::cover::{overlaps, uncovered_rules};
 use crate::access::danger::dangers;
 use crate::access::describe_rule;
 use crate::config::{PolicyEntry, PolicyScope};
-use crate::findings::{Finding, Shown};
+use crate::findings::{Code, Finding, Shown};
 
 use super::{Gate, Namespace};
 use crate::plan::gate::holdings::{BoundSubject, Holder, Holding, Reach};
@@ -116,7 +116,7 @@ impl Gate<'_> {
                     g.describe(namespaces.as_deref()),
                     missing.join("; ")
                 );
-                results.push(g, Finding::error(message));
+                results.push(g, Finding::error(Code::PolicyNotAllowed, message));
             }
         }
         results.finish();
@@ -142,7 +142,7 @@ impl Gate<'_> {
                     g.describe(namespaces.as_deref()),
                     describe_rule(&d.rule)
                 );
-                results.push(g, Finding::error(message));
+                results.push(g, Finding::error(Code::PolicyDenied, message));
             }
         }
         results.finish();
@@ -190,7 +190,7 @@ impl Gate<'_> {
                 None => "cluster-wide, in every namespace".to_string(),
                 Some(list) => format!("in namespace(s) {}", list.into_iter().collect::<Vec<_>>().join(", ")),
             };
-            results.push(g.at(Finding::warning(format!(
+            results.push(g.at(Finding::warning(Code::BeyondNamespaces, format!(
                 "the bundle's {binding} grants the operator's {account} {place}, beyond the namespaces spec.operator chose ({}): permissions: Namespaces scopes what olm-rbac writes, not what the bundle's own bindings grant, which OLM installs as they are; refuse it with spec.operator.policy (allow entries scoped to these namespaces), or choose permissions: Cluster",
                 chosen.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
             ))));
@@ -214,7 +214,7 @@ pub(super) fn warn_dangerous(holdings: &[Holding], results: &mut Vec<Finding>) {
             what.join(", ")
         );
         let worst = dangers.iter().map(|d| d.severity).max();
-        let finding = Finding::warning(message);
+        let finding = Finding::warning(Code::DangerousGrant, message);
         results.push(g, worst.map_or(finding.clone(), |w| finding.dangerous(w)));
     }
     results.finish();
@@ -238,7 +238,7 @@ impl<'r> Capped<'r> {
 
     /// Every finding is kept as a value; past the cap, out of the text.
     fn push(&mut self, g: &Holding, finding: Finding) {
-        let finding = g.at(finding.under(crate::sarif::INSTALL_POLICY));
+        let finding = g.at(finding);
         let who = g.who.to_string();
         let n = self.said.entry(who.clone()).or_default();
         *n += 1;

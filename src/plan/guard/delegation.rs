@@ -15,7 +15,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Ro
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::config::{Config, DelegatedAccess, Delegation};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 use crate::plan::apis::bind::k8s_subject;
 
@@ -92,7 +92,7 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
                     let unjudged: Vec<&str> = listed.iter().map(String::as_str).filter(|v| Some(*v) != here).collect();
                     if !unjudged.is_empty() {
                         results.push(
-                            Finding::warning(format!(
+                            Finding::warning(Code::DelegationUnjudged, format!(
                                 "{} of {} {} not judged in this render ({}): team {} may install {} on this config's word alone; judge every bundle it lists (olm-rbac catalog judge), or leave the field out for the version judged here",
                                 unjudged.join(", "),
                                 package.name,
@@ -111,7 +111,7 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
                 (None, None) => {
                     complete = false;
                     results.push(
-                        Finding::error(format!(
+                        Finding::error(Code::DelegationUnjudged, format!(
                             "is left out, so team {} may install the versions of {} judged here, and there are none: {}; render the package's bundle with this config, or list the versions",
                             d.team,
                             package.name,
@@ -133,7 +133,7 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
     let mut made = Vec::new();
     for grant in &grants {
         made.extend(team_objects(config, grant.delegation));
-        results.push(Finding::info(describe(grant)).on(&config.object_ref()).at("spec.delegations"));
+        results.push(Finding::info(Code::Summary, describe(grant)).on(&config.object_ref()).at("spec.delegations"));
     }
     let installers: Vec<&Grant<'_>> =
         grants.iter().filter(|g| g.delegation.access == DelegatedAccess::Install).collect();

@@ -10,7 +10,7 @@
 //! (`admission`).
 
 use crate::config::AdmissionPolicy;
-use crate::findings::{Finding, ObjRef, Severity};
+use crate::findings::{Code, Finding, ObjRef, Severity};
 use crate::model::*;
 use crate::semver::{Range, Version};
 
@@ -58,7 +58,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
                 ""
             };
             results.push(
-                Finding::error(format!(
+                Finding::error(Code::AdmissionPolicyBlocked, format!(
                     "needs the extension's ClusterExtension (olm.operatorframework.io/v1, named {:?}) among the admin's files: it names the package and the catalog the admission policy pins{why}",
                     config.extension
                 ))
@@ -75,6 +75,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     let judged = judged_version(p, &at, results);
     let Some(source) = view.spec.source.catalog.as_ref() else {
         results.push(at.say(
+            Code::PinCatalog,
             Severity::Error,
             "spec.source.catalog",
             "is missing: OLM v1 installs only from a catalog, so what this ClusterExtension installs cannot be told",
@@ -91,7 +92,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     }
     let (Some(package), Some(judged), Some((catalog, catalog_image))) = (package, judged, catalog) else {
         results.push(
-            Finding::error(
+            Finding::error(Code::AdmissionPolicyBlocked,
                 "cannot be written: the ClusterExtension must name its package and one catalog (spec.source.catalog.packageName, and selector.matchLabels olm.operatorframework.io/metadata.name), and the ClusterServiceVersion must have a spec.version",
             )
             .on(&config.object_ref())
@@ -109,7 +110,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     };
     let made = admission::objects(config, &pin);
     results.push(
-        Finding::info(format!(
+        Finding::info(Code::Summary, format!(
             "the cluster will admit ClusterExtensions of {package} only at version {judged}, from ClusterCatalog {catalog}{}, by the ValidatingAdmissionPolicy written here; apply it before the ClusterExtension",
             if catalog_image.is_some() { " at its judged image" } else { "" }
         ))
@@ -124,7 +125,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
 fn check_upgrades(view: &ExtensionView, severity: Severity, at: &Place<'_>, results: &mut Vec<Finding>) {
     let source = view.spec.source.catalog.as_ref();
     if source.and_then(|s| s.upgrade_constraint_policy.as_deref()) == Some("SelfCertified") {
-        results.push(at.say(
+        results.push(at.say(Code::PinUpgrades,
             severity,
             "spec.source.catalog.upgradeConstraintPolicy",
             "SelfCertified lets OLM v1 move to any version the range admits, downgrades included, whatever the catalog's upgrade edges say; remove the field (the default, CatalogProvided)",
@@ -132,14 +133,14 @@ fn check_upgrades(view: &ExtensionView, severity: Severity, at: &Place<'_>, resu
     }
     let enforcement = view.spec.install.preflight.as_ref().and_then(|p| p.crd_upgrade_safety.as_ref());
     if enforcement.and_then(|s| s.enforcement.as_deref()) == Some("None") {
-        results.push(at.say(
+        results.push(at.say(Code::PinUpgrades,
             severity,
             "spec.install.preflight.crdUpgradeSafety.enforcement",
             "None lets an upgrade change a CRD in ways that break the other users of its API; remove the field (the default, Strict)",
         ));
     }
     if view.spec.service_account.is_some() {
-        results.push(at.say(
+        results.push(at.say(Code::ServiceAccountIgnored,
             Severity::Info,
             "spec.serviceAccount",
             "is ignored by OLM v1 since operator-controller 1.11, which installs every bundle as cluster-admin; keep it only for older releases",
@@ -159,8 +160,9 @@ fn check_as_judged(
     results: &mut Vec<Finding>,
 ) {
     match (view.spec.namespace.as_deref(), judged_in) {
-        (None, _) => results.push(at.say(Severity::Error, "spec.namespace", "is missing: OLM v1 needs the namespace to install the bundle into")),
+        (None, _) => results.push(at.say(Code::PinInstall, Severity::Error, "spec.namespace", "is missing: OLM v1 needs the namespace to install the bundle into")),
         (Some(written), Some(judged)) if written != judged => results.push(at.say(
+            Code::PinInstall,
             severity,
             "spec.namespace",
             format!("{written:?} is not {judged:?}, the namespace olm-rbac judged the operator in (spec.operator.installNamespace): its namespaced permissions would land in another namespace than judged; set one to the other"),
@@ -169,6 +171,7 @@ fn check_as_judged(
     }
     if view.spec.config.is_some() {
         results.push(at.say(
+            Code::PinInstall,
             severity,
             "spec.config",
             "is set, and olm-rbac judged the bundle as it ships, without a configuration of its own (a watch namespace changes where the operator's permissions land); remove it",
@@ -176,8 +179,9 @@ fn check_as_judged(
     }
     if header.annotations.contains_key(crate::plan::guard::cel::WATCH_NAMESPACE_ANNOTATION) {
         results.push(at.say(
+            Code::PinInstall,
             severity,
-            &format!("metadata.annotations[{:?}]", crate::plan::guard::cel::WATCH_NAMESPACE_ANNOTATION),
+            &format!("metadata.annotations[{:?}]", crate::plan::guard::cel::WATCH_NAMESPACE_ANNOTATION)[..],
             "earlier OLM v1 releases read the watch namespace from it, and olm-rbac judged the bundle without one; remove it",
         ));
     }
@@ -190,8 +194,8 @@ struct Place<'a> {
 }
 
 impl Place<'_> {
-    fn say(&self, severity: Severity, field: &str, message: impl Into<String>) -> Finding {
-        Finding::new(severity, message).on(&self.object).at(field).in_file(self.file)
+    fn say(&self, code: Code, severity: Severity, field: &str, message: impl Into<String>) -> Finding {
+        Finding::new(code, severity, message).on(&self.object).at(field).in_file(self.file)
     }
 }
 
@@ -211,7 +215,7 @@ fn judged_version(p: &Planning<'_>, at: &Place<'_>, results: &mut Vec<Finding>) 
         Some(v) => Some(v),
         None => {
             results.push(
-                Finding::new(
+                Finding::new(Code::PinVersion,
                     Severity::Warning,
                     format!(
                         "has no semantic version in spec.version written as catalogs write it (1.2.3), so whether ClusterExtension {} installs this bundle cannot be told",
@@ -240,7 +244,12 @@ fn check_package<'v>(
 ) -> Option<&'v str> {
     const FIELD: &str = "spec.source.catalog.packageName";
     let Some(named) = named.filter(|n| !n.is_empty()) else {
-        results.push(at.say(Severity::Error, FIELD, "is missing: OLM v1 needs the package to install"));
+        results.push(at.say(
+            Code::PinPackage,
+            Severity::Error,
+            FIELD,
+            "is missing: OLM v1 needs the package to install",
+        ));
         return None;
     };
     let (bundle, certain) = match bundle_package(p) {
@@ -248,7 +257,7 @@ fn check_package<'v>(
         None => (None, false),
     };
     match bundle {
-        None => results.push(at.say(
+        None => results.push(at.say(Code::PinPackage,
             severity,
             FIELD,
             format!("{named:?} cannot be checked: the judged bundle's package is not known; render the bundle's root folder (with its metadata/annotations.yaml), or set {BUNDLE_PACKAGE_ANNOTATION} on its ClusterServiceVersion"),
@@ -265,7 +274,7 @@ fn check_package<'v>(
                     format!("the judged bundle's ClusterServiceVersion is named as if its package were {bundle:?}"),
                 )
             };
-            results.push(at.say(
+            results.push(at.say(Code::PinPackage,
                 severity,
                 FIELD,
                 format!("{named:?} is not the package judged here: {whose}, so the cluster would install a bundle olm-rbac has not seen"),
@@ -304,7 +313,7 @@ fn check_version(
         None => "give the bundle's ClusterServiceVersion a semantic spec.version, and pin it here".to_string(),
     };
     let Some(written) = written.filter(|w| !w.is_empty()) else {
-        results.push(at.say(
+        results.push(at.say(Code::PinVersion,
             severity,
             FIELD,
             format!("is not set, so OLM v1 installs the newest {package} the catalog serves and upgrades to every newer one on its own, none of them judged here; {fix}"),
@@ -314,12 +323,12 @@ fn check_version(
     let range = match Range::parse(written) {
         Ok(range) => range,
         Err(e) => {
-            results.push(at.say(Severity::Error, FIELD, format!("{e}; {fix}")));
+            results.push(at.say(Code::PinVersion, Severity::Error, FIELD, format!("{e}; {fix}")));
             return;
         }
     };
     let (Some(judged), Some(exact)) = (judged, exact) else {
-        results.push(at.say(
+        results.push(at.say(Code::PinVersion,
             severity,
             FIELD,
             format!("{written:?} cannot be tied to the bundle judged here, whose ClusterServiceVersion has no semantic version; {fix}"),
@@ -327,7 +336,7 @@ fn check_version(
         return;
     };
     if !range.admits(judged) {
-        results.push(at.say(
+        results.push(at.say(Code::PinVersion,
             Severity::Error,
             FIELD,
             format!("{written:?} does not admit {exact}, the version judged here: the cluster would install a bundle olm-rbac has not seen; {fix}"),
@@ -336,6 +345,7 @@ fn check_version(
         // One exact version that admits the judged one: the judged version.
     } else if range.exact_versions().is_some_and(|vs| vs.iter().all(|v| *v == judged)) {
         results.push(at.say(
+            Code::PinVersion,
             severity,
             FIELD,
             format!(
@@ -343,7 +353,7 @@ fn check_version(
             ),
         ));
     } else {
-        results.push(at.say(
+        results.push(at.say(Code::PinVersion,
             severity,
             FIELD,
             format!("{written:?} admits versions besides {exact}, the one judged here, and OLM v1 upgrades to the newest of them on its own; {fix}, or judge every bundle it admits (olm-rbac catalog judge)"),
@@ -365,7 +375,7 @@ fn check_catalog<'v>(
     const FIELD: &str = "spec.source.catalog.selector";
     let named = selector.and_then(|s| s.match_labels.as_ref()).and_then(|l| l.get(CATALOG_NAME_LABEL));
     let Some(name) = named else {
-        results.push(at.say(
+        results.push(at.say(Code::PinCatalog,
             severity,
             FIELD,
             format!(
@@ -380,7 +390,7 @@ fn check_catalog<'v>(
         p.origins().is_admin(*i) && o.is(OLM_V1_GROUP, "ClusterCatalog") && o.header.name.as_deref() == Some(name)
     });
     let Some((_, catalog)) = catalog else {
-        results.push(at.say(
+        results.push(at.say(Code::PinCatalog,
             Severity::Warning,
             FIELD,
             format!("names ClusterCatalog {name}, which is not in the input: whether its content is pinned cannot be told, and what it serves after this render is unjudged"),
@@ -395,7 +405,7 @@ fn check_catalog<'v>(
         Some(image) if is_digest_ref(image) => Some((name.as_str(), Some(image))),
         _ => {
             results.push(
-                Finding::new(
+                Finding::new(Code::PinCatalog,
                     severity,
                     format!(
                         "{} is not pinned by digest: the content it serves can change after this render, and what it will serve was not judged; pin it: spec.source.image.ref: <image>@sha256:<digest>",

@@ -9,7 +9,7 @@ use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::Resources;
 use crate::config::{Olm, OperatorPermissions};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::kinds::{resource as resource_table, ApiResource};
 use crate::model::policy_rule as rule;
 use crate::model::*;
@@ -72,7 +72,7 @@ impl Installing<'_> {
                     named.entry(r).or_default().insert(o.header.name.clone().unwrap_or_default());
                 }
                 None => results.push(
-                    Finding::error(format!(
+                    Finding::error(Code::Unmeasurable, format!(
                         "spec.installer: olm-rbac does not know which API resource kind {} of {} is, so it cannot say what installing it takes",
                         o.header.kind.as_deref().unwrap_or_default(),
                         o.header.api_version.as_deref().unwrap_or_default()
@@ -123,7 +123,7 @@ impl Installing<'_> {
         });
         let Some(old_csv) = old_csv else {
             results.push(
-                Finding::error(format!(
+                Finding::error(Code::CsvMissing, format!(
                     "the input holds no ClusterServiceVersion {from:?} in a bundle folder of its own: pass the previous version's bundle folder to render beside the new one"
                 ))
                 .on(&config.object_ref())
@@ -276,7 +276,7 @@ fn bundle_role_needs(
         let cluster = o.header.kind.as_deref() == Some("ClusterRole");
         match &o.body {
             Body::Role(v) if v.aggregates() => results.push(
-                Finding::error(
+                Finding::error(Code::Unmeasurable,
                     "spec.installer: the bundle ships this ClusterRole with an aggregationRule; what writing it takes depends on the cluster's roles, which olm-rbac cannot know",
                 )
                 .on(&o.object_ref())
@@ -300,7 +300,7 @@ fn bundle_role_needs(
                 });
                 if !shipped {
                     results.push(
-                        Finding::error(format!(
+                        Finding::error(Code::InstallerNeedsForeignRole, format!(
                             "spec.installer: the bundle binds {} {:?}, which it does not ship: the installer would have to hold whatever that grants",
                             b.role_ref.kind.as_deref().unwrap_or("role"),
                             b.role_ref.name.as_deref().unwrap_or_default()

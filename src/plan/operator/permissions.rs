@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::config::{Config, OperatorPermissions};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 use crate::plan::names;
 
@@ -34,7 +34,7 @@ pub(crate) fn plan_operator(operator: &OperatorInput<'_>, results: &mut Vec<Find
     }
     let Some((csv, view)) = operator.planning.csv() else {
         results.push(
-            Finding::error(format!(
+            Finding::error(Code::CsvMissing, format!(
                 "permissions: {} needs the operator's ClusterServiceVersion in the input: its spec.install.spec.permissions say what the operator is granted",
                 op.permissions.as_str()
             ))
@@ -104,7 +104,7 @@ fn check_install_modes(
     let all_only = supported.iter().all(|m| *m == all) && supported.contains(&all);
     if watched.is_some() && all_only {
         results.push(
-            Finding::warning(format!(
+            Finding::warning(Code::InstallModeUnsupported, format!(
                 "the operator supports only the AllNamespaces install mode, not {} for {targets}; its RBAC is scoped to those namespaces, but unless its WATCH_NAMESPACE is set to them it will watch every namespace and fail where it has no access",
                 missing.join(" with ")
             ))
@@ -119,7 +119,7 @@ fn check_install_modes(
         _ => "; choose targets it supports",
     };
     results.push(
-        Finding::error(format!(
+        Finding::error(Code::InstallModeUnsupported, format!(
             "permissions: {} for {targets} needs the {} install mode, which the CSV does not support (supported: {supports}){fix}",
             config.operator.permissions.as_str(),
             missing.join(" and "),
@@ -148,10 +148,13 @@ fn api_server_accepts(g: &CsvGrant, namespaced: bool, csv: &InputObject, results
     };
     if let Some(why) = problem {
         results.push(
-            Finding::error(format!("this rule {why}; the API server would refuse the role olm-rbac writes from it"))
-                .on(&csv.object_ref())
-                .at(g.field.clone())
-                .in_file(csv.file.as_ref()),
+            Finding::error(
+                Code::CsvInvalid,
+                format!("this rule {why}; the API server would refuse the role olm-rbac writes from it"),
+            )
+            .on(&csv.object_ref())
+            .at(g.field.clone())
+            .in_file(csv.file.as_ref()),
         );
     }
     problem.is_none()
@@ -175,7 +178,7 @@ fn report_watch(
         Some(_) => "; OLM v1 cannot watch several namespaces (spec.config.inline.watchNamespace takes one, behind an alpha feature gate): under OLM v1, set the variable on the Deployments yourself".to_string(),
     };
     results.push(
-        Finding::info(format!(
+        Finding::info(Code::WatchNamespace, format!(
             "extension {:?}: the operator must watch {}: set WATCH_NAMESPACE={value:?} on its Deployment(s) {} (OLM v0 writes the same value into their olm.targetNamespaces annotation{olm_v1})",
             config.extension,
             watched.map_or("all namespaces".to_string(), |w| w.join(", ")),
@@ -207,7 +210,7 @@ fn summarise(config: &Config, install: &str, written: &[Made], results: &mut Vec
         format!("namespaced rules in {}", namespaces.join(", "))
     };
     results.push(
-        Finding::info(format!(
+        Finding::info(Code::Summary, format!(
             "extension {:?}: operator permissions ({}, install namespace {install}): generated {} ClusterRole(s), {} ClusterRoleBinding(s), {} Role(s) and {} RoleBinding(s) for ServiceAccount(s) {}; {place}",
             config.extension,
             config.operator.permissions.as_str(),
@@ -233,7 +236,7 @@ fn warn_default_account(
     if let Some(g) = grants.iter().find(|g| g.account == "default") {
         let field = g.field.rsplit_once(".rules[").map_or(g.field.as_str(), |(entry, _)| entry);
         results.push(
-            Finding::warning(format!(
+            Finding::warning(Code::DefaultAccount, format!(
                 "grants the operator's permissions to {} (no serviceAccountName): every pod in {install} without its own ServiceAccount gets them too (extension {:?})",
                 ServiceAccountRef::new(install, "default"),
                 config.extension

@@ -83,7 +83,8 @@ fn namespaced_binding_of_a_cluster_scoped_api_is_skipped_with_a_warning() {
     let p = plan_of(config, &[issuers]);
     let w = warnings(&p);
     assert_eq!(w.len(), 1);
-    assert!(w[0].message.contains("clusterissuers.cert-manager.io") && w[0].message.contains("bind it cluster-wide"));
+    assert_eq!(w[0].code, Code::BindingPartial);
+    assert!(w[0].message.contains("clusterissuers.cert-manager.io"), "{}", w[0].message);
     assert_eq!(w[0].field.as_deref(), Some("spec.bindings[0].namespaces"));
     let kinds: Vec<String> = bindings_of(&p).into_iter().map(|b| b.0).collect();
     assert_eq!(kinds, ["ClusterRoleBinding"], "only the crdview binding, which is cluster-wide anyway");
@@ -136,7 +137,8 @@ fn a_hand_written_binding_with_a_generated_name_is_a_conflict() {
     let p = plan_of(config, &[crd("widgets", "example.com", "v1"), existing]);
     let e = errors(&p);
     assert_eq!(e.len(), 1);
-    assert!(e[0].message.contains("ClusterRoleBinding op-widgets.example.com-view"), "{}", e[0].message);
+    assert_eq!(e[0].code, Code::OutputConflict, "{}", e[0].message);
+    assert_eq!(e[0].object.as_ref().unwrap().name, "op-widgets.example.com-view");
     assert!(p.generated.is_empty() && p.patches.is_empty());
 }
 

@@ -97,7 +97,8 @@ fn bundle_aggregation_is_named_in_bind_mode_and_stripped_on_request() {
     let p = plan_of(config.clone(), &objects);
     let w = warnings(&p);
     assert_eq!(w.len(), 1);
-    assert!(w[0].message.contains(&AggregatingRole::View.label()) && w[0].message.contains("stripBundleAggregation"));
+    assert_eq!(w[0].code, Code::BundleAggregation);
+    assert!(w[0].message.contains(&AggregatingRole::View.label()), "{}", w[0].message);
     assert_eq!(w[0].object.as_ref().unwrap().name, "widgets-view");
     assert!(p.patches.is_empty());
 

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::access::cover;
 use crate::access::describe_rule;
 use crate::config::{Config, Mode, RoleKind};
-use crate::findings::Finding;
+use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use super::{adoptable, Provided};
@@ -123,7 +123,7 @@ fn label_patch(
     let mut wanted = Record::default();
     if config.strip_bundle_aggregation && !aggregation.is_empty() {
         let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
-        results.push(finding_on(o, Finding::info(format!(
+        results.push(finding_on(o, Finding::info(Code::LabelsChanged, format!(
             "removed its aggregation labels ({keys}) because spec.stripBundleAggregation is true; the change is recorded in annotation {LABEL_CHANGES_ANNOTATION} and undone when that changes"
         ))));
         wanted.removed = aggregation.clone();
@@ -177,7 +177,7 @@ fn earlier_record(
             if !forged.is_empty() {
                 results.push(finding_on(
                     o,
-                    Finding::warning(format!(
+                    Finding::warning(Code::LabelRecordIgnored, format!(
                         "annotation {LABEL_CHANGES_ANNOTATION} holds entries olm-rbac never writes ({}); they are ignored",
                         forged.join(" ")
                     )),
@@ -190,7 +190,7 @@ fn earlier_record(
         Some(None) if config.strip_bundle_aggregation && has_aggregation => {
             results.push(finding_on(
                 o,
-                Finding::error(format!(
+                Finding::error(Code::ConfigsOverlap, format!(
                     "spec.stripBundleAggregation would remove its aggregation labels, but annotation {LABEL_CHANGES_ANNOTATION} says another extension manages them; give the two extensions' configs the same setting"
                 ))
                 .at(format!("metadata.annotations.{LABEL_CHANGES_ANNOTATION}")),
@@ -216,7 +216,7 @@ fn believed_original(
             Ok(()) => {
                 original.insert(key.clone(), value.clone());
             }
-            Err(why) => results.push(finding_on(o, Finding::warning(format!(
+            Err(why) => results.push(finding_on(o, Finding::warning(Code::LabelRecordIgnored, format!(
                 "annotation {LABEL_CHANGES_ANNOTATION} says olm-rbac removed label {key}={value}; it is not put back, because {why}. If the bundle really had it, restore the file from the bundle"
             )))),
         }
@@ -242,10 +242,13 @@ fn report_undone(o: &InputObject, earlier: &Record, target: &BTreeMap<String, St
     if !undone.is_empty() {
         results.push(finding_on(
             o,
-            Finding::info(format!(
-                "undid label changes olm-rbac recorded earlier in annotation {LABEL_CHANGES_ANNOTATION}: {}",
-                undone.join(", ")
-            )),
+            Finding::info(
+                Code::LabelsChanged,
+                format!(
+                    "undid label changes olm-rbac recorded earlier in annotation {LABEL_CHANGES_ANNOTATION}: {}",
+                    undone.join(", ")
+                ),
+            ),
         ));
     }
 }
@@ -308,17 +311,17 @@ fn warn_bundle_aggregation(
     let config = p.config;
     let keys = aggregation.keys().cloned().collect::<Vec<_>>().join(", ");
     let beyond = aggregation.keys().find_map(|k| restorable(p, o, k).err());
-    let message = match (beyond, touched.is_empty()) {
-        (Some(why), _) => format!(
+    let (code, message) = match (beyond, touched.is_empty()) {
+        (Some(why), _) => (Code::AggregationBeyond, format!(
             "this bundle role carries aggregation labels ({keys}) and {}: everyone holding those roles gets it. Set spec.stripBundleAggregation: true to remove the labels",
             why.replace("the role grants", "grants")
-        ),
-        (None, false) if config.mode != Mode::Aggregate => format!(
+        )),
+        (None, false) if config.mode != Mode::Aggregate => (Code::BundleAggregation, format!(
             "this bundle role carries aggregation labels ({keys}), so it grants access to {} API(s) through the built-in roles, beyond what {} mode grants; set spec.stripBundleAggregation: true to remove them",
             touched.len(),
             config.mode.as_str()
-        ),
+        )),
         _ => return,
     };
-    results.push(Finding::warning(message).on(&o.object_ref()).in_file(o.file.as_ref()));
+    results.push(Finding::warning(code, message).on(&o.object_ref()).in_file(o.file.as_ref()));
 }

@@ -1,0 +1,244 @@
+//! What kind of result a finding is: one code per kind, not per message. The
+//! code is what stays stable while a message's wording improves: SARIF files
+//! each result under its code's rule, the KRM function tags each result with
+//! it (`olm-rbac.io/code`), and tests assert on it where the wording is not
+//! itself what they check. docs/runners.md lists every code, checked by a
+//! test below so that it cannot drift.
+
+/// Declares [`Code`] and, from the same list, [`Code::ALL`], [`Code::id`]
+/// and [`Code::describe`]: a code cannot be left out of any of them.
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident = $id:literal, $describe:literal;)*) => {
+        /// The kind of a result; see the module's documentation.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub(crate) enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the order docs/runners.md and SARIF's rule table list them.
+            pub(crate) const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable kebab-case id: SARIF's `ruleId`, the KRM result's tag.
+            pub(crate) const fn id(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $id,)*
+                }
+            }
+
+            /// One line on what results of this code report: SARIF's rule description.
+            pub(crate) const fn describe(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $describe,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // Reading the input.
+    InputUnreadable = "input-unreadable",
+        "a file given as input, or a bundle's metadata/annotations.yaml, cannot be read";
+    YamlInvalid = "yaml-invalid",
+        "a document is not YAML olm-rbac can read";
+    YamlMergeAmbiguous = "yaml-merge-ambiguous",
+        "a YAML merge key that readers apply differently, in a part of an object olm-rbac does not read";
+    ResourceListInvalid = "resource-list-invalid",
+        "the KRM function's input is not one ResourceList it can read";
+    NotAnObject = "not-an-object",
+        "a document is not one Kubernetes object: it lacks apiVersion or kind, or holds a list of objects";
+    ObjectInvalid = "object-invalid",
+        "a field of an object holds a value olm-rbac cannot read, or the object's name is not valid";
+    ApiVersionInvalid = "api-version-invalid",
+        "an object's apiVersion is not one the API server (or OLM) serves its kind as";
+    InputDuplicate = "input-duplicate",
+        "the input holds the same object twice";
+    BuiltinReconciled = "builtin-reconciled",
+        "a role or binding named like one of Kubernetes' own is read as the cluster holds it, not as written";
+    InputRead = "input-read",
+        "how the input was read: a bundle's layout, a previous version's bundle, a name taken from the bundle";
+
+    // The admin's configuration.
+    ConfigMissing = "config-missing",
+        "no RBACConfig was given";
+    ConfigInvalid = "config-invalid",
+        "the RBACConfig (or the function's ConfigMap) holds a value olm-rbac refuses";
+    ConfigMisplaced = "config-misplaced",
+        "an RBACConfig comes from where olm-rbac takes no configuration: among the inputs with --config, or a bundle's folder";
+    ConfigsOverlap = "configs-overlap",
+        "two configs claim the same extension, API, object or labels";
+
+    // The bundle's ClusterServiceVersion and APIs.
+    CsvMissing = "csv-missing",
+        "what the config asks for needs a ClusterServiceVersion the input does not hold";
+    CsvAmbiguous = "csv-ambiguous",
+        "the input holds several ClusterServiceVersions where olm-rbac must judge exactly one";
+    CsvInvalid = "csv-invalid",
+        "a ClusterServiceVersion's field is missing or not valid: an owned API, a ServiceAccount name, a rule";
+    CrdInvalid = "crd-invalid",
+        "a CustomResourceDefinition's field is missing or not valid";
+    NamingVersion = "naming-version",
+        "naming: OLMv0 names roles by an API's version, and it has no valid one";
+    NoApis = "no-apis",
+        "the input holds no API to grant access to";
+    SelectorUnmatched = "selector-unmatched",
+        "an API pattern or a namespace selector of the config matches nothing in the input";
+    ApiUndefined = "api-undefined",
+        "an API the bundle owns has no definition in the input that olm-rbac can vouch for";
+    ApiGroupReserved = "api-group-reserved",
+        "an API or APIService of a group that is Kubernetes', OpenShift's or OLM's, not the bundle's";
+    ReservedRoleName = "reserved-role-name",
+        "a role or binding of the bundle uses the name of one of Kubernetes' built-in ones";
+    ClaimIgnored = "claim-ignored",
+        "an object claims to be olm-rbac's output, and the claim is not believed";
+    OriginUnknown = "origin-unknown",
+        "the input does not say which file objects came from, so the bundle's cannot be told apart";
+    OriginUntrusted = "origin-untrusted",
+        "an object the admin must supply is not known to come from the admin's own files";
+    NamespacePlatform = "namespace-platform",
+        "a selector selects one of the platform's namespaces: default, or one whose name starts with kube- or openshift-";
+
+    // What olm-rbac writes.
+    Summary = "summary",
+        "what olm-rbac generated or decided for an extension, or why it generated nothing";
+    Removed = "removed",
+        "objects left out of the output: olm-rbac's earlier output it no longer writes, or the bundle's dropped ones";
+    OutputConflict = "output-conflict",
+        "an object olm-rbac would generate is already in the input";
+    OutputFailed = "output-failed",
+        "the output could not be written";
+    Reserialised = "reserialised",
+        "an item was written anew, so its comments and layout are lost";
+
+    // The bundle's own roles and their labels.
+    BundleRoles = "bundle-roles",
+        "which of the bundle's own roles olm-rbac uses for an API, and which not";
+    LabelsChanged = "labels-changed",
+        "olm-rbac removed, or put back, the aggregation labels of a bundle role";
+    LabelRecordIgnored = "label-record-ignored",
+        "the record of olm-rbac's label changes on a bundle role holds entries it cannot honour";
+    BundleAggregation = "bundle-aggregation",
+        "a bundle ClusterRole's aggregation labels grant the bundle's APIs through the built-in roles, beyond what the mode grants";
+    AggregationBeyond = "aggregation-beyond",
+        "a bundle ClusterRole that a role aggregates gives whoever holds that role more than its level on the bundle's own APIs";
+    BundleUnchangeable = "bundle-unchangeable",
+        "a setting cannot change the bundle's objects, which OLM installs as the bundle has them";
+
+    // Who is granted the APIs.
+    BindingPartial = "binding-partial",
+        "bound subjects get less than the config seems to ask: no bindings, no view-crdview, a cluster-scoped API in a namespace";
+    BindingEveryone = "binding-everyone",
+        "a binding's group subject means every user or every ServiceAccount";
+    OlmApisInstall = "olm-apis-install",
+        "olmAPIs: Edit lets its subjects install operators from the cluster's catalogs";
+
+    // The operator's own permissions.
+    InstallModeUnsupported = "install-mode-unsupported",
+        "the operator's chosen permissions need an install mode its ClusterServiceVersion does not support";
+    WatchNamespace = "watch-namespace",
+        "which namespaces the operator must watch, and how to tell it";
+    DefaultAccount = "default-account",
+        "the operator's permissions go to its namespace's default ServiceAccount, and so to every pod there";
+
+    // The install gate: what the install grants, measured.
+    PolicyNotAllowed = "policy-not-allowed",
+        "the install grants what spec.operator.policy.allow does not cover";
+    PolicyDenied = "policy-denied",
+        "the install grants what an entry of spec.operator.policy.deny forbids";
+    DangerousGrant = "dangerous-grant",
+        "the install grants what the catalogue of dangerous permissions marks";
+    HostAccess = "host-access",
+        "a Deployment of the ClusterServiceVersion has pods that reach into their node";
+    BeyondNamespaces = "beyond-namespaces",
+        "a bundle binding grants the operator's account beyond the namespaces spec.operator chose";
+    AccountUnjudged = "account-unjudged",
+        "pods may act as a ServiceAccount that no permission of the ClusterServiceVersion names";
+    SubjectForeign = "subject-foreign",
+        "a bundle binding grants a subject other than the operator's own ServiceAccounts";
+    BundleRoleForeign = "bundle-role-foreign",
+        "a bundle binding refers to a role the bundle does not ship";
+    Unmeasurable = "unmeasurable",
+        "what a bundle object grants or takes depends on the cluster, so olm-rbac cannot measure it";
+    CeilingInvalid = "ceiling-invalid",
+        "spec.operator.policy.allowClusterRole names a ClusterRole that cannot serve as a ceiling";
+
+    // The installer account.
+    InstallerLacks = "installer-lacks",
+        "the installer account lacks what installing the bundle takes";
+    InstallerDangerous = "installer-dangerous",
+        "installing the bundle takes a permission the catalogue of dangerous permissions marks";
+    InstallerNeedsForeignRole = "installer-needs-foreign-role",
+        "the bundle binds a role it does not ship, so the installer would have to hold whatever that grants";
+
+    // Whether the cluster installs what was judged (OLM v1).
+    AdmissionPolicyBlocked = "admission-policy-blocked",
+        "the admission policy that pins the extension cannot be written";
+    PinPackage = "pin-package",
+        "the ClusterExtension's package is missing, or not the package judged here";
+    PinVersion = "pin-version",
+        "the ClusterExtension's version is not pinned to the one judged here";
+    PinCatalog = "pin-catalog",
+        "the ClusterExtension does not take the bundle from one named catalog whose content cannot change";
+    PinUpgrades = "pin-upgrades",
+        "the ClusterExtension lets upgrades pass the catalog's upgrade edges or the CRD safety checks";
+    PinInstall = "pin-install",
+        "the ClusterExtension installs the bundle otherwise than judged: in another namespace, or with a configuration of its own";
+    ServiceAccountIgnored = "service-account-ignored",
+        "the ClusterExtension names a ServiceAccount, which OLM v1 no longer reads";
+
+    // Delegated installs.
+    DelegationUnjudged = "delegation-unjudged",
+        "a delegation lets a team install versions of a package that were not judged";
+
+    // olm-rbac diff.
+    AccessGained = "access-gained",
+        "a subject gains access between two renders (olm-rbac diff)";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_every_code_is_listed_once() {
+        let mut seen = BTreeSet::new();
+        for (i, code) in Code::ALL.iter().enumerate() {
+            // In declaration order, each once: ALL holds every variant.
+            assert_eq!(*code as usize, i, "{code:?} is out of place in Code::ALL");
+            let id = code.id();
+            assert!(seen.insert(id), "{id} is the id of two codes");
+            let kebab =
+                !id.is_empty() && id.split('-').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase()));
+            assert!(kebab, "{id:?} is not kebab-case");
+            let text = code.describe();
+            assert!(!text.is_empty() && !text.contains('\n') && !text.ends_with('.'), "{id}: {text:?}");
+        }
+    }
+
+    /// The table of codes in docs/runners.md, as the doc must hold it.
+    fn table() -> String {
+        let mut out = String::from("| Code | What it reports |\n| --- | --- |\n");
+        for code in Code::ALL {
+            out.push_str(&format!("| `{}` | {} |\n", code.id(), code.describe()));
+        }
+        out
+    }
+
+    #[test]
+    fn the_doc_lists_every_code() {
+        let doc = include_str!("../../docs/runners.md");
+        let (begin, end) = ("<!-- codes: begin -->\n", "<!-- codes: end -->");
+        let listed = doc
+            .split_once(begin)
+            .and_then(|(_, rest)| rest.split_once(end))
+            .map(|(table, _)| table.trim_matches('\n').to_string() + "\n");
+        assert_eq!(
+            listed.as_deref(),
+            Some(table().as_str()),
+            "docs/runners.md must list the codes between {begin:?} and {end:?} as:\n\n{}",
+            table()
+        );
+    }
+}
