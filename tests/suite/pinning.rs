@@ -441,3 +441,105 @@ fn a_hostile_annotations_file_names_no_package() {
         assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
     }
 }
+
+/// The pin holds what render judged beside the version: the namespace the
+/// operator was judged in, CRD upgrade safety on, and the bundle as it ships
+/// (no `spec.config`, nor the annotation earlier releases read a watch
+/// namespace from).
+#[test]
+fn the_pin_holds_the_judged_namespace_and_the_bundle_as_it_ships() {
+    let spec = format!("{POLICY}    installNamespace: memcached-system\n  admissionPolicy: Generate\n");
+    let out = render_pinned(PINNED, Some(DIGEST), &spec);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let policies = generated(&out, "ValidatingAdmissionPolicy");
+    let pin = policies
+        .iter()
+        .find(|p| p["spec"]["matchConstraints"]["resourceRules"][0]["resources"] == json!(["clusterextensions"]))
+        .unwrap();
+    let selector = json!({"matchLabels": {"olm.operatorframework.io/metadata.name": "community"}});
+    let judged = clusterextension(
+        "memcached",
+        json!({"packageName": "memcached-operator", "version": "0.0.1", "selector": selector}),
+    );
+    let with = |path: &[&str], value: Value| {
+        let mut o = judged.clone();
+        let mut at = &mut o;
+        for key in &path[..path.len() - 1] {
+            at = &mut at[*key];
+        }
+        at[path[path.len() - 1]] = value;
+        o
+    };
+    let cases = [
+        ("the judged extension", judged.clone(), Some(true)),
+        (
+            "CRD safety Strict",
+            with(&["spec", "install"], json!({"preflight": {"crdUpgradeSafety": {"enforcement": "Strict"}}})),
+            Some(true),
+        ),
+        ("another namespace", with(&["spec", "namespace"], json!("kube-system")), Some(false)),
+        (
+            "CRD safety off",
+            with(&["spec", "install"], json!({"preflight": {"crdUpgradeSafety": {"enforcement": "None"}}})),
+            Some(false),
+        ),
+        (
+            "a watch namespace",
+            with(&["spec", "config"], json!({"configType": "Inline", "inline": {"watchNamespace": "team-a"}})),
+            Some(false),
+        ),
+        (
+            "the older watch annotation",
+            with(&["metadata", "annotations"], json!({"olm.operatorframework.io/watch-namespace": "team-a"})),
+            Some(false),
+        ),
+        ("another annotation", with(&["metadata", "annotations"], json!({"example.com/note": "x"})), Some(true)),
+    ];
+    for (what, object, want) in cases {
+        assert_eq!(admits(pin, &object), want, "{what}");
+    }
+}
+
+/// Render says first what the pin would refuse: a ClusterExtension that
+/// installs the bundle elsewhere or otherwise than judged fails under a policy.
+#[test]
+fn a_clusterextension_that_installs_otherwise_than_judged_fails_under_a_policy() {
+    let spec = format!("{POLICY}    installNamespace: memcached-system\n");
+    let mut inputs: Vec<Source> = bundle_docs(BUNDLE)
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("{BUNDLE}/manifests/{name}"), text })
+        .collect();
+    inputs.push(Source { name: "admin/clustercatalog.yaml".into(), text: cluster_catalog(DIGEST) });
+    let rbac =
+        [Source { name: "admin/rbac.yaml".into(), text: config("memcached", &format!("  mode: Aggregate\n{spec}")) }];
+    let judged = extension(PINNED);
+    for (what, text, field) in [
+        (
+            "namespace",
+            judged.replace("namespace: memcached-system", "namespace: kube-system"),
+            "spec.namespace: \"kube-system\" is not \"memcached-system\"",
+        ),
+        (
+            "config",
+            judged.replace(
+                "  source:\n",
+                "  config:\n    configType: Inline\n    inline: {watchNamespace: team-a}\n  source:\n",
+            ),
+            "spec.config: is set",
+        ),
+        (
+            "annotation",
+            judged.replace(
+                "  name: memcached\n",
+                "  name: memcached\n  annotations: {olm.operatorframework.io/watch-namespace: team-a}\n",
+            ),
+            "metadata.annotations[\"olm.operatorframework.io/watch-namespace\"]",
+        ),
+    ] {
+        let mut all = inputs.clone();
+        all.push(Source { name: "admin/clusterextension.yaml".into(), text });
+        let out = render(&all, &rbac);
+        assert_eq!(out.code, 1, "{what}: {}", out.stderr);
+        assert!(out.stderr.contains(&format!("error: ClusterExtension memcached: {field}")), "{what}: {}", out.stderr);
+    }
+}

@@ -50,6 +50,10 @@ pub(crate) fn extension_rules(pin: &Pin<'_>) -> (String, Vec<(String, String)>) 
             cel::no_config(),
             "spec.config must not be set: olm-rbac judged the bundle as it ships, without a configuration of its own".to_string(),
         ),
+        (
+            cel::no_watch_namespace_annotation(),
+            format!("metadata.annotations[\"{}\"] must not be set: earlier OLM v1 releases read the watch namespace from it, and olm-rbac judged the bundle without one", cel::WATCH_NAMESPACE_ANNOTATION),
+        ),
     ];
     if let Some(namespace) = pin.namespace {
         validations.push((
