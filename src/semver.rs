@@ -244,11 +244,6 @@ const OPERATORS: [(&str, Op); 12] = [
     ("", Op::Eq),
 ];
 
-/// Whitespace as the library's patterns read it: not `\v`, nothing beyond ASCII.
-fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c')
-}
-
 impl Range {
     /// Reads a range. An empty or blank text is an error, as it is to the
     /// library: a `ClusterExtension` without a version admits every version,

@@ -8,7 +8,8 @@ use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use crate::plan::facts::input::Input;
-use crate::plan::{facts::trust, About, Draft, Generated};
+use crate::plan::facts::trust;
+use crate::plan::types::{About, Draft, Generated};
 
 /// Refuses to write an object whose kind and name another input item already
 /// has: a hand-written role, or one another extension generated.

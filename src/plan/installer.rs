@@ -24,7 +24,7 @@ use crate::model::*;
 
 use crate::plan::facts::input::OperatorInput;
 use crate::plan::operator::accounts::{claimed_account, Account, AccountRole};
-use crate::plan::{Made, Object};
+use crate::plan::types::{Made, Object};
 
 mod minimise;
 mod needs;

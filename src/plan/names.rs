@@ -15,7 +15,7 @@
 
 use crate::config::{Naming, RoleKind};
 use crate::names::bounded_name;
-use crate::plan::{Api, ApiSource};
+use crate::plan::types::{Api, ApiSource};
 
 /// A role's name in two parts, so that bindings can prefix the first:
 /// `(<api>, -admin)` or, under OLMv0, `(<name>-<version>, -admin)`, where

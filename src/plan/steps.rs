@@ -16,9 +16,9 @@ use crate::plan::facts::input::{Input, OperatorInput, Planning};
 use crate::plan::facts::origin::{extension_object, Origin, Origins};
 use crate::plan::facts::provenance::Claims;
 use crate::plan::names::api_role as role_name;
+use crate::plan::types::{output_order, About, Api, ApiSource, Draft, Generated, Made, Object};
 use crate::plan::{
-    apis::bind, apis::bundle, apis::olm_apis, gate, guard::delegation, guard::pinning, installer,
-    operator::permissions, output_order, About, Api, ApiSource, Draft, Generated, Made, Object,
+    apis::bind, apis::bundle, apis::olm_apis, gate, guard::delegation, guard::pinning, installer, operator::permissions,
 };
 
 /// Plans one config into `plan`. The steps run in this order, and their

@@ -2,8 +2,12 @@
 //! builders shared by every subject are here; each subject has its module.
 
 use super::*;
+use crate::config::RoleKind;
 use crate::config::{Binding, Config, Mode, Naming, Scope, Subject, SubjectKind};
 use crate::findings::FileRef;
+use crate::findings::Severity;
+use k8s_openapi::api::rbac::v1::ClusterRole;
+use std::collections::BTreeSet;
 
 fn header(api_version: &str, kind: &str, name: &str) -> Header {
     Header {
@@ -60,11 +64,11 @@ fn csv(name: &str, owned: &[(&str, &str)], apiservices: &[(&str, &str)]) -> Inpu
 }
 
 fn names(plan: &Plan) -> Vec<String> {
-    plan.generated.iter().map(|g| g.object.metadata().name.clone().unwrap_or_default()).collect()
+    plan.generated().iter().map(|g| g.object.metadata().name.clone().unwrap_or_default()).collect()
 }
 
 fn role<'a>(plan: &'a Plan, name: &str) -> &'a ClusterRole {
-    let found = plan.generated.iter().find(|g| g.object.metadata().name.as_deref() == Some(name));
+    let found = plan.generated().iter().find(|g| g.object.metadata().name.as_deref() == Some(name));
     match found.map(|g| &g.object) {
         Some(Object::ClusterRole(r)) => r,
         _ => panic!("no role {name} in {:?}", names(plan)),
@@ -72,11 +76,11 @@ fn role<'a>(plan: &'a Plan, name: &str) -> &'a ClusterRole {
 }
 
 fn errors(plan: &Plan) -> Vec<&Finding> {
-    plan.results.iter().filter(|r| r.severity == Severity::Error).collect()
+    plan.results().iter().filter(|r| r.severity == Severity::Error).collect()
 }
 
 fn warnings(plan: &Plan) -> Vec<&Finding> {
-    plan.results.iter().filter(|r| r.severity == Severity::Warning).collect()
+    plan.results().iter().filter(|r| r.severity == Severity::Warning).collect()
 }
 
 fn plan_of(config: Config, objects: &[InputObject]) -> Plan {
@@ -114,7 +118,7 @@ fn bind(role: RoleKind, subjects: Vec<Subject>, scope: Scope) -> Binding {
 type BindingSummary = (String, Option<String>, String, String, Vec<String>);
 
 fn bindings_of(plan: &Plan) -> Vec<BindingSummary> {
-    plan.generated
+    plan.generated()
         .iter()
         .filter_map(|g| {
             let (kind, role_ref, subjects) = match &g.object {

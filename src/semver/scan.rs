@@ -2,7 +2,10 @@
 //! hyphen ranges (`A - B`), rewritten as the terms they mean before a range
 //! is split into alternatives.
 
-use super::is_space;
+/// Whitespace as the library's patterns read it: not `\v`, nothing beyond ASCII.
+pub(super) fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c')
+}
 
 /// `A - B` (whitespace on both sides of the hyphen) becomes `>= A, <= B `,
 /// leftmost first, anywhere in the text, before it is split at `||`.

@@ -207,8 +207,9 @@ fn modules() -> Vec<Module> {
     out
 }
 
-/// The module paths a use-tree names, from the text after `crate::`, up to two
-/// segments deep (`access::cover`).
+/// The paths a use-tree names, from the text after `crate::`, each whole
+/// (`access::cover::Shape`): [`imports`] resolves each to the deepest module
+/// that exists, so importing from a child is not an import of its parent.
 fn use_tree(text: &str, prefix: &str, out: &mut BTreeSet<String>) -> usize {
     let text_bytes = text.as_bytes();
     let mut i = 0;
@@ -241,15 +242,11 @@ fn use_tree(text: &str, prefix: &str, out: &mut BTreeSet<String>) -> usize {
         return i.max(1);
     }
     let path = if prefix.is_empty() { ident.to_string() } else { format!("{prefix}::{ident}") };
-    let depth = path.matches("::").count() + 1;
-    if depth <= 2 {
-        out.insert(path.clone());
-    }
     if text[i..].starts_with("::") {
         i += 2;
-        let mut deeper = BTreeSet::new();
-        i += use_tree(&text[i..], &path, &mut deeper);
-        out.extend(deeper.into_iter().filter(|p| p.matches("::").count() < 2));
+        i += use_tree(&text[i..], &path, out);
+    } else {
+        out.insert(path);
     }
     i
 }
@@ -274,6 +271,11 @@ fn imports(modules: &[Module]) -> BTreeMap<String, BTreeSet<String>> {
         for (marker, base) in [("crate::", String::new()), ("super::", parent.to_string())] {
             let mut rest = m.code.as_str();
             while let Some(at) = rest.find(marker) {
+                // `pub(in crate::plan)` names a visibility, not an import.
+                if rest[..at].ends_with("(in ") {
+                    rest = &rest[at + marker.len()..];
+                    continue;
+                }
                 let mut found = BTreeSet::new();
                 use_tree(&rest[at + marker.len()..], "", &mut found);
                 named.extend(found.into_iter().map(|p| if base.is_empty() { p } else { format!("{base}::{p}") }));
@@ -516,7 +518,7 @@ fn the_source_reader_blanks_what_is_not_code() {
     let mut found = BTreeSet::new();
     use_tree("{access::{cover, danger::Severity}, model::X, yaml}", "", &mut found);
     let found: Vec<&str> = found.iter().map(String::as_str).collect();
-    assert_eq!(found, ["access", "access::cover", "access::danger", "model", "model::X", "yaml"]);
+    assert_eq!(found, ["access::cover", "access::danger::Severity", "model::X", "yaml"]);
     assert_eq!(without_tests("fn a() {}\n#[cfg(test)]\nmod t { fn b() { } }\nfn c() {}\n").matches("fn").count(), 2);
 }
 
@@ -600,4 +602,64 @@ fn every_generated_name_is_given_in_one_module() {
         .map(|m| m.file.clone())
         .collect();
     assert!(found.is_empty(), "generated names written outside plan::names: {found:?}");
+}
+
+/// Module pairs that still import each other through a parent: a parent
+/// that composes its children and children that use the parent's types.
+/// Each is a place where a type should move to a module of its own (as the
+/// planner's shared types moved to `plan::types`); the list may only shrink.
+const PARENT_CIRCLES: &[&str] = &[
+    // The kernel's facade: `access.rs` holds `Policy` and the resolver, and
+    // its matchers (`allowed`, `matches`, `cover`) and the bootstrap roles
+    // (`builtin`) use its types while it composes them.
+    "access ↔ access::allowed",
+    "access ↔ access::builtin",
+    "access ↔ access::cover",
+    "access ↔ access::cover::boxes",
+    "access ↔ access::cover::shapes",
+    "access ↔ access::matches",
+    "access::cover ↔ access::cover::boxes",
+    "access::cover ↔ access::cover::shapes",
+    // The config's types and the bindings' reader.
+    "config ↔ config::bindings",
+    // One type's methods split over files: `impl Gate` and `impl Installing`.
+    "plan::gate ↔ plan::gate::holdings",
+    "plan::gate ↔ plan::gate::verdict",
+    "plan::installer ↔ plan::installer::minimise",
+    "plan::installer ↔ plan::installer::needs",
+];
+
+/// Like `no_import_circles`, but a module and its parent count too: a
+/// parent that uses a child (beyond re-exporting it) while the child uses
+/// the parent is a circle the other check cannot see.
+#[test]
+fn no_import_circles_through_a_parent() {
+    let reexport = |l: &str| {
+        let t = l.trim_start();
+        ["pub use", "pub(crate) use", "pub(super) use"].iter().any(|p| t.starts_with(p))
+    };
+    let modules: Vec<Module> = modules()
+        .into_iter()
+        .map(|m| Module { code: m.code.lines().filter(|l| !reexport(l)).collect::<Vec<_>>().join("\n"), ..m })
+        .collect();
+    let graph = imports(&modules);
+    let none = |_: &str, _: &str| false;
+    let mut found = BTreeSet::new();
+    for from in graph.keys() {
+        let there = reach_without(&graph, from, &none);
+        for to in graph.keys().filter(|t| *t > from && (in_room(t, from) || in_room(from, t))) {
+            if there.contains(to) && reach_without(&graph, to, &none).contains(from) {
+                found.insert(format!("{from} ↔ {to}"));
+            }
+        }
+    }
+    let allowed: BTreeSet<String> = PARENT_CIRCLES.iter().map(|s| s.to_string()).collect();
+    let new: Vec<&String> = found.difference(&allowed).collect();
+    let gone: Vec<&String> = allowed.difference(&found).collect();
+    assert!(
+        new.is_empty(),
+        "import circles through a parent:\n{}",
+        new.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    );
+    assert!(gone.is_empty(), "PARENT_CIRCLES lists circles that are gone: {gone:?}");
 }

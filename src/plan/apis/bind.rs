@@ -14,7 +14,8 @@ use crate::model::*;
 use crate::plan::apis::roles::metadata;
 use crate::plan::facts::input::Planning;
 use crate::plan::facts::namespaces::selected_namespaces;
-use crate::plan::{apis::olm_apis, names, About, Api, ApiSource, Made, Object};
+use crate::plan::types::{About, Api, ApiSource, Made, Object};
+use crate::plan::{apis::olm_apis, names};
 
 /// The roles a binding of `role` grants: editors also read. (Everyone bound
 /// can read the API's CRD object too: versions, schema, printer columns.)

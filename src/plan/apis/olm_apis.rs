@@ -19,24 +19,11 @@ use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use crate::plan::apis::roles::{generated_cluster_role, metadata, strings};
-use crate::plan::{About, Made, Object};
+use crate::plan::types::{About, Made, Object, OlmRole};
 
 /// OLM v0's API group, and the group its package server serves PackageManifests in.
 const OPERATORS: &str = "operators.coreos.com";
 const PACKAGES: &str = "packages.operators.coreos.com";
-
-/// One of the roles olm-rbac writes for OLM's own APIs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum OlmRole {
-    /// What OLM v0's `aggregate-olm-view` holds: reading its namespaced objects.
-    View,
-    /// Reading OLM v1's cluster-scoped ClusterExtensions and ClusterCatalogs:
-    /// which extensions are installed, from which catalogs.
-    Discovery,
-    /// What OLM v0's `aggregate-olm-edit` holds: writing Subscriptions, and
-    /// deleting ClusterServiceVersions, CatalogSources and InstallPlans.
-    Edit,
-}
 
 impl OlmRole {
     const ALL: [OlmRole; 3] = [OlmRole::View, OlmRole::Discovery, OlmRole::Edit];

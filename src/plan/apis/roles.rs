@@ -9,7 +9,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::config::{Config, Mode, Naming, RoleKind};
 use crate::model::*;
 
-use crate::plan::{names, Api, ApiSource};
+use crate::plan::names;
+use crate::plan::types::{Api, ApiSource};
 
 /// The ClusterRoles for one API, each with the version it is named for.
 pub(crate) fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {

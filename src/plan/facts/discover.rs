@@ -11,7 +11,8 @@ use crate::names::{
     glob_match, is_crd_group, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value,
 };
 
-use crate::plan::{facts::trust, Api, ApiSource};
+use crate::plan::facts::trust;
+use crate::plan::types::{Api, ApiSource};
 
 /// The apiVersion of a ClusterServiceVersion as OLM defines it.
 const CSV_API_VERSION: &str = "operators.coreos.com/v1alpha1";

@@ -11,7 +11,7 @@ use crate::config::RoleKind;
 use crate::model::*;
 
 use crate::plan::apis::roles::ceiling;
-use crate::plan::{Api, ApiSource};
+use crate::plan::types::{Api, ApiSource};
 
 /// What a role's rules grant over the selected APIs.
 #[derive(Debug, Clone, PartialEq, Eq)]

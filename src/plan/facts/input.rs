@@ -21,7 +21,8 @@ use crate::plan::facts::grants::{csv_grants, CsvGrant};
 use crate::plan::facts::namespaces::{selectable_namespaces, selected_namespaces};
 use crate::plan::facts::origin::{bundle_members, installed_members, Origins};
 use crate::plan::facts::provenance::Claims;
-use crate::plan::{facts::trust, Api, Generated, Object};
+use crate::plan::facts::trust;
+use crate::plan::types::{Api, Generated, Object};
 
 /// The input as every config's planning reads it, decided once per plan
 /// (both plannings of [`crate::plan::plan`] share it).
@@ -40,12 +41,12 @@ pub(crate) struct Input<'a> {
     /// name gets, aggregation included, is read here. `None` when the
     /// bootstrap data cannot be read.
     pub built_in: Option<Policy>,
-    /// The package each bundle folder's annotations name (see [`crate::plan::BundleRoots`]).
+    /// The package each bundle folder's annotations name (see [`crate::plan::types::BundleRoots`]).
     pub packages: &'a BTreeMap<String, String>,
 }
 
 impl<'a> Input<'a> {
-    pub(crate) fn new(objects: &'a [InputObject], roots: &'a crate::plan::BundleRoots) -> Input<'a> {
+    pub(crate) fn new(objects: &'a [InputObject], roots: &'a crate::plan::types::BundleRoots) -> Input<'a> {
         let origins = Origins::classify_in(objects, &roots.roots);
         let packages = &roots.packages;
         let admins = objects

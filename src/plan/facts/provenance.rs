@@ -17,11 +17,12 @@ use crate::model::*;
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 use crate::reserved;
 
-use crate::plan::apis::olm_apis::{self, OlmRole};
+use crate::plan::apis::olm_apis;
 use crate::plan::apis::roles::rule_for_parts;
 use crate::plan::facts::origin::Origins;
 use crate::plan::operator::accounts::{AccountRole, SERVICE_ACCOUNT_ANNOTATION};
-use crate::plan::Object;
+use crate::plan::types::Object;
+use crate::plan::types::OlmRole;
 
 /// Which input items are earlier output.
 pub(crate) struct Claims {

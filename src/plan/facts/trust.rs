@@ -12,7 +12,7 @@ use crate::model::*;
 use crate::reserved::{self, Owner};
 
 use crate::plan::facts::origin::{own_folder, source_folder, Origins};
-use crate::plan::{Api, ApiSource};
+use crate::plan::types::{Api, ApiSource};
 
 /// May the config's roles grant on `group`? Platform groups are refused; OLM's
 /// own groups only with the config's explicit opt-in.

@@ -21,7 +21,7 @@ use crate::plan::apis::bind::k8s_subject;
 
 use crate::plan::apis::roles::{generated_labels, strings};
 use crate::plan::facts::input::Planning;
-use crate::plan::{About, Made, Object};
+use crate::plan::types::{About, Made, Object};
 
 mod admission;
 

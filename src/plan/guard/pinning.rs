@@ -16,7 +16,7 @@ use crate::semver::{Range, Version};
 
 use crate::plan::facts::input::Planning;
 use crate::plan::facts::origin::extension_object;
-use crate::plan::Made;
+use crate::plan::types::Made;
 
 mod admission;
 

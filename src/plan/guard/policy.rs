@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::model::*;
 
 use crate::plan::apis::roles::generated_labels;
-use crate::plan::{About, Made, Object};
+use crate::plan::types::{About, Made, Object};
 
 /// One policy to write.
 pub(crate) struct PolicyDraft<'a> {

@@ -9,7 +9,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::model::*;
 
 use crate::plan::apis::roles::generated_labels;
-use crate::plan::{About, Made, Object};
+use crate::plan::types::{About, Made, Object};
 
 /// `<namespace>/<name>` of the ServiceAccount an object is for.
 pub(crate) const SERVICE_ACCOUNT_ANNOTATION: &str = "olm-rbac.io/service-account";

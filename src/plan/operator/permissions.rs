@@ -21,7 +21,7 @@ use crate::plan::names;
 use crate::plan::facts::grants::{CsvGrant, GrantScope};
 use crate::plan::facts::input::OperatorInput;
 use crate::plan::operator::accounts::{Account, AccountRole};
-use crate::plan::{About, Made};
+use crate::plan::types::{About, Made};
 
 /// Plans the operator's RBAC for `config` from the chosen CSV: the objects to
 /// write, and the results that say what the operator must be told.

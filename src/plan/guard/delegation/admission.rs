@@ -16,7 +16,7 @@ use super::{Grant, POLICY_NAME};
 use crate::plan::guard::cel::{self, Cel};
 use crate::plan::guard::pinning::CATALOG_NAME_LABEL;
 use crate::plan::guard::policy::{policy_and_binding, PolicyDraft};
-use crate::plan::{About, Made};
+use crate::plan::types::{About, Made};
 
 /// Whether the request's user is one of `subjects`: by name (users, and
 /// ServiceAccounts by their username) or by a group.

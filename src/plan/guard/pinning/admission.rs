@@ -12,7 +12,7 @@ use crate::model::*;
 use super::{Pin, CATALOG_NAME_LABEL};
 use crate::plan::guard::cel::{self, Cel};
 use crate::plan::guard::policy::{policy_and_binding, PolicyDraft};
-use crate::plan::{About, Made};
+use crate::plan::types::{About, Made};
 
 /// The CEL expressions of the ClusterExtension policy: its match condition
 /// and its validations, each with the message the cluster gives.
