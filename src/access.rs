@@ -20,10 +20,16 @@ use builtin::Bootstrap;
 /// A role: its own rules, and for ClusterRoles the selectors it aggregates.
 #[derive(Debug, Clone, Default)]
 pub struct RoleDef {
+    /// `metadata.name`: what a binding's `roleRef.name` refers to.
     pub name: String,
+    /// A Role's namespace (`default` when the manifest names none); `None` for a ClusterRole.
     pub namespace: Option<String>,
+    /// Its labels, which an aggregating ClusterRole's selectors match.
     pub labels: BTreeMap<String, String>,
+    /// The rules written on it; an aggregating ClusterRole's own are replaced by its members'
+    /// ([`Policy::effective_rules`]).
     pub rules: Vec<PolicyRule>,
+    /// `aggregationRule.clusterRoleSelectors`: the ClusterRoles whose rules it gathers. Empty for a Role.
     pub aggregation: Vec<LabelSelector>,
     /// Not in the input: Kubernetes' bootstrap role, modelled.
     pub builtin: bool,
@@ -32,15 +38,21 @@ pub struct RoleDef {
 /// A RoleBinding (namespace set) or ClusterRoleBinding.
 #[derive(Debug, Clone)]
 pub struct BindingDef {
+    /// `metadata.name`, as the chain of a grant names it.
     pub name: String,
+    /// A RoleBinding's namespace (`default` when the manifest names none), the one it grants in; `None` for a
+    /// ClusterRoleBinding.
     pub namespace: Option<String>,
     /// The kind of role it refers to; `None` for a kind the API server
     /// refuses, which binds nothing.
     pub role_kind: Option<RoleRefKind>,
+    /// `roleRef.name`: the ClusterRole, or the Role in the binding's namespace, it grants.
     pub role_name: String,
+    /// Who it grants the role to: users, groups and ServiceAccounts, as written.
     pub subjects: Vec<Subject>,
     /// Its labels: how `report` finds the operator's and installer's bindings.
     pub labels: BTreeMap<String, String>,
+    /// Not in the input: one of Kubernetes' bootstrap ClusterRoleBindings, modelled.
     pub builtin: bool,
 }
 
@@ -64,9 +76,15 @@ impl BindingDef {
 /// Everything the checks know: roles, bindings and resource scopes.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
+    /// The ClusterRoles, by name: the input's and, where added, Kubernetes' bootstrap ones (reconciled over the
+    /// input's of the same name).
     pub cluster_roles: BTreeMap<String, RoleDef>,
+    /// The Roles, by (namespace, name).
     pub roles: BTreeMap<(String, String), RoleDef>,
+    /// Every RoleBinding and ClusterRoleBinding, in the order read: the first that grants a request is the chain
+    /// `can-i --explain` shows.
     pub bindings: Vec<BindingDef>,
+    /// Which resources exist and their scope: Kubernetes' own and the input's CRDs.
     pub resources: Resources,
     /// The operator APIs in the input (`<plural>.<group>`), with the extension
     /// whose generated RBAC serves each, if any.

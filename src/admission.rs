@@ -23,12 +23,16 @@ use self::cel::{as_cel, evaluate, Activation, Eval};
 /// The operations a policy can match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
+    /// `CREATE`: the object is new; there is no old object.
     Create,
+    /// `UPDATE`: both the object and the old one are seen.
     Update,
+    /// `DELETE`: only the old object is seen.
     Delete,
 }
 
 impl Operation {
+    /// The operation as a policy's rules and CEL's `request.operation` name it (`CREATE`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Operation::Create => "CREATE",
@@ -41,16 +45,23 @@ impl Operation {
 /// A request on a cluster-scoped object, as the admission chain sees it.
 #[derive(Debug, Clone)]
 pub struct AdmissionRequest<'a> {
+    /// What is done to the object.
     pub operation: Operation,
+    /// The object's API group (`olm.operatorframework.io`).
     pub group: &'a str,
+    /// The object's API version (`v1`).
     pub version: &'a str,
+    /// The resource's plural (`clusterextensions`), which the policies' rules match.
     pub resource: &'a str,
+    /// The object's kind (`ClusterExtension`).
     pub kind: &'a str,
+    /// The object's name, which rules with `resourceNames` match.
     pub name: &'a str,
     /// `None` on DELETE.
     pub object: Option<&'a Json>,
     /// `None` on CREATE.
     pub old_object: Option<&'a Json>,
+    /// The username making the request, CEL's `request.userInfo.username`.
     pub user: &'a str,
     /// Every group of the user, the implied ones included.
     pub groups: Vec<String>,
@@ -59,7 +70,9 @@ pub struct AdmissionRequest<'a> {
 /// The admission policies and bindings of an input.
 #[derive(Debug, Clone, Default)]
 pub struct Policies {
+    /// The ValidatingAdmissionPolicies; each applies only through a binding that names it.
     pub policies: Vec<ValidatingAdmissionPolicy>,
+    /// The ValidatingAdmissionPolicyBindings, each evaluated in turn.
     pub bindings: Vec<ValidatingAdmissionPolicyBinding>,
     /// Admission the check cannot evaluate: webhook configurations and
     /// mutating policies, each as `(kind, name, the rules it matches by)`.
@@ -69,8 +82,11 @@ pub struct Policies {
 /// What one binding of one policy made of the request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Considered {
+    /// The policy's name; for a webhook or mutating policy, its kind and name.
     pub policy: String,
+    /// The binding's name; empty where none is involved (a webhook, a mutating policy, the engine's failure).
     pub binding: String,
+    /// What it decided.
     pub outcome: Outcome,
 }
 
@@ -84,7 +100,14 @@ pub enum Outcome {
     /// Validations that failed, or errors under `failurePolicy: Fail`, each
     /// message; `deny` when the binding's actions include `Deny` (else they
     /// are warnings or audit only).
-    Failed { messages: Vec<String>, deny: bool, warn: bool },
+    Failed {
+        /// Each failed validation's message, or the error.
+        messages: Vec<String>,
+        /// The binding's `validationActions` include `Deny`: the request is refused.
+        deny: bool,
+        /// They include `Warn`: the client is warned.
+        warn: bool,
+    },
     /// It could not be evaluated offline: why.
     CannotTell(String),
 }
@@ -92,8 +115,11 @@ pub enum Outcome {
 /// The answer: admitted, refused (with each message), or cannot tell.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
+    /// No policy that applies refused it, and each could be evaluated.
     Admitted,
+    /// A policy refused it through a binding whose actions include `Deny`.
     Refused,
+    /// None refused it, but one could not be evaluated offline: never read as a yes.
     CannotTell,
 }
 

@@ -25,28 +25,36 @@ mod report;
 mod resolve;
 
 pub use report::{json_schema, Format};
-pub use resolve::{Entry, Wanted};
+pub(crate) use resolve::{Entry, Wanted};
 
 /// Exit code for unreadable input.
 pub const INPUT_ERROR: i32 = crate::outcome::Exit::Input.code();
 
 /// What `catalog judge` takes.
 pub struct JudgeArgs<'a> {
+    /// The file-based catalog: a file or folder of olm.package, olm.channel and olm.bundle documents.
     pub catalog: &'a Path,
+    /// Bundle folders (`--bundles`), for a catalog without `olm.bundle.object`.
     pub bundles: Option<&'a Path>,
+    /// The admin's RBACConfig, which judges each bundle as render would.
     pub config: &'a [Source],
+    /// The ClusterExtension whose admitted bundles are judged.
     pub extension: &'a [Source],
+    /// How the rows are written: text, Markdown or JSON.
     pub format: Format,
 }
 
 /// What `catalog audit` takes.
 pub struct AuditArgs<'a> {
+    /// The file-based catalog: a file or folder of olm.package, olm.channel and olm.bundle documents.
     pub catalog: &'a Path,
+    /// Bundle folders (`--bundles`), for a catalog without `olm.bundle.object`.
     pub bundles: Option<&'a Path>,
     /// The admin's RBACConfig, for a policy verdict on every bundle; without
     /// one, each package's operator is measured against the catalogue of
     /// dangerous permissions only.
     pub config: Option<&'a [Source]>,
+    /// How the rows are written: text, Markdown or JSON.
     pub format: Format,
 }
 

@@ -25,6 +25,10 @@
 //! nothing to anyone else. The rest of the crate (`model`, `plan`, `findings`,
 //! `names`, `kinds`) is private to it, so the compiler holds that line.
 
+// Public items are documented: the suite, the bench and the next engineer read them (ARCHITECTURE.md, "The
+// library's boundary").
+#![warn(missing_docs)]
+
 pub mod access;
 pub mod admission;
 pub mod catalog;

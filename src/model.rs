@@ -19,11 +19,18 @@ pub(crate) use views::*;
 /// The identity and labels of a Kubernetes object, read from its text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Header {
+    /// `apiVersion`, as written; `Header::group` reads its group as the API server does.
     pub api_version: Option<String>,
+    /// `kind`.
     pub kind: Option<String>,
+    /// `metadata.name`.
     pub name: Option<String>,
+    /// `metadata.namespace`; `None` where the object names none.
     pub namespace: Option<String>,
+    /// `metadata.labels`: what aggregation selectors match, and where olm-rbac marks what it generated (a claim,
+    /// on an input's object).
     pub labels: BTreeMap<String, String>,
+    /// `metadata.annotations`, among them the runners' records of an item's file.
     pub annotations: BTreeMap<String, String>,
     /// A top-level `items` key: Kubernetes clients read such an object as a
     /// list of the objects inside it, whatever its kind.
@@ -385,6 +392,7 @@ impl Header {
         self.api_version.as_deref().and_then(group_of)
     }
 
+    /// The object as a result names it (`Kind namespace/name`, shown by its `Display`), absent fields empty.
     pub fn object_ref(&self) -> ObjRef {
         ObjRef {
             api_version: self.api_version.clone().unwrap_or_default(),

@@ -12,8 +12,12 @@ use crate::findings::Code;
 /// How much a result matters, in SARIF's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
+    /// `error`: render's errors (an unreadable input among them), and a gain the dangerous-permissions catalogue
+    /// marks.
     Error,
+    /// `warning`: render's warnings, and any other gain.
     Warning,
+    /// `note`: SARIF's lowest level, for what is worth reading but is no problem.
     Note,
 }
 
@@ -32,7 +36,9 @@ impl Level {
 pub struct Result {
     /// A rule of [`RULES`]: the id of the result's code.
     pub rule: &'static str,
+    /// How much it matters.
     pub level: Level,
+    /// What it says, as render or `diff` words it.
     pub message: String,
     /// The file, as the command was given it (a relative path stays relative).
     pub uri: Option<String>,

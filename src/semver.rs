@@ -22,8 +22,11 @@ use std::fmt;
 /// A semantic version, read as the library's `NewVersion` reads one.
 #[derive(Debug, Clone, Eq)]
 pub struct Version {
+    /// The first number.
     pub major: u64,
+    /// The second number; 0 when the text has none.
     pub minor: u64,
+    /// The third number; 0 when the text has none.
     pub patch: u64,
     /// The dot-separated identifiers after `-`; empty for a release.
     pub pre: Vec<Ident>,
@@ -35,15 +38,19 @@ pub struct Version {
 /// and before alphanumeric ones, which sort by their bytes.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ident {
+    /// Digits only, read as a number (`rc.1`'s `1`).
     Numeric(u64),
+    /// Any other identifier (`rc`, `beta-2`), or digits too long for a u64.
     Alpha(String),
 }
 
 /// Why a version or a range cannot be read, in the words OLM v1 would use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
+    /// Not a version: the text as given.
     #[error("{0:?} is not a semantic version")]
     Version(String),
+    /// Not a range OLM v1 can read: the text as given.
     #[error("{0:?} is not a version range OLM v1 can read")]
     Range(String),
 }
@@ -80,6 +87,7 @@ impl Version {
         Ok(Version { major, minor, patch, pre, build })
     }
 
+    /// Whether it has a pre-release part (`1.0.0-rc.1`), which only a range naming a pre-release admits.
     pub fn is_prerelease(&self) -> bool {
         !self.pre.is_empty()
     }
@@ -111,8 +119,15 @@ impl Version {
 /// Why a text is not one exact version as ClusterExtensions write it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotExact {
+    /// A version, but spelt otherwise than [`Version::exact`] writes it (`v1.2`, `1.2.3+build`).
     #[error("{written:?} must be written exactly as ClusterExtensions write it: {exact:?}")]
-    Spelling { written: String, exact: String },
+    Spelling {
+        /// The text as given.
+        written: String,
+        /// The same version as it must be written.
+        exact: String,
+    },
+    /// Not a version at all: a range, a pattern or anything else.
     #[error(
         "{0:?} is not one exact version (such as 1.2.3): a range or a pattern would hand out versions nobody judged"
     )]

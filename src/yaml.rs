@@ -36,7 +36,9 @@ pub(crate) use write::{as_seq_entry, line_ending, to_yaml, with_line_ending};
 /// Where a problem sits in the bytes we were given: 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pos {
+    /// The line, counted from 1.
     pub line: usize,
+    /// The column, counted from 1.
     pub col: usize,
 }
 
@@ -44,7 +46,9 @@ pub struct Pos {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} (line {}, column {})", pos.line, pos.col)]
 pub struct YamlError {
+    /// What is wrong, without the position.
     pub message: String,
+    /// Where in the whole input it was found.
     pub pos: Pos,
 }
 
@@ -52,7 +56,10 @@ pub struct YamlError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// A block-sequence entry, `- ` included, its dash at this column.
-    SeqEntry { indent: usize },
+    SeqEntry {
+        /// How many spaces precede the dash.
+        indent: usize,
+    },
     /// A whole YAML document, without its `---` line.
     Document,
 }
@@ -60,10 +67,13 @@ pub enum Layout {
 /// One item: its exact text, where it came from, and its header.
 #[derive(Debug, Clone)]
 pub struct Chunk<'a> {
+    /// The item's exact text, comments and layout included: what is written back when nothing patches it.
     pub text: Cow<'a, str>,
+    /// Whether the text is a `ResourceList` entry or a whole document.
     pub layout: Layout,
     /// 1-based line of the chunk's first byte in the stream it was cut from.
     pub line: usize,
+    /// Its apiVersion, kind, name, namespace, labels and annotations, read in the same walk that cut it.
     pub header: Header,
     /// Byte ranges of `text` that no view reads (CRD schemas): [`parse_item`]
     /// blanks them out before parsing.
@@ -99,7 +109,9 @@ impl Chunk<'_> {
 /// A top-level entry of a `ResourceList`, with the exact text it occupies.
 #[derive(Debug, Clone)]
 pub struct TopEntry<'a> {
+    /// The key: `apiVersion`, `kind`, `items`, `functionConfig`, `results`, …
     pub key: String,
+    /// Its exact text, from the key's line to the next key's.
     pub text: &'a str,
     /// 1-based line where the entry starts.
     pub line: usize,
@@ -113,12 +125,15 @@ pub struct ListText<'a> {
     /// Top-level entries in input order; the `items` entry's text holds only the
     /// key line and any comments before the first item.
     pub entries: Vec<TopEntry<'a>>,
+    /// The items, each cut at the line of its dash.
     pub items: Vec<Chunk<'a>>,
     /// Text after the last item that still belongs to the `items` entry.
     pub items_tail: &'a str,
     /// Column of the items' dashes, for appending more in the same style.
     pub item_indent: usize,
+    /// The list's own `apiVersion` (`config.kubernetes.io/v1`), if it has one.
     pub api_version: Option<String>,
+    /// The list's own `kind` (`ResourceList`), if it has one.
     pub kind: Option<String>,
 }
 

@@ -31,7 +31,9 @@ pub(crate) const AUTOUPDATE_ANNOTATION: &str = "rbac.authorization.kubernetes.io
 /// The kinds of the bootstrap policy's objects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Bootstrap {
+    /// A bootstrap ClusterRole (`admin`, `system:discovery`, …).
     ClusterRole,
+    /// A bootstrap ClusterRoleBinding (`cluster-admin`, `system:basic-user`, …).
     ClusterRoleBinding,
 }
 
@@ -40,8 +42,10 @@ pub enum Bootstrap {
 /// default), or none (`--builtin-roles=none`: the input's alone).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum BuiltinRoles {
+    /// `kubernetes-1.33`: the input read as a 1.33 cluster holds it, the bootstrap policy reconciled over it.
     #[default]
     Kubernetes1_33,
+    /// `none`: the input's roles and bindings alone, as written.
     None,
 }
 

@@ -11,7 +11,9 @@ use super::{builtin, AggregatingRole};
 /// (from the bootstrap policy, [`builtin`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainRole {
+    /// Its name: a ClusterRole's or, first in a chain whose binding names a Role, that Role's.
     pub name: String,
+    /// Kubernetes' bootstrap ClusterRole, written `(built-in)` in the chain.
     pub builtin: bool,
 }
 
@@ -26,7 +28,14 @@ impl PartialEq<&str> for ChainRole {
 pub enum Via {
     /// A binding: a RoleBinding (its namespace set) or a ClusterRoleBinding;
     /// `builtin` when it is Kubernetes' own ([`builtin`]).
-    Binding { namespace: Option<String>, name: String, builtin: bool },
+    Binding {
+        /// The RoleBinding's namespace; `None` for a ClusterRoleBinding.
+        namespace: Option<String>,
+        /// The binding's name.
+        name: String,
+        /// One of Kubernetes' bootstrap ClusterRoleBindings, not the input's.
+        builtin: bool,
+    },
     /// Any binding to this built-in ClusterRole, wherever one is.
     AnyBindingTo(AggregatingRole),
 }
@@ -53,10 +62,12 @@ impl fmt::Display for Via {
 /// Why a request is allowed: binding → role → (aggregated roles) → rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GrantChain {
+    /// The binding that grants it, or any binding to a built-in role.
     pub via: Via,
     /// The roles from the bound role down to the one that holds the rule,
     /// each aggregated into the one before it.
     pub roles: Vec<ChainRole>,
+    /// The rule that allows the request.
     pub rule: PolicyRule,
     /// `None`: cluster-wide.
     pub namespace: Option<String>,
@@ -86,6 +97,8 @@ impl fmt::Display for GrantChain {
     }
 }
 
+/// A rule as the checks and results write it: `verbs=[…] apiGroups=[…] resources=[…]`, then its non-resource
+/// URLs and resource names when it has any (the core group written `""`).
 pub fn describe_rule(rule: &PolicyRule) -> String {
     let list = |v: &Option<Vec<String>>| v.as_deref().map(|v| v.join(",")).unwrap_or_default();
     // The core group is the empty string: show it as "".

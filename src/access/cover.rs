@@ -40,8 +40,24 @@ mod shapes;
 /// single non-resource URL and verb.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Atom {
-    Resource { group: String, resource: String, verb: String, name: Option<String> },
-    Url { url: String, verb: String },
+    /// A verb on one resource of one API group, on every object or on one by name.
+    Resource {
+        /// The API group; `""` is the core group.
+        group: String,
+        /// The resource, with its subresource if any (`pods/exec`).
+        resource: String,
+        /// The verb (`get`, `create`, … or `*`).
+        verb: String,
+        /// One object's name (`resourceNames`); `None` for every object.
+        name: Option<String>,
+    },
+    /// A verb on a non-resource URL (`/healthz`, `/metrics`), which only ClusterRoleBindings grant.
+    Url {
+        /// The URL path, possibly ending in `*`.
+        url: String,
+        /// The verb (`get`, … or `*`).
+        verb: String,
+    },
 }
 
 impl Atom {
@@ -170,6 +186,7 @@ pub struct Owners<'a> {
 }
 
 impl<'a> Owners<'a> {
+    /// Indexes the owner rules, every one switched on.
     pub fn new(rules: impl IntoIterator<Item = &'a PolicyRule>) -> Owners<'a> {
         let rules: Vec<&PolicyRule> = rules.into_iter().collect();
         let mut owners = Owners {

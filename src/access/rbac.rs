@@ -7,7 +7,9 @@
 /// ClusterRoleBinding everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum BindingKind {
+    /// A RoleBinding: grants its role in its own namespace only.
     RoleBinding,
+    /// A ClusterRoleBinding: grants its ClusterRole in every namespace and cluster-wide.
     ClusterRoleBinding,
 }
 
@@ -29,6 +31,7 @@ impl BindingKind {
         }
     }
 
+    /// The kind as a manifest writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             BindingKind::RoleBinding => "RoleBinding",

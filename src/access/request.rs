@@ -24,11 +24,17 @@ pub(crate) const MASTERS: &str = "system:masters";
 /// cluster-wide (which only ClusterRoleBindings answer).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
+    /// The verb: `get`, `list`, `create`, `escalate`, …
     pub verb: String,
+    /// The API group; `""` is the core group.
     pub group: String,
+    /// The resource's plural (`deployments`).
     pub resource: String,
+    /// The subresource (`status`, `exec`), matched as `resource/subresource`.
     pub subresource: Option<String>,
+    /// One object's name, which rules with `resourceNames` may allow; `None` asks of every object.
     pub name: Option<String>,
+    /// The namespace asked in; `None` asks cluster-wide.
     pub namespace: Option<String>,
 }
 
@@ -50,7 +56,9 @@ impl Request {
 /// Who is asking: a user and its groups, as the API server would see them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
+    /// The username (`alice`, `system:serviceaccount:NS:NAME`), matched by `User` and `ServiceAccount` subjects.
     pub user: String,
+    /// Every group it is in, the implied ones included ([`Identity::new`]), matched by `Group` subjects.
     pub groups: BTreeSet<String>,
 }
 
@@ -106,7 +114,9 @@ fn service_account(user: &str) -> Option<(&str, &str)> {
 /// path, which only ClusterRoleBindings grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlRequest {
+    /// The verb (`get`, `post`, …).
     pub verb: String,
+    /// The URL path, as asked (`/healthz/ready`).
     pub path: String,
 }
 

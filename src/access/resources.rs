@@ -138,6 +138,8 @@ impl Resources {
         known.short = names.short.iter().map(|n| n.to_lowercase()).collect();
     }
 
+    /// Whether the resource (group, plural) is cluster-scoped; `None` when neither the built-in kinds nor the input's
+    /// CRDs define it (the checks then read it as namespaced).
     pub fn cluster_scoped(&self, group: &str, plural: &str) -> Option<bool> {
         self.scope.get(&(group.to_string(), plural.to_string())).map(|k| k.cluster)
     }

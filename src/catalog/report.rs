@@ -11,7 +11,11 @@ use crate::input::Source;
 use crate::outcome::Outcome;
 use crate::semver::Version;
 
-/// `catalog judge -o` and `catalog audit -o`.
+/// `catalog judge -o` and `catalog audit -o`. `Text` (the default): one line per bundle in aligned columns,
+/// its errors and deprecations indented below it; `Markdown`: a table, one row per bundle, its errors and
+/// deprecations in the `why` column; `Json`: a list of rows, as `docs/catalog.schema.json` describes them.
+// No doc comments on the variants: clap would show them as help of their own (hence `missing_docs` allowed).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     #[default]

@@ -9,8 +9,11 @@ use crate::semver::{Range, Version};
 /// A bundle as the catalog lists it: enough to resolve, not its manifests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
+    /// The `olm.bundle`'s name.
     pub name: String,
+    /// The package it is a bundle of.
     pub package: String,
+    /// Its `olm.package` property's version; `None` when it has none, which no range rules out.
     pub version: Option<Version>,
     /// The channels that list it.
     pub channels: Vec<String>,
@@ -26,9 +29,13 @@ pub struct Entry {
 /// What the ClusterExtension asks for.
 #[derive(Debug, Clone, Default)]
 pub struct Wanted {
+    /// `spec.source.catalog.packageName`.
     pub package: String,
+    /// `spec.source.catalog.version`, parsed; `None` admits every version.
     pub range: Option<Range>,
+    /// `spec.source.catalog.channels`; empty admits every channel.
     pub channels: Vec<String>,
+    /// `upgradeConstraintPolicy: SelfCertified`, read as admitting every version of the package.
     pub self_certified: bool,
 }
 

@@ -152,17 +152,27 @@ fn question(
     }))
 }
 
+/// One `can-i` question: may this user, with these groups, make this request?
 pub struct CanI<'a> {
+    /// The verb asked (`get`, `create`, … or `*`).
     pub verb: &'a str,
+    /// The resource as kubectl takes it (plural, singular, kind or short name, with `.group` and `/subresource`),
+    /// or a non-resource URL starting with `/`.
     pub resource: &'a str,
+    /// One object's name, which rules with `resourceNames` may allow.
     pub name: Option<&'a str>,
+    /// `-n`: the namespace asked in; without it, cluster-wide (ignored for a cluster-scoped resource or a URL).
     pub namespace: Option<&'a str>,
     /// `-A`: in every namespace at once, as `kubectl auth can-i -A` asks,
     /// which only cluster-wide grants answer.
     pub all_namespaces: bool,
+    /// `--as`: the user asking (`system:serviceaccount:NS:NAME` for a ServiceAccount).
     pub user: &'a str,
+    /// `--as-group`: its groups besides those every such user is in.
     pub groups: &'a [String],
+    /// `--explain`: with `yes`, the chain that grants it; with `no`, what was asked and searched.
     pub explain: bool,
+    /// The built-in roles to add, and `-q`.
     pub common: Common,
 }
 
@@ -225,11 +235,15 @@ fn refusal(asked: &Question, q: &CanI<'_>, who: &Identity, policy: &Policy) -> S
     )
 }
 
+/// A `can-i --list` question: everything this user, with these groups, may do.
 pub struct CanIList<'a> {
+    /// `-n`: what it may do in the namespace; without it, cluster-wide.
     pub namespace: Option<&'a str>,
     /// `-A`: every binding, with a Namespace column.
     pub all_namespaces: bool,
+    /// `--as`: the user asking (`system:serviceaccount:NS:NAME` for a ServiceAccount).
     pub user: &'a str,
+    /// `--as-group`: its groups besides those every such user is in.
     pub groups: &'a [String],
 }
 
@@ -285,8 +299,12 @@ pub(super) fn encoded<T: serde::Serialize>(value: &T, format: Format) -> Outcome
     }
 }
 
+/// A `who-can` question: which subjects may make this request?
 pub struct WhoCan<'a> {
+    /// The verb asked (`get`, `create`, … or `*`).
     pub verb: &'a str,
+    /// The resource as kubectl takes it (plural, singular, kind or short name, with `.group` and `/subresource`),
+    /// or a non-resource URL starting with `/`.
     pub resource: &'a str,
     /// `-n`: grants that apply in this namespace; without it (and without
     /// `-A`), cluster-wide grants only, as `can-i` without `-n` asks.

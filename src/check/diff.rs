@@ -30,7 +30,8 @@ pub use shape::{json_schema, ChangeOut, DiffOut, SubjectOut};
 
 /// When `diff` exits 1 (`--fail-on`): never, on any gain (the default), or
 /// on a gain the dangerous-permissions catalogue marks.
-// No doc comments on the variants: clap would show them as help of their own.
+// No doc comments on the variants: clap would show them as help of their own (hence `missing_docs` allowed).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
     None,
@@ -42,8 +43,11 @@ pub enum FailOn {
 /// What `diff` takes besides its two inputs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DiffOptions {
+    /// `-o`: how the changes are printed (table, Markdown, JSON, YAML or SARIF).
     pub format: Format,
+    /// `--fail-on`: which changes make it exit 1.
     pub fail_on: FailOn,
+    /// The built-in roles added to each side, and `-q`.
     pub common: Common,
 }
 

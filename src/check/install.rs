@@ -23,11 +23,15 @@ pub const CANNOT_TELL: i32 = crate::outcome::Exit::CannotTell.code();
 pub struct CanInstall<'a> {
     /// The ClusterExtension's file(s): exactly one ClusterExtension.
     pub extension: &'a [Source],
+    /// `--as`: the user making the request.
     pub user: &'a str,
+    /// `--as-group`: its groups besides those every such user is in.
     pub groups: &'a [String],
     /// `None`: UPDATE when the manifests hold one of that name, else CREATE.
     pub operation: Option<Operation>,
+    /// `--explain`: the RBAC grant and every policy's part in the answer, not only the refusals.
     pub explain: bool,
+    /// The built-in roles to add, and `-q`.
     pub common: Common,
 }
 

@@ -14,7 +14,8 @@ use crate::access::{BindingKind, GrantChain, Grantee, HeldAccess, Via};
 /// table for a pull-request comment with a Mermaid graph (`report` only);
 /// `Json`; `Yaml`; `Dot`, Graphviz's language (`report` only); `Sarif`, a
 /// SARIF 2.1.0 log for code scanning (`diff` only).
-// No doc comments on the variants: clap would show them as help of their own.
+// No doc comments on the variants: clap would show them as help of their own (hence `missing_docs` allowed).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     #[default]

@@ -67,7 +67,8 @@ impl fmt::Display for ServiceAccountRef {
 }
 
 // The kind of a binding's subject. (Part of RBACConfig's JSON Schema, where a
-// doc comment would become a description.)
+// doc comment would become a description: hence `missing_docs` allowed.)
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Deserialize, schemars::JsonSchema)]
 pub enum SubjectKind {
     User,
@@ -76,6 +77,7 @@ pub enum SubjectKind {
 }
 
 impl SubjectKind {
+    /// The kind as a binding's subject writes it (`User`, `Group`, `ServiceAccount`).
     pub fn as_str(self) -> &'static str {
         match self {
             SubjectKind::User => "User",
@@ -95,11 +97,14 @@ impl SubjectKind {
 /// The kind of role a binding refers to (`roleRef.kind`), and of a role object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoleRefKind {
+    /// A ClusterRole: cluster-wide rules, which a RoleBinding may also grant in its namespace.
     ClusterRole,
+    /// A Role: rules in its own namespace, which only a RoleBinding there grants.
     Role,
 }
 
 impl RoleRefKind {
+    /// The kind as `roleRef.kind` writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             RoleRefKind::ClusterRole => "ClusterRole",
@@ -124,8 +129,12 @@ impl RoleRefKind {
 /// `rbac.authorization.k8s.io/aggregate-to-<name>: "true"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AggregatingRole {
+    /// `admin`: full access within a namespace, its Roles and RoleBindings included (not its quota or the
+    /// namespace itself); it gathers `edit`.
     Admin,
+    /// `edit`: read and write of most objects in a namespace, but not its roles or bindings; it gathers `view`.
     Edit,
+    /// `view`: read-only access to most objects in a namespace, its roles, bindings and Secrets excepted.
     View,
 }
 

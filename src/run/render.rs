@@ -32,7 +32,9 @@ pub struct RenderOptions {
 /// came (or edited by whole lines), the generated ones appended. `Json`: a
 /// `v1` `List` of the same objects, as `kubectl get -o json` prints several:
 /// the values as read, indented by four spaces.
-// The variants carry no doc comments: clap would show them as help of their own.
+// The variants carry no doc comments: clap would show them as help of their own (hence `missing_docs`
+// allowed).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     #[default]

@@ -93,6 +93,9 @@ fn install_lines(installs: &(Vec<InstallRight>, Vec<InstallRight>), markdown: bo
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChangeOut {
+    // No doc comment: it would be the field's description in the published schema
+    // (docs/diff-output.schema.json), which `SubjectOut`'s gives.
+    #[allow(missing_docs)]
     pub subject: SubjectOut,
     /// Where it holds; absent: cluster-wide.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,6 +106,8 @@ pub struct ChangeOut {
     pub resources: Vec<String>,
     /// Only these objects; empty: every object.
     pub resource_names: Vec<String>,
+    // No doc comment: it would be a new description in the published schema.
+    #[allow(missing_docs)]
     pub verbs: Vec<String>,
     /// Non-resource URLs such as `/metrics`; empty for resources.
     #[serde(rename = "nonResourceURLs")]
@@ -116,6 +121,9 @@ pub struct ChangeOut {
 /// Who: a binding's subject (`User`, `Group`, `ServiceAccount` with its
 /// namespace), or `ClusterRole` `admin`, `edit` or `view` for whoever is
 /// bound to that built-in aggregating role.
+// No doc comments on the fields: each would be a new description in the published schema
+// (docs/diff-output.schema.json); the struct's, above, says what they hold.
+#[allow(missing_docs)]
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubjectOut {
