@@ -54,6 +54,12 @@ pub(crate) struct CrdNames<'a> {
 impl Resources {
     /// Every resource Kubernetes and OLM serve (`kinds`), with its scope and names.
     pub(crate) fn builtin() -> Resources {
+        static BUILTIN: std::sync::OnceLock<Resources> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(Resources::read_builtin).clone()
+    }
+
+    /// [`Resources::builtin`], read from the `kinds` table.
+    fn read_builtin() -> Resources {
         let scope = crate::kinds::known_named()
             .map(|(r, n)| {
                 let known = Known {

@@ -17,7 +17,7 @@ use super::commands::{with_loaded, Common, Format};
 use crate::access::allowed::Place;
 use crate::access::cover::Owners;
 use crate::access::danger::{dangers, Severity};
-use crate::access::{as_named, AggregatingRole, BindingDef, Policy, RoleRefKind, SubjectKind};
+use crate::access::{as_named, AggregatingRole, BindingDef, Policy, RoleDef, RoleRefKind, SubjectKind};
 use crate::input::Source;
 use crate::outcome::Outcome;
 
@@ -132,17 +132,21 @@ pub(crate) fn upgrade(old: &Policy, new: &Policy) -> Changes {
 /// such role is a warning (with pruning, the binding grants nothing). `None`
 /// when there is none.
 fn left_behind(old: &Policy, new: &Policy, warnings: &mut Vec<String>) -> Option<Policy> {
-    let mut kept = new.clone();
-    let mut any = false;
+    // The roles to keep, by (namespace, name): NEW is copied only when there is one.
+    let mut kept: BTreeMap<(Option<String>, String), &RoleDef> = BTreeMap::new();
     for b in &new.bindings {
         let (kind, name) = (b.role_ref_kind(), b.role_name.clone());
         let (present, from_old) = match (kind, &b.namespace) {
-            (Some(RoleRefKind::ClusterRole), _) => {
-                (kept.cluster_roles.contains_key(&name), old.cluster_roles.get(&name).filter(|r| !r.builtin))
-            }
+            (Some(RoleRefKind::ClusterRole), _) => (
+                new.cluster_roles.contains_key(&name) || kept.contains_key(&(None, name.clone())),
+                old.cluster_roles.get(&name).filter(|r| !r.builtin),
+            ),
             (Some(RoleRefKind::Role), Some(ns)) => {
                 let key = (ns.clone(), name.clone());
-                (kept.roles.contains_key(&key), old.roles.get(&key))
+                (
+                    new.roles.contains_key(&key) || kept.contains_key(&(Some(ns.clone()), name.clone())),
+                    old.roles.get(&key),
+                )
             }
             _ => continue,
         };
@@ -155,13 +159,19 @@ fn left_behind(old: &Policy, new: &Policy, warnings: &mut Vec<String>) -> Option
         warnings.push(format!(
             "warning: {binding}: roleRef: {kind} {name} is defined only in OLD: counted as OLD defines it, since applying NEW without pruning leaves it on the cluster (with pruning, the binding grants nothing)"
         ));
-        match &role.namespace {
-            Some(ns) => kept.roles.insert((ns.clone(), name), role.clone()),
-            None => kept.cluster_roles.insert(name, role.clone()),
-        };
-        any = true;
+        kept.insert((role.namespace.clone(), name), role);
     }
-    any.then_some(kept)
+    if kept.is_empty() {
+        return None;
+    }
+    let mut cluster = new.clone();
+    for ((namespace, name), role) in kept {
+        match namespace {
+            Some(ns) => cluster.roles.insert((ns, name), role.clone()),
+            None => cluster.cluster_roles.insert(name, role.clone()),
+        };
+    }
+    Some(cluster)
 }
 
 /// Every holder's gains and losses: cluster-wide, then in each namespace
@@ -214,6 +224,12 @@ pub(crate) fn changes(old: &Policy, new: &Policy) -> Changes {
 
 /// What of `held` none of `owners` covers, as changes of the holder there.
 fn changed(holder: &Holder, namespace: Option<&str>, held: &[PolicyRule], owners: &[&[PolicyRule]]) -> Vec<Change> {
+    // An owner that holds exactly these rules covers them all: the common
+    // case of an upgrade (a built-in role, an unchanged account), told
+    // without measuring a rule.
+    if held.is_empty() || owners.iter().any(|o| *o == held) {
+        return Vec::new();
+    }
     let owners = Owners::new(owners.iter().flat_map(|o| o.iter()));
     let uncovered = held.iter().flat_map(|rule| owners.uncovered_rules(rule));
     with_names_merged(uncovered)
