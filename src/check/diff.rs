@@ -227,7 +227,7 @@ fn changed(holder: &Holder, namespace: Option<&str>, held: &[PolicyRule], owners
     // An owner that holds exactly these rules covers them all: the common
     // case of an upgrade (a built-in role, an unchanged account), told
     // without measuring a rule.
-    if held.is_empty() || owners.iter().any(|o| *o == held) {
+    if held.is_empty() || owners.contains(&held) {
         return Vec::new();
     }
     let owners = Owners::new(owners.iter().flat_map(|o| o.iter()));

@@ -543,3 +543,18 @@ fn a_clusterextension_that_installs_otherwise_than_judged_fails_under_a_policy()
         assert!(out.stderr.contains(&format!("error: ClusterExtension memcached: {field}")), "{what}: {}", out.stderr);
     }
 }
+
+/// A package the bundle contradicts, by its CSV's name alone, is an error
+/// under a policy; and no pin is written for a package the render did not
+/// establish, whatever the policy says.
+#[test]
+fn a_package_the_csv_name_contradicts_fails_under_a_policy_and_is_never_pinned() {
+    let evil = PINNED.replace("memcached-operator", "not-memcached");
+    let judged = render_pinned(&evil, Some(DIGEST), POLICY);
+    assert_eq!(judged.code, 1, "{}", judged.stderr);
+    assert!(judged.stderr.contains("error: ClusterExtension memcached: spec.source.catalog.packageName: \"not-memcached\" is not the package judged here: the judged bundle's ClusterServiceVersion is named as if its package were \"memcached-operator\""), "{}", judged.stderr);
+    let pinned = render_pinned(&evil, Some(DIGEST), "  admissionPolicy: Generate\n");
+    assert_eq!(pinned.code, 1, "{}", pinned.stderr);
+    assert!(pinned.stderr.contains("spec.admissionPolicy: cannot be written: the ClusterExtension installs package \"not-memcached\", which is not the package established for the judged bundle (\"memcached-operator\")"), "{}", pinned.stderr);
+    assert!(!pinned.stdout.contains("ValidatingAdmissionPolicy"), "{}", pinned.stdout);
+}

@@ -43,31 +43,7 @@ pub(crate) struct Pin<'a> {
 pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
     let config = p.config;
     let objects = p.objects();
-    let admin = |i: &usize| p.origins().is_admin(*i);
-    let Some(i) = extension_object(&config.extension, objects, p.origins()).filter(admin) else {
-        let elsewhere = extension_object(&config.extension, objects, p.origins()).is_some()
-            || objects.iter().enumerate().any(|(i, o)| {
-                p.origins().is_bundle(i)
-                    && o.is(OLM_V1_GROUP, "ClusterExtension")
-                    && o.header.name.as_deref() == Some(&config.extension)
-            });
-        if config.admission_policy == AdmissionPolicy::Generate {
-            let why = if elsewhere {
-                "; the input holds it, but in the bundle's folder or on stdin, where the bundle could have written it: keep it in a file of its own, apart from the bundle's files (a saved output that holds the bundle's CSV is the bundle's folder)"
-            } else {
-                ""
-            };
-            results.push(
-                Finding::error(Code::AdmissionPolicyBlocked, format!(
-                    "needs the extension's ClusterExtension (olm.operatorframework.io/v1, named {:?}) among the admin's files: it names the package and the catalog the admission policy pins{why}",
-                    config.extension
-                ))
-                .on(&config.object_ref())
-                .at("spec.admissionPolicy"),
-            );
-        }
-        return Vec::new();
-    };
+    let Some(i) = admin_extension(p, results) else { return Vec::new() };
     let extension = &objects[i];
     let Body::Extension(view) = &extension.body else { return Vec::new() };
     let at = Place { object: extension.object_ref(), file: extension.file.as_ref() };
@@ -88,6 +64,9 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     check_as_judged(view, &extension.header, config.install_namespace(), severity, &at, results);
     let catalog = check_catalog(p, source.selector.as_ref(), package, severity, &at, results);
     if config.admission_policy != AdmissionPolicy::Generate {
+        return Vec::new();
+    }
+    if !package_established(p, package, results) {
         return Vec::new();
     }
     let (Some(package), Some(judged), Some((catalog, catalog_image))) = (package, judged, catalog) else {
@@ -118,6 +97,61 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         .at("spec.admissionPolicy"),
     );
     made
+}
+
+/// The index of the extension's ClusterExtension among the admin's objects;
+/// when the admission policy needs it and it is not there, said why.
+fn admin_extension(p: &Planning<'_>, results: &mut Vec<Finding>) -> Option<usize> {
+    let config = p.config;
+    let objects = p.objects();
+    let admin = |i: &usize| p.origins().is_admin(*i);
+    let found = extension_object(&config.extension, objects, p.origins()).filter(admin);
+    if found.is_none() {
+        let elsewhere = extension_object(&config.extension, objects, p.origins()).is_some()
+            || objects.iter().enumerate().any(|(i, o)| {
+                p.origins().is_bundle(i)
+                    && o.is(OLM_V1_GROUP, "ClusterExtension")
+                    && o.header.name.as_deref() == Some(&config.extension)
+            });
+        if config.admission_policy == AdmissionPolicy::Generate {
+            let why = if elsewhere {
+                "; the input holds it, but in the bundle's folder or on stdin, where the bundle could have written it: keep it in a file of its own, apart from the bundle's files (a saved output that holds the bundle's CSV is the bundle's folder)"
+            } else {
+                ""
+            };
+            results.push(
+                Finding::error(Code::AdmissionPolicyBlocked, format!(
+                    "needs the extension's ClusterExtension (olm.operatorframework.io/v1, named {:?}) among the admin's files: it names the package and the catalog the admission policy pins{why}",
+                    config.extension
+                ))
+                .on(&config.object_ref())
+                .at("spec.admissionPolicy"),
+            );
+        }
+    }
+    found
+}
+
+/// Whether the ClusterExtension's package is the one the render established
+/// for the judged bundle: the pin names no other (said when it would).
+fn package_established(p: &Planning<'_>, package: Option<&str>, results: &mut Vec<Finding>) -> bool {
+    let config = p.config;
+    let established = bundle_package(p).map(|(bundle, _)| bundle);
+    if let Some(named) = package.filter(|n| established.as_deref() != Some(*n)) {
+        results.push(
+            Finding::error(
+                Code::PinPackage,
+                format!(
+                    "cannot be written: the ClusterExtension installs package {named:?}, which is not the package established for the judged bundle ({}); the policy would admit a bundle nobody judged",
+                    established.as_deref().map_or("not known".to_string(), |b| format!("{b:?}"))
+                ),
+            )
+            .on(&config.object_ref())
+            .at("spec.admissionPolicy"),
+        );
+        return false;
+    }
+    true
 }
 
 /// How the ClusterExtension upgrades: outside its catalog's upgrade edges,
@@ -270,7 +304,7 @@ fn check_package<'v>(
                 )
             } else {
                 (
-                    Severity::Warning,
+                    severity,
                     format!("the judged bundle's ClusterServiceVersion is named as if its package were {bundle:?}"),
                 )
             };
