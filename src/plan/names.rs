@@ -13,7 +13,7 @@
 //!   extension's own, start with `olm-rbac-`: `olm-rbac-<extension>-pin`,
 //!   `olm-rbac-delegate-<team>`.
 
-use crate::config::{Naming, RoleKind};
+use crate::config::{Config, Naming, RoleKind};
 use crate::names::bounded_name;
 use crate::plan::types::{Api, ApiSource};
 
@@ -40,9 +40,9 @@ pub(crate) fn api_role(naming: Naming, api: &Api, version: Option<&str>, role: R
 }
 
 /// A Bind-mode binding of an API's role: `<extension>-<api role name>`.
-pub(crate) fn api_binding(extension: &str, naming: Naming, api: &Api, version: Option<&str>, role: RoleKind) -> String {
-    let (base, suffix) = api_parts(naming, api, version, role);
-    bounded_name(&format!("{extension}-{base}"), &suffix)
+pub(crate) fn api_binding(config: &Config, api: &Api, version: Option<&str>, role: RoleKind) -> String {
+    let (base, suffix) = api_parts(config.naming, api, version, role);
+    bounded_name(&format!("{}-{base}", config.extension), &suffix)
 }
 
 /// `<extension>-olm-view` and its like: a role on OLM's own APIs for the

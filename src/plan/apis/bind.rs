@@ -116,13 +116,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
                 for role in roles_bound_with(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
                         for ns in list {
-                            let name = names::api_binding(
-                                &self.config.extension,
-                                self.config.naming,
-                                api,
-                                version.as_deref(),
-                                role,
-                            );
+                            let name = names::api_binding(self.config, api, version.as_deref(), role);
                             self.add(
                                 (Some(ns.clone()), name),
                                 api_about(api, &version, role),
@@ -136,13 +130,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
             None => {
                 for role in roles_bound_with(binding.role) {
                     for (version, role_name) in (self.role_for)(api, role) {
-                        let name = names::api_binding(
-                            &self.config.extension,
-                            self.config.naming,
-                            api,
-                            version.as_deref(),
-                            role,
-                        );
+                        let name = names::api_binding(self.config, api, version.as_deref(), role);
                         self.add((None, name), api_about(api, &version, role), &role_name, &binding.subjects);
                     }
                 }
@@ -150,13 +138,7 @@ impl<F: Fn(&Api, RoleKind) -> Vec<(Option<String>, String)>> Plans<'_, F> {
         }
         if api.source == ApiSource::Crd {
             for (version, role_name) in (self.role_for)(api, RoleKind::CrdView) {
-                let name = names::api_binding(
-                    &self.config.extension,
-                    self.config.naming,
-                    api,
-                    version.as_deref(),
-                    RoleKind::CrdView,
-                );
+                let name = names::api_binding(self.config, api, version.as_deref(), RoleKind::CrdView);
                 self.add((None, name), api_about(api, &version, RoleKind::CrdView), &role_name, &binding.subjects);
             }
         }
