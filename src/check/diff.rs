@@ -187,6 +187,14 @@ pub(crate) fn changes(old: &Policy, new: &Policy) -> Changes {
     holders.extend(new_by.keys().cloned());
     let mut out = Changes::default();
     for holder in holders {
+        // A built-in aggregating role is bound cluster-wide only, where what it
+        // grants is its effective rules: the same rules on both sides, no change.
+        if let Holder::Role(role) = &holder {
+            let rules = |p: &Policy| p.cluster_roles.get(role.name()).map(|r| p.effective_rules(r));
+            if rules(old) == rules(new) {
+                continue;
+            }
+        }
         let (old_c, new_c) = (old_side.held(&holder, Place::ClusterWide), new_side.held(&holder, Place::ClusterWide));
         out.gained.extend(changed(&holder, None, &new_c, &[&old_c]));
         out.lost.extend(changed(&holder, None, &old_c, &[&new_c]));
