@@ -236,6 +236,41 @@ pub(crate) fn resource_of(group: &str, kind: &str) -> Option<ApiResource> {
         .map(|(group, _, plural, cluster)| ApiResource { group: group.into(), plural: plural.into(), cluster })
 }
 
+/// The kinds a registry+v1 bundle may hold, as operator-registry lists them
+/// (`pkg/lib/bundle/supported_resources.go`, v1.73.0, which operator-controller
+/// builds with): OLM refuses a bundle holding any other kind
+/// (operator-controller's `CheckObjectSupport`). Read by kind alone, as OLM
+/// reads it, whatever the group.
+const REGISTRY_V1_KINDS: [&str; 22] = [
+    "ClusterServiceVersion",
+    "CustomResourceDefinition",
+    "Secret",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "ServiceAccount",
+    "Service",
+    "Role",
+    "RoleBinding",
+    "PrometheusRule",
+    "ServiceMonitor",
+    "PodDisruptionBudget",
+    "PriorityClass",
+    "VerticalPodAutoscaler",
+    "ConsoleYAMLSample",
+    "ConsoleQuickStart",
+    "ConsoleCLIDownload",
+    "ConsoleLink",
+    "ConsolePlugin",
+    "NetworkPolicy",
+    "PodMonitor",
+];
+
+/// Whether a registry+v1 bundle may hold an object of `kind`.
+pub(crate) fn registry_v1_holds(kind: &str) -> bool {
+    REGISTRY_V1_KINDS.contains(&kind)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,9 @@ struct Known {
     short: Vec<String>,
     /// One of Kubernetes' own: kubectl prefers it over a CRD's of the same name.
     kubernetes: bool,
+    /// From the kinds table (Kubernetes', OLM's and the well-known operator
+    /// kinds), not only from a CRD of the input.
+    builtin: bool,
 }
 
 /// The resources the input's CRDs define, and the built-in kinds.
@@ -69,6 +72,7 @@ impl Resources {
                     singular: Some(n.singular),
                     short: n.short,
                     kubernetes: n.kubernetes,
+                    builtin: true,
                 };
                 ((r.group, r.plural), known)
             })
@@ -100,14 +104,22 @@ impl Resources {
     }
 
     /// The resource objects of `kind` in `group` are: by the kind as written
-    /// (kinds are case-sensitive), Kubernetes' and OLM's kinds first.
+    /// (kinds are case-sensitive). Where several resources declare the kind,
+    /// Kubernetes' own wins, then the platform's (OLM's, whose CRDs the
+    /// cluster already serves: another CRD declaring their kind is never
+    /// established), then the kinds table's, then the input's CRDs.
     pub(crate) fn of_kind(&self, group: &str, kind: &str) -> Option<ApiResource> {
-        let found = |kubernetes: bool| {
-            self.scope
-                .iter()
-                .find(|((g, _), k)| g == group && k.kubernetes == kubernetes && k.kind_written.as_deref() == Some(kind))
+        let tier = |(g, p): &(String, String), k: &Known| match () {
+            _ if k.kubernetes => 0,
+            _ if crate::reserved::owner_of(g, p).is_some() && k.builtin => 1,
+            _ if k.builtin => 2,
+            _ => 3,
         };
-        let ((g, p), k) = found(true).or_else(|| found(false))?;
+        let ((g, p), k) = self
+            .scope
+            .iter()
+            .filter(|((g, _), k)| g == group && k.kind_written.as_deref() == Some(kind))
+            .min_by_key(|(key, k)| tier(key, k))?;
         Some(ApiResource { group: g.clone(), plural: p.clone(), cluster: k.cluster })
     }
 

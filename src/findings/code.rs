@@ -52,6 +52,8 @@ codes! {
         "a field of an object holds a value olm-rbac cannot read, or the object's name is not valid";
     ApiVersionInvalid = "api-version-invalid",
         "an object's apiVersion is not one the API server (or OLM) serves its kind as";
+    BundleKindUnsupported = "bundle-kind-unsupported",
+        "the bundle holds an object of a kind registry+v1 bundles may not hold: OLM refuses the bundle";
     InputDuplicate = "input-duplicate",
         "the input holds the same object twice";
     BuiltinReconciled = "builtin-reconciled",

@@ -606,3 +606,34 @@ fn a_deployment_that_reaches_into_its_node_is_a_critical_danger() {
     );
     assert_eq!(row["worst"], "critical");
 }
+
+/// A bundle holds only the kinds registry+v1 allows (operator-registry's
+/// supported resources, which operator-controller's `CheckObjectSupport`
+/// reads by kind): OLM refuses any other, and olm-rbac refuses to pass one
+/// on, where `bundleObjects: Keep` would apply it with the runner's rights.
+#[test]
+fn a_bundle_object_of_a_kind_olm_refuses_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bundles, _, _) = bundles_with_csv(dir.path());
+    let bundle = bundles.join("kube-green/0.5.2");
+    let control = render_bundle(dir.path(), &bundle);
+    assert_eq!(control.status.code(), Some(0), "{}", text(&control.stderr));
+    for (kind, api_version, extra) in [
+        ("ClusterExtension", "olm.operatorframework.io/v1", "spec:\n  namespace: x\n  source:\n    sourceType: Catalog\n    catalog: {packageName: other-operator, upgradeConstraintPolicy: SelfCertified}\n"),
+        ("Pod", "v1", "spec:\n  hostPID: true\n  containers: [{name: x, image: busybox}]\n"),
+        ("MutatingWebhookConfiguration", "admissionregistration.k8s.io/v1", "webhooks: []\n"),
+    ] {
+        let file = bundle.join("manifests/extra.yaml");
+        std::fs::write(&file, format!("apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: evil\n{extra}")).unwrap();
+        let out = render_bundle(dir.path(), &bundle);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{kind}: {stderr}");
+        assert!(stderr.contains(&format!("kind: the bundle holds a {kind:?}, a kind registry+v1 bundles may not hold: OLM refuses the bundle")), "{kind}: {stderr}");
+        assert!(text(&out.stdout).is_empty(), "{kind}: nothing is written");
+    }
+    // Every kind registry+v1 allows passes that check (a Secret, say).
+    std::fs::write(bundle.join("manifests/extra.yaml"), "apiVersion: v1\nkind: Secret\nmetadata:\n  name: fine\n")
+        .unwrap();
+    let out = render_bundle(dir.path(), &bundle);
+    assert!(!text(&out.stderr).contains("registry+v1 bundles may not hold"), "{}", text(&out.stderr));
+}

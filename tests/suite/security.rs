@@ -484,7 +484,7 @@ fn stripping_leaves_no_bundle_aggregation_label_anywhere() {
 fn forged_generated_by_labels_never_make_an_item_disappear() {
     let forged = "  labels:\n    app.kubernetes.io/managed-by: olm-rbac\n    olm-rbac.io/extension: ext\n    olm-rbac.io/role: admin\n  annotations:\n    olm-rbac.io/api: foos.example.com\n";
     let extra = vec![
-        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: operator\n{forged}spec: {{}}\n"),
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: operator\n{forged}data: {{}}\n"),
         format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n{forged}data: {{}}\n"),
         // A ClusterRole whose rule is not the one olm-rbac writes for its API.
         format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: sneaky\n{forged}rules:\n{SECRETS}"),
@@ -498,7 +498,7 @@ fn forged_generated_by_labels_never_make_an_item_disappear() {
             let out: BTreeSet<(Option<String>, Option<String>)> =
                 split_documents(&run.output).unwrap().into_iter().map(|d| (d.header.kind, d.header.name)).collect();
             for (kind, name) in [
-                ("Deployment", "operator"),
+                ("ConfigMap", "operator"),
                 ("Secret", "creds"),
                 ("ClusterRole", "sneaky"),
                 ("ClusterRoleBinding", "sneaky"),
@@ -826,23 +826,21 @@ fn alias_expansion_is_bounded_by_the_size_of_the_input() {
 
 #[test]
 fn a_namespace_shipped_in_the_bundle_is_not_selected() {
-    // The bundle ships kube-system with the admin's tenant label.
+    // The bundle ships kube-system with the admin's tenant label: a kind
+    // registry+v1 bundles may not hold, so the bundle is refused, and the
+    // selector still never picks it.
     let shipped = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kube-system\n  labels: {tenant: a}\n";
     let docs = bundle(&[shipped.to_string()]);
     for run in run_both(&docs, BIND_ALL) {
-        assert_eq!(run.code, 0, "{}", run.messages);
-        assert!(
-            run.messages.contains("matches this Namespace, but it is not known to be yours"),
-            "{}: {}",
-            run.runner,
-            run.messages
-        );
+        assert_eq!(run.code, 1, "{}", run.messages);
+        for said in [
+            "matches this Namespace, but it is not known to be yours",
+            "kind: the bundle holds a \"Namespace\", a kind registry+v1 bundles may not hold",
+        ] {
+            assert!(run.messages.contains(said), "{}: {}", run.runner, run.messages);
+        }
         let p = policy(&run.output);
         let readers = Identity::new("r", &["readers".into()]);
-        assert!(
-            p.can(&readers, &Request::on("get", "example.com", "foos", Some("team-a"))).is_some(),
-            "the admin's namespace"
-        );
         assert!(
             p.can(&readers, &Request::on("get", "example.com", "foos", Some("kube-system"))).is_none(),
             "{}",
@@ -1086,7 +1084,15 @@ fn a_bundle_root_is_the_bundles_wherever_its_csv_sits() {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(!text(&out.stdout).contains("namespace: prod-payments"), "nothing granted in the bundle's Namespace");
-    assert!(text(&out.stdout).contains("namespace: team-a"));
+    // The Namespace under the bundle's root is the bundle's, wherever its
+    // CSV sits: a kind registry+v1 bundles may not hold, so it is refused.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(
+            "Namespace prod-payments: kind: the bundle holds a \"Namespace\", a kind registry+v1 bundles may not hold"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).is_empty(), "nothing is written");
 }

@@ -87,6 +87,37 @@ pub(crate) fn identity(o: &InputObject, resources: &Resources) -> (String, Strin
     (group.to_string(), kind.to_string(), namespace, o.header.name.clone().unwrap_or_default())
 }
 
+/// A bundle holds only the kinds registry+v1 allows: OLM refuses any other
+/// (so the bundle cannot be installed), and applied as it is
+/// (`bundleObjects: Keep`) such an object would reach the cluster with the
+/// runner's rights, judged by nobody: a Pod, a webhook, a ClusterExtension
+/// installing another operator. The admin's ClusterExtension belongs in a
+/// file of its own, never in the bundle's folder.
+fn check_bundle_kinds(
+    objects: &[InputObject],
+    origins: &Origins,
+    claims: &[Option<String>],
+    results: &mut Vec<Finding>,
+) {
+    // olm-rbac's own earlier output in a saved render is believed only where
+    // this run writes it again exactly (`provenance`): an admission policy it wrote.
+    let believed = |i: usize| claims.get(i).is_some_and(Option::is_some);
+    for (_, o) in objects.iter().enumerate().filter(|(i, _)| origins.is_bundle(*i) && !believed(*i)) {
+        let kind = o.header.kind.as_deref().unwrap_or_default();
+        if !crate::kinds::registry_v1_holds(kind) {
+            results.push(
+                Finding::error(
+                    Code::BundleKindUnsupported,
+                    format!("the bundle holds a {kind:?}, a kind registry+v1 bundles may not hold: OLM refuses the bundle (unsupported resource), and olm-rbac does not pass it on"),
+                )
+                .on(&o.object_ref())
+                .at("kind")
+                .in_file(o.file.as_ref()),
+            );
+        }
+    }
+}
+
 /// Checks on the input as a whole, whatever the config says.
 pub(crate) fn check_input(
     objects: &[InputObject],
@@ -95,6 +126,7 @@ pub(crate) fn check_input(
     claims: &[Option<String>],
     results: &mut Vec<Finding>,
 ) {
+    check_bundle_kinds(objects, origins, claims, results);
     // Two items with one identity are one object on the cluster: the last one
     // applied wins, and olm-rbac might judge the other.
     let mut seen: BTreeMap<_, &InputObject> = BTreeMap::new();

@@ -76,3 +76,22 @@ fn a_crd_scope_the_api_server_would_refuse_is_refused() {
         "{said:?}"
     );
 }
+
+#[test]
+fn a_crd_cannot_take_over_the_kind_of_a_platform_resource() {
+    // A CRD declaring OLM v1's ClusterExtension kind under another plural
+    // (sorting before `clusterextensions`) is never established: the kind
+    // stays OLM's, cluster-scoped, so two copies are one object.
+    let objects = [
+        crd_scoped("aaa", "olm.operatorframework.io", "ClusterExtension", "Namespaced"),
+        object("olm.operatorframework.io/v1", "ClusterExtension", "ops"),
+    ];
+    let table = Resources::of_input(&objects);
+    let r = table.of_kind("olm.operatorframework.io", "ClusterExtension").unwrap();
+    assert_eq!((r.plural.as_str(), r.cluster), ("clusterextensions", true));
+    assert_eq!(identity(&objects[1], &table).2, None);
+    // A kind only a CRD declares is that CRD's.
+    let objects = [crd_scoped("gadgets", "example.com", "Gadget", "Cluster")];
+    let r = Resources::of_input(&objects).of_kind("example.com", "Gadget").unwrap();
+    assert_eq!((r.plural.as_str(), r.cluster), ("gadgets", true));
+}
