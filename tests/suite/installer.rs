@@ -409,6 +409,33 @@ fn a_bundle_cannot_make_the_installer_hold_what_it_cannot_name() {
     assert!(out.stderr.contains("error: Gadget.example.com g: spec.installer: olm-rbac does not know which API resource kind Gadget of example.com/v1 is"), "{}", out.stderr);
 }
 
+/// The installer resolves a bundle binding's role as the kernel does, where
+/// OLM puts both: a ClusterRoleBinding cannot bind a Role (the API server
+/// refuses it), whatever Role of that name the bundle ships.
+#[test]
+fn a_binding_resolves_its_role_where_olm_places_both() {
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: leases\n  namespace: elsewhere\nrules:\n- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get]}\n";
+    let in_place = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: leases\n  namespace: other\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: leases}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller}\n";
+    let cluster_wide = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: leases-everywhere\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: leases}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: argocd}\n";
+    let with = |extra: &[&str]| {
+        let mut inputs = sources("ack-s3-controller-1.10.0");
+        for (i, text) in extra.iter().enumerate() {
+            inputs.push(Source {
+                name: format!("ack-s3-controller-1.10.0/manifests/extra-{i}.yaml"),
+                text: text.to_string(),
+            });
+        }
+        render_with(inputs, "argocd", &installer_spec("OLMv1", ""))
+    };
+    // Both land in the install namespace, whatever namespaces they name: found.
+    let placed = with(&[role, in_place]);
+    assert!(!placed.stderr.contains("which it does not ship"), "{}", placed.stderr);
+    // A ClusterRoleBinding to a Role binds nothing the bundle ships.
+    let out = with(&[role, cluster_wide]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("error: ClusterRoleBinding leases-everywhere: roleRef: spec.installer: the bundle binds Role \"leases\", which it does not ship"), "{}", out.stderr);
+}
+
 #[test]
 fn the_installer_and_the_operator_share_the_install_namespace() {
     let spec = format!(

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
-use crate::access::Resources;
+use crate::access::{self, Resources};
 use crate::config::{Olm, OperatorPermissions};
 use crate::findings::{Code, Finding};
 use crate::kinds::{resource as resource_table, ApiResource};
@@ -271,6 +271,7 @@ fn bundle_role_needs(
     results: &mut Vec<Finding>,
 ) -> Vec<Need> {
     let mut needs = Vec::new();
+    let placed = as_olm_places(members, objects, ns);
     for &i in members {
         let o = &objects[i];
         let cluster = o.header.kind.as_deref() == Some("ClusterRole");
@@ -293,12 +294,11 @@ fn bundle_role_needs(
                 }));
             }
             Body::Binding(b) => {
-                let shipped = members.iter().any(|&j| {
-                    matches!(objects[j].body, Body::Role(_))
-                        && objects[j].header.kind == b.role_ref.kind
-                        && objects[j].header.name == b.role_ref.name
-                });
-                if !shipped {
+                // The role the binding gets where OLM puts both, as the kernel resolves it.
+                let at = placed_namespace(o, ns);
+                let name = o.header.name.as_deref().unwrap_or_default();
+                let def = placed.bindings.iter().find(|d| d.name == name && d.namespace.as_deref() == at);
+                if def.and_then(|d| placed.bound_role(d)).is_none() {
                     results.push(
                         Finding::error(Code::InstallerNeedsForeignRole, format!(
                             "spec.installer: the bundle binds {} {:?}, which it does not ship: the installer would have to hold whatever that grants",
@@ -315,6 +315,29 @@ fn bundle_role_needs(
         }
     }
     needs
+}
+
+/// The bundle's roles and bindings as OLM places them, in the kernel's own
+/// policy type: each namespaced one in the install namespace, whatever
+/// namespace it names; nothing else (a binding to a role the bundle does
+/// not ship resolves to nothing).
+fn as_olm_places(members: &BTreeSet<usize>, objects: &[InputObject], ns: &str) -> access::Policy {
+    let mut placed = access::Policy { resources: Resources::builtin(), ..Default::default() };
+    for &i in members {
+        let o = &objects[i];
+        if matches!(o.body, Body::Role(_) | Body::Binding(_)) {
+            let mut header = o.header.clone();
+            header.namespace = placed_namespace(o, ns).map(str::to_string);
+            placed.add_object(&InputObject { header, body: o.body.clone(), file: None });
+        }
+    }
+    placed
+}
+
+/// Where OLM puts a bundle's RBAC object: a Role or RoleBinding in the
+/// install namespace, a cluster-wide one nowhere.
+fn placed_namespace<'n>(o: &InputObject, ns: &'n str) -> Option<&'n str> {
+    (o.is(RBAC_GROUP, "Role") || o.is(RBAC_GROUP, "RoleBinding")).then_some(ns)
 }
 
 /// The API resource of an object, as the scope table has its kind.
