@@ -679,3 +679,42 @@ fn the_unnamed_install_namespace_is_no_name_a_bundle_can_write() {
     assert_eq!(out.code, 1, "{}", said(&out));
     assert!(has_code(&coded, "subject-foreign", Some("error")), "{coded:#?}");
 }
+
+/// The text shows at most ten dangerous grants per holder, worst first: what
+/// the cap leaves out is never more dangerous than what it shows (a
+/// `*`/`*`/`*` rule written last in a CSV of many risky rules).
+#[test]
+fn the_cap_never_hides_a_worse_grant_than_it_shows() {
+    const BUNDLE: &str = "memcached-operator-0.0.1";
+    let reads: String = (0..12)
+        .map(|i| {
+            format!("        - {{apiGroups: [\"\"], resources: [secrets], verbs: [get], resourceNames: [s{i}]}}\n")
+        })
+        .collect();
+    let everything = "        - {apiGroups: [\"*\"], resources: [\"*\"], verbs: [\"*\"]}\n";
+    let inputs: Vec<Source> = bundle_docs(BUNDLE)
+        .into_iter()
+        .map(|(name, text)| {
+            let text = text.replacen(
+                "      clusterPermissions:\n      - rules:\n",
+                &format!("      clusterPermissions:\n      - rules:\n{reads}{everything}"),
+                1,
+            );
+            Source { name: format!("{BUNDLE}/manifests/{name}"), text }
+        })
+        .collect();
+    let out = render(
+        &inputs,
+        &[Source {
+            name: "admin/rbac.yaml".into(),
+            text: config(
+                "memcached",
+                "  mode: Aggregate\n  operator:\n    permissions: Cluster\n    installNamespace: memcached-system\n",
+            ),
+        }],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains(" more like it for "), "the cap applies: {}", out.stderr);
+    let critical = out.stderr.lines().find(|l| l.contains("verbs=[*] apiGroups=[*] resources=[*] cluster-wide"));
+    assert!(critical.is_some_and(|l| l.contains("(critical)")), "the worst grant is shown: {}", out.stderr);
+}

@@ -202,11 +202,15 @@ impl Gate<'_> {
 /// permissions names.
 pub(super) fn warn_dangerous(holdings: &[Holding], results: &mut Vec<Finding>) {
     let mut results = Capped::new(results);
-    for g in holdings {
-        let dangers = dangers(&g.rule, g.reach == Reach::Cluster);
-        if dangers.is_empty() {
-            continue;
-        }
+    // Worst first, so that the cap on the text never hides a grant more
+    // dangerous than those it shows (the order is otherwise the CSV's).
+    let mut dangerous: Vec<(&Holding, Vec<_>)> = holdings
+        .iter()
+        .map(|g| (g, dangers(&g.rule, g.reach == Reach::Cluster)))
+        .filter(|(_, d)| !d.is_empty())
+        .collect();
+    dangerous.sort_by_key(|(_, d)| std::cmp::Reverse(d.iter().map(|d| d.severity).max()));
+    for (g, dangers) in dangerous {
         let what: Vec<String> = dangers.iter().map(|d| format!("{} ({})", d.what, d.severity)).collect();
         let message = format!(
             "{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
