@@ -80,6 +80,12 @@ fn catalog_with(dir: &std::path::Path, edit: impl Fn(String) -> String) -> std::
     folder
 }
 
+/// `catalog audit -o json` of the metadata-only catalog with `bundles`.
+fn audit(bundles: &std::path::Path) -> std::process::Output {
+    let (catalog, bundles) = (repo(METADATA_ONLY).display().to_string(), bundles.display().to_string());
+    run_bin(&["catalog", "audit", "--catalog", &catalog, "--bundles", &bundles, "-o", "json"], "")
+}
+
 fn verdict_of<'a>(judged: &'a Judged, version: &str) -> Option<&'a str> {
     judged.rows.iter().find(|r| r["version"] == version).and_then(|r| r["verdict"].as_str())
 }
@@ -413,19 +419,7 @@ fn every_dangerous_grant_is_counted_and_the_worst_is_a_value() {
         ),
     )
     .unwrap();
-    let out = run_bin(
-        &[
-            "catalog",
-            "audit",
-            "--catalog",
-            &repo(METADATA_ONLY).display().to_string(),
-            "--bundles",
-            &bundles.display().to_string(),
-            "-o",
-            "json",
-        ],
-        "",
-    );
+    let out = audit(&bundles);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let row = rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
@@ -582,19 +576,7 @@ fn a_deployment_that_reaches_into_its_node_is_a_critical_danger() {
     let host =
         format!("{pod}              hostPID: true\n              volumes: [{{name: root, hostPath: {{path: /}}}}]\n");
     std::fs::write(&csv, written.replacen(pod, &host, 1)).unwrap();
-    let out = run_bin(
-        &[
-            "catalog",
-            "audit",
-            "--catalog",
-            &repo(METADATA_ONLY).display().to_string(),
-            "--bundles",
-            &bundles.display().to_string(),
-            "-o",
-            "json",
-        ],
-        "",
-    );
+    let out = audit(&bundles);
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let row = rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
     let said: Vec<&str> = row["dangerous"].as_array().unwrap().iter().filter_map(|d| d.as_str()).collect();

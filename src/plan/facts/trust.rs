@@ -102,7 +102,8 @@ fn check_bundle_kinds(
     // olm-rbac's own earlier output in a saved render is believed only where
     // this run writes it again exactly (`provenance`): an admission policy it wrote.
     let believed = |i: usize| claims.get(i).is_some_and(Option::is_some);
-    for (_, o) in objects.iter().enumerate().filter(|(i, _)| origins.is_bundle(*i) && !believed(*i)) {
+    let bundle = objects.iter().enumerate().filter(|(i, _)| origins.is_bundle(*i) && !believed(*i)).map(|(_, o)| o);
+    for o in bundle {
         let kind = o.header.kind.as_deref().unwrap_or_default();
         if !crate::kinds::registry_v1_holds(kind) {
             results.push(

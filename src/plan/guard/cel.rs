@@ -85,11 +85,6 @@ impl Cel {
     pub(crate) fn within(self, list: Cel) -> Cel {
         Cel(format!("{} in {}", self.0, list.0))
     }
-
-    /// A field path under the object, written here: `object.spec.namespace`.
-    fn path(text: &'static str) -> Cel {
-        Cel::fixed(text)
-    }
 }
 
 /// The ClusterExtension names a catalog source: each step tested, so that a
@@ -109,7 +104,7 @@ pub(crate) fn package_in<'s>(packages: impl IntoIterator<Item = &'s str>) -> Cel
 
 /// `spec.source.catalog.packageName`, for a test the caller writes.
 pub(crate) fn package() -> Cel {
-    Cel::path("object.spec.source.catalog.packageName")
+    Cel::fixed("object.spec.source.catalog.packageName")
 }
 
 /// Its version is written as one of `versions` (and, for delegations, per
@@ -124,7 +119,7 @@ pub(crate) fn version_in<'s>(versions: impl IntoIterator<Item = &'s str>) -> Cel
 
 /// `spec.source.catalog.version`.
 fn version() -> Cel {
-    Cel::path("object.spec.source.catalog.version")
+    Cel::fixed("object.spec.source.catalog.version")
 }
 
 /// One of `packages`, each at one of its versions, written exactly.
@@ -183,13 +178,13 @@ pub(crate) fn no_config() -> Cel {
 pub(crate) fn namespace_in<'s>(namespaces: impl IntoIterator<Item = &'s str>) -> Cel {
     Cel::all([
         Cel::fixed("has(object.spec.namespace)"),
-        Cel::path("object.spec.namespace").within(Cel::list(namespaces)),
+        Cel::fixed("object.spec.namespace").within(Cel::list(namespaces)),
     ])
 }
 
 /// Its `metadata.name` is `name`.
 pub(crate) fn named(name: &str) -> Cel {
-    Cel::path("object.metadata.name").eq(Cel::string(name))
+    Cel::fixed("object.metadata.name").eq(Cel::string(name))
 }
 
 /// The annotation earlier OLM v1 releases read a ClusterExtension's watch

@@ -97,7 +97,7 @@ impl Installing<'_> {
             needs.extend(self.upgrade_needs(from, &named, results));
         }
         needs.extend(self.operator_needs(results));
-        needs.extend(bundle_role_needs(members, objects, ns, results));
+        needs.extend(bundle_role_needs(members, objects, ns, &self.operator.planning.input.resources, results));
         needs
     }
 
@@ -268,10 +268,11 @@ fn bundle_role_needs(
     members: &BTreeSet<usize>,
     objects: &[InputObject],
     ns: &str,
+    table: &Resources,
     results: &mut Vec<Finding>,
 ) -> Vec<Need> {
     let mut needs = Vec::new();
-    let placed = as_olm_places(members, objects, ns);
+    let placed = as_olm_places(members, objects, ns, table);
     for &i in members {
         let o = &objects[i];
         let cluster = o.header.kind.as_deref() == Some("ClusterRole");
@@ -295,7 +296,7 @@ fn bundle_role_needs(
             }
             Body::Binding(b) => {
                 // The role the binding gets where OLM puts both, as the kernel resolves it.
-                let at = placed_namespace(o, ns);
+                let at = placed_namespace(o, ns, table);
                 let name = o.header.name.as_deref().unwrap_or_default();
                 let def = placed.bindings.iter().find(|d| d.name == name && d.namespace.as_deref() == at);
                 if def.and_then(|d| placed.bound_role(d)).is_none() {
@@ -321,23 +322,24 @@ fn bundle_role_needs(
 /// policy type: each namespaced one in the install namespace, whatever
 /// namespace it names; nothing else (a binding to a role the bundle does
 /// not ship resolves to nothing).
-fn as_olm_places(members: &BTreeSet<usize>, objects: &[InputObject], ns: &str) -> access::Policy {
-    let mut placed = access::Policy { resources: Resources::builtin(), ..Default::default() };
+fn as_olm_places(members: &BTreeSet<usize>, objects: &[InputObject], ns: &str, table: &Resources) -> access::Policy {
+    let mut placed = access::Policy { resources: table.clone(), ..Default::default() };
     for &i in members {
         let o = &objects[i];
         if matches!(o.body, Body::Role(_) | Body::Binding(_)) {
             let mut header = o.header.clone();
-            header.namespace = placed_namespace(o, ns).map(str::to_string);
+            header.namespace = placed_namespace(o, ns, table).map(str::to_string);
             placed.add_object(&InputObject { header, body: o.body.clone(), file: None });
         }
     }
     placed
 }
 
-/// Where OLM puts a bundle's RBAC object: a Role or RoleBinding in the
-/// install namespace, a cluster-wide one nowhere.
-fn placed_namespace<'n>(o: &InputObject, ns: &'n str) -> Option<&'n str> {
-    (o.is(RBAC_GROUP, "Role") || o.is(RBAC_GROUP, "RoleBinding")).then_some(ns)
+/// Where OLM puts a bundle's object: one of a namespaced kind (as the scope
+/// table has it) in the install namespace, whatever namespace it names.
+fn placed_namespace<'n>(o: &InputObject, ns: &'n str, table: &Resources) -> Option<&'n str> {
+    let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
+    (!table.kind_is_cluster_scoped(group, kind)).then_some(ns)
 }
 
 /// The API resource of an object, as the scope table has its kind.
