@@ -33,6 +33,10 @@ pub struct RoleDef {
     pub aggregation: Vec<LabelSelector>,
     /// Not in the input: Kubernetes' bootstrap role, modelled.
     pub builtin: bool,
+    /// The input object it was read from, by index, where the caller gave one
+    /// ([`Policy::add_object_from`]): how a holding names the object and field
+    /// that grant it.
+    pub source: Option<usize>,
 }
 
 /// A RoleBinding (namespace set) or ClusterRoleBinding.
@@ -54,6 +58,8 @@ pub struct BindingDef {
     pub labels: BTreeMap<String, String>,
     /// Not in the input: one of Kubernetes' bootstrap ClusterRoleBindings, modelled.
     pub builtin: bool,
+    /// The input object it was read from, as for [`RoleDef::source`].
+    pub source: Option<usize>,
 }
 
 impl BindingDef {
@@ -95,10 +101,30 @@ pub struct Policy {
     pub kept_as_written: BTreeSet<(Bootstrap, String)>,
 }
 
+/// One rule a role holds ([`Policy::sourced_rules`]): the chain of roles it
+/// comes through, and where it is written.
+#[derive(Debug, Clone)]
+pub struct SourcedRule {
+    /// The role asked about, then each aggregated role down to the one that writes the rule.
+    pub roles: Vec<String>,
+    /// The rule.
+    pub rule: PolicyRule,
+    /// The [`RoleDef::source`] of the role that writes it.
+    pub source: Option<usize>,
+    /// Its index in that role's `rules`.
+    pub index: usize,
+}
+
 impl Policy {
     /// A role's rules with the chain of roles each comes from, following
     /// aggregation rules by label (transitively, cycles cut).
     pub fn effective_rules(&self, role: &RoleDef) -> Vec<(Vec<String>, PolicyRule)> {
+        self.sourced_rules(role).into_iter().map(|h| (h.roles, h.rule)).collect()
+    }
+
+    /// [`Policy::effective_rules`], each rule with the role object and index
+    /// it is written at: what the install gate names as granting it.
+    pub fn sourced_rules(&self, role: &RoleDef) -> Vec<SourcedRule> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         self.collect_rules(role, &mut vec![role.name.clone()], &mut seen, &mut out);
@@ -110,8 +136,16 @@ impl Policy {
         role: &RoleDef,
         path: &mut Vec<String>,
         seen: &mut BTreeSet<String>,
-        out: &mut Vec<(Vec<String>, PolicyRule)>,
+        out: &mut Vec<SourcedRule>,
     ) {
+        let written = |path: &[String], role: &RoleDef, out: &mut Vec<SourcedRule>| {
+            out.extend(role.rules.iter().enumerate().map(|(index, r)| SourcedRule {
+                roles: path.to_vec(),
+                rule: r.clone(),
+                source: role.source,
+                index,
+            }))
+        };
         if !seen.insert(format!("{}/{}", role.namespace.as_deref().unwrap_or_default(), role.name)) {
             // Aggregating roles that select each other: the controller copies
             // rules around the cycle, so what is written on any role in it can
@@ -120,14 +154,14 @@ impl Policy {
             if let Some(start) = before.iter().position(|n| *n == role.name) {
                 for name in &before[start..] {
                     if let Some(member) = self.cluster_roles.get(name) {
-                        out.extend(member.rules.iter().map(|r| (path.clone(), r.clone())));
+                        written(path, member, out);
                     }
                 }
             }
             return;
         }
         if role.aggregation.is_empty() || role.namespace.is_some() {
-            out.extend(role.rules.iter().map(|r| (path.clone(), r.clone())));
+            written(path, role, out);
             return;
         }
         // The aggregation controller replaces an aggregating role's rules with
@@ -266,17 +300,23 @@ impl Policy {
     /// one way roles and bindings enter a policy, whether read from rendered
     /// manifests or handed over by the planner.
     pub(crate) fn add_object(&mut self, o: &InputObject) {
+        self.add_object_from(o, None)
+    }
+
+    /// [`Policy::add_object`], recording the role or binding as read from
+    /// input object `source` ([`RoleDef::source`]).
+    pub(crate) fn add_object_from(&mut self, o: &InputObject, source: Option<usize>) {
         let kind = o.header.kind.as_deref();
         match &o.body {
             Body::Crd(crd) => self.add_crd(crd),
             Body::Role(r) => {
                 if let Some(kind) = kind.and_then(RoleRefKind::parse) {
-                    self.add_role(&o.header, kind, r);
+                    self.add_role(&o.header, kind, r, source);
                 }
             }
             Body::Binding(b) => {
                 if let Some(kind) = kind.and_then(BindingKind::parse) {
-                    self.add_binding(&o.header, kind, b);
+                    self.add_binding(&o.header, kind, b, source);
                 }
             }
             _ => {}
@@ -290,14 +330,15 @@ impl Policy {
         }
     }
 
-    fn add_role(&mut self, h: &Header, kind: RoleRefKind, r: &RoleView) {
+    fn add_role(&mut self, h: &Header, kind: RoleRefKind, r: &RoleView, source: Option<usize>) {
         let name = h.name.clone().unwrap_or_default();
         let labels = h.labels.clone();
         let rules = r.rules.iter().map(RuleView::to_policy_rule).collect();
         match kind {
             RoleRefKind::ClusterRole => {
                 let aggregation = r.aggregation_rule.clone().map(|a| a.cluster_role_selectors).unwrap_or_default();
-                let def = RoleDef { name: name.clone(), namespace: None, labels, rules, aggregation, builtin: false };
+                let def =
+                    RoleDef { name: name.clone(), namespace: None, labels, rules, aggregation, builtin: false, source };
                 if opted_out(h) {
                     self.kept_as_written.insert((Bootstrap::ClusterRole, name.clone()));
                 }
@@ -305,14 +346,20 @@ impl Policy {
             }
             RoleRefKind::Role => {
                 let ns = h.namespace.clone().unwrap_or_else(|| "default".into());
-                let def =
-                    RoleDef { name: name.clone(), namespace: Some(ns.clone()), labels, rules, ..Default::default() };
+                let def = RoleDef {
+                    name: name.clone(),
+                    namespace: Some(ns.clone()),
+                    labels,
+                    rules,
+                    source,
+                    ..Default::default()
+                };
                 self.roles.insert((ns, name), def);
             }
         }
     }
 
-    fn add_binding(&mut self, h: &Header, kind: BindingKind, b: &BindingView) {
+    fn add_binding(&mut self, h: &Header, kind: BindingKind, b: &BindingView, source: Option<usize>) {
         let name = h.name.clone().unwrap_or_default();
         let namespace = match kind {
             BindingKind::RoleBinding => Some(h.namespace.clone().unwrap_or_else(|| "default".into())),
@@ -329,6 +376,7 @@ impl Policy {
             subjects: b.subjects.iter().map(subject_of).collect(),
             labels: h.labels.clone(),
             builtin: false,
+            source,
         });
     }
 }

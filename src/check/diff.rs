@@ -323,6 +323,7 @@ impl<'p> Side<'p> {
                     subjects: Vec::new(),
                     labels: BTreeMap::new(),
                     builtin: true,
+                    source: None,
                 };
                 self.policy.permissions_through(std::iter::once(&binding), place)
             }

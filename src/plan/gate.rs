@@ -62,6 +62,17 @@ impl Namespace {
             _ => None,
         }
     }
+
+    /// The namespace of a copy the kernel's policy holds, where the gate
+    /// placed it under its name as written ([`Namespace`]'s `Display`). The
+    /// unnamed ones' names are no namespace's (not DNS-1123 labels), and
+    /// the placement never writes a copy in such a namespace.
+    fn placed(name: &str) -> Namespace {
+        [Namespace::UnnamedInstall, Namespace::Applied]
+            .into_iter()
+            .find(|unnamed| unnamed.to_string() == name)
+            .unwrap_or_else(|| Namespace::Named(name.to_string()))
+    }
 }
 
 impl std::fmt::Display for Namespace {

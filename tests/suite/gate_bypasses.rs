@@ -231,3 +231,123 @@ subjects:
     let out = render(&files(&[("bundle/manifests/zz-crb.yaml", rbac.to_string())]), &admin_config(&spec));
     assert_eq!(out.code, 1, "{}", said(&out));
 }
+
+/// A bundle ClusterRole with an aggregationRule, bound to the operator,
+/// gathers another of the bundle's ClusterRoles by label: the operator holds
+/// the gathered rules, which no rule of the bound role shows. The gate judged
+/// only "cannot be measured" and let the rules themselves go unnamed.
+/// Closed in: `gate::holdings::cluster_to_be`: the bundle's bindings are
+/// resolved by the access kernel over the cluster to be, aggregation
+/// included, and each gathered rule is judged at the role that writes it.
+#[test]
+fn a_bound_aggregating_role_is_judged_by_the_rules_it_gathers() {
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ack-gather
+aggregationRule:
+  clusterRoleSelectors:
+  - matchLabels: {ack.example/part: 'true'}
+rules: []
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ack-part
+  labels: {ack.example/part: 'true'}
+rules:
+- {apiGroups: [''], resources: [pods/exec], verbs: [create]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ack-gather
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ack-gather}
+subjects:
+- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}
+";
+    let (out, results) = render_results(
+        &files(&[("bundle/manifests/zz-gather.yaml", rbac.to_string())]),
+        &admin_config(&olm_v1_spec("")),
+    );
+    assert_eq!(out.code, 1, "{}", said(&out));
+    let beyond: Vec<&Coded> = results.iter().filter(|r| r.code == "policy-not-allowed").collect();
+    assert!(
+        beyond.iter().any(|r| r.message.starts_with(
+            "ClusterRole ack-part: rules[0]: install policy: ServiceAccount ops/ack-s3-controller (through the bundle's ClusterRoleBinding ack-gather) would be granted verbs=[create] apiGroups=[\"\"] resources=[pods/exec] cluster-wide"
+        )),
+        "the gathered rule is judged where it is written: {results:#?}"
+    );
+}
+
+/// The API server refuses a ClusterRoleBinding to a Role, so it grants
+/// nothing anywhere, whatever Role of that name the bundle ships. The gate
+/// found the Role by name and judged its rules as granted cluster-wide: a
+/// refusal for a grant that cannot exist.
+/// Closed in: `gate::holdings::resolve`: the role a binding gets is the
+/// kernel's `Policy::bound_role`, as the installer's.
+#[test]
+fn a_cluster_role_binding_to_a_role_grants_nothing() {
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: ack-pods
+rules:
+- {apiGroups: [''], resources: [pods/exec], verbs: [create]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ack-pods
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ack-pods}
+subjects:
+- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}
+";
+    let (out, results) =
+        render_results(&files(&[("bundle/manifests/zz-pods.yaml", rbac.to_string())]), &admin_config(&olm_v1_spec("")));
+    let cluster_wide: Vec<&Coded> =
+        results.iter().filter(|r| r.message.contains("(through the bundle's ClusterRoleBinding ack-pods)")).collect();
+    assert!(cluster_wide.is_empty(), "{cluster_wide:#?}");
+    // The same Role bound where OLM places it is judged there.
+    let bound = rbac.replace("kind: ClusterRoleBinding", "kind: RoleBinding");
+    let (out2, results) =
+        render_results(&files(&[("bundle/manifests/zz-pods.yaml", bound)]), &admin_config(&olm_v1_spec("")));
+    assert_eq!(out2.code, 1, "{}", said(&out2));
+    assert!(
+        results.iter().any(|r| r.code == "policy-not-allowed"
+            && r.message.starts_with("Role ack-pods: rules[0]: install policy: ServiceAccount ops/ack-s3-controller (through the bundle's RoleBinding ack-pods) would be granted verbs=[create] apiGroups=[\"\"] resources=[pods/exec] in namespace(s) ops")),
+        "{results:#?}"
+    );
+    assert_eq!(out.code, 0, "{}", said(&out));
+}
+
+/// Under `bundleObjects: Keep` a bundle RoleBinding is also applied where it
+/// is written. A written namespace that is no namespace's name (here the
+/// gate's own name for "the install namespace" when the config names none)
+/// must not pass for the install namespace: the API server refuses the copy,
+/// and the subject it names stays foreign.
+#[test]
+fn a_namespace_the_api_server_refuses_is_no_copy_of_the_install_namespace() {
+    let spec = format!("  bundleObjects: Keep\n  operator:\n{ALLOW}");
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: ack-leases
+  namespace: (the install namespace)
+rules:
+- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: ack-leases
+  namespace: (the install namespace)
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ack-leases}
+subjects:
+- {kind: ServiceAccount, name: ack-s3-controller, namespace: (the install namespace)}
+";
+    let (out, results) =
+        render_results(&files(&[("bundle/manifests/zz-leases.yaml", rbac.to_string())]), &admin_config(&spec));
+    assert_eq!(out.code, 1, "{}", said(&out));
+    assert!(results.iter().any(|r| r.code == "subject-foreign"), "{results:#?}");
+}

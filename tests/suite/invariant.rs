@@ -324,6 +324,7 @@ pub fn cluster(text: &str, op: &Operator, csv: Option<&Csv>) -> Policy {
             }],
             labels: Default::default(),
             builtin: false,
+            source: None,
         });
     };
     for (i, (sa, rules)) in csv.cluster.iter().enumerate() {

@@ -91,6 +91,7 @@ fn binding(namespace: Option<&str>, role: &str, subjects: &[&str]) -> BindingDef
         subjects: subjects.iter().map(|s| subject(s)).collect(),
         labels: BTreeMap::new(),
         builtin: false,
+        source: None,
     }
 }
 

@@ -1283,6 +1283,7 @@ mod escalation {
             subjects: vec![user],
             labels: Default::default(),
             builtin: false,
+            source: None,
         };
         Policy { cluster_roles: [("owner".into(), role)].into(), bindings: vec![binding], ..Default::default() }
     }

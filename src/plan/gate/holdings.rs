@@ -7,10 +7,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use k8s_openapi::api::rbac::v1::PolicyRule;
+use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 
 use crate::access::cover::uncovered_rules;
-use crate::access::{self, describe_rule, selects};
+use crate::access::{self, describe_rule, selects, BindingDef, Policy, RoleDef};
 use crate::config::{BundleObjects, RoleKind, SubjectKind};
 use crate::findings::{Code, Finding, ObjRef};
 use crate::model::*;
@@ -18,6 +18,7 @@ use crate::reserved::is_reserved_role_name;
 
 use crate::plan::apis::roles::level_gathered_by;
 use crate::plan::facts::grants::{CsvGrant, GrantScope};
+use crate::plan::facts::placement::Placement;
 use crate::plan::gate::{Gate, Namespace};
 use crate::plan::operator::permissions::{promoted, read_namespaces};
 
@@ -82,13 +83,6 @@ pub(super) enum Reach {
     Cluster,
     /// In each of these namespaces.
     Namespaces(Vec<Namespace>),
-}
-
-/// An input object, and whether it is known to be the admin's.
-#[derive(Clone, Copy)]
-struct Present<'o> {
-    object: &'o InputObject,
-    admin: bool,
 }
 
 /// A rule a binding's role grants, with the object and field it is written in.
@@ -214,8 +208,7 @@ impl<'a> Gate<'a> {
         // copy OLM would install were it the bundle's (in the install
         // namespace, for a namespaced one): then the cluster holds that grant
         // either way (`provenance::Believed`).
-        let present: Vec<Present> =
-            objects.iter().enumerate().map(|(i, o)| Present { object: o, admin: origins.is_admin(i) }).collect();
+        let cluster = self.cluster_to_be();
         let mut out = Vec::new();
         for (i, o) in objects.iter().enumerate() {
             if origins.is_admin(i) || (p.claims[i].is_some() && p.held_anyway.contains(&i)) {
@@ -230,12 +223,12 @@ impl<'a> Gate<'a> {
                         let finding = self.finding_on(o, Code::Unmeasurable, "aggregationRule", message);
                         results.push(finding.dangerous(crate::findings::DangerLevel::Critical));
                     }
-                    self.check_aggregated(o, &present, results);
+                    self.check_aggregated(o, results);
                     if !v.aggregates() {
                         out.extend(self.installer_holdings(o, v));
                     }
                 }
-                Body::Binding(b) => out.extend(self.bound(o, b, &present, results)),
+                Body::Binding(_) => out.extend(self.bound(o, i, &cluster, results)),
                 _ => {}
             }
         }
@@ -287,7 +280,7 @@ impl<'a> Gate<'a> {
     /// built-in `admin`, `edit`, `view`; `view` for an aggregating role of the
     /// input's), and nothing else. A label for an aggregating role olm-rbac
     /// does not see cannot be measured.
-    fn check_aggregated(&self, o: &InputObject, present: &[Present], results: &mut Vec<Finding>) {
+    fn check_aggregated(&self, o: &InputObject, results: &mut Vec<Finding>) {
         let Body::Role(view) = &o.body else { return };
         if o.role_kind() != Some(RoleRefKind::ClusterRole) || view.aggregates() {
             return;
@@ -308,7 +301,7 @@ impl<'a> Gate<'a> {
             );
             results.push(self.finding_on(o, Code::Unmeasurable, format!("metadata.labels.{key}"), message));
         }
-        for r in present.iter().map(|p| p.object) {
+        for r in self.planning.objects() {
             if let (Body::Role(v), Some(name)) = (&r.body, r.header.name.as_deref()) {
                 let selects_it = v
                     .aggregation_rule
@@ -338,38 +331,63 @@ impl<'a> Gate<'a> {
         }
     }
 
-    /// What one of the bundle's bindings grants each of its subjects, where.
-    fn bound<'o>(
-        &self,
-        o: &'o InputObject,
-        b: &BindingView,
-        present: &[Present<'o>],
-        results: &mut Vec<Finding>,
-    ) -> Vec<Holding<'o>> {
-        // OLM writes a bundle's namespaced objects into the install namespace,
-        // whatever namespace they name; applied as they are (bundleObjects:
-        // Keep), they also land where they say. Each copy grants in its own
-        // namespace, to subjects without a namespace of their own there.
-        let role_binding = o.is(RBAC_GROUP, "RoleBinding");
-        let mut copies: Vec<Option<Namespace>> = vec![None];
-        if role_binding {
-            copies = vec![Some(self.install.clone())];
-            let written =
-                o.header.namespace.as_deref().filter(|ns| !ns.is_empty()).map(|ns| Namespace::Named(ns.to_string()));
-            let keep = self.planning.config.bundle_objects == BundleObjects::Keep;
-            match written {
-                Some(ns) if ns != self.install && keep => copies.push(Some(ns)),
-                // Applied as it is, it lands in whatever namespace it is applied in.
-                None if keep => copies.push(Some(Namespace::Applied)),
-                _ => {}
+    /// The cluster the bundle's bindings are resolved over, in the kernel's
+    /// policy type: the cluster's ClusterRoles as they will be
+    /// ([`crate::plan::facts::input::Input::built_in`]), the admin's roles
+    /// as written, and the bundle's where they land ([`Placement`]). A
+    /// bundle ClusterRole named like one of Kubernetes' own is left out: the
+    /// cluster keeps its own (reported by `check_role_name`).
+    fn cluster_to_be(&self) -> Policy {
+        let p = self.planning;
+        let (objects, origins) = (p.objects(), p.origins());
+        let table = &p.input.resources;
+        let mut policy = p.input.built_in.clone().unwrap_or_default();
+        let reserved = |o: &InputObject| {
+            o.role_kind() == Some(RoleRefKind::ClusterRole)
+                && is_reserved_role_name(o.header.name.as_deref().unwrap_or_default())
+        };
+        let (admin, bundle): (Vec<usize>, Vec<usize>) = (0..objects.len())
+            .filter(|&i| matches!(objects[i].body, Body::Role(_)))
+            .partition(|&i| origins.is_admin(i));
+        for i in admin {
+            // Kubernetes' own roles are already there, reconciled.
+            if p.input.built_in.is_none() || !reserved(&objects[i]) {
+                policy.add_object_from(&objects[i], Some(i));
             }
         }
-        let Some(rules) = self.role_rules(o, b, role_binding, present, results) else { return Vec::new() };
+        let bindings =
+            (0..objects.len()).filter(|&i| !origins.is_admin(i) && matches!(objects[i].body, Body::Binding(_)));
+        let roles: Vec<usize> = bundle.into_iter().filter(|&i| !reserved(&objects[i])).collect();
+        let (install, applied) = (self.install.to_string(), Namespace::Applied.to_string());
+        let keep = p.config.bundle_objects == BundleObjects::Keep;
+        let placement = Placement { install: &install, applied: keep.then_some(applied.as_str()), table };
+        placement.place(&mut policy, objects, roles.into_iter().chain(bindings));
+        policy
+    }
+
+    /// What one of the bundle's bindings grants each of its subjects, where:
+    /// each copy of it in `cluster` (OLM's, and the one applied as written)
+    /// gives its subjects the rules of the role it resolves to, in its own
+    /// namespace or cluster-wide.
+    fn bound(&self, o: &'a InputObject, i: usize, cluster: &Policy, results: &mut Vec<Finding>) -> Vec<Holding<'a>> {
+        let objects = self.planning.objects();
         let mut out = Vec::new();
-        for copy in copies {
-            let place = copy.clone().map_or(Reach::Cluster, |ns| Reach::Namespaces(vec![ns]));
-            for (k, s) in b.subjects.iter().enumerate() {
-                let Some(subject) = self.subject(o, s, k, copy.as_ref(), results) else { continue };
+        // OLM's copy comes first; the one applied as written that binds no
+        // role there holds nothing, and is not the bundle's to answer for.
+        for (n, copy) in cluster.bindings.iter().filter(|b| b.source == Some(i)).enumerate() {
+            let Some(role) = self.resolve(o, copy, cluster, n == 0, results) else { continue };
+            let rules: Vec<RoleRule<'a>> = cluster
+                .sourced_rules(role)
+                .into_iter()
+                .map(|held| match held.source.and_then(|j| objects.get(j)) {
+                    Some(r) => (held.rule, r.object_ref(), r.file.as_ref(), format!("rules[{}]", held.index)),
+                    None => (held.rule, o.object_ref(), o.file.as_ref(), "roleRef".to_string()),
+                })
+                .collect();
+            let namespace = copy.namespace.as_deref().map(Namespace::placed);
+            let place = namespace.clone().map_or(Reach::Cluster, |ns| Reach::Namespaces(vec![ns]));
+            for (k, s) in copy.subjects.iter().enumerate() {
+                let Some(subject) = self.subject(o, s, k, namespace.as_ref(), results) else { continue };
                 let who = Holder::Bound { subject, binding: o.object_ref() };
                 out.extend(rules.iter().map(|(rule, on, file, field)| Holding {
                     who: who.clone(),
@@ -384,18 +402,57 @@ impl<'a> Gate<'a> {
         out
     }
 
+    /// The role one copy of a bundle binding resolves to in the cluster to
+    /// be. `None` when it binds nothing, or when what it binds cannot be told
+    /// (a built-in role olm-rbac does not model, or a role nobody ships:
+    /// reported for OLM's copy).
+    fn resolve<'p>(
+        &self,
+        o: &InputObject,
+        copy: &BindingDef,
+        cluster: &'p Policy,
+        report: bool,
+        results: &mut Vec<Finding>,
+    ) -> Option<&'p RoleDef> {
+        let (kind, name) = (copy.role_kind, copy.role_name.as_str());
+        // A ClusterRoleBinding to a Role binds nothing (the API server refuses it).
+        if kind == Some(RoleRefKind::Role) && copy.namespace.is_none() {
+            return None;
+        }
+        let found = cluster.bound_role(copy);
+        if found.is_none() && report {
+            let finding = if kind == Some(RoleRefKind::ClusterRole) && is_reserved_role_name(name) {
+                let message = format!(
+                    "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's, and not among Kubernetes {}'s bootstrap roles: olm-rbac cannot hold it to spec.operator.policy",
+                    access::builtin::KUBERNETES_VERSION
+                );
+                self.finding_on(o, Code::Unmeasurable, "roleRef", message)
+            } else {
+                let written = match &o.body {
+                    Body::Binding(b) => b.role_ref.kind.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let message = format!(
+                    "the bundle binds {written} {name:?}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
+                );
+                self.finding_on(o, Code::BundleRoleForeign, "roleRef", message)
+            };
+            results.push(finding);
+        }
+        found
+    }
+
     /// Names a binding's subject; a subject other than the bundle's own
     /// ServiceAccounts is reported (an error under a policy).
     fn subject(
         &self,
         o: &InputObject,
-        s: &SubjectView,
+        s: &Subject,
         k: usize,
         binding_namespace: Option<&Namespace>,
         results: &mut Vec<Finding>,
     ) -> Option<BoundSubject> {
-        let kind = s.kind.as_deref().unwrap_or_default();
-        let name = s.name.as_deref().unwrap_or_default();
+        let (kind, name) = (s.kind.as_str(), s.name.as_str());
         // A RoleBinding's subject without a namespace is in the binding's (for
         // OLM's copy, the install namespace). Without a named install
         // namespace, that is the only account known to be the operator's.
@@ -416,65 +473,5 @@ impl<'a> Gate<'a> {
             results.push(self.finding_on(o, Code::SubjectForeign, format!("subjects[{k}]"), message));
         }
         Some(subject)
-    }
-
-    /// The rules of the role a binding refers to, each with the object and
-    /// field it is written in: a built-in role the cluster keeps, or a role in
-    /// the input. `None` when that cannot be told (reported).
-    fn role_rules<'o>(
-        &self,
-        o: &'o InputObject,
-        b: &BindingView,
-        role_binding: bool,
-        present: &[Present<'o>],
-        results: &mut Vec<Finding>,
-    ) -> Option<Vec<RoleRule<'o>>> {
-        let kind = b.role_ref.kind.as_deref().unwrap_or_default();
-        let name = b.role_ref.name.as_deref().unwrap_or_default();
-        let ref_kind = RoleRefKind::parse(kind);
-        let cluster_role = ref_kind == Some(RoleRefKind::ClusterRole);
-        if cluster_role && is_reserved_role_name(name) {
-            // The cluster's own role, whatever the input holds under its name.
-            let builtin = self.planning.input.built_in.as_ref().and_then(|p| Some((p, p.cluster_roles.get(name)?)));
-            let Some((builtins, role)) = builtin else {
-                let message = format!(
-                    "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's, and not among Kubernetes {}'s bootstrap roles: olm-rbac cannot hold it to spec.operator.policy",
-                    access::builtin::KUBERNETES_VERSION
-                );
-                results.push(self.finding_on(o, Code::Unmeasurable, "roleRef", message));
-                return None;
-            };
-            let rules = builtins.effective_rules(role).into_iter();
-            return Some(rules.map(|(_, r)| (r, o.object_ref(), o.file.as_ref(), "roleRef".to_string())).collect());
-        }
-        // A Role the bundle ships lands in the install namespace beside the
-        // binding, whatever namespace either names; the admin's stays where it is.
-        let namespace = o.header.namespace.as_deref();
-        let role = present.iter().find(|p| {
-            let r = p.object;
-            matches!(r.body, Body::Role(_))
-                && ref_kind.is_some()
-                && r.role_kind() == ref_kind
-                && r.header.name.as_deref() == Some(name)
-                && (cluster_role || !p.admin || (role_binding && r.header.namespace.as_deref() == namespace))
-        });
-        match role.map(|p| (p.object, &p.object.body)) {
-            Some((r, Body::Role(v))) if !v.aggregates() => Some(
-                v.rules
-                    .iter()
-                    .enumerate()
-                    .map(|(j, rule)| (rule.to_policy_rule(), r.object_ref(), r.file.as_ref(), format!("rules[{j}]")))
-                    .collect(),
-            ),
-            // An aggregating role is reported where it is shipped.
-            Some(_) => None,
-            None => {
-                let message = format!(
-                    "the bundle binds {kind} {name:?}, which it does not ship: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy"
-                );
-                results.push(self.finding_on(o, Code::BundleRoleForeign, "roleRef", message));
-                None
-            }
-        }
     }
 }

@@ -15,6 +15,7 @@ use crate::model::policy_rule as rule;
 use crate::model::*;
 
 use crate::plan::facts::grants::GrantScope;
+use crate::plan::facts::placement::Placement;
 use crate::plan::installer::Installing;
 use crate::plan::operator::permissions::{promoted, read_namespaces};
 
@@ -272,7 +273,11 @@ fn bundle_role_needs(
     results: &mut Vec<Finding>,
 ) -> Vec<Need> {
     let mut needs = Vec::new();
-    let placed = as_olm_places(members, objects, ns, table);
+    // The bundle's roles and bindings as OLM places them, and nothing else: a
+    // binding to a role the bundle does not ship resolves to nothing.
+    let placement = Placement { install: ns, applied: None, table };
+    let mut placed = access::Policy { resources: table.clone(), ..Default::default() };
+    placement.place(&mut placed, objects, members.iter().copied());
     for &i in members {
         let o = &objects[i];
         let cluster = o.header.kind.as_deref() == Some("ClusterRole");
@@ -296,9 +301,7 @@ fn bundle_role_needs(
             }
             Body::Binding(b) => {
                 // The role the binding gets where OLM puts both, as the kernel resolves it.
-                let at = placed_namespace(o, ns, table);
-                let name = o.header.name.as_deref().unwrap_or_default();
-                let def = placed.bindings.iter().find(|d| d.name == name && d.namespace.as_deref() == at);
+                let def = placed.bindings.iter().find(|d| d.source == Some(i));
                 if def.and_then(|d| placed.bound_role(d)).is_none() {
                     results.push(
                         Finding::error(Code::InstallerNeedsForeignRole, format!(
@@ -316,30 +319,6 @@ fn bundle_role_needs(
         }
     }
     needs
-}
-
-/// The bundle's roles and bindings as OLM places them, in the kernel's own
-/// policy type: each namespaced one in the install namespace, whatever
-/// namespace it names; nothing else (a binding to a role the bundle does
-/// not ship resolves to nothing).
-fn as_olm_places(members: &BTreeSet<usize>, objects: &[InputObject], ns: &str, table: &Resources) -> access::Policy {
-    let mut placed = access::Policy { resources: table.clone(), ..Default::default() };
-    for &i in members {
-        let o = &objects[i];
-        if matches!(o.body, Body::Role(_) | Body::Binding(_)) {
-            let mut header = o.header.clone();
-            header.namespace = placed_namespace(o, ns, table).map(str::to_string);
-            placed.add_object(&InputObject { header, body: o.body.clone(), file: None });
-        }
-    }
-    placed
-}
-
-/// Where OLM puts a bundle's object: one of a namespaced kind (as the scope
-/// table has it) in the install namespace, whatever namespace it names.
-fn placed_namespace<'n>(o: &InputObject, ns: &'n str, table: &Resources) -> Option<&'n str> {
-    let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
-    (!table.kind_is_cluster_scoped(group, kind)).then_some(ns)
 }
 
 /// The API resource of an object, as the scope table has its kind.
