@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 
 use crate::input::Source;
 use crate::outcome::Outcome;
-use crate::semver::Version;
 
 mod decode;
 mod read;
@@ -159,12 +158,11 @@ enum Images {
     Any,
 }
 
-/// Why these manifests cannot stand for the bundle OLM installs, if they
-/// cannot: olm-rbac judges what the catalog (or `--bundles`) shows it, and
-/// OLM installs the bundle image; the verdict binds that image only when the
-/// image is named by digest and the manifests are that bundle's: exactly
-/// one ClusterServiceVersion, named as the bundle, at the catalog's version,
-/// in manifests OLM can read (read once here, with render's reader).
+/// Why these manifests cannot stand for the bundle OLM installs, before
+/// they are read: olm-rbac judges what the catalog (or `--bundles`) shows
+/// it, and OLM installs the bundle image; the verdict binds that image only
+/// when the image is named by digest (for `catalog judge`) and the manifests
+/// are that bundle's ([`report::not_the_bundle`], once they are read).
 fn unjudgeable(entry: &Entry, sources: &[Source], images: Images) -> Option<String> {
     if sources.is_empty() {
         return Some(format!(
@@ -173,53 +171,12 @@ fn unjudgeable(entry: &Entry, sources: &[Source], images: Images) -> Option<Stri
         ));
     }
     match &entry.image {
-        Some(image) if images == Images::Any || crate::model::is_digest_ref(image) => {}
+        Some(image) if images == Images::Any || crate::model::is_digest_ref(image) => None,
         Some(image) => {
-            return Some(format!(
-                "its image {image:?} is not pinned by digest: what OLM pulls can change after this judgement"
-            ))
+            Some(format!("its image {image:?} is not pinned by digest: what OLM pulls can change after this judgement"))
         }
-        None => return Some("it names no bundle image, so what OLM would install cannot be told".into()),
+        None => Some("it names no bundle image, so what OLM would install cannot be told".into()),
     }
-    let mut csvs = Vec::new();
-    for source in sources {
-        // What OLM cannot read is never a policy word: the bundle is unjudged, never failed.
-        let chunks = match crate::yaml::split_documents(&source.text) {
-            Ok(chunks) => chunks,
-            Err(e) => {
-                return Some(format!(
-                    "its manifests cannot be read as OLM reads them: {}: line {}, column {}: {}",
-                    source.name, e.pos.line, e.pos.col, e.message
-                ))
-            }
-        };
-        for chunk in chunks.iter().filter(|c| crate::model::view_for(&c.header) == Some(crate::model::ViewKind::Csv)) {
-            let view: Option<crate::model::CsvView> = crate::yaml::parse_item(chunk).ok();
-            csvs.push((chunk.header.name.clone(), view.and_then(|v| v.spec.version)));
-        }
-    }
-    let [(name, version)] = csvs.as_slice() else {
-        return Some(format!(
-            "its manifests hold {} ClusterServiceVersions, not one: what the operator is granted cannot be judged",
-            csvs.len()
-        ));
-    };
-    if name.as_deref() != Some(entry.name.as_str()) {
-        return Some(format!(
-            "its ClusterServiceVersion is named {:?}, not {:?}: these manifests are not the bundle the catalog names",
-            name.as_deref().unwrap_or_default(),
-            entry.name
-        ));
-    }
-    let csv_version = version.as_deref().and_then(|v| Version::parse(v).ok());
-    if let (Some(listed), Some(csv)) = (&entry.version, &csv_version) {
-        if listed != csv {
-            return Some(format!(
-                "its ClusterServiceVersion is version {csv}, but the catalog lists {listed}: these manifests are not the bundle the catalog names"
-            ));
-        }
-    }
-    None
 }
 
 /// A bundle's folder is judged as found under `--bundles`: one reached

@@ -86,6 +86,23 @@ impl Judged<'_> {
         has_error(self.plan.results())
     }
 
+    /// Why OLM v1 would refuse to install the bundle judged, each said in
+    /// full with the ClusterServiceVersion's field (`plan::installable`):
+    /// empty when it installs it, or when the inputs hold no CSV.
+    pub(crate) fn installability(&self) -> Vec<String> {
+        use crate::model::Body;
+        let crds =
+            self.objects.iter().filter(|o| matches!(o.body, Body::Crd(_))).filter_map(|o| o.header.name.as_deref());
+        let Some(csv) = self.objects.iter().find_map(|o| match &o.body {
+            Body::Csv(view) => Some(view),
+            _ => None,
+        }) else {
+            return Vec::new();
+        };
+        let refusals = crate::plan::installable::refusals(csv, crds);
+        refusals.iter().map(|r| format!("{}: {}", r.field, r.message())).collect()
+    }
+
     /// The roles and bindings the output holds, as values: the input's that
     /// go out (with the labels and annotations the plan sets on them) and
     /// the generated ones; what `kubectl apply` of render's output leaves on

@@ -48,6 +48,7 @@ mod steps;
 mod types;
 
 pub(crate) use facts::discover::bundle_package;
+pub(crate) use facts::installable;
 pub(crate) use facts::origin;
 pub(crate) use facts::previous::{set_aside, SetAside};
 pub(crate) use types::*;

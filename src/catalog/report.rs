@@ -35,8 +35,9 @@ pub struct Row {
     pub bundle: String,
     /// Its `olm.package` version, when it has one.
     pub version: Option<String>,
-    /// `pass`, `fail`, or `unjudged` (no manifests to judge, manifests that are not the bundle's, or,
-    /// for `catalog judge`, an image not named by digest).
+    /// `pass`, `fail`, `unjudged` (no manifests to judge, manifests that are not the bundle's, or,
+    /// for `catalog judge`, an image not named by digest), or `uninstallable` (OLM v1 refuses the bundle
+    /// whatever its RBAC; `errors` name the rule).
     pub verdict: Verdict,
     /// The bundle image OLM installs, as the catalog names it.
     pub image: Option<String>,
@@ -71,6 +72,8 @@ pub enum Verdict {
     Pass,
     Fail,
     Unjudged,
+    /// OLM v1 refuses to install it, whatever its RBAC (`errors` say which rule).
+    Uninstallable,
 }
 
 impl Verdict {
@@ -79,6 +82,7 @@ impl Verdict {
             Verdict::Pass => "pass",
             Verdict::Fail => "fail",
             Verdict::Unjudged => "unjudged",
+            Verdict::Uninstallable => "uninstallable",
         }
     }
 }
@@ -115,17 +119,70 @@ pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) ->
     use crate::findings::Severity as Said;
     let mut row = row_of(entry);
     let judged = crate::judge::judge(sources, config, &[]);
+    if let Some(why) = not_the_bundle(entry, &judged) {
+        row.errors.push(why);
+        return row;
+    }
     let findings: Vec<&crate::findings::Finding> = judged.plan.findings().collect();
     row.errors = findings.iter().filter(|f| f.severity == Said::Error).map(|f| f.said_in_file()).collect();
     let mut dangerous: Vec<_> = findings.iter().filter(|f| f.danger.is_some()).collect();
     dangerous.sort_by_key(|f| std::cmp::Reverse(f.danger));
     row.dangerous = dangerous.iter().map(|f| f.said_in_file()).collect();
     row.worst = dangerous.first().and_then(|f| f.danger);
+    // What OLM v1 refuses is never installed, whatever the policy says: its
+    // reasons come first, and its RBAC is no version's to gain over.
+    let refusals = judged.installability();
+    if !refusals.is_empty() {
+        row.errors.splice(0..0, refusals);
+        row.verdict = Verdict::Uninstallable;
+        return row;
+    }
     row.verdict = if judged.refused() { Verdict::Fail } else { Verdict::Pass };
     if !judged.refused() {
         row.rbac = Some(crate::check::load::policy_of(&judged.rbac()));
     }
     row
+}
+
+/// Why the manifests read are not the bundle OLM installs, if they are
+/// not: manifests OLM cannot read (the bundle is unjudged, never failed: what
+/// OLM cannot read is never a policy word), or other than exactly one
+/// ClusterServiceVersion, named as the bundle, at the catalog's version.
+/// Read from the judgement's own values, so each manifest is read once.
+fn not_the_bundle(entry: &Entry, judged: &crate::judge::Judged<'_>) -> Option<String> {
+    use crate::model::{view_for, Body, ViewKind};
+    if let Some(f) = judged.plan.findings().find(|f| f.code == crate::findings::Code::YamlInvalid) {
+        return Some(format!("its manifests cannot be read as OLM reads them: {}", f.said_in_file()));
+    }
+    let csvs: Vec<Option<&str>> = judged
+        .kept
+        .iter()
+        .filter(|(c, _)| view_for(&c.header) == Some(ViewKind::Csv))
+        .map(|(c, _)| c.header.name.as_deref())
+        .collect();
+    let [name] = csvs.as_slice() else {
+        return Some(format!(
+            "its manifests hold {} ClusterServiceVersions, not one: what the operator is granted cannot be judged",
+            csvs.len()
+        ));
+    };
+    if *name != Some(entry.name.as_str()) {
+        return Some(format!(
+            "its ClusterServiceVersion is named {:?}, not {:?}: these manifests are not the bundle the catalog names",
+            name.unwrap_or_default(),
+            entry.name
+        ));
+    }
+    let version = judged.objects.iter().find_map(|o| match &o.body {
+        Body::Csv(view) => view.spec.version.as_deref().and_then(|v| Version::parse(v).ok()),
+        _ => None,
+    });
+    match (&entry.version, version) {
+        (Some(listed), Some(csv)) if *listed != csv => Some(format!(
+            "its ClusterServiceVersion is version {csv}, but the catalog lists {listed}: these manifests are not the bundle the catalog names"
+        )),
+        _ => None,
+    }
 }
 
 /// Fills each row's gains over its package's next lower version that
@@ -175,9 +232,11 @@ pub(super) fn write(rows: &[Row], format: Format) -> Outcome {
 }
 
 fn text(rows: &[Row]) -> String {
+    // `uninstallable` widens the verdict column where a row says it.
+    let wide = rows.iter().map(|r| r.verdict.as_str().len()).max().unwrap_or(0).max(9);
     let line = |cells: [&str; 7]| {
         format!(
-            "{:<40} {:<12} {:<9} {:<7} {:<9} {:>9} {:>7}\n",
+            "{:<40} {:<12} {:<wide$} {:<7} {:<9} {:>9} {:>7}\n",
             cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
         )
     };

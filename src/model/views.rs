@@ -73,6 +73,14 @@ pub(crate) struct CsvSpec {
     pub webhookdefinitions: Vec<WebhookView>,
 }
 
+impl CsvSpec {
+    /// Whether it declares the install mode supported, as OLM reads
+    /// `installModes` (`type` as written, `supported: true`).
+    pub(crate) fn supports(&self, mode: InstallMode) -> bool {
+        self.install_modes.iter().any(|m| m.supported && m.mode.as_deref() == Some(mode.as_str()))
+    }
+}
+
 /// One of the CSV's `webhookdefinitions`: OLM v1 writes a Mutating or
 /// ValidatingWebhookConfiguration from it, calling the operator's Service on
 /// every request its rules match, cluster-wide for an AllNamespaces install.
@@ -84,6 +92,12 @@ pub(crate) struct WebhookView {
     /// The CSV Deployment that serves it: whose account receives the requests.
     #[serde(default, deserialize_with = "text")]
     pub deployment_name: Option<String>,
+    /// Its name, from which OLM names the webhook configuration.
+    #[serde(default, deserialize_with = "text")]
+    pub generate_name: Option<String>,
+    /// A conversion webhook's CustomResourceDefinitions, by name.
+    #[serde(default, rename = "conversionCRDs", deserialize_with = "nullable")]
+    pub conversion_crds: Vec<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub rules: Vec<WebhookRuleView>,
 }

@@ -56,6 +56,8 @@ fn csv(name: &str, owned: &[(&str, &str)], apiservices: &[(&str, &str)]) -> Inpu
                         })
                         .collect(),
                 },
+                // What OLM v1 installs (`installable`).
+                install_modes: vec![InstallModeView { mode: Some("AllNamespaces".into()), supported: true }],
                 ..Default::default()
             },
         }),

@@ -25,6 +25,7 @@ mod golden;
 mod helm;
 mod hostile_inputs;
 mod hostile_reviews;
+mod installable;
 mod installer;
 mod installer_upgrade;
 mod invariant;

@@ -329,7 +329,11 @@ fn manifests_olm_cannot_read_make_the_bundle_unjudged_not_failed() {
     let row = judged.rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
     assert_eq!(row["verdict"], "unjudged", "{row}");
     let why = row["errors"][0].as_str().unwrap();
-    assert!(why.contains("cannot be read as OLM reads them") && why.contains("broken.yaml: line 2"), "{why}");
+    assert!(
+        why.contains("cannot be read as OLM reads them")
+            && why.contains("(line 2, column 11) [kube-green.v0.5.2/manifests/broken.yaml]"),
+        "{why}"
+    );
 }
 
 /// Many small documents each holding an alias tree: the budget is in
@@ -618,4 +622,34 @@ fn a_bundle_object_of_a_kind_olm_refuses_is_refused() {
         .unwrap();
     let out = render_bundle(dir.path(), &bundle);
     assert!(!text(&out.stderr).contains("registry+v1 bundles may not hold"), "{}", text(&out.stderr));
+}
+
+/// A bundle OLM v1 refuses to install (here, 0.5.2 rewritten to support
+/// OwnNamespace alone: operator-controller v1.11.0's `provider.go` needs
+/// AllNamespaces under its default gates) gets the verdict `uninstallable`,
+/// whatever its RBAC, with the rule and the field; `catalog judge` exits 1,
+/// as OLM does not fall back to another version.
+#[test]
+fn a_bundle_olm_v1_refuses_is_uninstallable() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let csv = bundles.join("kube-green/0.5.2/manifests/kube-green.clusterserviceversion.yaml");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let own = text
+        .replace("  - supported: false\n    type: OwnNamespace", "  - supported: true\n    type: OwnNamespace")
+        .replace("  - supported: true\n    type: AllNamespaces", "  - supported: false\n    type: AllNamespaces");
+    assert_ne!(own, text);
+    std::fs::write(&csv, own).unwrap();
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
+    let row = judged.rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "uninstallable", "{row}");
+    let why = row["errors"][0].as_str().unwrap();
+    assert!(
+        why.starts_with("spec.installModes: OLM v1 will not install this bundle (applier/provider.go, operator-controller v1.11.0): it does not support the AllNamespaces install mode (it supports OwnNamespace)"),
+        "{why}"
+    );
+    let others: Vec<&serde_json::Value> = judged.rows.iter().filter(|r| r["version"] != "0.5.2").collect();
+    assert!(others.iter().all(|r| r["verdict"] != "uninstallable"), "{others:#?}");
 }

@@ -18,6 +18,7 @@ use crate::model::*;
 use crate::plan::facts::discover::{discover, select};
 use crate::plan::facts::fit::{classify, level_bound, RoleFit};
 use crate::plan::facts::grants::{csv_grants, CsvGrant};
+use crate::plan::facts::installable::{refusals, Refusal};
 use crate::plan::facts::namespaces::{selectable_namespaces, selected_namespaces};
 use crate::plan::facts::origin::{bundle_members, installed_members, Origins};
 use crate::plan::facts::provenance::Claims;
@@ -177,6 +178,21 @@ impl<'a> Planning<'a> {
     /// What OLM installs, as the installer account reads it (see [`installed_members`]).
     pub(crate) fn installed_members(&self) -> &BTreeSet<usize> {
         self.installed.get_or_init(|| installed_members(self.objects(), self.origins(), &self.claims))
+    }
+
+    /// Why OLM v1 would refuse to install the bundle (its CSV and the CRDs
+    /// OLM installs with it), with the CSV they are about: empty when it
+    /// installs it, or when there is no CSV.
+    pub(crate) fn olm_v1_refusals(&self) -> Option<(&'a InputObject, Vec<Refusal>)> {
+        let (csv, view) = self.csv()?;
+        let objects = self.objects();
+        let crds = self
+            .installed_members()
+            .iter()
+            .filter_map(|&i| objects.get(i))
+            .filter(|o| matches!(o.body, Body::Crd(_)))
+            .filter_map(|o| o.header.name.as_deref());
+        Some((csv, refusals(view, crds)))
     }
 }
 

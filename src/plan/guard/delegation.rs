@@ -74,12 +74,46 @@ impl Judged {
 }
 
 /// The delegations' objects, with a result per team.
+/// A team given the right to install the bundle judged here gets nothing
+/// from it when OLM v1 refuses that bundle (and OLM does not fall back): said
+/// once per team and package, with OLM's reason.
+fn warn_uninstallable(p: &Planning<'_>, judged: &Judged, results: &mut Vec<Finding>) {
+    let Some((_, refusals)) = p.olm_v1_refusals() else { return };
+    let Some(first) = refusals.first() else { return };
+    for (i, d) in p.config.delegations.iter().enumerate() {
+        for (j, package) in d.packages.iter().enumerate() {
+            let Some(version) = judged.version_of(&package.name) else { continue };
+            if d.access != DelegatedAccess::Install {
+                continue;
+            }
+            results.push(
+                Finding::warning(
+                    Code::Uninstallable,
+                    format!(
+                        "team {} may install {} {version}, which OLM v1 will not install {}{}",
+                        d.team,
+                        package.name,
+                        first.reason(),
+                        match refusals.len() - 1 {
+                            0 => String::new(),
+                            more => format!(" (and {more} more reason(s))"),
+                        }
+                    ),
+                )
+                .on(&p.config.object_ref())
+                .at(format!("spec.delegations[{i}].packages[{j}]")),
+            );
+        }
+    }
+}
+
 pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
     let config = p.config;
     if config.delegations.is_empty() {
         return Vec::new();
     }
     let judged = Judged::of(p);
+    warn_uninstallable(p, &judged, results);
     let mut grants = Vec::new();
     let mut complete = true;
     for (i, d) in config.delegations.iter().enumerate() {

@@ -44,6 +44,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     let config = p.config;
     let objects = p.objects();
     let Some(i) = admin_extension(p, results) else { return Vec::new() };
+    check_installable(p, results);
     let extension = &objects[i];
     let Body::Extension(view) = &extension.body else { return Vec::new() };
     let at = Place { object: extension.object_ref(), file: extension.file.as_ref() };
@@ -97,6 +98,21 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         .at("spec.admissionPolicy"),
     );
     made
+}
+
+/// OLM v1 installs the bundle for the admin's ClusterExtension only if it
+/// installs it at all: each refusal is an error, whatever the policy (OLM
+/// does not fall back to another version).
+fn check_installable(p: &Planning<'_>, results: &mut Vec<Finding>) {
+    let Some((csv, refusals)) = p.olm_v1_refusals() else { return };
+    for refusal in refusals {
+        results.push(
+            Finding::error(Code::Uninstallable, refusal.message())
+                .on(&csv.object_ref())
+                .at(refusal.field.as_str())
+                .in_file(csv.file.as_ref()),
+        );
+    }
 }
 
 /// The index of the extension's ClusterExtension among the admin's objects;

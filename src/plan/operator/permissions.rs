@@ -312,11 +312,7 @@ pub(crate) fn promoted(config: &Config, view: &CsvView) -> bool {
     match config.operator.permissions {
         OperatorPermissions::Cluster => true,
         OperatorPermissions::Namespaces => false,
-        OperatorPermissions::Unmanaged => view
-            .spec
-            .install_modes
-            .iter()
-            .any(|m| m.supported && m.mode.as_deref() == Some(InstallMode::AllNamespaces.as_str())),
+        OperatorPermissions::Unmanaged => view.spec.supports(InstallMode::AllNamespaces),
     }
 }
 

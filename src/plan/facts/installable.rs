@@ -1,0 +1,278 @@
+//! Whether OLM v1 installs the bundle at all: the refusals of
+//! operator-controller v1.11.0, with its default feature gates, as facts of
+//! the bundle. OLM does not fall back to another version when it refuses one,
+//! so a bundle it refuses is never what a ClusterExtension gets, whatever its
+//! RBAC verdict.
+//!
+//! Each rule names where operator-controller decides it: the manifest
+//! provider (`internal/operator-controller/applier/provider.go`, `Get`) or one
+//! of the registry+v1 validators
+//! (`internal/operator-controller/rukpak/render/registryv1/validators/validator.go`).
+//! Kinds of objects OLM refuses (`CheckObjectSupport`) are refused where the
+//! bundle is read (`trust::check_bundle_kinds`).
+//!
+//! With the alpha `SingleOwnNamespaceInstallSupport` gate on, operator-controller
+//! installs OwnNamespace and SingleNamespace bundles given a
+//! `spec.config.inline.watchNamespace`; olm-rbac does not model that gate, and
+//! says so in the refusal's fix.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{CsvView, InstallMode, WebhookView};
+use crate::names::is_dns1123_subdomain;
+
+/// The rule that refuses a bundle, by the function of operator-controller
+/// v1.11.0 that decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rule {
+    /// `provider.go`: owned `apiservicedefinitions` are not supported.
+    ApiServices,
+    /// `provider.go`: without `SingleOwnNamespaceInstallSupport`, only
+    /// bundles that support `AllNamespaces`.
+    AllNamespaces,
+    /// `CheckDeploymentSpecUniqueness`, `CheckDeploymentNameIsDNS1123SubDomain`.
+    DeploymentNames,
+    /// `CheckCRDResourceUniqueness`, `CheckOwnedCRDExistence`.
+    Crds,
+    /// `CheckConversionWebhookSupport`: conversion webhooks only for bundles
+    /// that support `AllNamespaces` and nothing else.
+    ConversionWebhookModes,
+    /// `CheckWebhookDeploymentReferentialIntegrity`, `CheckWebhookNameUniqueness`,
+    /// `CheckWebhookNameIsDNS1123SubDomain`.
+    WebhookNames,
+    /// `CheckConversionWebhookCRDReferenceUniqueness`, `CheckConversionWebhooksReferenceOwnedCRDs`.
+    ConversionCrds,
+    /// `CheckWebhookRules`: admission webhooks on OLM's own API, on every group,
+    /// or on webhook configurations.
+    WebhookRules,
+}
+
+impl Rule {
+    /// Where operator-controller v1.11.0 decides it.
+    pub(crate) fn source(self) -> &'static str {
+        match self {
+            Rule::ApiServices | Rule::AllNamespaces => "applier/provider.go",
+            Rule::DeploymentNames => "CheckDeploymentSpecUniqueness, CheckDeploymentNameIsDNS1123SubDomain",
+            Rule::Crds => "CheckCRDResourceUniqueness, CheckOwnedCRDExistence",
+            Rule::ConversionWebhookModes => "CheckConversionWebhookSupport",
+            Rule::WebhookNames => {
+                "CheckWebhookDeploymentReferentialIntegrity, CheckWebhookNameUniqueness, CheckWebhookNameIsDNS1123SubDomain"
+            }
+            Rule::ConversionCrds => "CheckConversionWebhookCRDReferenceUniqueness, CheckConversionWebhooksReferenceOwnedCRDs",
+            Rule::WebhookRules => "CheckWebhookRules",
+        }
+    }
+}
+
+/// One reason OLM v1 refuses the bundle: the rule, the CSV field, and what
+/// is wrong there with what would make it installable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub rule: Rule,
+    /// The ClusterServiceVersion's field that breaks the rule.
+    pub field: String,
+    pub why: String,
+}
+
+impl Refusal {
+    fn new(rule: Rule, field: impl Into<String>, why: impl Into<String>) -> Refusal {
+        Refusal { rule, field: field.into(), why: why.into() }
+    }
+
+    /// The whole sentence, as render and the catalog commands say it.
+    pub(crate) fn message(&self) -> String {
+        format!("OLM v1 will not install this bundle {}", self.reason())
+    }
+
+    /// The rule's source and what breaks it, with the fix.
+    pub(crate) fn reason(&self) -> String {
+        format!("({}, operator-controller v1.11.0): {}", self.rule.source(), self.why)
+    }
+}
+
+/// What OLM v1 refuses in a bundle: its ClusterServiceVersion and the names
+/// of the CustomResourceDefinitions it ships. Empty when it installs it.
+pub(crate) fn refusals<'c>(csv: &CsvView, crds: impl IntoIterator<Item = &'c str>) -> Vec<Refusal> {
+    let spec = &csv.spec;
+    let mut out = Vec::new();
+    if !spec.apiservicedefinitions.owned.is_empty() {
+        out.push(Refusal::new(
+            Rule::ApiServices,
+            "spec.apiservicedefinitions.owned",
+            "it owns API services (an aggregated API server), which OLM v1 does not install; only OLM v0 does",
+        ));
+    }
+    // As written, unknown types included: OLM counts them too.
+    let modes: BTreeSet<&str> =
+        spec.install_modes.iter().filter(|m| m.supported).filter_map(|m| m.mode.as_deref()).collect();
+    if !spec.supports(InstallMode::AllNamespaces) {
+        out.push(Refusal::new(
+            Rule::AllNamespaces,
+            "spec.installModes",
+            format!(
+                "it does not support the AllNamespaces install mode (it supports {}), and OLM v1 installs others only with its alpha SingleOwnNamespaceInstallSupport feature gate on and spec.config.inline.watchNamespace set, which olm-rbac does not judge; use a version that supports AllNamespaces",
+                said(&modes)
+            ),
+        ));
+    }
+    let deployments = &spec.install.spec.deployments;
+    let mut seen = BTreeSet::new();
+    for (i, d) in deployments.iter().enumerate() {
+        let name = d.name.as_deref().unwrap_or_default();
+        let field = format!("spec.install.spec.deployments[{i}].name");
+        if !seen.insert(name) {
+            out.push(Refusal::new(
+                Rule::DeploymentNames,
+                &field,
+                format!("the Deployment name {name:?} is written twice"),
+            ));
+        } else if !is_dns1123_subdomain(name) {
+            out.push(Refusal::new(
+                Rule::DeploymentNames,
+                &field,
+                format!("the Deployment name {name:?} is not a DNS-1123 subdomain"),
+            ));
+        }
+    }
+    let shipped: BTreeSet<&str> = {
+        let mut shipped = BTreeSet::new();
+        for name in crds {
+            if !shipped.insert(name) {
+                out.push(Refusal::new(
+                    Rule::Crds,
+                    "spec.customresourcedefinitions",
+                    format!("the bundle ships the CustomResourceDefinition {name:?} twice"),
+                ));
+            }
+        }
+        shipped
+    };
+    let owned: BTreeSet<&str> = spec.customresourcedefinitions.owned.iter().filter_map(|c| c.name.as_deref()).collect();
+    for (i, c) in spec.customresourcedefinitions.owned.iter().enumerate() {
+        let name = c.name.as_deref().unwrap_or_default();
+        if !shipped.contains(name) {
+            out.push(Refusal::new(
+                Rule::Crds,
+                format!("spec.customresourcedefinitions.owned[{i}].name"),
+                format!("it owns the CustomResourceDefinition {name:?}, which the bundle does not ship"),
+            ));
+        }
+    }
+    webhook_refusals(csv, &modes, &owned, &mut out);
+    out
+}
+
+/// The rules on `webhookdefinitions`.
+fn webhook_refusals(csv: &CsvView, modes: &BTreeSet<&str>, owned: &BTreeSet<&str>, out: &mut Vec<Refusal>) {
+    let spec = &csv.spec;
+    let deployments: BTreeSet<&str> = spec.install.spec.deployments.iter().filter_map(|d| d.name.as_deref()).collect();
+    let only_all = modes.len() == 1 && modes.contains(InstallMode::AllNamespaces.as_str());
+    let mut names: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut converting: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (i, w) in spec.webhookdefinitions.iter().enumerate() {
+        let at = |field: &str| format!("spec.webhookdefinitions[{i}]{field}");
+        let kind = w.kind.as_deref().unwrap_or_default();
+        let name = w.generate_name.as_deref().unwrap_or_default();
+        let conversion = kind == "ConversionWebhook";
+        if conversion && !only_all {
+            out.push(Refusal::new(
+                Rule::ConversionWebhookModes,
+                at(".type"),
+                format!(
+                    "it has the conversion webhook {name:?} and supports {}: OLM v1 installs conversion webhooks only for a bundle that supports AllNamespaces alone",
+                    said(modes)
+                ),
+            ));
+        }
+        let deployment = w.deployment_name.as_deref().unwrap_or_default();
+        if !deployments.contains(deployment) {
+            out.push(Refusal::new(
+                Rule::WebhookNames,
+                at(".deploymentName"),
+                format!("the webhook {name:?} is served by the Deployment {deployment:?}, which spec.install.spec.deployments does not hold"),
+            ));
+        }
+        if !names.insert((kind, name)) {
+            out.push(Refusal::new(
+                Rule::WebhookNames,
+                at(".generateName"),
+                format!("the {kind} name {name:?} is written twice"),
+            ));
+        } else if !is_dns1123_subdomain(name) {
+            out.push(Refusal::new(
+                Rule::WebhookNames,
+                at(".generateName"),
+                format!("the webhook name {name:?} is not a DNS-1123 subdomain"),
+            ));
+        }
+        if conversion {
+            for (j, crd) in w.conversion_crds.iter().enumerate() {
+                converting.entry(crd).or_default().push(name);
+                if !owned.contains(crd.as_str()) {
+                    out.push(Refusal::new(
+                        Rule::ConversionCrds,
+                        at(&format!(".conversionCRDs[{j}]")),
+                        format!("the conversion webhook {name:?} converts {crd:?}, which the bundle does not own"),
+                    ));
+                }
+            }
+            continue;
+        }
+        rule_refusals(w, i, out);
+    }
+    for (crd, webhooks) in converting {
+        if webhooks.len() > 1 {
+            out.push(Refusal::new(
+                Rule::ConversionCrds,
+                "spec.webhookdefinitions",
+                format!("the conversion webhooks {} all convert {crd:?}; one may", webhooks.join(", ")),
+            ));
+        }
+    }
+}
+
+/// `CheckWebhookRules`: an admission webhook's rules may not name every
+/// group, OLM's own, or webhook configurations.
+fn rule_refusals(w: &WebhookView, i: usize, out: &mut Vec<Refusal>) {
+    let name = w.generate_name.as_deref().unwrap_or_default();
+    for (j, r) in w.rules.iter().enumerate() {
+        for group in &r.api_groups {
+            if group == "*" || group == "olm.operatorframework.io" {
+                out.push(Refusal::new(
+                    Rule::WebhookRules,
+                    format!("spec.webhookdefinitions[{i}].rules[{j}].apiGroups"),
+                    format!("the webhook {name:?} intercepts API group {group:?}, which OLM v1 forbids"),
+                ));
+            }
+            if group == "admissionregistration.k8s.io" {
+                let forbidden = r.resources.iter().filter(|res| {
+                    matches!(
+                        res.to_ascii_lowercase().as_str(),
+                        "*" | "mutatingwebhookconfiguration"
+                            | "mutatingwebhookconfigurations"
+                            | "validatingwebhookconfiguration"
+                            | "validatingwebhookconfigurations"
+                    )
+                });
+                for res in forbidden {
+                    out.push(Refusal::new(
+                        Rule::WebhookRules,
+                        format!("spec.webhookdefinitions[{i}].rules[{j}].resources"),
+                        format!("the webhook {name:?} intercepts {res:?} of admissionregistration.k8s.io, which OLM v1 forbids"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Install modes as a sentence: `OwnNamespace, SingleNamespace`, or `none`.
+fn said(modes: &BTreeSet<&str>) -> String {
+    if modes.is_empty() {
+        return "none".to_string();
+    }
+    modes.iter().copied().collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests;

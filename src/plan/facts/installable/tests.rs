@@ -1,0 +1,158 @@
+//! One test per rule of operator-controller v1.11.0, each naming the
+//! function it follows, with a bundle it refuses and one it installs.
+
+use super::*;
+
+/// A CSV that OLM v1 installs: AllNamespaces alone, one Deployment, one
+/// owned CRD, `extra` appended under `spec`.
+fn csv(extra: &str) -> CsvView {
+    let text = format!(
+        "spec:
+  installModes:
+  - {{type: OwnNamespace, supported: false}}
+  - {{type: AllNamespaces, supported: true}}
+  customresourcedefinitions:
+    owned:
+    - {{name: widgets.example.com, version: v1, kind: Widget}}
+  install:
+    spec:
+      deployments:
+      - name: widget-operator
+{extra}"
+    );
+    serde_saphyr::from_str(&text).unwrap()
+}
+
+const CRDS: [&str; 1] = ["widgets.example.com"];
+
+fn rules(view: &CsvView, crds: &[&str]) -> Vec<Rule> {
+    refusals(view, crds.iter().copied()).into_iter().map(|r| r.rule).collect()
+}
+
+#[test]
+fn a_bundle_of_all_namespaces_with_its_crds_is_installable() {
+    assert_eq!(refusals(&csv(""), CRDS), Vec::new());
+}
+
+/// `applier/provider.go`, `Get`: "apiServiceDefintions are not supported".
+#[test]
+fn owned_api_services_are_refused() {
+    let view = csv("  apiservicedefinitions:\n    owned:\n    - {name: v1.metrics.example.com}\n");
+    assert_eq!(rules(&view, &CRDS), [Rule::ApiServices]);
+    // Required ones are the cluster's to serve.
+    let view = csv("  apiservicedefinitions:\n    required:\n    - {name: v1.metrics.example.com}\n");
+    assert_eq!(rules(&view, &CRDS), []);
+}
+
+/// `applier/provider.go`, `Get`: without SingleOwnNamespaceInstallSupport,
+/// `InstallMode{AllNamespaces, Supported: true}` must be listed.
+#[test]
+fn a_bundle_without_all_namespaces_is_refused_under_the_default_gates() {
+    let own = csv("").spec.install_modes.len();
+    assert_eq!(own, 2);
+    let mut view = csv("");
+    view.spec.install_modes[1].supported = false;
+    let refused = refusals(&view, CRDS);
+    assert_eq!(refused.iter().map(|r| r.rule).collect::<Vec<_>>(), [Rule::AllNamespaces]);
+    assert!(refused[0].why.contains("(it supports none)"), "{}", refused[0].why);
+    assert!(refused[0].message().starts_with("OLM v1 will not install this bundle (applier/provider.go, operator-controller v1.11.0): it does not support the AllNamespaces install mode"));
+    // Listed but written otherwise is not AllNamespaces.
+    view.spec.install_modes[1].supported = true;
+    view.spec.install_modes[1].mode = Some("allnamespaces".into());
+    assert_eq!(rules(&view, &CRDS), [Rule::AllNamespaces]);
+}
+
+/// `CheckDeploymentSpecUniqueness`, `CheckDeploymentNameIsDNS1123SubDomain`.
+#[test]
+fn deployment_names_are_unique_dns_subdomains() {
+    let view = csv("      - name: widget-operator\n      - name: Widget_Operator\n");
+    let refused = refusals(&view, CRDS);
+    assert_eq!(refused.iter().map(|r| r.rule).collect::<Vec<_>>(), [Rule::DeploymentNames, Rule::DeploymentNames]);
+    assert_eq!(refused[0].field, "spec.install.spec.deployments[1].name");
+    assert!(refused[1].why.contains("not a DNS-1123 subdomain"));
+}
+
+/// `CheckCRDResourceUniqueness`, `CheckOwnedCRDExistence`.
+#[test]
+fn owned_crds_are_shipped_once() {
+    assert_eq!(rules(&csv(""), &[]), [Rule::Crds]);
+    assert_eq!(rules(&csv(""), &[CRDS[0], CRDS[0]]), [Rule::Crds]);
+    // A CRD shipped but not owned is OLM's to install all the same.
+    assert_eq!(rules(&csv(""), &[CRDS[0], "gadgets.example.com"]), []);
+}
+
+fn webhook(kind: &str, name: &str, extra: &str) -> String {
+    format!("  webhookdefinitions:\n  - type: {kind}\n    generateName: {name}\n    deploymentName: widget-operator\n{extra}")
+}
+
+/// `CheckConversionWebhookSupport`: the install modes with `supported: true`
+/// must be AllNamespaces and nothing else; an unknown type counts.
+#[test]
+fn conversion_webhooks_need_all_namespaces_alone() {
+    let convert = webhook("ConversionWebhook", "cwidget.example.com", "    conversionCRDs: [widgets.example.com]\n");
+    assert_eq!(rules(&csv(&convert), &CRDS), []);
+    let mut view = csv(&convert);
+    view.spec.install_modes[0].supported = true;
+    assert_eq!(rules(&view, &CRDS), [Rule::ConversionWebhookModes]);
+    view.spec.install_modes[0].mode = Some("Elsewhere".into());
+    assert_eq!(rules(&view, &CRDS), [Rule::ConversionWebhookModes]);
+    // Admission webhooks are not held to it.
+    let mut view = csv(&webhook("ValidatingAdmissionWebhook", "vwidget.example.com", ""));
+    view.spec.install_modes[0].supported = true;
+    assert_eq!(rules(&view, &CRDS), []);
+}
+
+/// `CheckWebhookDeploymentReferentialIntegrity`, `CheckWebhookNameUniqueness`,
+/// `CheckWebhookNameIsDNS1123SubDomain`.
+#[test]
+fn webhooks_name_their_deployment_and_are_named_once() {
+    let other =
+        webhook("ValidatingAdmissionWebhook", "vwidget.example.com", "").replace("widget-operator", "elsewhere");
+    assert_eq!(rules(&csv(&other), &CRDS), [Rule::WebhookNames]);
+    let twice = format!(
+        "{}  - {{type: ValidatingAdmissionWebhook, generateName: vwidget.example.com, deploymentName: widget-operator}}\n  - {{type: MutatingAdmissionWebhook, generateName: vwidget.example.com, deploymentName: widget-operator}}\n",
+        webhook("ValidatingAdmissionWebhook", "vwidget.example.com", "")
+    );
+    assert_eq!(rules(&csv(&twice), &CRDS), [Rule::WebhookNames], "the same name twice in one type only");
+    assert_eq!(rules(&csv(&webhook("ValidatingAdmissionWebhook", "V_Widget", "")), &CRDS), [Rule::WebhookNames]);
+}
+
+/// `CheckConversionWebhooksReferenceOwnedCRDs`, `CheckConversionWebhookCRDReferenceUniqueness`.
+#[test]
+fn conversion_webhooks_convert_owned_crds_one_each() {
+    let foreign = webhook("ConversionWebhook", "cwidget.example.com", "    conversionCRDs: [gadgets.example.com]\n");
+    assert_eq!(rules(&csv(&foreign), &CRDS), [Rule::ConversionCrds]);
+    let shared = format!(
+        "{}  - {{type: ConversionWebhook, generateName: cwidget2.example.com, deploymentName: widget-operator, conversionCRDs: [widgets.example.com]}}\n",
+        webhook("ConversionWebhook", "cwidget.example.com", "    conversionCRDs: [widgets.example.com]\n")
+    );
+    assert_eq!(rules(&csv(&shared), &CRDS), [Rule::ConversionCrds]);
+}
+
+/// `CheckWebhookRules`: no admission webhook on `*`, on
+/// `olm.operatorframework.io`, or on webhook configurations (any case).
+#[test]
+fn admission_webhooks_stay_off_olm_and_webhook_configurations() {
+    let on = |groups: &str, resources: &str| {
+        csv(&webhook(
+            "MutatingAdmissionWebhook",
+            "mwidget.example.com",
+            &format!("    rules:\n    - {{apiGroups: {groups}, resources: {resources}, operations: [CREATE]}}\n"),
+        ))
+    };
+    assert_eq!(rules(&on("['*']", "[pods]"), &CRDS), [Rule::WebhookRules]);
+    assert_eq!(rules(&on("[olm.operatorframework.io]", "[clusterextensions]"), &CRDS), [Rule::WebhookRules]);
+    assert_eq!(
+        rules(&on("[admissionregistration.k8s.io]", "[ValidatingWebhookConfigurations]"), &CRDS),
+        [Rule::WebhookRules]
+    );
+    assert_eq!(rules(&on("[admissionregistration.k8s.io]", "[validatingadmissionpolicies]"), &CRDS), []);
+    assert_eq!(rules(&on("[apps]", "['*']"), &CRDS), []);
+    // Conversion webhooks have no rules to hold.
+    let convert = webhook(
+        "ConversionWebhook",
+        "cwidget.example.com",
+        "    conversionCRDs: [widgets.example.com]\n    rules:\n    - {apiGroups: ['*'], resources: ['*']}\n",
+    );
+    assert_eq!(rules(&csv(&convert), &CRDS), []);
+}
