@@ -553,6 +553,7 @@ fn hostile_catalogs(iterations: usize) -> bool {
                 bundles,
                 config: &config,
                 extension: &extension,
+                allow_tag_images: false,
                 format: olm_rbac::catalog::Format::Json,
             }));
         });

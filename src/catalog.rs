@@ -39,6 +39,8 @@ pub struct JudgeArgs<'a> {
     pub config: &'a [Source],
     /// The ClusterExtension whose admitted bundles are judged.
     pub extension: &'a [Source],
+    /// `--allow-tag-images`: a bundle image named by tag does not fail the command.
+    pub allow_tag_images: bool,
     /// How the rows are written: text, Markdown or JSON.
     pub format: Format,
 }
@@ -78,8 +80,9 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
             1,
         );
     }
-    match judge_all(&catalog, args.bundles, &admitted, Images::ByDigest, |_| args.config.to_vec()) {
-        Ok(rows) => report::write(&rows, args.format),
+    let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
+    match judge_all(&catalog, args.bundles, &admitted, |_| args.config.to_vec()) {
+        Ok(rows) => report::write(rows, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
 }
@@ -101,10 +104,10 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Some(config) => config.to_vec(),
         None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
     };
-    match judge_all(&catalog, args.bundles, &catalog.entries, Images::Any, config_for) {
+    match judge_all(&catalog, args.bundles, &catalog.entries, config_for) {
         Ok(mut rows) => {
             report::rank(&mut rows);
-            report::write(&rows, args.format)
+            report::write(rows, args.format, Images::Any)
         }
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -126,7 +129,6 @@ fn judge_all(
     catalog: &read::Catalog,
     bundles: Option<&Path>,
     entries: &[Entry],
-    images: Images,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
     let mut rows = Vec::new();
@@ -137,7 +139,7 @@ fn judge_all(
         };
         rows.push(match sources {
             Err(why) => report::unjudged(entry, why),
-            Ok(sources) => match unjudgeable(entry, &sources, images) {
+            Ok(sources) => match unjudgeable(entry, &sources) {
                 Some(why) => report::unjudged(entry, why),
                 None => report::judge_one(entry, &sources, &config_for(entry)),
             },
@@ -148,35 +150,29 @@ fn judge_all(
     Ok(rows)
 }
 
-/// Which bundle images a verdict may stand for: `catalog judge` is a gate,
-/// and its verdict binds only an image named by digest; `catalog audit` is
-/// a survey, and judges what the catalog shows whatever the image (each row
-/// says whether it is pinned).
+/// Which bundle images a passing verdict may stand for: `catalog judge` is a
+/// gate, and its verdict binds only an image named by digest unless the admin
+/// accepts tags (`--allow-tag-images`); `catalog audit` is a survey. Every
+/// bundle with manifests is judged either way, and each row says whether its
+/// image is pinned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Images {
+pub(crate) enum Images {
     ByDigest,
     Any,
 }
 
 /// Why these manifests cannot stand for the bundle OLM installs, before
-/// they are read: olm-rbac judges what the catalog (or `--bundles`) shows
-/// it, and OLM installs the bundle image; the verdict binds that image only
-/// when the image is named by digest (for `catalog judge`) and the manifests
-/// are that bundle's ([`report::not_the_bundle`], once they are read).
-fn unjudgeable(entry: &Entry, sources: &[Source], images: Images) -> Option<String> {
+/// they are read: there are none, or no image names what OLM installs. That
+/// they are the bundle's is checked once they are read
+/// ([`report::not_the_bundle`]).
+fn unjudgeable(entry: &Entry, sources: &[Source]) -> Option<String> {
     if sources.is_empty() {
         return Some(format!(
             "the catalog carries no manifests for {} (no olm.bundle.object), and --bundles has no folder for it: it cannot be judged",
             entry.name
         ));
     }
-    match &entry.image {
-        Some(image) if images == Images::Any || crate::model::is_digest_ref(image) => None,
-        Some(image) => {
-            Some(format!("its image {image:?} is not pinned by digest: what OLM pulls can change after this judgement"))
-        }
-        None => Some("it names no bundle image, so what OLM would install cannot be told".into()),
-    }
+    entry.image.is_none().then(|| "it names no bundle image, so what OLM would install cannot be told".into())
 }
 
 /// A bundle's folder is judged as found under `--bundles`: one reached

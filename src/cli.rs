@@ -133,6 +133,11 @@ struct JudgeArgs {
     /// The ClusterExtension whose admitted bundles are judged.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     extension: PathBuf,
+    /// Accept bundle images named by tag: each is still judged and marked
+    /// `tag`, but does not fail the command (what OLM pulls under a tag can
+    /// change after the judgement).
+    #[arg(long)]
+    allow_tag_images: bool,
     /// text (default), markdown or json.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = crate::catalog::Format::Text)]
     output: crate::catalog::Format,
@@ -152,6 +157,7 @@ impl JudgeArgs {
             bundles: self.bundles.as_deref(),
             config: &config,
             extension: &extension,
+            allow_tag_images: self.allow_tag_images,
             format: self.output,
         })
     }

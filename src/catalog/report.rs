@@ -219,15 +219,33 @@ pub(super) fn rank(rows: &mut [Row]) {
     });
 }
 
-/// The report: exit 0 when every bundle passes, 1 otherwise.
-pub(super) fn write(rows: &[Row], format: Format) -> Outcome {
-    let failed = rows.iter().filter(|r| r.verdict != Verdict::Pass).count();
+/// What a bundle image named by tag says where only digests are accepted.
+pub(super) const TAG_IMAGE: &str = "its image is named by tag, not by digest: what OLM pulls under it can change after this judgement, so the verdict does not bind it; name the bundle image by digest in the catalog, or pass --allow-tag-images to accept tag images";
+
+/// The report: exit 0 when every bundle passes (and, where only digests are
+/// accepted, names its image by digest), 1 otherwise.
+pub(super) fn write(mut rows: Vec<Row>, format: Format, images: super::Images) -> Outcome {
+    let by_digest = images == super::Images::ByDigest;
+    let tagged = |r: &Row| by_digest && !r.pinned && r.image.is_some();
+    // The verdict stays the policy's; the image's condition leads `errors`.
+    for row in rows.iter_mut().filter(|r| tagged(r)) {
+        row.errors.insert(0, TAG_IMAGE.to_string());
+    }
+    let rows = &rows[..];
+    let failed = rows.iter().filter(|r| r.verdict != Verdict::Pass || tagged(r)).count();
     let stdout = match format {
         Format::Json => serde_json::to_string_pretty(rows).map(|s| s + "\n").unwrap_or_default(),
         Format::Text => text(rows),
         Format::Markdown => markdown(rows),
     };
-    let stderr = format!("{} bundle(s): {} pass, {failed} fail or cannot be judged\n", rows.len(), rows.len() - failed);
+    let mut stderr =
+        format!("{} bundle(s): {} pass, {failed} fail or cannot be judged\n", rows.len(), rows.len() - failed);
+    let tags = rows.iter().filter(|r| tagged(r)).count();
+    if tags > 0 {
+        stderr.push_str(&format!(
+            "{tags} bundle image(s) named by tag, each judged but not accepted: pass --allow-tag-images to accept them\n"
+        ));
+    }
     Outcome { stdout, stderr, code: i32::from(failed > 0) }
 }
 

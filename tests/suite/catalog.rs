@@ -6,6 +6,7 @@
 
 use crate::common::*;
 use crate::json_schema::Validator;
+use serde_json::json;
 
 const WITH_OBJECTS: &str = "examples/catalog/kube-green-catalog.yaml";
 const METADATA_ONLY: &str = "tests/fixtures/catalogs/csv-metadata-only/catalog";
@@ -128,6 +129,11 @@ fn edited_catalog(dir: &std::path::Path, edit: impl Fn(String) -> String) -> Str
 }
 
 fn judge_at(catalog: &str, bundles: Option<&std::path::Path>, version: &str) -> std::process::Output {
+    judge_with(catalog, bundles, version, &[])
+}
+
+/// [`judge_at`], with more arguments.
+fn judge_with(catalog: &str, bundles: Option<&std::path::Path>, version: &str, more: &[&str]) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let (config, ext) = (dir.path().join("rbac.yaml"), dir.path().join("ext.yaml"));
     std::fs::write(&config, CONFIG).unwrap();
@@ -139,6 +145,7 @@ fn judge_at(catalog: &str, bundles: Option<&std::path::Path>, version: &str) -> 
     }
     let (config, ext) = (config.display().to_string(), ext.display().to_string());
     args.extend(["-c", config.as_str(), "-f", ext.as_str(), "-o", "json"]);
+    args.extend(more);
     run_bin(&args, "")
 }
 
@@ -338,10 +345,11 @@ fn keys_and_files_olm_reads_otherwise_are_refused_or_read() {
 
 /// The verdict stands for the image OLM pulls only when the manifests are
 /// that bundle's and the image is named by digest: a bundle carrying another
-/// bundle's CSV, none, or a tag image is unjudged; two bundles of one version
-/// are refused.
+/// bundle's CSV, or none, is unjudged; a tag image is judged, and fails
+/// `catalog judge` unless `--allow-tag-images` accepts it; two bundles of one
+/// version are refused.
 #[test]
-fn manifests_that_are_not_the_bundle_or_a_tag_image_are_unjudged() {
+fn manifests_that_are_not_the_bundle_are_unjudged_and_a_tag_image_is_named() {
     let dir = tempfile::tempdir().unwrap();
     // 0.6.0's entry, carrying 0.5.2's manifests in its place (and no 0.5.2 in the channel).
     let swapped = edited_catalog(dir.path(), |t| {
@@ -377,8 +385,33 @@ fn manifests_that_are_not_the_bundle_or_a_tag_image_are_unjudged() {
     let out = judge_at(&tagged, None, "      version: \"0.6.0\"\n");
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(rows[0]["verdict"], "unjudged", "{rows}");
-    assert!(rows[0]["errors"][0].as_str().unwrap().contains("is not pinned by digest"), "{rows}");
+    // Judged all the same: the policy's verdict (0.6.0 ships ClusterRoles CONFIG denies), the image beside it.
+    assert_eq!((&rows[0]["verdict"], &rows[0]["pinned"]), (&json!("fail"), &json!(false)), "{rows}");
+    let why = rows[0]["errors"][0].as_str().unwrap();
+    assert!(
+        why.starts_with("its image is named by tag, not by digest")
+            && why.ends_with("or pass --allow-tag-images to accept tag images"),
+        "{why}"
+    );
+    assert!(
+        text(&out.stderr).contains(
+            "1 bundle image(s) named by tag, each judged but not accepted: pass --allow-tag-images to accept them"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // Accepted, a tag image that passes clears the command.
+    let tagged_pass = edited_catalog(dir.path(), |t| {
+        let at = t.find("\nname: kube-green.v0.5.2\npackage: kube-green\nproperties:").unwrap();
+        let image = t[..at].lines().last().unwrap().to_string();
+        t.replacen(&image, "image: quay.io/example/kube-green-bundle:v0.5.2", 1)
+    });
+    let refused = judge_at(&tagged_pass, None, "      version: \"0.5.2\"\n");
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused.stderr));
+    let accepted = judge_with(&tagged_pass, None, "      version: \"0.5.2\"\n", &["--allow-tag-images"]);
+    assert_eq!(accepted.status.code(), Some(0), "{}", text(&accepted.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&accepted.stdout).unwrap();
+    assert_eq!((&rows[0]["verdict"], &rows[0]["pinned"]), (&json!("pass"), &json!(false)), "{rows}");
     let twice = edited_catalog(dir.path(), |t| t.replacen("    version: 0.5.1\n", "    version: 0.5.2\n", 1));
     let out = judge_at(&twice, None, "      version: \"0.5.2\"\n");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
