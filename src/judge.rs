@@ -103,10 +103,11 @@ impl Judged<'_> {
         refusals.iter().map(|r| format!("{}: {}", r.field, r.message())).collect()
     }
 
-    /// The roles and bindings the output holds, as values: the input's that
-    /// go out (with the labels and annotations the plan sets on them) and
-    /// the generated ones; what `kubectl apply` of render's output leaves on
-    /// the cluster, for the access kernel (`check::load::policy_of`).
+    /// The roles and bindings the cluster holds after the install, as values:
+    /// the input's that go out (with the labels and annotations the plan sets
+    /// on them), the generated ones (what `kubectl apply` of render's output
+    /// leaves), and the operator's as OLM v1 grants them where the output
+    /// writes none; for the access kernel (`check::load::policy_of`).
     pub(crate) fn rbac(&self) -> Vec<InputObject> {
         use crate::model::{view_for, Body, ViewKind};
         let mut out: Vec<InputObject> = Vec::new();
@@ -120,8 +121,9 @@ impl Judged<'_> {
             }
             out.push(o);
         }
-        for generated in self.plan.generated() {
-            let Ok(value) = serde_json::to_value(&generated.object) else { continue };
+        let written = self.plan.generated().iter().map(|g| &g.object);
+        for object in written.chain(self.plan.granted_by_olm()) {
+            let Ok(value) = serde_json::to_value(object) else { continue };
             let meta = &value["metadata"];
             let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
             let map = |v: &serde_json::Value| serde_json::from_value(v.clone()).unwrap_or_default();

@@ -79,7 +79,7 @@ impl std::fmt::Display for Namespace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Namespace::Named(n) => n,
-            Namespace::UnnamedInstall => "(the install namespace)",
+            Namespace::UnnamedInstall => crate::plan::operator::permissions::UNNAMED_INSTALL_NAMESPACE,
             Namespace::Applied => "(the namespace it is applied in)",
         })
     }

@@ -35,7 +35,7 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     };
     let summary = summarise(&p, &provided, &generated, &mut plan.results);
     generated.sort_by_cached_key(output_order);
-    generated.extend(operator_step(&p, &mut plan.results));
+    generated.extend(operator_step(&p, &mut plan.results, &mut plan.granted_by_olm));
     generated.extend(pinning::pin_step(&p, &mut plan.results));
     generated.extend(delegation::delegation_step(&p, &mut plan.results));
     report_removed(&p, &earlier, &generated, &mut plan.results);
@@ -50,12 +50,13 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
 /// manages it, the install policy, and the installer account
 /// (`spec.installer`). Without either nothing is read.
-fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>, granted_by_olm: &mut Vec<Made>) -> Vec<Made> {
     if !judges_grants(p.config) {
         return Vec::new();
     }
     let operator = OperatorInput::new(p, results);
     gate::check_policy(&operator, results);
+    granted_by_olm.extend(permissions::as_olm_v1_grants(&operator));
     let mut written = permissions::plan_operator(&operator, results);
     written.extend(installer::plan_installer(&operator, results));
     written

@@ -215,6 +215,8 @@ pub(crate) struct Draft {
     /// adopted bundle roles and the extension's `ClusterExtension`.
     pub patches: BTreeMap<usize, MetaPatch>,
     pub generated: Vec<Generated>,
+    /// See [`Plan::granted_by_olm`].
+    pub granted_by_olm: Vec<Made>,
     pub results: Vec<Finding>,
 }
 
@@ -226,6 +228,10 @@ pub(crate) struct Plan {
     pub(in crate::plan) remove: BTreeSet<usize>,
     pub(in crate::plan) patches: BTreeMap<usize, MetaPatch>,
     pub(in crate::plan) generated: Vec<Generated>,
+    /// The operator's RBAC as OLM v1 grants it on install where the config
+    /// writes none (`permissions: Unmanaged`): never output, but what the
+    /// cluster will hold, so the upgrade review measures it.
+    pub(in crate::plan) granted_by_olm: Vec<Made>,
     /// What the outputs say.
     pub(in crate::plan) results: Vec<Finding>,
     /// Findings past the text's cap (`Shown::PastCap`): values only.
@@ -235,9 +241,9 @@ pub(crate) struct Plan {
 impl Plan {
     /// The draft's changes, unless its results hold an error.
     pub(super) fn decide(draft: Draft) -> Plan {
-        let Draft { remove, patches, generated, results } = draft;
+        let Draft { remove, patches, generated, granted_by_olm, results } = draft;
         let (past_cap, results) = results.into_iter().partition(|f| f.shown == crate::findings::Shown::PastCap);
-        let mut plan = Plan { remove, patches, generated, results, past_cap };
+        let mut plan = Plan { remove, patches, generated, granted_by_olm, results, past_cap };
         plan.change_nothing_on_error();
         plan
     }
@@ -264,6 +270,7 @@ impl Plan {
             self.remove.clear();
             self.patches.clear();
             self.generated.clear();
+            self.granted_by_olm.clear();
             self.results.retain(|r| r.severity != Severity::Info);
         }
     }
@@ -282,6 +289,11 @@ impl Plan {
 
     pub(crate) fn results(&self) -> &[Finding] {
         &self.results
+    }
+
+    /// See the field: the operator's RBAC OLM v1 grants where this output writes none.
+    pub(crate) fn granted_by_olm(&self) -> impl Iterator<Item = &Object> {
+        self.granted_by_olm.iter().map(|(_, object)| object)
     }
 
     /// Every finding as a value: those the outputs say, less the counts of

@@ -421,3 +421,41 @@ fn manifests_that_are_not_the_bundle_are_unjudged_and_a_tag_image_is_named() {
         text(&out.stderr)
     );
 }
+
+/// The upgrade review under `permissions: Unmanaged` (what OLM v1 needs):
+/// the config writes none of the operator's roles, but OLM v1 grants the
+/// CSV's rules on install, so a version's gains are measured on them.
+/// kube-green 0.7.0's operator gains update and patch on StatefulSets
+/// cluster-wide over 0.5.2 (the last version that passed); no other admitted
+/// version gains anything.
+#[test]
+fn gains_under_unmanaged_are_what_olm_v1_grants_the_operator() {
+    let out = run_bin(
+        &[
+            "catalog",
+            "judge",
+            "--catalog",
+            "examples/catalog/kube-green-catalog.yaml",
+            "-c",
+            "examples/catalog/rbac.yaml",
+            "-f",
+            "examples/catalog/clusterextension.yaml",
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gains: Vec<(&str, usize)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["version"].as_str().unwrap(), r["gained"].as_array().unwrap().len()))
+        .collect();
+    assert_eq!(gains, [("0.5.0", 0), ("0.5.1", 0), ("0.5.2", 0), ("0.6.0", 0), ("0.7.0", 1), ("0.7.1", 0)]);
+    let gained = &rows[4]["gained"][0];
+    assert_eq!(gained["subject"]["name"], "kube-green-controller-manager", "{gained}");
+    assert_eq!((&gained["apiGroups"], &gained["resources"]), (&json!(["apps"]), &json!(["statefulsets"])), "{gained}");
+    assert!(gained["verbs"].as_array().unwrap().contains(&json!("update")), "{gained}");
+    assert_eq!(gained["severity"], "critical");
+}

@@ -304,6 +304,25 @@ impl Writer<'_> {
     }
 }
 
+/// The operator's RBAC as OLM v1 grants it on install, where the config
+/// writes none (`permissions: Unmanaged`): OLM v1 installs a bundle for all
+/// namespaces (the only mode it installs under its default gates), so the
+/// CSV's `permissions` are promoted with the `namespaces` rule, as
+/// `permissions: Cluster` writes them. In the install namespace, or, when the
+/// config names none, one named for it that no real namespace can have.
+pub(crate) fn as_olm_v1_grants(operator: &OperatorInput<'_>) -> Vec<Made> {
+    let config = operator.config();
+    if config.operator.permissions != OperatorPermissions::Unmanaged || operator.planning.csv().is_none() {
+        return Vec::new();
+    }
+    let install = config.install_namespace().unwrap_or(UNNAMED_INSTALL_NAMESPACE);
+    Writer { config, install }.objects(&operator.grants, None)
+}
+
+/// The install namespace's stand-in where the config names none: not a
+/// DNS-1123 label, so no object of the input can be in it.
+pub(crate) const UNNAMED_INSTALL_NAMESPACE: &str = "(the install namespace)";
+
 /// Are the CSV's `permissions` granted cluster-wide? `Cluster` promotes them
 /// as OLM does; `Namespaces` does not; with `Unmanaged`, OLM does when the
 /// operator supports AllNamespaces (targets are not configurable then), as
