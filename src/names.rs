@@ -32,10 +32,19 @@ pub(crate) fn is_dns1035_label(s: &str) -> bool {
     is_dns1123_label(s) && s.as_bytes()[0].is_ascii_lowercase()
 }
 
-/// A DNS-1123 subdomain (API groups, CRD names): dot-separated labels, at most
-/// 253 characters.
+/// A DNS-1123 subdomain (most object names, API groups, CRD names), as
+/// Kubernetes' `IsDNS1123Subdomain` checks it: at most 253 characters of
+/// dot-separated parts, each lowercase alphanumerics and `-`, alphanumeric at
+/// both ends. Unlike a label, a part has no length limit of its own.
 pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= MAX_NAME && s.split('.').all(is_dns1123_label)
+    let part = |p: &str| {
+        let b = p.as_bytes();
+        !b.is_empty()
+            && b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    };
+    s.len() <= MAX_NAME && s.split('.').all(part)
 }
 
 /// `base` + `suffix`, shortened to [`MAX_NAME`] with a stable hash of the full

@@ -232,6 +232,25 @@ impl Resources {
         }
     }
 
+    /// Whether an API group serves any resource the table knows.
+    pub(crate) fn knows_group(&self, group: &str) -> bool {
+        self.scope.keys().any(|(g, _)| g == group)
+    }
+
+    /// Whether `plural` is a resource of one of `groups` (any, for `*`).
+    pub(crate) fn knows_resource(&self, groups: &[&str], plural: &str) -> bool {
+        self.scope.keys().any(|(g, p)| p == plural && groups.iter().any(|want| *want == "*" || want == g))
+    }
+
+    /// The plural a policy's resource name was most likely meant as: the one
+    /// it names as kubectl would (case aside; by singular, kind or short
+    /// name) in one of `groups`, if one does.
+    pub(crate) fn meant(&self, groups: &[&str], name: &str) -> Option<&str> {
+        let lower = name.to_lowercase();
+        let any = groups.contains(&"*");
+        self.named(&lower, None).into_iter().find(|(g, _)| any || groups.contains(g)).map(|(_, plural)| plural)
+    }
+
     /// The resources (in `group`, if given) that `name` names: by plural,
     /// singular, kind or short name.
     fn named(&self, name: &str, group: Option<&str>) -> Vec<(&str, &str)> {

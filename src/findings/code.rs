@@ -150,6 +150,8 @@ codes! {
         "the install grants what spec.operator.policy.allow does not cover";
     PolicyDenied = "policy-denied",
         "the install grants what an entry of spec.operator.policy.deny forbids";
+    PolicyEntryUnknown = "policy-entry-unknown",
+        "an entry of spec.operator.policy names a verb, API group or resource the cluster does not have, so that part of it matches nothing";
     DangerousGrant = "dangerous-grant",
         "the install grants what the catalogue of dangerous permissions marks";
     HostAccess = "host-access",

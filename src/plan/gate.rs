@@ -35,6 +35,8 @@ use crate::plan::facts::grants::CsvGrant;
 use crate::plan::facts::input::{OperatorInput, Planning};
 use crate::plan::facts::origin::Origin;
 
+mod collisions;
+mod entries;
 mod holdings;
 mod verdict;
 
@@ -122,6 +124,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
         warn_dangerous(&holdings, results);
         return;
     };
+    entries::check_entries(p, policy, results);
     let Some(ceiling) = ceiling_entries(p, policy, results) else { return };
     match &ceiling {
         Some(allow) => gate.check_ceiling(allow, &holdings, results),

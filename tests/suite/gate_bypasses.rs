@@ -351,3 +351,90 @@ subjects:
     assert_eq!(out.code, 1, "{}", said(&out));
     assert!(results.iter().any(|r| r.code == "subject-foreign"), "{results:#?}");
 }
+
+/// A deny entry with a typo matches nothing, since Kubernetes compares rule
+/// strings exactly: `secret` and `Bind` forbade nothing, and the bundle that
+/// reads secrets cluster-wide passed with no word.
+/// Closed in: `gate::entries::check_entries`: every verb, group and resource
+/// of an entry is one the cluster to be has, or an error under `deny` (a
+/// warning under `allow`) that names the near miss.
+#[test]
+fn a_typo_in_a_deny_entry_is_an_error_naming_the_near_miss() {
+    let spec = "  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n    policy:\n      deny:\n      - {apiGroups: [''], resources: [secret, pods/Exec], verbs: [get, Bind]}\n      - {apiGroups: [Apps, rbac.authorization.k8s.io], resources: [clusterroles], verbs: [escalate]}\n";
+    let (out, results) = render_results(&files(&[]), &admin_config(spec));
+    assert_eq!(out.code, 1, "{}", said(&out));
+    let unknown: Vec<&str> =
+        results.iter().filter(|r| r.code == "policy-entry-unknown").map(|r| r.message.as_str()).collect();
+    let expected = [
+        "RBACConfig ext: spec.operator.policy.deny[0].verbs[1]: \"Bind\" is not a verb the cluster serves; did you mean \"bind\"?",
+        "RBACConfig ext: spec.operator.policy.deny[0].resources[0]: \"secret\" is not a resource of API group(s) \"\"; did you mean \"secrets\"?",
+        "RBACConfig ext: spec.operator.policy.deny[0].resources[1]: \"pods/Exec\" is not a resource of API group(s) \"\"; did you mean \"pods/exec\"? Kubernetes matches rules exactly, so this part of the entry denies nothing",
+        "RBACConfig ext: spec.operator.policy.deny[1].apiGroups[0]: \"Apps\" is not an API group of Kubernetes, OLM or the input's CRDs; did you mean \"apps\"?",
+    ];
+    assert_eq!(unknown.len(), expected.len(), "{unknown:#?}");
+    for (said, want) in unknown.iter().zip(expected) {
+        assert!(said.starts_with(want), "{said}\n  wanted: {want}");
+    }
+    // Written as Kubernetes reads it, the entry is judged: the bundle reads secrets.
+    let fixed = "  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n    policy:\n      deny:\n      - {apiGroups: [''], resources: [secrets], verbs: [get]}\n";
+    let (out, results) = render_results(&files(&[]), &admin_config(fixed));
+    assert_eq!(out.code, 1, "{}", said(&out));
+    assert!(results.iter().all(|r| r.code != "policy-entry-unknown"), "{results:#?}");
+    assert!(results.iter().any(|r| r.code == "policy-denied"), "{results:#?}");
+}
+
+/// A bundle Role and a RoleBinding to it, the binding written in `binding_ns`.
+fn role_and_binding(role: &str, role_ns: &str, binding_ns: Option<&str>) -> String {
+    let ns = binding_ns.map(|n| format!("  namespace: {n}\n")).unwrap_or_default();
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: '{role}'\n  namespace: {role_ns}\nrules:\n- {{apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get]}}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ack-extra\n{ns}roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: '{role}'}}\nsubjects:\n- {{kind: ServiceAccount, name: ack-s3-controller, namespace: ops}}\n"
+    )
+}
+
+/// Under `bundleObjects: Keep` a bundle RoleBinding is also applied where it
+/// is written, and there it binds whatever Role of its name that namespace
+/// holds: in kube-system, Kubernetes' own `system:controller:token-cleaner`,
+/// which deletes secrets. The bundle's harmless Role of that name lands in
+/// the install namespace, so the gate judged the harmless one and passed.
+/// Closed in: `gate::holdings::bound`: every copy of a binding resolves
+/// where it lands, and a copy whose Role the input does not hold there is
+/// `bundle-role-foreign` (an error under a policy).
+#[test]
+fn a_kept_role_binding_cannot_borrow_a_role_the_cluster_holds_elsewhere() {
+    let spec = format!("  bundleObjects: Keep\n  operator:\n    installNamespace: ops\n{ALLOW}");
+    let cases = [
+        ("system:controller:token-cleaner", Some("kube-system")),
+        ("deployer", Some("team-a")),
+        // Applied in whatever namespace the applier is in.
+        ("deployer", None),
+    ];
+    for (role, binding_ns) in cases {
+        let rbac = role_and_binding(role, "ops", binding_ns);
+        let (out, results) = render_results(&files(&[("bundle/manifests/zz.yaml", rbac)]), &admin_config(&spec));
+        assert_eq!(out.code, 1, "{role} in {binding_ns:?}: {}", said(&out));
+        assert!(results.iter().any(|r| r.code == "bundle-role-foreign"), "{results:#?}");
+    }
+    // In the install namespace, beside its Role, it is judged as it is.
+    let rbac = role_and_binding("deployer", "ops", Some("ops"));
+    let (out, _) = render_results(&files(&[("bundle/manifests/zz.yaml", rbac)]), &admin_config(&spec));
+    assert_eq!(out.code, 0, "{}", said(&out));
+}
+
+/// Two bundle Roles of one name, written in different namespaces, land as
+/// one object in the install namespace: which one the cluster holds cannot be
+/// told, and the gate judged whichever came last in the input.
+/// Closed in: `gate::holdings::check_placed_twice`: an error under a policy,
+/// whatever the order.
+#[test]
+fn two_bundle_roles_that_land_as_one_are_refused_in_either_order() {
+    let spec = format!("  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n{ALLOW}");
+    let danger = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ack-extra\n  namespace: team-a\nrules:\n- {apiGroups: [''], resources: [secrets, pods/exec], verbs: ['*']}\n";
+    let benign = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: ack-extra\n  namespace: team-b\nrules:\n- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get]}\n";
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: ack-extra\n  namespace: ops\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: ack-extra}\nsubjects:\n- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}\n";
+    for (a, b) in [(danger, benign), (benign, danger)] {
+        let rbac = format!("{a}---\n{b}---\n{binding}");
+        let (out, results) = render_results(&files(&[("bundle/manifests/zz.yaml", rbac)]), &admin_config(&spec));
+        assert_eq!(out.code, 1, "{}", said(&out));
+        assert!(results.iter().any(|r| r.code == "input-duplicate"), "{results:#?}");
+    }
+}

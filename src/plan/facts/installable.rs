@@ -104,7 +104,7 @@ pub(crate) fn refusals<'c>(csv: &CsvView, crds: impl IntoIterator<Item = &'c str
     }
     // As written, unknown types included: OLM counts them too.
     let modes: BTreeSet<&str> =
-        spec.install_modes.iter().filter(|m| m.supported).filter_map(|m| m.mode.as_deref()).collect();
+        spec.install_modes.iter().filter(|m| m.supported).map(|m| m.mode.as_deref().unwrap_or_default()).collect();
     if !spec.supports(InstallMode::AllNamespaces) {
         out.push(Refusal::new(
             Rule::AllNamespaces,
@@ -247,7 +247,7 @@ fn rule_refusals(w: &WebhookView, i: usize, out: &mut Vec<Refusal>) {
             if group == "admissionregistration.k8s.io" {
                 let forbidden = r.resources.iter().filter(|res| {
                     matches!(
-                        res.to_ascii_lowercase().as_str(),
+                        go_lower(res).as_str(),
                         "*" | "mutatingwebhookconfiguration"
                             | "mutatingwebhookconfigurations"
                             | "validatingwebhookconfiguration"
@@ -266,12 +266,24 @@ fn rule_refusals(w: &WebhookView, i: usize, out: &mut Vec<Refusal>) {
     }
 }
 
+/// A string as Go's `strings.ToLower` lowers it, which OLM compares webhook
+/// resources with: Unicode's simple lowercase mapping, rune by rune. It
+/// differs from Rust's full mapping for `İ` alone, which Go lowers to `i`.
+fn go_lower(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{130}' => 'i',
+            c => c.to_lowercase().next().unwrap_or(c),
+        })
+        .collect()
+}
+
 /// Install modes as a sentence: `OwnNamespace, SingleNamespace`, or `none`.
 fn said(modes: &BTreeSet<&str>) -> String {
     if modes.is_empty() {
         return "none".to_string();
     }
-    modes.iter().copied().collect::<Vec<_>>().join(", ")
+    modes.iter().map(|m| if m.is_empty() { "(a mode without a type)" } else { m }).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]

@@ -208,6 +208,7 @@ impl<'a> Gate<'a> {
         // copy OLM would install were it the bundle's (in the install
         // namespace, for a namespaced one): then the cluster holds that grant
         // either way (`provenance::Believed`).
+        self.check_placed_twice(results);
         let cluster = self.cluster_to_be();
         let mut out = Vec::new();
         for (i, o) in objects.iter().enumerate() {
@@ -372,10 +373,16 @@ impl<'a> Gate<'a> {
     fn bound(&self, o: &'a InputObject, i: usize, cluster: &Policy, results: &mut Vec<Finding>) -> Vec<Holding<'a>> {
         let objects = self.planning.objects();
         let mut out = Vec::new();
-        // OLM's copy comes first; the one applied as written that binds no
-        // role there holds nothing, and is not the bundle's to answer for.
+        // OLM's copy comes first. What a copy binds that the input does not
+        // hold is reported once per binding: applied as written, a
+        // RoleBinding binds whatever Role of that name its namespace holds
+        // (Kubernetes keeps Roles of its own in kube-system).
+        let mut reported = false;
         for (n, copy) in cluster.bindings.iter().filter(|b| b.source == Some(i)).enumerate() {
-            let Some(role) = self.resolve(o, copy, cluster, n == 0, results) else { continue };
+            let report = !reported;
+            let found = self.resolve(o, copy, cluster, n == 0, report, results);
+            reported |= report && found.is_none();
+            let Some(role) = found else { continue };
             let rules: Vec<RoleRule<'a>> = cluster
                 .sourced_rules(role)
                 .into_iter()
@@ -404,13 +411,14 @@ impl<'a> Gate<'a> {
 
     /// The role one copy of a bundle binding resolves to in the cluster to
     /// be. `None` when it binds nothing, or when what it binds cannot be told
-    /// (a built-in role olm-rbac does not model, or a role nobody ships:
-    /// reported for OLM's copy).
+    /// (a built-in role olm-rbac does not model, or a role nobody ships
+    /// there: reported when `report`).
     fn resolve<'p>(
         &self,
         o: &InputObject,
         copy: &BindingDef,
         cluster: &'p Policy,
+        olm_copy: bool,
         report: bool,
         results: &mut Vec<Finding>,
     ) -> Option<&'p RoleDef> {
@@ -420,7 +428,13 @@ impl<'a> Gate<'a> {
             return None;
         }
         let found = cluster.bound_role(copy);
-        if found.is_none() && report {
+        if found.is_none() && report && !olm_copy && kind == Some(RoleRefKind::Role) {
+            let ns = copy.namespace.as_deref().map(Namespace::placed).map(|n| n.to_string()).unwrap_or_default();
+            let message = format!(
+                "applied as written (bundleObjects: Keep), this RoleBinding lands in namespace {ns} and binds whatever Role {name:?} that namespace holds, which the bundle does not ship there: olm-rbac cannot tell what that grants, so it cannot hold it to spec.operator.policy; drop the bundle's objects (bundleObjects: Drop) or ship the Role beside it"
+            );
+            results.push(self.finding_on(o, Code::BundleRoleForeign, "metadata.namespace", message));
+        } else if found.is_none() && report {
             let finding = if kind == Some(RoleRefKind::ClusterRole) && is_reserved_role_name(name) {
                 let message = format!(
                     "the bundle binds the built-in ClusterRole {name:?}, whose rules are the cluster's, not the bundle's, and not among Kubernetes {}'s bootstrap roles: olm-rbac cannot hold it to spec.operator.policy",

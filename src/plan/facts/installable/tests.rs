@@ -70,6 +70,9 @@ fn deployment_names_are_unique_dns_subdomains() {
     assert_eq!(refused.iter().map(|r| r.rule).collect::<Vec<_>>(), [Rule::DeploymentNames, Rule::DeploymentNames]);
     assert_eq!(refused[0].field, "spec.install.spec.deployments[1].name");
     assert!(refused[1].why.contains("not a DNS-1123 subdomain"));
+    // Kubernetes' IsDNS1123Subdomain has no limit per dot-separated part.
+    let long = format!("      - name: {}\n", "a".repeat(70));
+    assert_eq!(rules(&csv(&long), &CRDS), []);
 }
 
 /// `CheckCRDResourceUniqueness`, `CheckOwnedCRDExistence`.
@@ -95,6 +98,9 @@ fn conversion_webhooks_need_all_namespaces_alone() {
     view.spec.install_modes[0].supported = true;
     assert_eq!(rules(&view, &CRDS), [Rule::ConversionWebhookModes]);
     view.spec.install_modes[0].mode = Some("Elsewhere".into());
+    assert_eq!(rules(&view, &CRDS), [Rule::ConversionWebhookModes]);
+    // A supported mode without a type is one more type to OLM (the empty one).
+    view.spec.install_modes[0].mode = None;
     assert_eq!(rules(&view, &CRDS), [Rule::ConversionWebhookModes]);
     // Admission webhooks are not held to it.
     let mut view = csv(&webhook("ValidatingAdmissionWebhook", "vwidget.example.com", ""));
@@ -147,6 +153,11 @@ fn admission_webhooks_stay_off_olm_and_webhook_configurations() {
         [Rule::WebhookRules]
     );
     assert_eq!(rules(&on("[admissionregistration.k8s.io]", "[validatingadmissionpolicies]"), &CRDS), []);
+    // Lowered as Go's strings.ToLower lowers it: U+0130 is `i`.
+    assert_eq!(
+        rules(&on("[admissionregistration.k8s.io]", "[mutat\u{130}ngwebhookconfigurations]"), &CRDS),
+        [Rule::WebhookRules]
+    );
     assert_eq!(rules(&on("[apps]", "['*']"), &CRDS), []);
     // Conversion webhooks have no rules to hold.
     let convert = webhook(
