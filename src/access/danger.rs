@@ -253,6 +253,48 @@ const CATALOGUE: &[Danger] = &[
         cluster_only: false,
     },
     Danger {
+        what: "install operators",
+        why: "OLM installs what a Subscription, an approved InstallPlan or a ClusterExtension asks for with its own rights (OLM v1 as cluster-admin), and the operator then holds every permission its bundle asks for: whoever writes them runs a bundle of their choosing with rights they do not hold.",
+        severity: Severity::Critical,
+        sets: &[
+            any_of(&["operators.coreos.com"], &["subscriptions", "installplans"], CREATE_OR_CHANGE),
+            any_of(&["olm.operatorframework.io"], &["clusterextensions"], CREATE_OR_CHANGE),
+        ],
+        cluster_only: false,
+    },
+    Danger {
+        what: "write operator catalogs or groups",
+        why: "a CatalogSource or ClusterCatalog decides which bundles OLM can install, and an OperatorGroup which namespaces an installed operator's permissions reach: writing them changes what others' installs grant.",
+        severity: Severity::High,
+        sets: &[
+            any_of(&["operators.coreos.com"], &["catalogsources", "operatorgroups"], WRITE),
+            any_of(&["olm.operatorframework.io"], &["clustercatalogs"], WRITE),
+        ],
+        cluster_only: false,
+    },
+    Danger {
+        what: "deploy through a GitOps controller",
+        why: "Argo CD applies what an Application or ApplicationSet names, within what its AppProject allows, and Flux what a Kustomization or HelmRelease names, each with the controller's own account, usually cluster-admin: whoever writes them deploys anything, anywhere the controller reaches.",
+        severity: Severity::Critical,
+        sets: &[
+            any_of(&["argoproj.io"], &["applications", "applicationsets", "appprojects"], CREATE_OR_CHANGE),
+            any_of(&["kustomize.toolkit.fluxcd.io"], &["kustomizations"], CREATE_OR_CHANGE),
+            any_of(&["helm.toolkit.fluxcd.io"], &["helmreleases"], CREATE_OR_CHANGE),
+        ],
+        cluster_only: false,
+    },
+    Danger {
+        what: "change GitOps sources",
+        why: "a Flux GitRepository, OCIRepository, HelmRepository, HelmChart or Bucket says where the manifests a Kustomization or HelmRelease applies come from: pointing it elsewhere deploys someone else's manifests with the controller's rights.",
+        severity: Severity::High,
+        sets: &[any_of(
+            &["source.toolkit.fluxcd.io"],
+            &["gitrepositories", "ocirepositories", "helmrepositories", "helmcharts", "buckets"],
+            CREATE_OR_CHANGE,
+        )],
+        cluster_only: false,
+    },
+    Danger {
         what: "modify namespaces",
         why: "changing a namespace's labels (its status and finalize subresources carry them too) can lower its Pod Security Admission level or take it out of network policies.",
         severity: Severity::Medium,

@@ -438,3 +438,38 @@ fn two_bundle_roles_that_land_as_one_are_refused_in_either_order() {
         assert!(results.iter().any(|r| r.code == "input-duplicate"), "{results:#?}");
     }
 }
+
+/// The deputies: a bundle whose operator may create Subscriptions and Argo
+/// CD Applications installs and deploys whatever it likes with OLM's and
+/// Argo CD's rights, and was judged `pass` with no dangerous grant.
+/// Closed in: `access::danger`'s catalogue ("install operators", "deploy
+/// through a GitOps controller").
+#[test]
+fn a_deputy_api_is_a_dangerous_grant() {
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ack-deputy
+rules:
+- {apiGroups: [operators.coreos.com], resources: [subscriptions], verbs: [create]}
+- {apiGroups: [argoproj.io], resources: [applications], verbs: [create, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ack-deputy
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ack-deputy}
+subjects:
+- {kind: ServiceAccount, name: ack-s3-controller, namespace: ops}
+";
+    let spec = "  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n    policy: {}\n";
+    let (_, results) = render_results(&files(&[("bundle/manifests/zz.yaml", rbac.to_string())]), &admin_config(spec));
+    let dangerous: Vec<&str> =
+        results.iter().filter(|r| r.code == "dangerous-grant").map(|r| r.message.as_str()).collect();
+    for what in ["install operators (critical)", "deploy through a GitOps controller (critical)"] {
+        assert!(
+            dangerous.iter().any(|m| m.contains("ClusterRole ack-deputy") && m.contains(what)),
+            "{what}: {dangerous:#?}"
+        );
+    }
+}

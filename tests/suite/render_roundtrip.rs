@@ -194,10 +194,14 @@ fn renders_its_own_output_alike(bundle: &str, spec: &str) -> bool {
         // this run wrote outside the install namespace could be the bundle's,
         // and OLM would install a bundle's copy in `ops`, where the run writes
         // none (docs/user-guide.md, "A saved output").
+        // So is what it grants, where the catalogue of dangerous permissions
+        // marks it (creating Argo CD Applications, say).
         let outside_ops = |l: &String| {
-            l.starts_with("warning: RoleBinding ")
+            (l.starts_with("warning: RoleBinding ")
                 && !l.starts_with("warning: RoleBinding ops/")
-                && l.contains(": the bundle grants ")
+                && l.contains(": the bundle grants "))
+                || (l.contains("(through the bundle's RoleBinding ")
+                    && !l.contains("(through the bundle's RoleBinding ops/"))
         };
         let new: Vec<String> = results(again.stderr.as_bytes())
             .into_iter()

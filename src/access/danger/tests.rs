@@ -47,6 +47,10 @@ fn each_entry_is_flagged_by_a_minimal_rule() {
             rule(&["apiextensions.k8s.io"], &["customresourcedefinitions"], &["delete"]),
             "write custom resource definitions",
         ),
+        (rule(&["operators.coreos.com"], &["installplans"], &["patch"]), "install operators"),
+        (rule(&["olm.operatorframework.io"], &["clustercatalogs"], &["create"]), "write operator catalogs or groups"),
+        (rule(&["argoproj.io"], &["applications"], &["create"]), "deploy through a GitOps controller"),
+        (rule(&["source.toolkit.fluxcd.io"], &["gitrepositories"], &["update"]), "change GitOps sources"),
         (rule(&[""], &["namespaces"], &["patch"]), "modify namespaces"),
     ];
     for (r, what) in &cases {
@@ -225,6 +229,10 @@ fn every_entry_has_its_severity() {
         ("write validating admission policies", Medium),
         ("write API services", Critical),
         ("write custom resource definitions", High),
+        ("install operators", Critical),
+        ("write operator catalogs or groups", High),
+        ("deploy through a GitOps controller", Critical),
+        ("change GitOps sources", High),
         ("modify namespaces", Medium),
     ];
     assert_eq!(levels, expected);

@@ -103,7 +103,9 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
     let rule = &entry.rule;
     let mut out = Vec::new();
     for (j, verb) in rule.verbs.iter().enumerate() {
-        if verb != "*" && !verbs.contains(verb) {
+        // Constrained impersonation's verbs name a mode (and an action) of their own.
+        let constrained = verb.starts_with("impersonate:") || verb.starts_with("impersonate-on:");
+        if verb != "*" && !constrained && !verbs.contains(verb) {
             let lower = verb.to_ascii_lowercase();
             out.push(Unknown {
                 field: format!("verbs[{j}]"),
