@@ -172,7 +172,8 @@ fn unjudgeable(entry: &Entry, sources: &[Source]) -> Option<String> {
             entry.name
         ));
     }
-    entry.image.is_none().then(|| "it names no bundle image, so what OLM would install cannot be told".into())
+    let named = entry.image.as_deref().is_some_and(|i| !i.is_empty());
+    (!named).then(|| "it names no bundle image, so what OLM would install cannot be told".into())
 }
 
 /// A bundle's folder is judged as found under `--bundles`: one reached

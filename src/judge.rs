@@ -4,6 +4,8 @@
 //! too (`views`): the typed views the planner works from, built from the
 //! chunks the YAML reader cut.
 
+use std::collections::BTreeMap;
+
 use crate::config;
 use crate::findings::{Code, FileRef, Finding, ObjRef, Severity};
 use crate::input::{BundleRoot, Source};
@@ -121,9 +123,17 @@ impl Judged<'_> {
             }
             out.push(o);
         }
-        let written = self.plan.generated().iter().map(|g| &g.object);
-        for object in written.chain(self.plan.granted_by_olm()) {
-            let Ok(value) = serde_json::to_value(object) else { continue };
+        let written = self.plan.generated().iter().map(|g| (&g.object, false));
+        let by_olm = self.plan.granted_by_olm().map(|o| (o, true));
+        let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+        for (object, olm) in written.chain(by_olm) {
+            let Ok(mut value) = serde_json::to_value(object) else { continue };
+            if olm {
+                // OLM names its own objects: none of the input's is one of
+                // them, so a bundle role named as olm-rbac names OLM's grant
+                // neither replaces it nor is replaced.
+                unclash(&mut value, &out, &mut renamed);
+            }
             let meta = &value["metadata"];
             let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
             let map = |v: &serde_json::Value| serde_json::from_value(v.clone()).unwrap_or_default();
@@ -146,6 +156,33 @@ impl Judged<'_> {
             }
         }
         out
+    }
+}
+
+/// Renames one of OLM's grants (a role or binding as JSON) while an object of
+/// `taken` has its kind and name, and points a binding at its role's new name.
+fn unclash(value: &mut serde_json::Value, taken: &[InputObject], renamed: &mut BTreeMap<String, String>) {
+    let kind = value["kind"].as_str().unwrap_or_default().to_string();
+    let name = value["metadata"]["name"].as_str().unwrap_or_default().to_string();
+    let clashes =
+        |n: &str| taken.iter().any(|o| o.header.kind.as_deref() == Some(&kind) && o.header.name.as_deref() == Some(n));
+    let mut unique = name.clone();
+    while clashes(&unique) {
+        unique.push_str("-olm");
+    }
+    if unique != name {
+        value["metadata"]["name"] = serde_json::Value::String(unique.clone());
+        if kind.ends_with("Role") {
+            renamed.insert(format!("{kind}/{name}"), unique);
+        }
+    }
+    let role = format!(
+        "{}/{}",
+        value["roleRef"]["kind"].as_str().unwrap_or_default(),
+        value["roleRef"]["name"].as_str().unwrap_or_default()
+    );
+    if let Some(new) = renamed.get(&role) {
+        value["roleRef"]["name"] = serde_json::Value::String(new.clone());
     }
 }
 

@@ -308,6 +308,15 @@ pub fn catalogue() -> &'static [Danger] {
     CATALOGUE
 }
 
+/// Every resource the catalogue names, as `(group, resource)` without its
+/// subresource: Kubernetes' virtual resources (`users`, `groups`, `signers`,
+/// ...) and the deputies' APIs, which exist whatever the input defines.
+pub(crate) fn named_resources() -> impl Iterator<Item = (&'static str, &'static str)> {
+    CATALOGUE.iter().flat_map(|d| d.sets).flat_map(|set| {
+        set.groups.iter().flat_map(move |g| set.resources.iter().map(move |r| (*g, r.split('/').next().unwrap_or(r))))
+    })
+}
+
 impl Danger {
     /// Whether it counts only when granted in every namespace (a ClusterRole
     /// bound by a ClusterRoleBinding); otherwise it counts anywhere.

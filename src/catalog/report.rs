@@ -35,9 +35,10 @@ pub struct Row {
     pub bundle: String,
     /// Its `olm.package` version, when it has one.
     pub version: Option<String>,
-    /// `pass`, `fail`, `unjudged` (no manifests to judge, manifests that are not the bundle's, or,
-    /// for `catalog judge`, an image not named by digest), or `uninstallable` (OLM v1 refuses the bundle
-    /// whatever its RBAC; `errors` name the rule).
+    /// `pass`, `fail`, `unjudged` (no manifests to judge, or manifests that are not the bundle's), or
+    /// `uninstallable` (OLM v1 refuses the bundle whatever its RBAC; `errors` name the rule). An image named by
+    /// tag keeps the policy's verdict: `pinned` says so, and `catalog judge` (without `--allow-tag-images`)
+    /// fails it, its `errors` led by why.
     pub verdict: Verdict,
     /// The bundle image OLM installs, as the catalog names it.
     pub image: Option<String>,
@@ -249,6 +250,15 @@ pub(super) fn write(mut rows: Vec<Row>, format: Format, images: super::Images) -
     Outcome { stdout, stderr, code: i32::from(failed > 0) }
 }
 
+/// The `IMAGE` column: `digest`, `tag`, or `-` for a bundle that names none.
+fn image_column(r: &Row) -> &'static str {
+    match (&r.image, r.pinned) {
+        (None, _) => "-",
+        (Some(_), true) => "digest",
+        (Some(_), false) => "tag",
+    }
+}
+
 fn text(rows: &[Row]) -> String {
     // `uninstallable` widens the verdict column where a row says it.
     let wide = rows.iter().map(|r| r.verdict.as_str().len()).max().unwrap_or(0).max(9);
@@ -263,7 +273,7 @@ fn text(rows: &[Row]) -> String {
         let (dangerous, gained) = (r.dangerous.len().to_string(), r.gained.len().to_string());
         let version = r.version.as_deref().unwrap_or("-");
         let worst = r.worst.map_or("-", Severity::as_str);
-        let image = if r.pinned { "digest" } else { "tag" };
+        let image = image_column(r);
         let bundle = crate::check::table::printable(&r.bundle);
         out.push_str(&line([&bundle, version, r.verdict.as_str(), image, worst, &dangerous, &gained]));
         for e in &r.errors {
@@ -288,7 +298,7 @@ fn markdown(rows: &[Row]) -> String {
             crate::check::markdown::code(&r.bundle),
             r.version.as_deref().unwrap_or("-"),
             r.verdict.as_str(),
-            if r.pinned { "digest" } else { "tag" },
+            image_column(r),
             r.worst.map_or("-", Severity::as_str),
             r.dangerous.len(),
             r.gained.len(),

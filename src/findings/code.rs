@@ -150,6 +150,8 @@ codes! {
         "the install grants what spec.operator.policy.allow does not cover";
     PolicyDenied = "policy-denied",
         "the install grants what an entry of spec.operator.policy.deny forbids";
+    OperatorReachable = "operator-reachable",
+        "subjects the input binds in the install namespace may run pods as the operator's ServiceAccount, and so hold its dangerous grants";
     PolicyEntryUnknown = "policy-entry-unknown",
         "an entry of spec.operator.policy names a verb, API group or resource the cluster does not have, so that part of it matches nothing";
     DangerousGrant = "dangerous-grant",

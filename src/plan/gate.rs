@@ -36,6 +36,7 @@ use crate::plan::facts::input::{OperatorInput, Planning};
 use crate::plan::facts::origin::Origin;
 
 mod collisions;
+mod deputy;
 mod entries;
 mod holdings;
 mod verdict;
@@ -119,6 +120,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     if p.config.operator.permissions == OperatorPermissions::Namespaces {
         gate.warn_beyond_scope(&holdings, results);
     }
+    gate.warn_who_can_become(&holdings, results);
     gate.check_runs_as(results);
     let Some(policy) = policy else {
         warn_dangerous(&holdings, results);

@@ -375,6 +375,19 @@ fn a_typo_in_a_deny_entry_is_an_error_naming_the_near_miss() {
     for (said, want) in unknown.iter().zip(expected) {
         assert!(said.starts_with(want), "{said}\n  wanted: {want}");
     }
+    // Entries a careful admin writes: virtual resources, deputies' APIs, a
+    // group the input does not define (only a warning), URL verbs, and a
+    // bundle that uses the typo as a verb of its own changes nothing.
+    let legit = "  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n    policy:\n      deny:\n      - {apiGroups: [''], resources: [users, groups], verbs: [impersonate]}\n      - {apiGroups: [argoproj.io], resources: [applications], verbs: [create]}\n      - {apiGroups: [security.openshift.io], resources: [securitycontextconstraints], verbs: [use]}\n      - {nonResourceURLs: ['/healthz'], verbs: [post, put]}\n";
+    let (_, results) = render_results(&files(&[]), &admin_config(legit));
+    let unknown: Vec<&Coded> = results.iter().filter(|r| r.code == "policy-entry-unknown").collect();
+    assert!(unknown.iter().all(|r| r.severity == "warning"), "{unknown:#?}");
+    assert_eq!(unknown.len(), 2, "the OpenShift group and its resource, as warnings: {unknown:#?}");
+    let decoy = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: decoy\nrules:\n- {apiGroups: [''], resources: [pods], verbs: [Bind]}\n";
+    let (out, results) =
+        render_results(&files(&[("bundle/manifests/zz.yaml", decoy.to_string())]), &admin_config(spec));
+    assert_eq!(out.code, 1);
+    assert!(results.iter().any(|r| r.code == "policy-entry-unknown" && r.message.contains("\"Bind\"")), "{results:#?}");
     // Written as Kubernetes reads it, the entry is judged: the bundle reads secrets.
     let fixed = "  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n    policy:\n      deny:\n      - {apiGroups: [''], resources: [secrets], verbs: [get]}\n";
     let (out, results) = render_results(&files(&[]), &admin_config(fixed));
@@ -472,4 +485,34 @@ subjects:
             "{what}: {dangerous:#?}"
         );
     }
+}
+
+/// The operator is a deputy too: a pod in its namespace may run as its
+/// ServiceAccount, so a team given `edit` there (which creates pods) holds
+/// the operator's cluster-wide secrets, and nothing said so.
+/// Closed in: `gate::deputy::warn_who_can_become`: each subject of the
+/// input's bindings that may create pods or workloads, exec into pods or
+/// request the account's tokens in the install namespace is named, with
+/// the operator's worst grant; the operator's own accounts are not.
+#[test]
+fn whoever_can_become_the_operator_is_named() {
+    let team = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: team-edit\n  namespace: ops\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit}\nsubjects:\n- {kind: Group, name: team-a, apiGroup: rbac.authorization.k8s.io}\n";
+    let spec = "  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n    policy: {}\n";
+    let mut inputs = files(&[]);
+    inputs.push(Source { name: "admin/team.yaml".into(), text: team.into() });
+    let (_, results) = render_results(&inputs, &admin_config(spec));
+    let reachable: Vec<&str> =
+        results.iter().filter(|r| r.code == "operator-reachable").map(|r| r.message.as_str()).collect();
+    assert_eq!(reachable.len(), 1, "{results:#?}");
+    assert!(
+        reachable[0].starts_with("RBACConfig ext: spec.operator.installNamespace: whoever may run a pod as ServiceAccount ops/ack-s3-controller holds what it holds (high grants): Group team-a (create pods, create deployments, create jobs, exec into pods, request its tokens), and anyone bound to admin or edit there"),
+        "{}",
+        reachable[0]
+    );
+    // Elsewhere, the team reaches nothing of the operator's.
+    let elsewhere = team.replace("namespace: ops", "namespace: team-a");
+    let mut inputs = files(&[]);
+    inputs.push(Source { name: "admin/team.yaml".into(), text: elsewhere });
+    let (_, results) = render_results(&inputs, &admin_config(spec));
+    assert!(results.iter().all(|r| r.code != "operator-reachable"), "{results:#?}");
 }

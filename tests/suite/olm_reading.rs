@@ -28,9 +28,14 @@ struct Judged {
 /// `catalog judge` of `catalog` (a file or folder) for a range admitting
 /// 0.5.0 and later, JSON rows.
 fn judge(catalog: &std::path::Path, bundles: Option<&std::path::Path>) -> Judged {
+    judge_with(catalog, bundles, CONFIG)
+}
+
+/// [`judge`] with another RBACConfig.
+fn judge_with(catalog: &std::path::Path, bundles: Option<&std::path::Path>, rbac: &str) -> Judged {
     let dir = tempfile::tempdir().unwrap();
     let (config, ext) = (dir.path().join("rbac.yaml"), dir.path().join("ce.yaml"));
-    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(&config, rbac).unwrap();
     std::fs::write(
         &ext,
         "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: kube-green\nspec:\n  namespace: kube-green\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: kube-green\n      version: \">=0.5.0\"\n",
@@ -652,4 +657,25 @@ fn a_bundle_olm_v1_refuses_is_uninstallable() {
     );
     let others: Vec<&serde_json::Value> = judged.rows.iter().filter(|r| r["version"] != "0.5.2").collect();
     assert!(others.iter().all(|r| r["verdict"] != "uninstallable"), "{others:#?}");
+}
+
+/// What OLM v1 grants the operator is measured beside the bundle's own RBAC:
+/// a bundle ClusterRole named as olm-rbac names OLM's grant neither replaces
+/// it nor hides what it grants from the gains.
+#[test]
+fn a_bundle_role_named_like_olms_grant_hides_no_gain() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let gains = |name: &str| {
+        let rbac = format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {name}\nrules:\n- {{apiGroups: [''], resources: [pods/exec], verbs: [create]}}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: {name}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: {name}}}\nsubjects:\n- {{kind: ServiceAccount, name: kube-green-controller-manager, namespace: kube-green}}\n");
+        std::fs::write(bundles.join("kube-green/0.7.1/manifests/zz-extra.yaml"), rbac).unwrap();
+        let config = CONFIG.replace("  operator:\n", "  operator:\n    installNamespace: kube-green\n");
+        let judged = judge_with(&repo(METADATA_ONLY), Some(&bundles), &config);
+        let row = judged.rows.iter().find(|r| r["version"] == "0.7.1").unwrap().clone();
+        assert_eq!(row["verdict"], "pass", "{row}");
+        row["gained"].as_array().unwrap().iter().any(|g| g["resources"] == serde_json::json!(["pods/exec"]))
+    };
+    assert!(gains("kube-green-extra"));
+    assert!(gains("kube-green-operator-kube-green-controller-manager"), "named as olm-rbac names OLM's grant");
 }

@@ -2,24 +2,26 @@
 //! of a `spec.operator.policy` entry is one the cluster to be has. Kubernetes
 //! accepts any string in a rule, and matches it exactly, so `secret` or
 //! `Bind` match nothing: a `deny` entry written so forbids nothing, and the
-//! admin believes they are protected. Each such value is named with what it
-//! most likely meant: an error in `deny`, a warning in `allow` (which then
-//! allows less than written, never more).
+//! admin believes they are protected. A value that is a near miss of one
+//! that exists (another case, a singular, a kind) is an error in `deny`, a
+//! warning in `allow` (which then allows less than written, never more);
+//! one olm-rbac does not know at all (an API of the cluster's that neither
+//! Kubernetes, OLM nor the input defines) is a warning either way.
 
 use std::collections::BTreeSet;
 
-use crate::access::{builtin, Resources};
+use crate::access::{builtin, danger, Resources};
 use crate::config::{InstallPolicy, PolicyEntry};
 use crate::findings::{Code, Finding};
 use crate::model::*;
 
 use crate::plan::facts::input::Planning;
 
-/// The verbs the API server serves on resources, and those Kubernetes'
-/// admission and RBAC check besides: `bind` and `escalate` on roles,
-/// `impersonate`, `use` (pod security policies), `approve`, `sign` and
-/// `attest` (certificates), `proxy`.
-const API_VERBS: [&str; 16] = [
+/// The verbs the API server serves on resources, those Kubernetes'
+/// admission and RBAC check besides (`bind` and `escalate` on roles,
+/// `impersonate`, `use`, `approve`, `sign` and `attest`, `proxy`), and the
+/// HTTP verbs of non-resource URLs.
+const API_VERBS: [&str; 20] = [
     "get",
     "list",
     "watch",
@@ -36,6 +38,10 @@ const API_VERBS: [&str; 16] = [
     "sign",
     "attest",
     "proxy",
+    "post",
+    "put",
+    "head",
+    "options",
 ];
 
 /// Checks every entry of `allow` and `deny` against the verbs, groups and
@@ -47,16 +53,17 @@ pub(super) fn check_entries(p: &Planning<'_>, policy: &InstallPolicy, results: &
     for (list, entries) in lists {
         for (i, entry) in entries.iter().enumerate() {
             for Unknown { field, why, meant } in unknown_parts(entry, &verbs, table) {
-                let meant = meant.map(|m| format!("; did you mean {m:?}?")).unwrap_or_default();
-                let message = match list {
-                    "deny" => format!(
-                        "{why}{meant} Kubernetes matches rules exactly, so this part of the entry denies nothing"
+                let does = if list == "deny" { "denies" } else { "allows" };
+                // A near miss is a typo: under deny, an error. A value olm-rbac
+                // does not know may be an API of the cluster's it cannot see.
+                let (message, typo) = match meant {
+                    Some(m) => (
+                        format!("{why}; did you mean {m:?}? Kubernetes matches rules exactly, so this part of the entry {does} nothing"),
+                        true,
                     ),
-                    _ => format!(
-                        "{why}{meant} Kubernetes matches rules exactly, so this part of the entry allows nothing"
-                    ),
+                    None => (format!("{why}; if the cluster serves none, this part of the entry {does} nothing"), false),
                 };
-                let finding = if list == "deny" {
+                let finding = if list == "deny" && typo {
                     Finding::error(Code::PolicyEntryUnknown, message)
                 } else {
                     Finding::warning(Code::PolicyEntryUnknown, message)
@@ -76,25 +83,23 @@ struct Unknown {
     meant: Option<String>,
 }
 
-/// Kubernetes' verbs on resources, and the others a role of the cluster or
-/// of the input uses (`bind`, `escalate`, `impersonate`, `use`, `approve`, ...).
+/// Kubernetes' verbs, and the others a role of the cluster or of the
+/// admin's input uses.
 fn known_verbs(p: &Planning<'_>) -> BTreeSet<String> {
     let mut verbs: BTreeSet<String> = API_VERBS.iter().map(|v| v.to_string()).collect();
     if let Ok(bootstrap) = builtin::policy() {
         verbs.extend(bootstrap.cluster_roles.values().flat_map(|r| &r.rules).flat_map(|r| r.verbs.iter().cloned()));
     }
-    for o in p.objects() {
-        match &o.body {
-            Body::Role(v) => verbs.extend(v.rules.iter().flat_map(|r| r.verbs.iter().cloned())),
-            Body::Csv(v) => {
-                let spec = &v.spec.install.spec;
-                let rules = spec.permissions.iter().chain(&spec.cluster_permissions).flat_map(|g| &g.rules);
-                verbs.extend(rules.flat_map(|r| r.verbs.iter().cloned()));
-            }
-            _ => {}
+    // The admin's roles' verbs; never the bundle's, which could otherwise
+    // make a typo in the admin's policy a verb.
+    for (i, o) in p.objects().iter().enumerate() {
+        if let (true, Body::Role(v)) = (p.origins().is_admin(i), &o.body) {
+            verbs.extend(v.rules.iter().flat_map(|r| r.verbs.iter().cloned()));
         }
     }
     verbs.remove("*");
+    // A verb written otherwise than Kubernetes' own is never one.
+    verbs.retain(|v| API_VERBS.contains(&v.as_str()) || !API_VERBS.contains(&v.to_ascii_lowercase().as_str()));
     verbs
 }
 
@@ -115,13 +120,20 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
         }
     }
     let groups: Vec<&str> = rule.api_groups.iter().flatten().map(String::as_str).collect();
+    // What the catalogue of dangerous permissions names exists too.
+    let named = || danger::named_resources();
+    let knows_group = |g: &str| table.knows_group(g) || named().any(|(ng, _)| ng == g);
+    let knows_resource = |r: &str| {
+        table.knows_resource(&groups, r)
+            || named().any(|(g, nr)| nr == r && groups.iter().any(|w| *w == "*" || *w == g))
+    };
     for (j, group) in groups.iter().enumerate() {
-        if *group != "*" && !table.knows_group(group) {
+        if *group != "*" && !knows_group(group) {
             let lower = group.to_ascii_lowercase();
             out.push(Unknown {
                 field: format!("apiGroups[{j}]"),
                 why: format!("{group:?} is not an API group of Kubernetes, OLM or the input's CRDs"),
-                meant: table.knows_group(&lower).then_some(lower),
+                meant: knows_group(&lower).then_some(lower),
             });
         }
     }
@@ -129,7 +141,7 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
         let (base, sub) = resource.split_once('/').map_or((resource.as_str(), None), |(b, s)| (b, Some(s)));
         // Resource and subresource names are lower case, always.
         let lower = sub.is_none_or(|s| s == s.to_lowercase());
-        if base == "*" || (lower && table.knows_resource(&groups, base)) {
+        if base == "*" || (lower && knows_resource(base)) {
             continue;
         }
         let meant = table.meant(&groups, base).map(|m| match sub {

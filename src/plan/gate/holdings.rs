@@ -272,6 +272,14 @@ impl<'a> Gate<'a> {
                 "the bundle ships a ClusterRole named {name:?}, the name of a role Kubernetes itself keeps: applying it rewrites a platform object, and whoever is bound to {name:?} holds the cluster's role, not this one"
             );
             results.push(self.finding_on(o, Code::ReservedRoleName, "metadata.name", message));
+        } else if o.role_kind() == Some(RoleRefKind::Role) && name.starts_with("system:") {
+            // Kubernetes keeps namespaced Roles of its own too (in kube-system
+            // and kube-public), and restores their rules when its API server
+            // restarts; a binding to the name then holds the cluster's rules.
+            let message = format!(
+                "the bundle ships a Role named {name:?}, a name Kubernetes keeps for Roles of its own (in kube-system and kube-public): applied where one is, it rewrites a platform object whose rules the API server restores, and whoever is bound to it holds the cluster's role, not this one"
+            );
+            results.push(self.finding_on(o, Code::ReservedRoleName, "metadata.name", message));
         }
     }
 
