@@ -82,7 +82,10 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     }
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     match judge_all(&catalog, args.bundles, &admitted, |_| args.config.to_vec()) {
-        Ok(rows) => report::write(rows, args.format, images),
+        Ok(mut rows) => {
+            report::by_version(&mut rows);
+            report::write(rows, args.format, images)
+        }
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
 }

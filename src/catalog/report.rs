@@ -211,6 +211,11 @@ pub(super) fn add_gains(rows: &mut [Row]) {
     }
 }
 
+/// By package, then version (1.6.1 before 1.10.0), as `catalog judge` lists them.
+pub(super) fn by_version(rows: &mut [Row]) {
+    rows.sort_by(|a, b| (&a.package, &a.parsed_version, &a.bundle).cmp(&(&b.package, &b.parsed_version, &b.bundle)));
+}
+
 /// Worst first, then the most dangerous grants, then by package and version.
 pub(super) fn rank(rows: &mut [Row]) {
     rows.sort_by(|a, b| {

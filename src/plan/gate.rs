@@ -123,14 +123,14 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     gate.warn_who_can_become(&holdings, results);
     gate.check_runs_as(results);
     let Some(policy) = policy else {
-        warn_dangerous(&holdings, results);
+        warn_dangerous(&holdings, false, results);
         return;
     };
     entries::check_entries(p, policy, results);
     let Some(ceiling) = ceiling_entries(p, policy, results) else { return };
     match &ceiling {
         Some(allow) => gate.check_ceiling(allow, &holdings, results),
-        None => warn_dangerous(&holdings, results),
+        None => warn_dangerous(&holdings, true, results),
     }
     gate.check_deny(&policy.deny, &holdings, results);
 }

@@ -459,3 +459,18 @@ fn gains_under_unmanaged_are_what_olm_v1_grants_the_operator() {
     assert!(gained["verbs"].as_array().unwrap().contains(&json!("update")), "{gained}");
     assert_eq!(gained["severity"], "critical");
 }
+
+/// `catalog judge` lists a package's bundles by version, as `audit` ranks
+/// them within a level: 0.7.1 before 0.10.0, whatever the names' order.
+#[test]
+fn judge_lists_bundles_by_version_not_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    // kube-green.v0.5.0 sorts first by name; as 0.10.0 it is the newest.
+    let renumbered = edited_catalog(dir.path(), |t| t.replacen("    version: 0.5.0\n", "    version: 0.10.0\n", 1));
+    let out = judge_at(&renumbered, None, "      version: \">=0.5.1\"\n");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let versions: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["version"].as_str().unwrap()).collect();
+    assert_eq!(versions.last(), Some(&"0.10.0"), "{versions:?}");
+    let parsed: Vec<Vec<u64>> = versions.iter().map(|v| v.split('.').map(|n| n.parse().unwrap()).collect()).collect();
+    assert!(parsed.windows(2).all(|w| w[0] <= w[1]), "{versions:?}");
+}

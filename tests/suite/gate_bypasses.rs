@@ -479,6 +479,13 @@ subjects:
     let (_, results) = render_results(&files(&[("bundle/manifests/zz.yaml", rbac.to_string())]), &admin_config(spec));
     let dangerous: Vec<&str> =
         results.iter().filter(|r| r.code == "dangerous-grant").map(|r| r.message.as_str()).collect();
+    // A policy is set, without a ceiling: the fix is one.
+    assert!(
+        dangerous.iter().all(|m| m.ends_with(
+            "add a ceiling (spec.operator.policy.allow) or a deny entry to decide whether the operator may hold it)"
+        )),
+        "{dangerous:#?}"
+    );
     for what in ["install operators (critical)", "deploy through a GitOps controller (critical)"] {
         assert!(
             dangerous.iter().any(|m| m.contains("ClusterRole ack-deputy") && m.contains(what)),

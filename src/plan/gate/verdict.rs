@@ -199,8 +199,14 @@ impl Gate<'_> {
 }
 
 /// Without a ceiling: a warning for each holding the catalogue of dangerous
-/// permissions names.
-pub(super) fn warn_dangerous(holdings: &[Holding], results: &mut Vec<Finding>) {
+/// permissions names, with what would decide it: a policy, or, where one is
+/// set without a ceiling, an `allow` ceiling or a `deny` entry.
+pub(super) fn warn_dangerous(holdings: &[Holding], policy_set: bool, results: &mut Vec<Finding>) {
+    let decide = if policy_set {
+        "add a ceiling (spec.operator.policy.allow) or a deny entry to decide whether the operator may hold it"
+    } else {
+        "set spec.operator.policy to decide what the operator may hold"
+    };
     let mut results = Capped::new(results);
     // Worst first, so that the cap on the text never hides a grant more
     // dangerous than those it shows (the order is otherwise the CSV's).
@@ -212,11 +218,8 @@ pub(super) fn warn_dangerous(holdings: &[Holding], results: &mut Vec<Finding>) {
     dangerous.sort_by_key(|(_, d)| std::cmp::Reverse(d.iter().map(|d| d.severity).max()));
     for (g, dangers) in dangerous {
         let what: Vec<String> = dangers.iter().map(|d| format!("{} ({})", d.what, d.severity)).collect();
-        let message = format!(
-            "{}: {} (see docs/dangerous-permissions.md; set spec.operator.policy to decide what the operator may hold)",
-            g.describe(None),
-            what.join(", ")
-        );
+        let message =
+            format!("{}: {} (see docs/dangerous-permissions.md; {decide})", g.describe(None), what.join(", "));
         let worst = dangers.iter().map(|d| d.severity).max();
         let finding = Finding::warning(Code::DangerousGrant, message);
         results.push(g, worst.map_or(finding.clone(), |w| finding.dangerous(w)));
