@@ -73,9 +73,9 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     if admitted.is_empty() {
         return Outcome::failure(
             &format!(
-                "the catalog {} admits no bundle of package {:?} for this ClusterExtension: nothing was judged",
+                "the catalog {} admits no bundle for this ClusterExtension, so nothing was judged: {}",
                 args.catalog.display(),
-                wanted.package
+                resolve::why_none(&catalog.entries, &wanted)
             ),
             1,
         );

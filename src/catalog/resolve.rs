@@ -57,6 +57,50 @@ pub(super) fn admitted(entries: &[Entry], wanted: &Wanted) -> Vec<Entry> {
         .collect()
 }
 
+/// Why [`admitted`] admits nothing, so that the fix is plain: the package
+/// is not in the catalog, none of its bundles is in the channels named, or
+/// no version of those is in the range (pre-releases only where a range
+/// names one, as OLM v1 reads it).
+pub(super) fn why_none(entries: &[Entry], wanted: &Wanted) -> String {
+    let list = |items: Vec<String>| if items.is_empty() { "none".to_string() } else { items.join(", ") };
+    let of_package: Vec<&Entry> = entries.iter().filter(|e| e.package == wanted.package).collect();
+    if of_package.is_empty() {
+        let packages: std::collections::BTreeSet<String> = entries.iter().map(|e| format!("{:?}", e.package)).collect();
+        return format!(
+            "the catalog has no package {:?} (it has {}): check spec.source.catalog.packageName",
+            wanted.package,
+            list(packages.into_iter().collect())
+        );
+    }
+    let in_channels: Vec<&Entry> = of_package
+        .iter()
+        .copied()
+        .filter(|e| wanted.channels.is_empty() || e.channels.iter().any(|c| wanted.channels.contains(c)))
+        .collect();
+    if in_channels.is_empty() {
+        let channels: std::collections::BTreeSet<String> =
+            of_package.iter().flat_map(|e| &e.channels).map(|c| format!("{c:?}")).collect();
+        return format!(
+            "no bundle of package {:?} is in channel(s) {} (its channels: {}): check spec.source.catalog.channels",
+            wanted.package,
+            wanted.channels.iter().map(|c| format!("{c:?}")).collect::<Vec<_>>().join(", "),
+            list(channels.into_iter().collect())
+        );
+    }
+    let mut versions: Vec<&Version> = in_channels.iter().filter_map(|e| e.version.as_ref()).collect();
+    versions.sort();
+    let pre = if !versions.is_empty() && versions.iter().all(|v| v.is_prerelease()) {
+        "; each is a pre-release, which a range admits only where it names a pre-release of the same major.minor.patch"
+    } else {
+        ""
+    };
+    format!(
+        "no version of package {:?} is in the range spec.source.catalog.version admits (the catalog has {}){pre}: check the range",
+        wanted.package,
+        list(versions.iter().map(|v| v.to_string()).collect())
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +135,29 @@ mod tests {
         assert_eq!(names(&w), ["p.v2", "p.v3"]);
         w.package = "q".into();
         assert!(names(&w).is_empty());
+    }
+
+    /// Each of the three causes says its own fix.
+    #[test]
+    fn why_nothing_is_admitted_names_the_field_to_check() {
+        let entries = [entry("p.v1", "1.0.0", &["stable"]), entry("p.v3", "3.0.0-rc.1", &["fast"])];
+        let mut w = Wanted { package: "q".into(), ..Default::default() };
+        assert_eq!(
+            why_none(&entries, &w),
+            "the catalog has no package \"q\" (it has \"p\"): check spec.source.catalog.packageName"
+        );
+        w.package = "p".into();
+        w.channels = vec!["candidate".into()];
+        assert_eq!(
+            why_none(&entries, &w),
+            "no bundle of package \"p\" is in channel(s) \"candidate\" (its channels: \"fast\", \"stable\"): check spec.source.catalog.channels"
+        );
+        w.channels = vec!["fast".into()];
+        w.range = Range::parse(">=3.0.0").ok();
+        assert!(admitted(&entries, &w).is_empty());
+        assert_eq!(
+            why_none(&entries, &w),
+            "no version of package \"p\" is in the range spec.source.catalog.version admits (the catalog has 3.0.0-rc.1); each is a pre-release, which a range admits only where it names a pre-release of the same major.minor.patch: check the range"
+        );
     }
 }
