@@ -88,6 +88,14 @@ impl Judged<'_> {
         has_error(self.plan.results())
     }
 
+    /// The ClusterServiceVersion judged, the first the inputs hold.
+    pub(crate) fn csv(&self) -> Option<&crate::model::CsvView> {
+        self.objects.iter().find_map(|o| match &o.body {
+            crate::model::Body::Csv(view) => Some(view),
+            _ => None,
+        })
+    }
+
     /// Why OLM v1 would refuse to install the bundle judged, each said in
     /// full with the ClusterServiceVersion's field (`plan::installable`):
     /// empty when it installs it, or when the inputs hold no CSV.
@@ -95,12 +103,7 @@ impl Judged<'_> {
         use crate::model::Body;
         let crds =
             self.objects.iter().filter(|o| matches!(o.body, Body::Crd(_))).filter_map(|o| o.header.name.as_deref());
-        let Some(csv) = self.objects.iter().find_map(|o| match &o.body {
-            Body::Csv(view) => Some(view),
-            _ => None,
-        }) else {
-            return Vec::new();
-        };
+        let Some(csv) = self.csv() else { return Vec::new() };
         let refusals = crate::plan::installable::refusals(csv, crds);
         refusals.iter().map(|r| format!("{}: {}", r.field, r.message())).collect()
     }

@@ -18,9 +18,14 @@ pub(crate) fn is_label_value(s: &str) -> bool {
 /// A DNS-1123 label (namespace names): lowercase alphanumerics and `-`,
 /// alphanumeric at both ends, at most 63 characters.
 pub(crate) fn is_dns1123_label(s: &str) -> bool {
+    s.len() <= 63 && is_dns1123_part(s)
+}
+
+/// Lowercase alphanumerics and `-`, alphanumeric at both ends: a label
+/// without its length limit, and each dot-separated part of a subdomain.
+fn is_dns1123_part(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.len() <= 63
         && b[0].is_ascii_alphanumeric()
         && b[b.len() - 1].is_ascii_alphanumeric()
         && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
@@ -37,14 +42,7 @@ pub(crate) fn is_dns1035_label(s: &str) -> bool {
 /// dot-separated parts, each lowercase alphanumerics and `-`, alphanumeric at
 /// both ends. Unlike a label, a part has no length limit of its own.
 pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
-    let part = |p: &str| {
-        let b = p.as_bytes();
-        !b.is_empty()
-            && b[0].is_ascii_alphanumeric()
-            && b[b.len() - 1].is_ascii_alphanumeric()
-            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-    };
-    s.len() <= MAX_NAME && s.split('.').all(part)
+    s.len() <= MAX_NAME && s.split('.').all(is_dns1123_part)
 }
 
 /// `base` + `suffix`, shortened to [`MAX_NAME`] with a stable hash of the full

@@ -151,7 +151,7 @@ pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) ->
 /// ClusterServiceVersion, named as the bundle, at the catalog's version.
 /// Read from the judgement's own values, so each manifest is read once.
 fn not_the_bundle(entry: &Entry, judged: &crate::judge::Judged<'_>) -> Option<String> {
-    use crate::model::{view_for, Body, ViewKind};
+    use crate::model::{view_for, ViewKind};
     if let Some(f) = judged.plan.findings().find(|f| f.code == crate::findings::Code::YamlInvalid) {
         return Some(format!("its manifests cannot be read as OLM reads them: {}", f.said_in_file()));
     }
@@ -174,10 +174,7 @@ fn not_the_bundle(entry: &Entry, judged: &crate::judge::Judged<'_>) -> Option<St
             entry.name
         ));
     }
-    let version = judged.objects.iter().find_map(|o| match &o.body {
-        Body::Csv(view) => view.spec.version.as_deref().and_then(|v| Version::parse(v).ok()),
-        _ => None,
-    });
+    let version = judged.csv().and_then(|view| view.spec.version.as_deref()).and_then(|v| Version::parse(v).ok());
     match (&entry.version, version) {
         (Some(listed), Some(csv)) if *listed != csv => Some(format!(
             "its ClusterServiceVersion is version {csv}, but the catalog lists {listed}: these manifests are not the bundle the catalog names"

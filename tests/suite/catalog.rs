@@ -412,6 +412,16 @@ fn manifests_that_are_not_the_bundle_are_unjudged_and_a_tag_image_is_named() {
     assert_eq!(accepted.status.code(), Some(0), "{}", text(&accepted.stderr));
     let rows: serde_json::Value = serde_json::from_slice(&accepted.stdout).unwrap();
     assert_eq!((&rows[0]["verdict"], &rows[0]["pinned"]), (&json!("pass"), &json!(false)), "{rows}");
+    // An empty image names none, tags accepted or not.
+    let empty = edited_catalog(dir.path(), |t| {
+        let at = t.find("\nname: kube-green.v0.5.2\npackage: kube-green\nproperties:").unwrap();
+        let image = t[..at].lines().last().unwrap().to_string();
+        t.replacen(&image, "image: \"\"", 1)
+    });
+    let out = judge_with(&empty, None, "      version: \"0.5.2\"\n", &["--allow-tag-images"]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((out.status.code(), &rows[0]["verdict"]), (Some(1), &json!("unjudged")), "{rows}");
+    assert!(rows[0]["errors"][0].as_str().unwrap().contains("names no bundle image"), "{rows}");
     let twice = edited_catalog(dir.path(), |t| t.replacen("    version: 0.5.1\n", "    version: 0.5.2\n", 1));
     let out = judge_at(&twice, None, "      version: \"0.5.2\"\n");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));

@@ -26,8 +26,7 @@ impl<'n> Placement<'n> {
     /// The namespace OLM writes the object in: the install namespace for a
     /// namespaced kind, none for a cluster-scoped one.
     pub(crate) fn olm_namespace(&self, o: &InputObject) -> Option<&'n str> {
-        let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
-        (!self.table.kind_is_cluster_scoped(group, kind)).then_some(self.install)
+        in_install_namespace(o, self.table).then_some(self.install)
     }
 
     /// Adds the roles and bindings among `members` (indices into `objects`)
@@ -52,6 +51,13 @@ impl<'n> Placement<'n> {
             }
         }
     }
+}
+
+/// Whether OLM writes the bundle object into the install namespace: one of
+/// a namespaced kind, as the scope table has it, whatever namespace it names.
+pub(crate) fn in_install_namespace(o: &InputObject, table: &Resources) -> bool {
+    let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
+    !table.kind_is_cluster_scoped(group, kind)
 }
 
 /// A copy of a role or binding in `namespace`.

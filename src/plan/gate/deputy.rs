@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::access::{self, danger, Asked, Grantee, Request};
+use crate::access::{self, danger, Asked, Grantee, Request, SubjectKind};
 use crate::findings::{Code, Finding};
 
 use crate::plan::gate::holdings::{Holder, Holding, Reach};
@@ -60,7 +60,9 @@ impl Gate<'_> {
             .map(|(_, o)| o);
         let cluster = access::from_objects(admins);
         let own = |s: &k8s_openapi::api::rbac::v1::Subject| {
-            s.kind == "ServiceAccount" && s.namespace.as_deref() == Some(install) && self.accounts.contains(&s.name)
+            SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)
+                && s.namespace.as_deref() == Some(install)
+                && self.accounts.contains(&s.name)
         };
         for (account, level) in worst {
             // Who, and by which of the ways; anyone bound to a built-in role is
