@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use crate::access::{self, danger, Asked, Grantee, Request, SubjectKind};
 use crate::findings::{Code, Finding};
+use crate::model::Body;
 
 use crate::plan::gate::holdings::{Holder, Holding, Reach};
 use crate::plan::gate::Gate;
@@ -36,18 +37,12 @@ impl Gate<'_> {
     pub(super) fn warn_who_can_become(&self, holdings: &[Holding], results: &mut Vec<Finding>) {
         let Some(install) = self.install_named() else { return };
         let p = self.planning;
-        let mut worst: Vec<(String, danger::Severity)> = Vec::new();
-        for h in holdings {
-            let Holder::Operator { name, .. } = &h.who else { continue };
-            let wide = h.reach == Reach::Cluster;
-            if let Some(level) = danger::dangers(&h.rule, wide).iter().map(|d| d.severity).max() {
-                match worst.iter_mut().find(|(n, _)| n == name) {
-                    Some((_, l)) => *l = (*l).max(level),
-                    None => worst.push((name.clone(), level)),
-                }
-            }
-        }
-        if worst.is_empty() {
+        let worst = worst_by_account(holdings);
+        // Only the admin's bindings name anyone: without one, nobody is named
+        // (and the built-in roles are said only beside a named subject).
+        let admin_binding = |i: usize| p.origins().is_admin(i) && p.claims[i].is_none();
+        let binds = p.objects().iter().enumerate().any(|(i, o)| admin_binding(i) && matches!(o.body, Body::Binding(_)));
+        if worst.is_empty() || !binds {
             return;
         }
         // The admin's bindings; olm-rbac's own earlier output (the installer
@@ -113,4 +108,20 @@ impl Gate<'_> {
             );
         }
     }
+}
+
+/// Each operator account that holds a dangerous grant, with the worst level.
+fn worst_by_account(holdings: &[Holding]) -> Vec<(String, danger::Severity)> {
+    let mut worst: Vec<(String, danger::Severity)> = Vec::new();
+    for h in holdings {
+        let Holder::Operator { name, .. } = &h.who else { continue };
+        let wide = h.reach == Reach::Cluster;
+        if let Some(level) = danger::dangers(&h.rule, wide).iter().map(|d| d.severity).max() {
+            match worst.iter_mut().find(|(n, _)| n == name) {
+                Some((_, l)) => *l = (*l).max(level),
+                None => worst.push((name.clone(), level)),
+            }
+        }
+    }
+    worst
 }
