@@ -172,6 +172,13 @@ fn classify(e: ExecutionError) -> Eval {
         ExecutionError::FunctionError { function, .. } if function == "matches" => {
             Eval::CannotTell(format!("the offline engine cannot evaluate it: {e}"))
         }
+        // A field of null: `object` on DELETE, `oldObject` on CREATE. The
+        // API server's engine errs too, and `failurePolicy` decides.
+        ExecutionError::NoSuchOverload(o)
+            if o.function() == "_._" && o.argument_types().first().is_some_and(|t| t == "null_type") =>
+        {
+            Eval::Error(e.to_string())
+        }
         ExecutionError::NoSuchKey(_)
         | ExecutionError::FunctionError { .. }
         | ExecutionError::DivisionByZero(_)
@@ -194,6 +201,16 @@ mod tests {
             expression,
             &Activation { object: &object, old_object: &null, request: &request, variables: &BTreeMap::new() },
         )
+    }
+
+    #[test]
+    fn a_field_of_null_is_an_error_the_api_server_meets_too() {
+        // `object` is null on DELETE: selecting a field of it fails in
+        // Kubernetes' engine, and the policy's failurePolicy decides.
+        for e in ["object.spec.x == 1", "has(object.spec)", "object.spec == null"] {
+            assert!(matches!(eval(e, Json::Null), Eval::Error(_)), "{e}: {:?}", eval(e, Json::Null));
+        }
+        assert_eq!(eval("object == null", Json::Null), Eval::Value(Value::Bool(true)));
     }
 
     #[test]

@@ -667,6 +667,31 @@ fn can_install_never_says_yes_where_the_server_might_refuse() {
     }
 }
 
+/// On DELETE `object` is null: a validation that reads a field of it meets an
+/// evaluation error on the API server too, and the policy's failurePolicy
+/// decides (refused under Fail, admitted under Ignore), not "cannot tell".
+#[test]
+fn a_delete_that_reads_the_object_follows_the_failure_policy() {
+    let rbac = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: w}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects: [{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}]\n";
+    let existing = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata: {name: x}\nspec:\n  namespace: n\n  source: {sourceType: Catalog, catalog: {packageName: p}}\n";
+    for (failure, code, said) in [("Fail", 1, "expression failed"), ("Ignore", 0, "yes")] {
+        let delete = policy("object.spec.namespace == 'n'", failure, "").replace("[CREATE, UPDATE]", "[DELETE]");
+        let manifests = [Source { name: "m.yaml".into(), text: format!("{rbac}---\n{delete}---\n{existing}") }];
+        let asked = [Source { name: "ce.yaml".into(), text: existing.to_string() }];
+        let q = CanInstall {
+            extension: &asked,
+            user: "alice",
+            groups: &[],
+            operation: Some(Operation::Delete),
+            explain: false,
+            common: Common::default(),
+        };
+        let out = can_install(&manifests, &q);
+        assert_eq!(out.code, code, "failurePolicy {failure}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains(said) || out.stderr.contains(said), "{failure}: {}{}", out.stdout, out.stderr);
+    }
+}
+
 /// A delegations policy weakened or unbound in NEW is a gain in `diff`, though
 /// every listed right stays the same (found in review).
 #[test]
