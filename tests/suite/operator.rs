@@ -456,6 +456,26 @@ fn the_selector_reads_the_admins_namespaces_not_the_bundles() {
     assert!(out.stderr.contains("set WATCH_NAMESPACE=\"team-c\""), "{}", out.stderr);
 }
 
+/// With every Namespace of unknown origin, the selector's warning counts the
+/// admin's Namespaces (none) and says how many were left out and why,
+/// instead of "none of the 0 Namespace object(s)" beside four of them.
+#[test]
+fn a_selector_that_matches_nothing_says_which_namespaces_were_left_out() {
+    let mut inputs = ack_with(&[]);
+    for name in ["a", "b", "c", "d"] {
+        let ns = format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  labels: {{s3: enabled}}\n");
+        inputs.push(Source { name: "-".into(), text: ns });
+    }
+    let spec = "  operator:\n    permissions: Namespaces\n    installNamespace: ops\n    targetNamespaceSelector: {matchLabels: {s3: enabled}}\n";
+    let out = render_with(inputs, spec);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("targetNamespaceSelector matches none of the 0 Namespace object(s) of yours in the input (4 more in the input are not known to be yours and are not selected: pass your Namespace files from a folder of their own)"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// `report` shows what each of the operator's ServiceAccounts may do, where,
 /// flagging the dangerous grants; `can-i` answers for it.
 #[test]

@@ -78,9 +78,14 @@ pub(crate) fn selected_namespaces(
         );
     }
     if matched.is_empty() {
+        let left_out = objects.iter().filter(|o| o.is("", "Namespace")).count().saturating_sub(namespaces.len());
+        let left_out = match left_out {
+            0 => String::new(),
+            n => format!(" ({n} more in the input are not known to be yours and are not selected: pass your Namespace files from a folder of their own)"),
+        };
         results.push(
             Finding::warning(Code::SelectorUnmatched, format!(
-                "{} matches none of the {} Namespace object(s) in the input; only namespaces present in the input can be selected",
+                "{} matches none of the {} Namespace object(s) of yours in the input{left_out}; only namespaces present in the input can be selected",
                 selector_key(field),
                 namespaces.len()
             ))
