@@ -241,8 +241,10 @@ const BUNDLE_OF: &[(&str, &str)] = &[
     ("functions/olm-rbac/README.md", "argocd-operator-0.19.0"),
 ];
 
-/// Bundles a doc reads by their fixture's name: each bundle's root is copied
-/// into the doc's scratch folder under that name.
+/// Bundles a doc reads from the repository's fixtures: each bundle's root is
+/// copied into the doc's scratch folder where a clone holds it
+/// (`tests/fixtures/bundles/<bundle>`), so that the doc's commands run as
+/// written from a clone's root.
 const BUNDLE_ROOTS_OF: &[(&str, &[&str])] = &[
     ("docs/upgrade-review.md", &["argocd-operator-0.6.0", "argocd-operator-0.19.0"]),
     ("docs/delegating-installs.md", &["prometheus-0.56.3"]),
@@ -268,7 +270,7 @@ fn scratch(doc: &str) -> tempfile::TempDir {
     }
     for (_, bundles) in BUNDLE_ROOTS_OF.iter().filter(|(d, _)| *d == doc) {
         for bundle in *bundles {
-            copy_dir(&bundles_dir().join(bundle), &at(bundle));
+            copy_dir(&bundles_dir().join(bundle), &at(&format!("tests/fixtures/bundles/{bundle}")));
         }
     }
     match BUNDLE_OF.iter().find(|(d, _)| *d == doc) {
