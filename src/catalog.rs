@@ -82,10 +82,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     }
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     match judge_all(&catalog, args.bundles, &admitted, |_| args.config.to_vec()) {
-        Ok(mut rows) => {
-            report::by_version(&mut rows);
-            report::write(rows, args.format, images)
-        }
+        Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
 }
@@ -108,10 +105,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
     };
     match judge_all(&catalog, args.bundles, &catalog.entries, config_for) {
-        Ok(mut rows) => {
-            report::rank(&mut rows);
-            report::write(rows, args.format, Images::Any)
-        }
+        Ok(rows) => report::write(rows, report::Listing::Ranked, args.format, Images::Any),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
 }

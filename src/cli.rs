@@ -72,11 +72,13 @@ enum CatalogCommand {
     /// Judge every bundle a ClusterExtension admits from a file-based catalog,
     /// each as render judges a bundle's folder: exit 0 when all pass, 1 when
     /// any fails or cannot be judged, 2 on unreadable input.
+    #[command(after_help = help::CATALOG_JUDGE_EXAMPLES)]
     Judge(JudgeArgs),
     /// Judge every bundle of every package in a file-based catalog, ranked by
     /// the worst dangerous permission each install grants (with -c, each also
     /// gets the config's policy verdict): exit 1 when any bundle fails or
     /// cannot be judged, 2 on unreadable input.
+    #[command(after_help = help::CATALOG_AUDIT_EXAMPLES)]
     Audit(AuditArgs),
 }
 

@@ -208,18 +208,65 @@ pub(super) fn add_gains(rows: &mut [Row]) {
     }
 }
 
-/// By package, then version (1.6.1 before 1.10.0), as `catalog judge` lists them.
-pub(super) fn by_version(rows: &mut [Row]) {
-    rows.sort_by(|a, b| (&a.package, &a.parsed_version, &a.bundle).cmp(&(&b.package, &b.parsed_version, &b.bundle)));
+/// How a report lists its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Listing {
+    /// By package, then version (1.6.1 before 1.10.0): `catalog judge`.
+    ByVersion,
+    /// Worst first, then the most dangerous grants, then by package and
+    /// version, after a roll-up of one line per package (so that one
+    /// package's versions cannot fill the top of the list): `catalog audit`.
+    Ranked,
 }
 
-/// Worst first, then the most dangerous grants, then by package and version.
-pub(super) fn rank(rows: &mut [Row]) {
-    rows.sort_by(|a, b| {
-        (b.worst, b.dangerous.len())
-            .cmp(&(a.worst, a.dangerous.len()))
-            .then_with(|| (&a.package, &a.parsed_version).cmp(&(&b.package, &b.parsed_version)))
-    });
+impl Listing {
+    fn sort(self, rows: &mut [Row]) {
+        match self {
+            Listing::ByVersion => rows.sort_by(|a, b| {
+                (&a.package, &a.parsed_version, &a.bundle).cmp(&(&b.package, &b.parsed_version, &b.bundle))
+            }),
+            Listing::Ranked => rows.sort_by(|a, b| {
+                (b.worst, b.dangerous.len())
+                    .cmp(&(a.worst, a.dangerous.len()))
+                    .then_with(|| (&a.package, &a.parsed_version).cmp(&(&b.package, &b.parsed_version)))
+            }),
+        }
+    }
+}
+
+/// One package's bundles at a glance: how many, how many pass, the worst
+/// level and the most dangerous grants any of them holds, and the bundle
+/// that ranks first.
+struct Package<'a> {
+    name: &'a str,
+    bundles: usize,
+    passed: usize,
+    worst: Option<Severity>,
+    dangerous: usize,
+    first: &'a str,
+}
+
+/// The packages of ranked rows, in the order of each one's first row.
+fn packages(ranked: &[Row]) -> Vec<Package<'_>> {
+    let mut out: Vec<Package<'_>> = Vec::new();
+    for r in ranked {
+        let passed = usize::from(r.verdict == Verdict::Pass);
+        match out.iter_mut().find(|p| p.name == r.package) {
+            Some(p) => {
+                p.bundles += 1;
+                p.passed += passed;
+            }
+            None => out.push(Package {
+                name: &r.package,
+                bundles: 1,
+                passed,
+                worst: r.worst,
+                dangerous: r.dangerous.len(),
+                first: &r.bundle,
+            }),
+        }
+    }
+    out
 }
 
 /// What a bundle image named by tag says where only digests are accepted.
@@ -227,7 +274,8 @@ pub(super) const TAG_IMAGE: &str = "its image is named by tag, not by digest: wh
 
 /// The report: exit 0 when every bundle passes (and, where only digests are
 /// accepted, names its image by digest), 1 otherwise.
-pub(super) fn write(mut rows: Vec<Row>, format: Format, images: super::Images) -> Outcome {
+pub(super) fn write(mut rows: Vec<Row>, listing: Listing, format: Format, images: super::Images) -> Outcome {
+    listing.sort(&mut rows);
     let by_digest = images == super::Images::ByDigest;
     let tagged = |r: &Row| by_digest && !r.pinned && r.image.is_some();
     // The verdict stays the policy's; the image's condition leads `errors`.
@@ -238,8 +286,8 @@ pub(super) fn write(mut rows: Vec<Row>, format: Format, images: super::Images) -
     let failed = rows.iter().filter(|r| r.verdict != Verdict::Pass || tagged(r)).count();
     let stdout = match format {
         Format::Json => serde_json::to_string_pretty(rows).map(|s| s + "\n").unwrap_or_default(),
-        Format::Text => text(rows),
-        Format::Markdown => markdown(rows),
+        Format::Text => text(rows, listing),
+        Format::Markdown => markdown(rows, listing),
     };
     let mut stderr =
         format!("{} bundle(s): {} pass, {failed} fail or cannot be judged\n", rows.len(), rows.len() - failed);
@@ -261,43 +309,88 @@ fn image_column(r: &Row) -> &'static str {
     }
 }
 
-fn text(rows: &[Row]) -> String {
-    // `uninstallable` widens the verdict column where a row says it.
-    let wide = rows.iter().map(|r| r.verdict.as_str().len()).max().unwrap_or(0).max(9);
-    let line = |cells: [&str; 7]| {
-        format!(
-            "{:<40} {:<12} {:<wide$} {:<7} {:<9} {:>9} {:>7}\n",
-            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
-        )
-    };
-    let mut out = line(["BUNDLE", "VERSION", "VERDICT", "IMAGE", "WORST", "DANGEROUS", "GAINED"]);
-    for r in rows {
-        let (dangerous, gained) = (r.dangerous.len().to_string(), r.gained.len().to_string());
-        let version = r.version.as_deref().unwrap_or("-");
-        let worst = r.worst.map_or("-", Severity::as_str);
-        let image = image_column(r);
-        let bundle = crate::check::table::printable(&r.bundle);
-        out.push_str(&line([&bundle, version, r.verdict.as_str(), image, worst, &dangerous, &gained]));
-        for e in &r.errors {
-            out.push_str(&format!("  {}\n", crate::check::table::printable(e)));
-        }
-        for d in &r.deprecations {
-            out.push_str(&format!("  {}\n", crate::check::table::printable(d)));
-        }
+/// Lines of cells in columns as wide as their widest cell; the columns
+/// `right` names (counts) are aligned right.
+fn columns(lines: &[Vec<String>], right: &[usize]) -> String {
+    let widths: Vec<usize> = (0..lines.first().map_or(0, Vec::len))
+        .map(|i| lines.iter().map(|l| l.get(i).map_or(0, |c| c.chars().count())).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for line in lines {
+        let cells = line.iter().zip(&widths).enumerate().map(|(i, (c, &w))| match right.contains(&i) {
+            true => format!("{c:>w$}"),
+            false => format!("{c:<w$}"),
+        });
+        out.push_str(cells.collect::<Vec<_>>().join("  ").trim_end());
+        out.push('\n');
     }
     out
 }
 
-fn markdown(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "| bundle | version | verdict | image | worst | dangerous | gained | why |\n|---|---|---|---|---|---|---|---|\n",
+fn text(rows: &[Row], listing: Listing) -> String {
+    let printable = crate::check::table::printable;
+    let mut out = String::new();
+    if listing == Listing::Ranked {
+        let mut lines =
+            vec![["PACKAGE", "BUNDLES", "PASS", "WORST", "DANGEROUS", "WORST BUNDLE"].map(String::from).to_vec()];
+        for p in packages(rows) {
+            lines.push(vec![
+                printable(p.name),
+                p.bundles.to_string(),
+                p.passed.to_string(),
+                p.worst.map_or("-", Severity::as_str).into(),
+                p.dangerous.to_string(),
+                printable(p.first),
+            ]);
+        }
+        out.push_str(&columns(&lines, &[1, 2, 4]));
+        out.push('\n');
+    }
+    let header = ["PACKAGE", "BUNDLE", "VERSION", "VERDICT", "IMAGE", "WORST", "DANGEROUS", "GAINED"];
+    let mut lines = vec![header.map(String::from).to_vec()];
+    let mut notes: Vec<Vec<String>> = vec![Vec::new()];
+    for r in rows {
+        lines.push(vec![
+            printable(&r.package),
+            printable(&r.bundle),
+            r.version.clone().unwrap_or_else(|| "-".into()),
+            r.verdict.as_str().into(),
+            image_column(r).into(),
+            r.worst.map_or("-", Severity::as_str).into(),
+            r.dangerous.len().to_string(),
+            r.gained.len().to_string(),
+        ]);
+        notes.push(r.errors.iter().chain(&r.deprecations).map(|e| format!("  {}\n", printable(e))).collect());
+    }
+    for (line, notes) in columns(&lines, &[6, 7]).lines().zip(notes) {
+        out.push_str(line);
+        out.push('\n');
+        out.extend(notes);
+    }
+    out
+}
+
+fn markdown(rows: &[Row], listing: Listing) -> String {
+    use crate::check::markdown::{code, text};
+    let mut out = String::new();
+    if listing == Listing::Ranked {
+        out.push_str("| package | bundles | pass | worst | dangerous | worst bundle |\n|---|---|---|---|---|---|\n");
+        for p in packages(rows) {
+            let worst = p.worst.map_or("-", Severity::as_str);
+            let (name, first) = (code(p.name), code(p.first));
+            out.push_str(&format!("| {name} | {} | {} | {worst} | {} | {first} |\n", p.bundles, p.passed, p.dangerous));
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "| package | bundle | version | verdict | image | worst | dangerous | gained | why |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
-        let why: Vec<String> =
-            r.errors.iter().chain(&r.deprecations).map(|e| crate::check::markdown::text(e)).collect();
+        let why: Vec<String> = r.errors.iter().chain(&r.deprecations).map(|e| text(e)).collect();
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            crate::check::markdown::code(&r.bundle),
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            code(&r.package),
+            code(&r.bundle),
             r.version.as_deref().unwrap_or("-"),
             r.verdict.as_str(),
             image_column(r),

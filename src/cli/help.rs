@@ -89,3 +89,24 @@ Examples:
   # Every policy and binding that took part, and the RBAC grant
   olm-rbac can-install examples/delegation/prometheus.yaml --as alice --as-group team-monitoring -f rendered.yaml --explain
 ";
+
+pub(super) const CATALOG_JUDGE_EXAMPLES: &str = "\
+Examples:
+  # Every bundle a ClusterExtension's range admits, judged with the admin's RBACConfig
+  olm-rbac catalog judge --catalog examples/catalog/kube-green-catalog.yaml -c examples/catalog/rbac.yaml -f examples/catalog/clusterextension.yaml
+
+  # A catalog without olm.bundle.object, its manifests in bundle folders; as JSON
+  olm-rbac catalog judge --catalog tests/fixtures/catalogs/csv-metadata-only/catalog --bundles tests/fixtures/catalogs/csv-metadata-only/bundles -c examples/catalog/rbac.yaml -f examples/catalog/clusterextension.yaml -o json
+
+  # Accept bundle images named by tag (each is still judged and marked tag)
+  olm-rbac catalog judge --catalog examples/catalog/kube-green-catalog.yaml -c examples/catalog/rbac.yaml -f examples/catalog/clusterextension.yaml --allow-tag-images
+";
+
+pub(super) const CATALOG_AUDIT_EXAMPLES: &str = "\
+Examples:
+  # Every bundle of every package, worst first, after one line per package
+  olm-rbac catalog audit --catalog examples/catalog/kube-green-catalog.yaml
+
+  # Each bundle also judged by a policy, as a Markdown table for a pull request
+  olm-rbac catalog audit --catalog examples/catalog/kube-green-catalog.yaml -c examples/catalog/rbac.yaml -o markdown
+";

@@ -73,7 +73,7 @@ fn a_range_that_admits_a_refused_bundle_fails_and_the_pinned_version_passes() {
     let unpinned = judge(WITH_OBJECTS, None, "", "text");
     assert_eq!(unpinned.status.code(), Some(1));
     assert_eq!(
-        text(&unpinned.stdout).lines().filter(|l| l.starts_with("kube-green.v")).count(),
+        text(&unpinned.stdout).lines().filter(|l| l.starts_with("kube-green  kube-green.v")).count(),
         10,
         "no version: every bundle"
     );
@@ -483,4 +483,33 @@ fn judge_lists_bundles_by_version_not_by_name() {
     assert_eq!(versions.last(), Some(&"0.10.0"), "{versions:?}");
     let parsed: Vec<Vec<u64>> = versions.iter().map(|v| v.split('.').map(|n| n.parse().unwrap()).collect()).collect();
     assert!(parsed.windows(2).all(|w| w[0] <= w[1]), "{versions:?}");
+}
+
+/// `catalog audit` leads with one line per package, ranked by its worst
+/// bundle, so that one package's many versions cannot fill the top of the
+/// list; each row names its package (text and Markdown).
+#[test]
+fn audit_rolls_up_each_package_and_rows_name_their_package() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in [WITH_OBJECTS, "tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml"] {
+        let name = std::path::Path::new(file).file_name().unwrap();
+        std::fs::copy(repo(file), dir.path().join(name)).unwrap();
+    }
+    let catalog = dir.path().display().to_string();
+    let out = run_bin(&["catalog", "audit", "--catalog", &catalog], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let (roll_up, rows) = stdout.split_once("\n\n").unwrap();
+    let roll_up: Vec<Vec<&str>> = roll_up.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(roll_up[0], ["PACKAGE", "BUNDLES", "PASS", "WORST", "DANGEROUS", "WORST", "BUNDLE"]);
+    assert_eq!(roll_up[1], ["trident-operator", "12", "12", "critical", "11", "trident-operator.v24.2.0"]);
+    assert_eq!(roll_up[2], ["kube-green", "10", "10", "critical", "4", "kube-green.v0.6.0"]);
+    assert_eq!(roll_up.len(), 3, "one line per package");
+    assert!(rows.starts_with("PACKAGE "), "{rows}");
+    assert_eq!(rows.lines().filter(|l| l.starts_with("kube-green ")).count(), 10, "{rows}");
+    let markdown = run_bin(&["catalog", "audit", "--catalog", &catalog, "-o", "markdown"], "");
+    let markdown = text(&markdown.stdout);
+    assert!(markdown.starts_with("| package | bundles | pass | worst | dangerous | worst bundle |\n"), "{markdown}");
+    assert!(markdown.contains("| `kube-green` | 10 | 10 | critical | 4 | `kube-green.v0.6.0` |\n"), "{markdown}");
+    assert!(markdown.contains("| `kube-green` | `kube-green.v0.6.0` | 0.6.0 | pass |"), "{markdown}");
 }

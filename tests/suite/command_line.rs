@@ -74,3 +74,22 @@ fn a_path_render_cannot_read_exits_2() {
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains("no-such-bundle"), "{}", text(&out.stderr));
 }
+
+/// The catalog commands' help shows examples, and each runs as written from a
+/// clone's root: it judges (exit 0 or 1, a report on stdout), never fails to
+/// read its input.
+#[test]
+fn the_catalog_commands_help_examples_run_from_a_clone() {
+    for command in ["judge", "audit"] {
+        let help = text(&run_in(&repo(""), &["catalog", command, "--help"]).stdout);
+        let (_, examples) = help.split_once("Examples:\n").unwrap_or_else(|| panic!("catalog {command}: no examples"));
+        let lines: Vec<&str> = examples.lines().map(str::trim).filter(|l| l.starts_with("olm-rbac ")).collect();
+        assert!(lines.len() >= 2, "catalog {command}: {examples}");
+        for line in lines {
+            let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+            let out = run_in(&repo(""), &args);
+            assert!(matches!(out.status.code(), Some(0 | 1)), "`{line}`: {}", text(&out.stderr));
+            assert!(!out.stdout.is_empty(), "`{line}`: {}", text(&out.stderr));
+        }
+    }
+}
