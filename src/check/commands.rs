@@ -2,7 +2,7 @@
 //! what to print and the exit code.
 
 use super::load::{read, Loaded};
-use super::shapes::{encode, HeldAccessOut, PermissionOut, WhoCanOut};
+use super::shapes::{encode, HeldAccessOut, PermissionOut, ThroughOut, WhoCanOut};
 use super::{graph, matrix};
 use crate::access::allowed::{resource_text, Place, Target};
 use crate::access::builtin::{BuiltinRoles, KUBERNETES_VERSION};
@@ -336,6 +336,7 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
             (false, None) => Place::ClusterWide,
         };
         let holders = policy.who_can(asked.asked(), place);
+        let through = policy.who_can_through_accounts(&holders);
         if matches!(output, Format::Json | Format::Yaml) {
             let (resource, non_resource_url) = match &asked {
                 Question::Resource(_) => (Some(asked.target()), None),
@@ -347,7 +348,8 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
                 Place::Each => "each".to_string(),
             };
             let holders = holders.iter().map(HeldAccessOut::of).collect();
-            let shaped = WhoCanOut { verb: q.verb.to_string(), resource, non_resource_url, scope, holders };
+            let through = through.iter().map(ThroughOut::of).collect();
+            let shaped = WhoCanOut { verb: q.verb.to_string(), resource, non_resource_url, scope, holders, through };
             return encoded(&shaped, output);
         }
         let row = |a: &HeldAccess| {
@@ -367,6 +369,17 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
             );
             rows.push(vec![note]);
             rows.extend(builtin.iter().map(|a| row(a)));
+        }
+        if !through.is_empty() {
+            rows.push(vec![
+                "# Through a ServiceAccount above: whoever may run a pod as it, exec into its pods or request its tokens holds what it holds:".into(),
+            ]);
+            for t in &through {
+                let mut r = row(&t.held);
+                r[0] = t.becomer.grantee.to_string();
+                r[2] = format!("{} → {}", t.becomer.steps_to(&t.account.0, &t.account.1), t.held.chain);
+                rows.push(r);
+            }
         }
         let stdout = super::table::columns(&header, &rows, 2);
         Outcome { stdout, stderr: String::new(), code: 0 }

@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use serde::Serialize;
 
-use super::markdown;
-use super::table::{wrap_indented, wrapped, TERMINAL};
 use crate::access::allowed::Place;
 use crate::access::danger::dangers;
 use crate::access::{
@@ -15,6 +13,10 @@ use crate::access::{
     RoleRefKind, SubjectKind, Via, MASTERS,
 };
 use crate::model::{EDIT, EXTENSION_LABEL, MANAGED_BY, MANAGER, READ, ROLE_LABEL, VERBS};
+
+mod write;
+pub(super) use write::extension_title;
+pub(crate) use write::{markdown, table};
 
 /// The verbs that make up each level of access to an API, named after the
 /// built-in role that grants it.
@@ -49,6 +51,12 @@ pub(crate) struct AccountAccess {
     pub role: String,
     pub extension: String,
     pub rules: Vec<AccountRule>,
+    /// For an account with a dangerous rule: who may act as it (run a pod as
+    /// it, exec or attach into its pods, request its tokens), each as a path
+    /// to what it may do: `Group team-a → create pods in ops →
+    /// ServiceAccount ops/x → read secrets cluster-wide`.
+    #[serde(rename = "actedAsBy", skip_serializing_if = "Vec::is_empty")]
+    pub acted_as_by: Vec<String>,
     /// The same rules with the binding and role each comes through, for the
     /// graphs (`report -o dot`, the Mermaid graph of `-o markdown`).
     #[serde(skip)]
@@ -230,8 +238,36 @@ fn account_access(policy: &Policy) -> Vec<AccountAccess> {
                 }
             }
             rules.sort_by(|a, b| (a.scope != "*", &a.scope).cmp(&(b.scope != "*", &b.scope)));
-            AccountAccess { account: format!("{ns}/{name}"), role, extension, rules, routes }
+            let acted_as_by = acted_as_by(policy, &ns, &name, &rules);
+            AccountAccess { account: format!("{ns}/{name}"), role, extension, rules, acted_as_by, routes }
         })
+        .collect()
+}
+
+/// Who may act as the account, each as a path to the dangerous permissions
+/// it holds (none when it holds none).
+fn acted_as_by(policy: &Policy, namespace: &str, account: &str, rules: &[AccountRule]) -> Vec<String> {
+    let mut dangers: Vec<String> = Vec::new();
+    for rule in rules {
+        for what in &rule.dangerous {
+            let said = match rule.scope.as_str() {
+                "*" if what.ends_with("cluster-wide") => what.clone(),
+                "*" => format!("{what} cluster-wide"),
+                ns => format!("{what} in {ns}"),
+            };
+            if !dangers.contains(&said) {
+                dangers.push(said);
+            }
+        }
+    }
+    if dangers.is_empty() {
+        return Vec::new();
+    }
+    let what = dangers.join(", ");
+    policy
+        .who_can_become(namespace, account)
+        .iter()
+        .map(|b| format!("{} → {what}", b.path_to(namespace, account)))
         .collect()
 }
 
@@ -358,129 +394,4 @@ fn holders_of_every_verb(verbs: &[&str], per_verb: &BTreeMap<&str, Scopes>) -> V
             LevelHolder { holder, scope }
         })
         .collect()
-}
-
-fn cell_text(h: &[LevelHolder]) -> String {
-    if h.is_empty() {
-        return "-".into();
-    }
-    h.iter()
-        .map(|h| {
-            let scope = if h.scope == ["*"] { "cluster-wide".to_string() } else { h.scope.join(", ") };
-            format!("{} ({scope})", h.holder)
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-pub(super) fn extension_title(ext: &Option<String>) -> String {
-    match ext {
-        Some(e) => format!("extension {e}"),
-        None => "APIs without olm-rbac RBAC".to_string(),
-    }
-}
-
-/// Markdown, for a pull-request comment; `picture` draws an extension's
-/// graph (Mermaid), when there is one to draw.
-pub(crate) fn markdown(r: &AccessMatrix, picture: impl Fn(&Option<String>) -> Option<String>) -> String {
-    let mut out = String::from("## Access to operator APIs\n\n");
-    for e in &r.extensions {
-        out.push_str(&format!(
-            "### {}\n\n| API | admin | edit | view |\n|---|---|---|---|\n",
-            markdown::text(&extension_title(&e.extension))
-        ));
-        for a in &e.apis {
-            let [admin, edit, view] = AggregatingRole::ALL.map(|level| markdown::text(&cell_text(a.holders(level))));
-            out.push_str(&format!("| {} | {admin} | {edit} | {view} |\n", markdown::code(&a.api)));
-        }
-        out.push('\n');
-        if let Some(mermaid) = picture(&e.extension) {
-            out.push_str(&format!("```mermaid\n{mermaid}```\n\n"));
-        }
-    }
-    if !r.cluster_admins_only.is_empty() {
-        out.push_str("**Only cluster-admins can use:** ");
-        out.push_str(&r.cluster_admins_only.iter().map(|a| markdown::code(a)).collect::<Vec<_>>().join(", "));
-        out.push('\n');
-    }
-    for a in &r.accounts {
-        out.push_str(&format!(
-            "\n### ServiceAccount {} ({} of extension {})\n\n| where | rule | dangerous |\n|---|---|---|\n",
-            markdown::code(&a.account.to_string()),
-            markdown::text(&a.role.to_string()),
-            markdown::text(&a.extension.to_string())
-        ));
-        for rule in &a.rules {
-            let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { markdown::code(&rule.scope) };
-            let (text, danger) = (markdown::code(&rule.rule), markdown::text(&rule.dangerous.join(", ")));
-            out.push_str(&format!("| {scope} | {text} | {danger} |\n"));
-        }
-    }
-    out
-}
-
-/// A plain-text table for terminals that fits [`TERMINAL`] columns: per
-/// extension, a line per API, level and holder (the API and the level written
-/// on their first line only), long cells wrapped within their column; then the
-/// APIs only cluster-admins can use, and each ServiceAccount's rules, wrapped.
-pub(crate) fn table(r: &AccessMatrix) -> String {
-    let mut out = String::new();
-    for e in &r.extensions {
-        out.push_str(&format!("{}\n", extension_title(&e.extension)));
-        let mut rows: Vec<Vec<String>> = Vec::new();
-        for a in &e.apis {
-            for (i, level) in AggregatingRole::ALL.into_iter().enumerate() {
-                let api = if i == 0 { a.api.clone() } else { String::new() };
-                let holders = a.holders(level);
-                if holders.is_empty() {
-                    rows.push(vec![api.clone(), level.to_string(), "-".into(), String::new()]);
-                }
-                for (j, h) in holders.iter().enumerate() {
-                    let first = |s: &str| if j == 0 { s.to_string() } else { String::new() };
-                    rows.push(vec![first(&api), first(level.name()), h.holder.clone(), scope_text(&h.scope)]);
-                }
-            }
-        }
-        out.push_str(&wrapped(&["API", "ACCESS", "HOLDER", "WHERE"], &rows, 2, TERMINAL));
-        out.push('\n');
-    }
-    if !r.cluster_admins_only.is_empty() {
-        let line = format!("only cluster-admins can use: {}", r.cluster_admins_only.join(", "));
-        out.extend(wrap_indented(&line, TERMINAL, 2).into_iter().map(|l| l + "\n"));
-    }
-    for a in &r.accounts {
-        let line = format!("ServiceAccount {} ({} of extension {})", a.account, a.role, a.extension);
-        out.extend(wrap_indented(&line, TERMINAL, 2).into_iter().map(|l| l + "\n"));
-        for rule in &a.rules {
-            let scope = if rule.scope == "*" { "cluster-wide".to_string() } else { format!("in {}", rule.scope) };
-            let text = format!("  {scope}: {}", rule.rule);
-            let flag = (!rule.dangerous.is_empty()).then(|| format!("DANGEROUS: {}", rule.dangerous.join(", ")));
-            // The flag follows the rule on its line when both fit, else on its own.
-            let lines = match flag {
-                Some(flag) if width_of(&text) + 2 + width_of(&flag) <= TERMINAL => vec![format!("{text}  {flag}")],
-                Some(flag) => {
-                    let mut lines = wrap_indented(&text, TERMINAL, 4);
-                    lines.extend(wrap_indented(&format!("    {flag}"), TERMINAL, 6));
-                    lines
-                }
-                None => wrap_indented(&text, TERMINAL, 4),
-            };
-            out.extend(lines.into_iter().map(|l| l + "\n"));
-        }
-        out.push('\n');
-    }
-    out
-}
-
-fn width_of(s: &str) -> usize {
-    s.chars().count()
-}
-
-/// Where a holder holds access, as the table writes it.
-fn scope_text(scope: &[String]) -> String {
-    if scope == ["*"] {
-        "cluster-wide".to_string()
-    } else {
-        scope.join(", ")
-    }
 }

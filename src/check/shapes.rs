@@ -55,6 +55,44 @@ pub(crate) struct WhoCanOut {
     #[serde(rename = "where")]
     pub scope: String,
     pub holders: Vec<HeldAccessOut>,
+    /// Who may make the request by acting as a ServiceAccount among the
+    /// holders: running a pod as it, exec or attach into its pods, or
+    /// requesting its tokens in its namespace.
+    #[serde(rename = "throughServiceAccounts", skip_serializing_if = "Vec::is_empty")]
+    pub through: Vec<ThroughOut>,
+}
+
+/// One path to the request through a ServiceAccount.
+#[derive(Debug, Serialize)]
+pub(crate) struct ThroughOut {
+    /// `Group team-a → create pods in ops → ServiceAccount ops/x`.
+    pub path: String,
+    /// Who may act as the account, as `holders` names a holder.
+    pub holder: String,
+    /// How: `create pods`, `create or change workloads`, `exec into pods`,
+    /// `attach to pods`, `request its tokens`.
+    pub ways: Vec<String>,
+    /// `<namespace>/<name>`.
+    #[serde(rename = "serviceAccount")]
+    pub service_account: String,
+    /// Where the account holds the request: `"*"` cluster-wide, or the namespace.
+    #[serde(rename = "where")]
+    pub scope: String,
+    /// The chain that grants the account the request.
+    pub grant: GrantChainOut,
+}
+
+impl ThroughOut {
+    pub(crate) fn of(t: &crate::access::Through) -> ThroughOut {
+        ThroughOut {
+            path: t.path(),
+            holder: t.becomer.grantee.to_string(),
+            ways: t.becomer.ways.iter().map(|w| w.to_string()).collect(),
+            service_account: format!("{}/{}", t.account.0, t.account.1),
+            scope: where_text(&t.held.namespace),
+            grant: GrantChainOut::of(&t.held.chain),
+        }
+    }
 }
 
 /// One holder: a binding's subject, or whoever is bound to a built-in role.

@@ -552,3 +552,55 @@ fn the_bootstrap_data_reads_as_the_same_manifests_would() {
     assert!(read.roles.is_empty() && kernel.roles.is_empty() && kernel.apis.is_empty());
     assert_eq!((kernel.cluster_roles.len(), kernel.bindings.len()), (31, 12));
 }
+
+/// Who may act as a ServiceAccount: each way opens by its own request (a
+/// token only for that account, a workload by create, update or patch, exec
+/// by create on pods/exec), anywhere a binding reaches the account's
+/// namespace; the account itself and bindings elsewhere do not count.
+#[test]
+fn who_can_become_a_service_account() {
+    let role = |name: &str, rule: &str| {
+        format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {{name: {name}}}\nrules: [{rule}]\n---\n")
+    };
+    let bind = |kind: &str, ns: Option<&str>, role: &str, subject: &str| {
+        let (binding, ns) = match ns {
+            Some(ns) => ("RoleBinding", format!(", namespace: {ns}")),
+            None => ("ClusterRoleBinding", String::new()),
+        };
+        format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: {binding}\nmetadata: {{name: {role}-{kind}{}{ns}}}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: {role}}}\nsubjects: [{subject}]\n---\n", subject.len())
+    };
+    let user = |name: &str| format!("{{kind: User, name: {name}, apiGroup: rbac.authorization.k8s.io}}");
+    let op = "{kind: ServiceAccount, name: op, namespace: ops}";
+    let yaml = [
+        role("pods", "{apiGroups: [''], resources: [pods], verbs: [create]}"),
+        role(
+            "other-token",
+            "{apiGroups: [''], resources: [serviceaccounts/token], verbs: [create], resourceNames: [other]}",
+        ),
+        role("op-token", "{apiGroups: [''], resources: [serviceaccounts/token], verbs: [create], resourceNames: [op]}"),
+        role("patch-deploys", "{apiGroups: [apps], resources: [deployments], verbs: [patch]}"),
+        role("exec", "{apiGroups: [''], resources: [pods/exec], verbs: [create]}"),
+        bind("a", Some("ops"), "other-token", &user("alice")),
+        bind("b", Some("ops"), "patch-deploys", &user("bob")),
+        bind("c", None, "exec", &user("carol")),
+        bind("d", Some("team-a"), "pods", &user("dave")),
+        bind("e", Some("ops"), "op-token", &user("eve")),
+        bind("o", Some("ops"), "pods", op),
+    ]
+    .concat();
+    let p = load_str(&yaml);
+    let found: Vec<(String, Vec<&str>)> =
+        p.who_can_become("ops", "op").into_iter().map(|b| (b.grantee.to_string(), b.ways)).collect();
+    let all = ["create pods", "create or change workloads", "exec into pods", "attach to pods", "request its tokens"];
+    let want = vec![
+        ("User bob".to_string(), vec!["create or change workloads"]),
+        ("User carol".to_string(), vec!["exec into pods"]),
+        ("User eve".to_string(), vec!["request its tokens"]),
+        // Kubernetes' admin and edit roles do all five, where they are bound.
+        ("anyone bound to ClusterRole admin".to_string(), all.to_vec()),
+        ("anyone bound to ClusterRole edit".to_string(), all.to_vec()),
+    ];
+    let mut found = found;
+    found.sort();
+    assert_eq!(found, want);
+}

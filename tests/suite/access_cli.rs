@@ -463,3 +463,54 @@ fn core_resources_win_and_dotless_crd_groups_are_refused() {
     assert_ne!(code, Some(0));
     assert!(stderr.contains("spec.group \"v1\" has no dot"), "{stderr}");
 }
+
+/// An operator that reads secrets cluster-wide, and alice, who edits in its
+/// namespace.
+const DEPUTY: &str = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: op}
+rules:
+- {apiGroups: [\"\"], resources: [secrets], verbs: [get, list]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: op}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: op}
+subjects: [{kind: ServiceAccount, name: argocd-operator, namespace: ops}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: alice, namespace: ops}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit}
+subjects: [{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}]
+";
+
+/// `who-can` shows who reaches a request through a ServiceAccount, as a
+/// path (alice → create pods in ops → ServiceAccount ops/argocd-operator →
+/// the grant), in text and JSON; `can-i` stays kubectl's answer.
+#[test]
+fn who_can_shows_paths_through_a_service_account() {
+    let out = run_bin(&["who-can", "get", "secrets", "-A"], DEPUTY);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(table.contains("# Through a ServiceAccount above"), "{table}");
+    let (_, through) = table.split_once("# Through a ServiceAccount above").unwrap_or_else(|| panic!("{table}"));
+    let alice = through.lines().find(|l| l.starts_with("User alice ")).unwrap_or_else(|| panic!("{table}"));
+    let alice: Vec<&str> = alice.split_whitespace().collect();
+    assert_eq!(
+        alice.join(" "),
+        "User alice cluster-wide create pods in ops → ServiceAccount ops/argocd-operator → ClusterRoleBinding op → op → rule verbs=[get,list] apiGroups=[\"\"] resources=[secrets]"
+    );
+    let json = run_bin(&["who-can", "get", "secrets", "-A", "-o", "json"], DEPUTY);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let paths = json["throughServiceAccounts"].as_array().cloned().unwrap_or_default();
+    let through = paths.iter().find(|t| t["holder"] == "User alice").unwrap_or_else(|| panic!("{json}"));
+    assert_eq!(through["path"], "User alice → create pods in ops → ServiceAccount ops/argocd-operator");
+    assert_eq!(through["serviceAccount"], "ops/argocd-operator");
+    assert_eq!(through["where"], "*");
+    assert_eq!(through["ways"].as_array().map(Vec::len), Some(5), "{through}");
+    // kubectl's answer: alice's own bindings do not let her read secrets cluster-wide.
+    let can_i = run_bin(&["can-i", "get", "secrets", "-A", "--as", "alice"], DEPUTY);
+    assert_eq!((can_i.status.code(), text(&can_i.stdout)), (Some(1), "no\n".to_string()));
+}

@@ -5,6 +5,8 @@
 
 use crate::common::*;
 use crate::gate::{said, with_annotation, ACK, ALLOW};
+use crate::invariant::policy;
+use olm_rbac::access::{Identity, Request};
 use olm_rbac::run::{function, render, Source};
 
 /// The OLM v1 gate as the docs recommend it: OLM installs the bundle from the
@@ -512,7 +514,7 @@ fn whoever_can_become_the_operator_is_named() {
         results.iter().filter(|r| r.code == "operator-reachable").map(|r| r.message.as_str()).collect();
     assert_eq!(reachable.len(), 1, "{results:#?}");
     assert!(
-        reachable[0].starts_with("RBACConfig ext: spec.operator.installNamespace: whoever may run a pod as ServiceAccount ops/ack-s3-controller holds what it holds (high grants): Group team-a (create pods, create deployments, create jobs, exec into pods, request its tokens), and anyone bound to admin or edit there"),
+        reachable[0] == "RBACConfig ext: spec.operator.installNamespace: whoever may run a pod as ServiceAccount ops/ack-s3-controller holds what it holds: Group team-a (create pods, create or change workloads, exec into pods, attach to pods, request its tokens), and anyone bound to admin or edit there; for one, Group team-a → create pods in ops → ServiceAccount ops/ack-s3-controller → write secrets cluster-wide (high); bind no one else in namespace ops, or only to roles that create no pods there",
         "{}",
         reachable[0]
     );
@@ -522,4 +524,22 @@ fn whoever_can_become_the_operator_is_named() {
     inputs.push(Source { name: "admin/team.yaml".into(), text: elsewhere });
     let (_, results) = render_results(&inputs, &admin_config(spec));
     assert!(results.iter().all(|r| r.code != "operator-reachable"), "{results:#?}");
+}
+
+/// Bind mode's `edit` is the bundle's APIs' edit role, not Kubernetes' `edit`:
+/// bound in the install namespace it creates no pods there, so it hands the
+/// team none of the operator's rights, and nothing is warned (the evaluator
+/// says the team cannot create pods or workloads there).
+#[test]
+fn a_bind_mode_edit_binding_in_the_install_namespace_makes_no_deputy() {
+    let spec = "  mode: Bind\n  bindings:\n  - role: edit\n    subjects: [{kind: Group, name: team-a}]\n    namespaces: [ops]\n  bundleObjects: Drop\n  operator:\n    permissions: Cluster\n    installNamespace: ops\n";
+    let (out, results) = render_results(&files(&[]), &admin_config(spec));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(results.iter().all(|r| r.code != "operator-reachable"), "{results:#?}");
+    let p = policy(&out.stdout);
+    let team = Identity::new("u", &["team-a".to_string()]);
+    for (group, resource) in [("", "pods"), ("apps", "deployments"), ("batch", "jobs")] {
+        let create = Request::on("create", group, resource, Some("ops"));
+        assert!(p.can(&team, &create).is_none(), "team-a may create {resource} in ops");
+    }
 }

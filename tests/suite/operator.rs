@@ -508,6 +508,11 @@ fn report_and_can_i_answer_for_the_operator() {
   in team-a: verbs=[create,patch] apiGroups=[\"\"] resources=[events]
   in team-b: verbs=[get,list,watch,create,update,patch,delete] apiGroups=[coordination.k8s.io] resources=[leases]
   in team-b: verbs=[create,patch] apiGroups=[\"\"] resources=[events]
+  who may act as it (and so holds what it holds):
+    anyone bound to ClusterRole admin → create pods in ops → ServiceAccount ops/ack-s3-controller → read secrets
+      cluster-wide, write secrets cluster-wide
+    anyone bound to ClusterRole edit → create pods in ops → ServiceAccount ops/ack-s3-controller → read secrets
+      cluster-wide, write secrets cluster-wide
 ";
     assert!(report.stdout.trim_end().ends_with(expected.trim_end()), "{}", report.stdout);
     let json = olm_rbac::check::commands::report(&rendered, olm_rbac::check::commands::Format::Json);

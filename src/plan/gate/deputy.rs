@@ -7,29 +7,12 @@
 
 use std::collections::BTreeSet;
 
-use crate::access::{self, danger, Asked, Grantee, Request, SubjectKind};
+use crate::access::{self, danger, Grantee};
 use crate::findings::{Code, Finding};
 use crate::model::Body;
 
 use crate::plan::gate::holdings::{Holder, Holding, Reach};
 use crate::plan::gate::Gate;
-
-/// What makes its holder the operator's account in the namespace, as a request.
-fn becoming(namespace: &str, account: &str) -> Vec<(&'static str, Request)> {
-    let ns = Some(namespace);
-    let mut token = Request::on("create", "", "serviceaccounts", ns);
-    token.subresource = Some("token".into());
-    token.name = Some(account.to_string());
-    let mut exec = Request::on("create", "", "pods", ns);
-    exec.subresource = Some("exec".into());
-    vec![
-        ("create pods", Request::on("create", "", "pods", ns)),
-        ("create deployments", Request::on("create", "apps", "deployments", ns)),
-        ("create jobs", Request::on("create", "batch", "jobs", ns)),
-        ("exec into pods", exec),
-        ("request its tokens", token),
-    ]
-}
 
 impl Gate<'_> {
     /// Names who can act as each operator account that holds a dangerous
@@ -54,42 +37,23 @@ impl Gate<'_> {
             .filter(|&(i, _)| p.origins().is_admin(i) && p.claims[i].is_none())
             .map(|(_, o)| o);
         let cluster = access::from_objects(admins);
-        let own = |s: &k8s_openapi::api::rbac::v1::Subject| {
-            SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)
-                && s.namespace.as_deref() == Some(install)
-                && self.accounts.contains(&s.name)
-        };
-        for (account, level) in worst {
-            // Who, and by which of the ways; anyone bound to a built-in role is
-            // the cluster's to know, and said only beside a subject the input names.
-            let mut who: Vec<(String, Vec<&str>)> = Vec::new();
-            let mut builtin_roles: BTreeSet<String> = BTreeSet::new();
-            for (what, request) in becoming(install, &account) {
-                let place = access::allowed::Place::Namespace(install);
-                for held in cluster.who_can(Asked::Resource(&request), place) {
-                    let subject = match &held.grantee {
-                        Grantee::AnyoneBoundTo { role, .. } => {
-                            builtin_roles.insert(role.name().to_string());
-                            continue;
-                        }
-                        Grantee::Subject(s) => s,
-                    };
-                    // Kubernetes' own controllers, and the operator itself.
-                    if matches!(&held.chain.via, access::Via::Binding { builtin: true, .. }) || own(subject) {
-                        continue;
-                    }
-                    let name = held.grantee.to_string();
-                    match who.iter_mut().find(|(n, _)| *n == name) {
-                        Some((_, ways)) if !ways.contains(&what) => ways.push(what),
-                        Some(_) => {}
-                        None => who.push((name, vec![what])),
-                    }
-                }
-            }
+        for (account, level, what) in worst {
+            // Anyone bound to a built-in role is the cluster's to know, and
+            // said only beside a subject the input names.
+            let becomers = cluster.who_can_become(install, &account);
+            let (roles, who): (Vec<_>, Vec<_>) =
+                becomers.iter().partition(|b| matches!(b.grantee, Grantee::AnyoneBoundTo { .. }));
             if who.is_empty() {
                 continue;
             }
-            let named: Vec<String> = who.iter().map(|(n, ways)| format!("{n} ({})", ways.join(", "))).collect();
+            let named: Vec<String> = who.iter().map(|b| format!("{} ({})", b.grantee, b.ways.join(", "))).collect();
+            let builtin_roles: BTreeSet<&str> = roles
+                .iter()
+                .filter_map(|b| match &b.grantee {
+                    Grantee::AnyoneBoundTo { role, .. } => Some(role.name()),
+                    Grantee::Subject(_) => None,
+                })
+                .collect();
             let also = match builtin_roles.len() {
                 0 => String::new(),
                 _ => format!(
@@ -97,8 +61,9 @@ impl Gate<'_> {
                     builtin_roles.into_iter().collect::<Vec<_>>().join(" or ")
                 ),
             };
+            let path = who[0].path_to(install, &account);
             let message = format!(
-                "whoever may run a pod as ServiceAccount {install}/{account} holds what it holds ({level} grants): {}{also}; bind no one else in namespace {install}, or only to roles that create no pods there",
+                "whoever may run a pod as ServiceAccount {install}/{account} holds what it holds: {}{also}; for one, {path} → {what} ({level}); bind no one else in namespace {install}, or only to roles that create no pods there",
                 named.join(", ")
             );
             results.push(
@@ -110,17 +75,22 @@ impl Gate<'_> {
     }
 }
 
-/// Each operator account that holds a dangerous grant, with the worst level.
-fn worst_by_account(holdings: &[Holding]) -> Vec<(String, danger::Severity)> {
-    let mut worst: Vec<(String, danger::Severity)> = Vec::new();
+/// Each operator account that holds a dangerous grant, with its worst one:
+/// the level, and what it permits and where (`get secrets cluster-wide`).
+fn worst_by_account(holdings: &[Holding]) -> Vec<(String, danger::Severity, String)> {
+    let mut worst: Vec<(String, danger::Severity, String)> = Vec::new();
     for h in holdings {
         let Holder::Operator { name, .. } = &h.who else { continue };
         let wide = h.reach == Reach::Cluster;
-        if let Some(level) = danger::dangers(&h.rule, wide).iter().map(|d| d.severity).max() {
-            match worst.iter_mut().find(|(n, _)| n == name) {
-                Some((_, l)) => *l = (*l).max(level),
-                None => worst.push((name.clone(), level)),
-            }
+        let Some(d) = danger::dangers(&h.rule, wide).into_iter().max_by_key(|d| d.severity) else { continue };
+        let what = match wide && !d.cluster_wide_only() {
+            true => format!("{} cluster-wide", d.what),
+            false => d.what.to_string(),
+        };
+        match worst.iter_mut().find(|(n, ..)| n == name) {
+            Some(w) if d.severity > w.1 => *w = (name.clone(), d.severity, what),
+            Some(_) => {}
+            None => worst.push((name.clone(), d.severity, what)),
         }
     }
     worst
