@@ -54,7 +54,9 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
     let split = (config_chunks, kept);
     if let Some(path) = &options.sarif {
         let lines = split.0.iter().chain(&split.1).map(|(c, f)| ((f.path.clone(), f.index), c.line));
-        let log = sarif_log(plan.results(), &lines.collect());
+        // Every finding, those past the text's cap included, without the
+        // text's count of them.
+        let log = sarif_log(plan.findings(), &lines.collect());
         if let Err(e) = std::fs::write(path, log) {
             return Outcome::failure(&format!("--sarif {}: {e}", path.display()), 1);
         }
@@ -68,11 +70,13 @@ pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOption
 
 /// render's errors and warnings as a SARIF log, each under its code's rule,
 /// at the line its document starts on (`lines`, by file and document).
-fn sarif_log(results: &[Finding], lines: &std::collections::BTreeMap<(String, Option<usize>), usize>) -> String {
+fn sarif_log<'a>(
+    results: impl Iterator<Item = &'a Finding>,
+    lines: &std::collections::BTreeMap<(String, Option<usize>), usize>,
+) -> String {
     use crate::findings::Severity;
     use crate::sarif::{self, Level};
     let results: Vec<sarif::Result> = results
-        .iter()
         .filter_map(|f| {
             let level = match f.severity {
                 Severity::Error => Level::Error,

@@ -718,3 +718,51 @@ fn the_cap_never_hides_a_worse_grant_than_it_shows() {
     let critical = out.stderr.lines().find(|l| l.contains("verbs=[*] apiGroups=[*] resources=[*] cluster-wide"));
     assert!(critical.is_some_and(|l| l.contains("(critical)")), "the worst grant is shown: {}", out.stderr);
 }
+
+/// Over every real bundle in the tests, granted cluster-wide: each dangerous
+/// rule is a result (SARIF carries them all), the text shows or counts each
+/// one, and for each account what the text leaves out is never worse than
+/// the least it shows.
+#[test]
+fn every_dangerous_grant_of_every_real_bundle_is_a_result_and_none_worse_is_hidden() {
+    const LEVELS: [&str; 4] = ["(low)", "(medium)", "(high)", "(critical)"];
+    let level = |m: &str| LEVELS.iter().rposition(|l| m.contains(l)).unwrap_or(0);
+    let holder =
+        |m: &str| m.split(" would be granted").next().and_then(|h| h.rsplit(": ").next()).unwrap_or("").to_string();
+    let spec = "  mode: Aggregate\n  operator:\n    permissions: Cluster\n    installNamespace: ops\n";
+    let mut bundles: Vec<String> = std::fs::read_dir(bundles_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| bundles_dir().join(n).join("manifests").is_dir())
+        .collect();
+    bundles.sort();
+    assert!(bundles.len() >= 10, "{bundles:?}");
+    let mut measured = 0;
+    for bundle in &bundles {
+        let inputs: Vec<Source> = bundle_docs(bundle)
+            .into_iter()
+            .map(|(name, text)| Source { name: format!("{bundle}/manifests/{name}"), text })
+            .collect();
+        let configs = [Source { name: "admin/rbac.yaml".into(), text: config("x", spec) }];
+        let (out, results) = render_results(&inputs, &configs);
+        let dangerous: Vec<&str> =
+            results.iter().filter(|r| r.code == "dangerous-grant").map(|r| r.message.as_str()).collect();
+        assert!(dangerous.iter().all(|m| !m.contains(" more like it ")), "SARIF carries values, not the text's count");
+        let shown: Vec<&str> =
+            out.stderr.lines().filter(|l| l.contains("(see docs/dangerous-permissions.md")).collect();
+        let counted: usize = out
+            .stderr
+            .lines()
+            .filter_map(|l| l.split("and ").nth(1)?.split(" more like it").next()?.parse::<usize>().ok())
+            .sum();
+        assert_eq!(shown.len() + counted, dangerous.len(), "{bundle}: shown + counted = results\n{}", out.stderr);
+        for m in &dangerous {
+            let said = shown.iter().any(|l| l.contains(m));
+            let who = holder(m);
+            let least_shown = shown.iter().filter(|l| holder(l) == who).map(|l| level(l)).min().unwrap_or(usize::MAX);
+            assert!(said || level(m) <= least_shown, "{bundle}: hidden but worse than shown: {m}");
+        }
+        measured += dangerous.len();
+    }
+    assert!(measured > 50, "the bundles hold dangerous grants: {measured}");
+}
