@@ -351,3 +351,25 @@ fn results_end_with_errors_and_a_summary_line() {
     assert_eq!(severities.first(), Some(&"error"), "{results}");
     assert!(!results.contains("1 error, 1 warning"));
 }
+
+/// A path that cannot be read is unreadable input (exit 2, as for the other
+/// commands), not the exit code of a policy refusal (1), and nothing is
+/// written.
+#[test]
+fn a_missing_path_is_unreadable_input_not_a_refusal() {
+    let missing = repo("no/such/bundle");
+    for config in [None, Some(repo("examples/guestbook/rbac.yaml"))] {
+        let mut args = vec!["render".to_string()];
+        if let Some(c) = &config {
+            args.extend(["-c".into(), c.display().to_string()]);
+        }
+        args.push(missing.display().to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_bin(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+        assert!(text(&out.stderr).contains("no/such/bundle: No such file or directory"), "{}", text(&out.stderr));
+    }
+    let out = run_bin(&["render", "-c", &repo("no/such/rbac.yaml").display().to_string()], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
