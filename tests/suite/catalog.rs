@@ -513,3 +513,31 @@ fn audit_rolls_up_each_package_and_rows_name_their_package() {
     assert!(markdown.contains("| `kube-green` | 10 | 10 | critical | 4 | `kube-green.v0.6.0` |\n"), "{markdown}");
     assert!(markdown.contains("| `kube-green` | `kube-green.v0.6.0` | 0.6.0 | pass |"), "{markdown}");
 }
+
+/// The typo policy of issue 36 (`secret`, `Bind`) is refused with the near
+/// misses named, where Kubernetes' exact matching would have let trident,
+/// which reads and writes secrets cluster-wide, pass; written right, the
+/// same policy fails trident.
+#[test]
+fn a_mistyped_deny_is_refused_and_the_corrected_one_fails_trident() {
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("ext.yaml");
+    std::fs::write(&ext, "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: trident\nspec:\n  namespace: trident\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: trident-operator\n      version: \"24.2.0\"\n").unwrap();
+    let judge = |deny: &str| {
+        let config = dir.path().join("rbac.yaml");
+        std::fs::write(&config, format!("apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: trident\nspec:\n  mode: Aggregate\n  operator:\n    policy:\n      deny:\n      - {deny}\n")).unwrap();
+        let catalog = repo("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
+        let args = ["catalog", "judge", "--catalog", catalog.to_str().unwrap(), "-c", config.to_str().unwrap(), "-f", ext.to_str().unwrap()];
+        let out = run_bin(&args, "");
+        (out.status.code(), text(&out.stdout))
+    };
+    let (code, typo) = judge("{apiGroups: [''], resources: [secret], verbs: [get, Bind]}");
+    assert_eq!(code, Some(1), "{typo}");
+    assert!(typo.contains("\"secret\" is not a resource of API group(s) \"\"; did you mean \"secrets\"?"), "{typo}");
+    assert!(typo.contains("\"Bind\" is not a verb the cluster serves; did you mean \"bind\"?"), "{typo}");
+    let (code, right) = judge("{apiGroups: [''], resources: [secrets], verbs: [get, bind]}");
+    assert_eq!(code, Some(1), "{right}");
+    assert!(right.contains("trident-operator.v24.2.0") && right.contains(" fail "), "{right}");
+    assert!(right.contains("spec.operator.policy.deny[0]"), "{right}");
+    assert!(!right.contains("did you mean"), "{right}");
+}
