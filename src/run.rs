@@ -14,9 +14,11 @@ mod krm;
 mod output;
 mod render;
 mod sources;
+mod upgrade;
 
 pub use crate::input::Source;
 pub use crate::outcome::Outcome;
 pub use krm::function;
 pub use render::{render, render_with, OutputFormat, RenderOptions};
 pub use sources::{function_on_stdin, render_paths};
+pub use upgrade::diff_judged;

@@ -99,23 +99,54 @@ pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
             let kept = left_behind(old_policy, new_policy, warnings);
             let changes = changes(old_policy, kept.as_ref().unwrap_or(new_policy));
             let installs = installs::install_changes(old_loaded, new_loaded);
-            // A right to install an operator is a right to run a bundle as
-            // cluster-admin: every such gain is dangerous.
-            let failed = match options.fail_on {
-                FailOn::None => false,
-                FailOn::Gain => !changes.gained.is_empty() || !installs.0.is_empty(),
-                FailOn::Dangerous => changes.gained.iter().any(|c| c.severity.is_some()) || !installs.0.is_empty(),
-            };
-            let mut out = shape::write(&changes, &installs, options.format, new.first().map(|s| s.name.as_str()));
-            if out.code == 0 && failed {
-                out.code = 1;
+            if let Some(csv) = old_loaded.csvs.iter().chain(&new_loaded.csvs).next() {
+                warnings.push(format!(
+                    "warning: the manifests hold ClusterServiceVersion {csv}: OLM grants its operator's permissions on install, and these manifests hold them only where render wrote them (spec.operator.permissions other than Unmanaged); to compare what the operator will hold as OLM v1 grants it, pass the config: olm-rbac diff -c CONFIG OLD NEW"
+                ));
             }
-            if common.quiet {
-                out.stdout.clear();
-            }
-            out
+            written(&changes, &installs, options, new.first().map(|s| s.name.as_str()))
         })
     })
+}
+
+/// [`diff`] of two clusters' RBAC given as values, each built by its caller
+/// (`diff -c` judges two bundles and builds each from what the cluster
+/// holds after the install, OLM's grants included). The sides hold no
+/// admission policies, so no right to install changes. What [`diff`] says of
+/// roles left behind is on stderr (unless quiet).
+pub(crate) fn diff_policies(old: &Policy, new: &Policy, options: DiffOptions, artifact: Option<&str>) -> Outcome {
+    let mut warnings = Vec::new();
+    let kept = left_behind(old, new, &mut warnings);
+    let changes = changes(old, kept.as_ref().unwrap_or(new));
+    let mut out = written(&changes, &(Vec::new(), Vec::new()), options, artifact);
+    if !options.common.quiet {
+        out.stderr = warnings.iter().map(|w| format!("{w}\n")).collect::<String>() + &out.stderr;
+    }
+    out
+}
+
+/// The changes written as `options` say, and the exit code: 1 when
+/// `fail_on` says a gain fails. A right to install an operator is a right to
+/// run a bundle as cluster-admin: every such gain is dangerous.
+fn written(
+    changes: &Changes,
+    installs: &(Vec<InstallRight>, Vec<InstallRight>),
+    options: DiffOptions,
+    artifact: Option<&str>,
+) -> Outcome {
+    let failed = match options.fail_on {
+        FailOn::None => false,
+        FailOn::Gain => !changes.gained.is_empty() || !installs.0.is_empty(),
+        FailOn::Dangerous => changes.gained.iter().any(|c| c.severity.is_some()) || !installs.0.is_empty(),
+    };
+    let mut out = shape::write(changes, installs, options.format, artifact);
+    if out.code == 0 && failed {
+        out.code = 1;
+    }
+    if options.common.quiet {
+        out.stdout.clear();
+    }
+    out
 }
 
 /// What the cluster's RBAC gains and loses when NEW is applied over OLD

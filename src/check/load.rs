@@ -34,6 +34,9 @@ pub(crate) struct Loaded {
     pub admission: Policies,
     /// The input's ClusterExtensions, by name.
     pub extensions: Vec<(String, serde_json::Value)>,
+    /// The names of the input's ClusterServiceVersions: OLM grants their
+    /// permissions on install, which the manifests need not hold.
+    pub csvs: Vec<String>,
     /// Objects with an `apiVersion` and a `kind` (list items counted, lists not).
     pub objects: usize,
     pub warnings: Vec<Finding>,
@@ -142,18 +145,26 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
     if builtins != BuiltinRoles::None {
         warnings.extend(builtin::reconcile_into(&mut policy).iter().map(set_aside_warning));
     }
-    Ok(Loaded { policy, admission: read.admission, extensions: read.extensions, objects: seen.objects, warnings })
+    let (admission, extensions, csvs) = (read.admission, read.extensions, read.csvs);
+    Ok(Loaded { policy, admission, extensions, csvs, objects: seen.objects, warnings })
 }
 
 /// The cluster's RBAC after `objects` are applied, as [`read`] builds it from
 /// manifests, from objects already read (a render's, as `judge` decided it),
 /// with Kubernetes' built-in roles and bindings reconciled over them.
 pub(crate) fn policy_of(objects: &[InputObject]) -> Policy {
+    policy_with(objects, BuiltinRoles::default())
+}
+
+/// [`policy_of`], with [`BuiltinRoles::None`] the objects' roles and bindings only.
+pub(crate) fn policy_with(objects: &[InputObject], builtins: BuiltinRoles) -> Policy {
     let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
     for o in objects {
         policy.add_object(o);
     }
-    builtin::reconcile_into(&mut policy);
+    if builtins != BuiltinRoles::None {
+        builtin::reconcile_into(&mut policy);
+    }
     policy
 }
 
@@ -217,6 +228,7 @@ impl Seen {
 struct Read {
     admission: Policies,
     extensions: Vec<(String, serde_json::Value)>,
+    csvs: Vec<String>,
 }
 
 fn add_or_report(
@@ -226,6 +238,9 @@ fn add_or_report(
     place: &ItemPlace<'_>,
     errors: &mut Vec<Finding>,
 ) {
+    if crate::model::view_for(&chunk.header) == Some(crate::model::ViewKind::Csv) {
+        read.csvs.push(chunk.header.name.clone().unwrap_or_default());
+    }
     if let Err(e) = add_item(policy, chunk).and_then(|()| add_admission(read, chunk)) {
         let mut message = e.message;
         if let Some(line) = e.pos.and_then(|p| place.line(p.line).map(|l| (l, p.col))) {

@@ -257,12 +257,20 @@ impl ReportArgs {
 /// `diff`'s arguments: two renders, each read as `can-i -f` reads its input.
 #[derive(Args)]
 pub(super) struct DiffArgs {
-    /// The rendered manifests before: a file, a directory, or - for stdin.
+    /// The rendered manifests before: a file, a directory, or - for stdin
+    /// (with -c: what render reads, such as the old bundle's folder).
     #[arg(value_name = "OLD")]
     old: PathBuf,
-    /// The rendered manifests after: a file, a directory, or - for stdin.
+    /// The rendered manifests after: a file, a directory, or - for stdin
+    /// (with -c: what render reads, such as the new bundle's folder).
     #[arg(value_name = "NEW")]
     new: PathBuf,
+    /// An RBACConfig: OLD and NEW are then judged with it as render judges
+    /// them, and the clusters' RBAC after each install are compared, the
+    /// operator's as OLM v1 grants it included whatever
+    /// spec.operator.permissions says.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
     /// table for a terminal (120 columns), markdown for a pull-request
     /// comment, json or yaml for scripts, sarif for code scanning.
     #[arg(short = 'o', long = "output", value_enum, value_parser = diff_format(), value_name = "FORMAT", default_value_t = Format::Table)]
@@ -295,13 +303,17 @@ impl DiffArgs {
         ) {
             return Outcome::failure(&refusal, commands::INPUT_ERROR);
         }
+        let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
+        let options = DiffOptions { format: self.output, fail_on: self.fail_on, common };
+        if let Some(config) = &self.config {
+            return crate::run::diff_judged(config, &self.old, &self.new, options);
+        }
         let read = |path: &Path| read_path(path).map_err(|e| Outcome::failure(&e, commands::INPUT_ERROR));
         let (old, new) = match (read(&self.old), read(&self.new)) {
             (Ok(old), Ok(new)) => (old, new),
             (Err(refused), _) | (_, Err(refused)) => return refused,
         };
-        let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
-        diff(&old, &new, DiffOptions { format: self.output, fail_on: self.fail_on, common })
+        diff(&old, &new, options)
     }
 }
 

@@ -61,7 +61,7 @@ olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FOR
 pub(super) const REPORT_USAGE: &str = "olm-rbac report [-o <FORMAT>] [-f <PATH>]... [-q] [--builtin-roles <SET>]";
 
 pub(super) const DIFF_USAGE: &str =
-    "olm-rbac diff <OLD> <NEW> [-o <FORMAT>] [--fail-on <WHEN>] [-q] [--builtin-roles <SET>]";
+    "olm-rbac diff [-c <FILE>] <OLD> <NEW> [-o <FORMAT>] [--fail-on <WHEN>] [-q] [--builtin-roles <SET>]";
 
 pub(super) const DIFF_EXAMPLES: &str = "\
 Examples:
@@ -75,6 +75,10 @@ Examples:
 
   # One side on stdin
   olm-rbac render -c rbac.yaml -q new-bundle/ | olm-rbac diff old.yaml -
+
+  # As OLM v1 will grant it: both bundles judged with the config, the operator's
+  # permissions counted as OLM grants them even under permissions: Unmanaged
+  olm-rbac diff -c rbac.yaml old-bundle/ new-bundle/
 ";
 
 pub(super) const CAN_INSTALL_USAGE: &str =

@@ -527,7 +527,16 @@ fn a_mistyped_deny_is_refused_and_the_corrected_one_fails_trident() {
         let config = dir.path().join("rbac.yaml");
         std::fs::write(&config, format!("apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: trident\nspec:\n  mode: Aggregate\n  operator:\n    policy:\n      deny:\n      - {deny}\n")).unwrap();
         let catalog = repo("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
-        let args = ["catalog", "judge", "--catalog", catalog.to_str().unwrap(), "-c", config.to_str().unwrap(), "-f", ext.to_str().unwrap()];
+        let args = [
+            "catalog",
+            "judge",
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "-c",
+            config.to_str().unwrap(),
+            "-f",
+            ext.to_str().unwrap(),
+        ];
         let out = run_bin(&args, "");
         (out.status.code(), text(&out.stdout))
     };

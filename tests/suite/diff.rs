@@ -11,6 +11,7 @@ use olm_rbac::check::commands::Format;
 use olm_rbac::check::diff::{diff, DiffOptions, FailOn};
 use olm_rbac::input::{read_path, Source};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::common::*;
 use crate::json_schema::Validator;
@@ -339,4 +340,93 @@ fn unreadable_input_and_usage_errors_exit_2() {
     }
     let out = run_bin(&["diff", "-", "-"], "");
     assert_eq!(text(&out.stderr), "error: diff reads stdin for one of OLD and NEW, not both\n");
+}
+
+/// The upgrade review as OLM v1 will do it (issue 35): under
+/// `permissions: Unmanaged`, which writes none of the operator's roles,
+/// `diff -c` judges both bundles and shows what the operator gains as OLM
+/// grants it (kube-green 0.5.2 → 0.7.0: update and patch on statefulsets
+/// cluster-wide, critical), from bundle folders and from renders alike;
+/// `diff` of the renders alone sees nothing and says why. Between each pair
+/// of consecutive versions, `diff -c` counts the gains `catalog audit -c`'s
+/// GAINED column counts.
+#[test]
+fn diff_with_the_config_shows_what_olm_grants_the_operator() {
+    let kube_green = repo("tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    permissions: Unmanaged\n    installNamespace: kube-green\n").unwrap();
+    let (c, old, new) = (config.to_str().unwrap(), kube_green.join("0.5.2"), kube_green.join("0.7.0"));
+    let out = run_bin(&["diff", "-c", c, old.to_str().unwrap(), new.to_str().unwrap(), "-o", "json"], "");
+    assert_eq!(out.status.code(), Some(1), "a gain: {}", text(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gained = json["gained"].as_array().unwrap();
+    assert_eq!(gained.len(), 1, "{json}");
+    assert_eq!(gained[0]["subject"]["name"], "kube-green-controller-manager");
+    assert_eq!(gained[0]["severity"], "critical", "{json}");
+    assert_eq!(gained[0]["resources"], serde_json::json!(["statefulsets"]), "{json}");
+    // Renders under Unmanaged hold no operator roles: diff alone sees no
+    // change, and says so; with the config it sees the gain.
+    let render = |bundle: &std::path::Path, file: &str| {
+        let out = run_bin(&["render", "-q", "-c", c, bundle.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let path = dir.path().join(file);
+        std::fs::write(&path, &out.stdout).unwrap();
+        path.display().to_string()
+    };
+    let (old_yaml, new_yaml) = (render(&old, "old.yaml"), render(&new, "new.yaml"));
+    let blind = run_bin(&["diff", &old_yaml, &new_yaml], "");
+    assert_eq!(blind.status.code(), Some(0));
+    assert!(text(&blind.stderr).contains("to compare what the operator will hold as OLM v1 grants it, pass the config: olm-rbac diff -c CONFIG OLD NEW"), "{}", text(&blind.stderr));
+    let seen = run_bin(&["diff", "-c", c, &old_yaml, &new_yaml], "");
+    assert_eq!(seen.status.code(), Some(1), "{}", text(&seen.stderr));
+    assert!(text(&seen.stdout).contains("[statefulsets.apps]"), "{}", text(&seen.stdout));
+    // Each consecutive pair counts what the catalog's GAINED column counts.
+    let audit = run_bin(
+        &[
+            "catalog",
+            "audit",
+            "--catalog",
+            repo("tests/fixtures/catalogs/csv-metadata-only/catalog").to_str().unwrap(),
+            "--bundles",
+            repo("tests/fixtures/catalogs/csv-metadata-only/bundles").to_str().unwrap(),
+            "-c",
+            c,
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&audit.stdout).unwrap();
+    let versions = ["0.5.0", "0.5.1", "0.5.2", "0.6.0", "0.7.0", "0.7.1"];
+    for pair in versions.windows(2) {
+        let row = rows.iter().find(|r| r["version"] == pair[1]).unwrap();
+        let (a, b) = (kube_green.join(pair[0]), kube_green.join(pair[1]));
+        let out = run_bin(&["diff", "-c", c, a.to_str().unwrap(), b.to_str().unwrap(), "-o", "json"], "");
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            json["gained"].as_array().map(Vec::len),
+            row["gained"].as_array().map(Vec::len),
+            "{pair:?}: {json}\n{row}"
+        );
+    }
+}
+
+/// `diff -c` with a side the config refuses fails as render fails: the
+/// refusal, exit 1, nothing on stdout.
+#[test]
+fn diff_with_the_config_refuses_what_render_refuses() {
+    let kube_green = repo("tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n    policy:\n      deny:\n      - {apiGroups: [apps], resources: [statefulsets], verbs: [patch], scope: Cluster}\n").unwrap();
+    let (old, new) = (kube_green.join("0.5.2"), kube_green.join("0.7.0"));
+    let out = run_bin(&["diff", "-c", config.to_str().unwrap(), old.to_str().unwrap(), new.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("spec.operator.policy.deny[0]") && stderr.contains("so there is no upgrade to review"),
+        "{stderr}"
+    );
 }

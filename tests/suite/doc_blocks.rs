@@ -241,20 +241,27 @@ const BUNDLE_OF: &[(&str, &str)] = &[
     ("functions/olm-rbac/README.md", "argocd-operator-0.19.0"),
 ];
 
-/// Bundles a doc reads from the repository's fixtures: each bundle's root is
-/// copied into the doc's scratch folder where a clone holds it
-/// (`tests/fixtures/bundles/<bundle>`), so that the doc's commands run as
-/// written from a clone's root.
-const BUNDLE_ROOTS_OF: &[(&str, &[&str])] = &[
-    ("docs/upgrade-review.md", &["argocd-operator-0.6.0", "argocd-operator-0.19.0"]),
-    ("docs/delegating-installs.md", &["prometheus-0.56.3"]),
+/// What a doc's commands read from the repository beyond `examples/`: each
+/// path is copied into the doc's scratch folder where a clone holds it, so
+/// that the doc's commands run as written from a clone's root.
+const CLONE_PATHS_OF: &[(&str, &[&str])] = &[
+    (
+        "docs/upgrade-review.md",
+        &[
+            "tests/fixtures/bundles/argocd-operator-0.6.0",
+            "tests/fixtures/bundles/argocd-operator-0.19.0",
+            "tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green/0.5.2",
+            "tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green/0.7.0",
+        ],
+    ),
+    ("docs/delegating-installs.md", &["tests/fixtures/bundles/prometheus-0.56.3"]),
 ];
 
 /// A doc's scratch folder, which its blocks share in order as a reader's
 /// folder would: a copy of `examples/`, `my-package/` and `bundle/manifests/`
 /// (the guestbook bundle unless [`BUNDLE_OF`] says otherwise), `chart/`,
 /// `rbac.yaml` (the guestbook config), the files in [`DOC_FIXTURES`], the
-/// bundles of [`BUNDLE_ROOTS_OF`], and a catalog example's own package.
+/// paths of [`CLONE_PATHS_OF`], and a catalog example's own package.
 fn scratch(doc: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let at = |p: &str| dir.path().join(p);
@@ -268,9 +275,9 @@ fn scratch(doc: &str) -> tempfile::TempDir {
             copy_dir(&repo(&format!("examples/{example}")), &at(example));
         }
     }
-    for (_, bundles) in BUNDLE_ROOTS_OF.iter().filter(|(d, _)| *d == doc) {
-        for bundle in *bundles {
-            copy_dir(&bundles_dir().join(bundle), &at(&format!("tests/fixtures/bundles/{bundle}")));
+    for (_, paths) in CLONE_PATHS_OF.iter().filter(|(d, _)| *d == doc) {
+        for path in *paths {
+            copy_dir(&repo(path), &at(path));
         }
     }
     match BUNDLE_OF.iter().find(|(d, _)| *d == doc) {

@@ -547,7 +547,7 @@ const ROOMS: &[(&str, &[&str])] = &[
     ),
     ("plan", &["config", "model", "kinds", "names", "findings", "reserved", "semver", "access"]),
     ("judge", &["input", "yaml", "model", "config", "plan", "findings", "gojson"]),
-    ("run", &["judge", "input", "outcome", "yaml", "model", "config", "plan", "findings", "sarif"]),
+    ("run", &["judge", "check", "input", "outcome", "yaml", "model", "config", "plan", "findings", "sarif"]),
     (
         "catalog",
         &[
