@@ -81,7 +81,8 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
         );
     }
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
-    match judge_all(&catalog, args.bundles, &admitted, |_| args.config.to_vec()) {
+    let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
+    match judge_all(&catalog, args.bundles, &admitted, Some(asked), |_| args.config.to_vec()) {
         Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -104,7 +105,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Some(config) => config.to_vec(),
         None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
     };
-    match judge_all(&catalog, args.bundles, &catalog.entries, config_for) {
+    match judge_all(&catalog, args.bundles, &catalog.entries, None, config_for) {
         Ok(rows) => report::write(rows, report::Listing::Ranked, args.format, Images::Any),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -126,6 +127,7 @@ fn judge_all(
     catalog: &read::Catalog,
     bundles: Option<&Path>,
     entries: &[Entry],
+    asked: Option<crate::judge::Asked<'_>>,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
     let mut rows = Vec::new();
@@ -138,7 +140,7 @@ fn judge_all(
             Err(why) => report::unjudged(entry, why),
             Ok(sources) => match unjudgeable(entry, &sources) {
                 Some(why) => report::unjudged(entry, why),
-                None => report::judge_one(entry, &sources, &config_for(entry)),
+                None => report::judge_one(entry, &sources, &config_for(entry), asked),
             },
         });
         Ok(())

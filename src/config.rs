@@ -24,7 +24,8 @@ pub(crate) use bindings::{Binding, BindingDoc, Scope, Selector, SelectorDoc, Sub
 pub(crate) use delegation::{DelegatedAccess, Delegation, DelegationDoc};
 pub use doc::json_schema;
 pub(crate) use doc::{
-    AdmissionPolicy, BundleObjects, BundleRoles, ConfigMeta, Mode, Naming, OlmApis, RbacConfigDoc, RoleKind, Spec,
+    AdmissionPolicy, BundleObjects, BundleRoles, ConfigMeta, FeatureGate, Mode, Naming, OlmApis, RbacConfigDoc,
+    RoleKind, Spec,
 };
 pub(crate) use installer::{Installer, InstallerDoc, InstallerMode, Olm};
 pub(crate) use operator::{InstallPolicy, OperatorDoc, OperatorPermissions, OperatorSpec, PolicyEntry, PolicyScope};
@@ -65,6 +66,8 @@ pub(crate) struct Config {
     pub admission_policy: AdmissionPolicy,
     /// `spec.delegations`: who may install which operator, where.
     pub delegations: Vec<Delegation>,
+    /// `spec.olmFeatureGates`: the cluster's OLM, beyond its defaults.
+    pub olm_feature_gates: Vec<FeatureGate>,
     /// Read from a ConfigMap: results then point at it.
     pub config_map: bool,
 }
@@ -94,6 +97,7 @@ impl Config {
             installer: None,
             olm_apis: OlmApis::Unmanaged,
             admission_policy: AdmissionPolicy::None,
+            olm_feature_gates: Vec::new(),
             delegations: Vec::new(),
             config_map: false,
         }
@@ -149,14 +153,7 @@ impl Config {
                 );
             }
         }
-        for (field, patterns) in [("spec.apis.include", &spec.apis.include), ("spec.apis.exclude", &spec.apis.exclude)]
-        {
-            for (i, p) in patterns.iter().enumerate() {
-                if p.is_empty() {
-                    err(&format!("{field}[{i}]"), "must not be empty".into());
-                }
-            }
-        }
+        check_api_patterns(&spec.apis.include, &spec.apis.exclude, &mut err);
         let roles = check_roles(spec.roles, &mut err);
         let output_path = spec.output_path.unwrap_or_else(|| default_output_path(&extension));
         if let Err(why) = check_output_path(&output_path) {
@@ -195,8 +192,23 @@ impl Config {
             olm_apis: spec.olm_apis,
             admission_policy: spec.admission_policy,
             delegations,
+            olm_feature_gates: spec
+                .olm_feature_gates
+                .into_iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
             config_map: false,
         })
+    }
+}
+
+/// `spec.apis.include` and `exclude`: no empty pattern.
+fn check_api_patterns(include: &[String], exclude: &[String], err: &mut impl FnMut(&str, String)) {
+    for (field, patterns) in [("spec.apis.include", include), ("spec.apis.exclude", exclude)] {
+        for (i, _) in patterns.iter().enumerate().filter(|(_, p)| p.is_empty()) {
+            err(&format!("{field}[{i}]"), "must not be empty".into());
+        }
     }
 }
 

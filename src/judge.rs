@@ -18,6 +18,8 @@ pub(crate) mod views;
 
 use views::{read_config, read_objects, yaml_finding};
 
+pub(crate) use crate::plan::installable::Asked;
+
 /// What [`judge`] decided, and what it read to decide it.
 pub(crate) struct Judged<'a> {
     /// The RBACConfig documents, each with its file.
@@ -29,6 +31,8 @@ pub(crate) struct Judged<'a> {
     pub objects: Vec<InputObject>,
     /// What to change and generate, and every finding.
     pub plan: Plan,
+    /// The feature gates the configs say the cluster's OLM runs with.
+    pub olm_feature_gates: Vec<crate::config::FeatureGate>,
 }
 
 /// Reads `inputs` (and the configs of `configs` and among the inputs) as
@@ -79,7 +83,8 @@ pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_root
         plan
     };
     plan.add_results(bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
-    Judged { configs: split.configs, kept: split.kept, objects, plan }
+    let olm_feature_gates = parsed.iter().flat_map(|c| c.olm_feature_gates.iter().copied()).collect();
+    Judged { configs: split.configs, kept: split.kept, objects, plan, olm_feature_gates }
 }
 
 impl Judged<'_> {
@@ -99,13 +104,18 @@ impl Judged<'_> {
     /// Why OLM v1 would refuse to install the bundle judged, each said in
     /// full with the ClusterServiceVersion's field (`plan::installable`):
     /// empty when it installs it, or when the inputs hold no CSV.
-    pub(crate) fn installability(&self) -> Vec<String> {
+    /// `extension`: what the ClusterExtension asks, when one is known.
+    pub(crate) fn installability(&self, extension: Option<crate::plan::installable::Asked<'_>>) -> Vec<String> {
+        use crate::config::FeatureGate;
         use crate::model::Body;
+        let single_own_namespace = self.olm_feature_gates.contains(&FeatureGate::SingleOwnNamespaceInstallSupport);
+        let install = &crate::plan::installable::Install { single_own_namespace, extension };
         let crds =
             self.objects.iter().filter(|o| matches!(o.body, Body::Crd(_))).filter_map(|o| o.header.name.as_deref());
         let Some(csv) = self.csv() else { return Vec::new() };
-        let refusals = crate::plan::installable::refusals(csv, crds);
-        refusals.iter().map(|r| format!("{}: {}", r.field, r.message())).collect()
+        let refusals = crate::plan::installable::refusals(csv, crds, install);
+        let on = |r: &crate::plan::installable::Refusal| if r.on_extension() { "ClusterExtension " } else { "" };
+        refusals.iter().map(|r| format!("{}{}: {}", on(r), r.field, r.message())).collect()
     }
 
     /// The roles and bindings the cluster holds after the install, as values:

@@ -353,5 +353,6 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
         ),
     };
     let self_certified = catalog.upgrade_constraint_policy.as_deref() == Some("SelfCertified");
-    Ok(Wanted { package, range, channels: catalog.channels, self_certified })
+    let (namespace, config) = (view.spec.namespace.clone(), view.spec.config.clone());
+    Ok(Wanted { package, range, channels: catalog.channels, self_certified, namespace, config })
 }

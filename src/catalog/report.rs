@@ -116,7 +116,12 @@ fn row_of(entry: &Entry) -> Row {
 /// Judges the bundle as `render` would its folder, with `config`, and reads
 /// the verdict's values: every error, every dangerous grant (worst first,
 /// none left out), the worst level, and the cluster's RBAC for the gains.
-pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) -> Row {
+pub(super) fn judge_one(
+    entry: &Entry,
+    sources: &[Source],
+    config: &[Source],
+    asked: Option<crate::judge::Asked<'_>>,
+) -> Row {
     use crate::findings::Severity as Said;
     let mut row = row_of(entry);
     let judged = crate::judge::judge(sources, config, &[]);
@@ -132,7 +137,7 @@ pub(super) fn judge_one(entry: &Entry, sources: &[Source], config: &[Source]) ->
     row.worst = dangerous.first().and_then(|f| f.danger);
     // What OLM v1 refuses is never installed, whatever the policy says: its
     // reasons come first, and its RBAC is no version's to gain over.
-    let refusals = judged.installability();
+    let refusals = judged.installability(asked);
     if !refusals.is_empty() {
         row.errors.splice(0..0, refusals);
         row.verdict = Verdict::Uninstallable;

@@ -37,6 +37,10 @@ pub struct Wanted {
     pub channels: Vec<String>,
     /// `upgradeConstraintPolicy: SelfCertified`, read as admitting every version of the package.
     pub self_certified: bool,
+    /// `spec.namespace`: where OLM v1 installs each admitted bundle.
+    pub namespace: Option<String>,
+    /// `spec.config`: how it configures each (its watch namespace).
+    pub config: Option<crate::model::ExtensionConfig>,
 }
 
 pub(super) fn admitted(entries: &[Entry], wanted: &Wanted) -> Vec<Entry> {

@@ -120,6 +120,22 @@ pub(crate) struct Spec {
     /// listed), into which namespaces, from which ClusterCatalogs. Render writes a ClusterRole and
     /// binding per team and one ValidatingAdmissionPolicy that refuses the teams anything else.
     pub delegations: Option<Vec<DelegationDoc>>,
+    /// The feature gates the cluster's operator-controller runs with, beyond its release's
+    /// defaults (operator-controller v1.11.0: none of these is on by default). They decide which
+    /// bundles OLM v1 installs: with `SingleOwnNamespaceInstallSupport`, bundles that do not
+    /// support the AllNamespaces install mode, given `spec.config.inline.watchNamespace` on the
+    /// ClusterExtension.
+    #[serde(default)]
+    pub olm_feature_gates: Vec<FeatureGate>,
+}
+
+/// A feature gate of operator-controller that changes what OLM v1 installs
+/// (`spec.olmFeatureGates`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
+pub(crate) enum FeatureGate {
+    /// Alpha: installs bundles that support only OwnNamespace or SingleNamespace, in the
+    /// namespace `spec.config.inline.watchNamespace` names.
+    SingleOwnNamespaceInstallSupport,
 }
 
 /// Whether render writes the admission policy that pins the cluster to the

@@ -149,6 +149,11 @@ impl<'a> Gate<'a> {
             OperatorPermissions::Namespaces => operator_namespaces.extend(
                 operator.watched_namespaces("").into_iter().flatten().filter(|n| !n.is_empty()).map(Namespace::Named),
             ),
+            // OLM v1 grants `permissions` in the watch namespace alone.
+            OperatorPermissions::Unmanaged if operator.planning.watch_namespace().is_some() => {
+                operator_namespaces =
+                    operator.planning.watch_namespace().map(|w| Namespace::Named(w.into())).into_iter().collect();
+            }
             _ => operator_namespaces.extend(op.target_namespaces.iter().cloned().map(Namespace::Named)),
         }
         // A policy that decides something (a ceiling or a deny list) refuses

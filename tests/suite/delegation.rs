@@ -755,3 +755,49 @@ fn diff_sees_a_policy_that_no_longer_holds_a_team() {
         }
     }
 }
+
+/// With operator-controller's SingleOwnNamespaceInstallSupport gate on, an
+/// OwnNamespace bundle needs its watch namespace: the delegation policy
+/// admits a ClusterExtension whose operator watches its own install
+/// namespace, and nothing else of `spec.config` (another namespace, other
+/// settings); without the gate, no `spec.config` at all.
+#[test]
+fn with_the_gate_a_delegated_install_may_watch_its_own_namespace_only() {
+    let delegations = "  - team: monitoring\n    access: Install\n    subjects: [{kind: Group, name: team-monitoring}]\n    packages: [{name: prometheus}]\n    namespaces: [monitoring]\n    catalogs: [operatorhubio]\n";
+    let dir = tempfile::tempdir().unwrap();
+    let policy_of = |gates: &str| {
+        let cfg = dir.path().join("rbac.yaml");
+        std::fs::write(
+            &cfg,
+            config("ext", &format!("  mode: Aggregate\n{gates}{POLICY}  delegations:\n{delegations}")),
+        )
+        .unwrap();
+        let root = bundles_dir().join("prometheus-0.56.3");
+        let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        generated(&text(&out.stdout), "ValidatingAdmissionPolicy").remove(0)
+    };
+    let allowed = extension("prometheus", Some("monitoring"), "prometheus", "0.56.3", "monitoring", "operatorhubio");
+    let watching = |ns: &str, extra: Value| {
+        let mut inline = json!({"watchNamespace": ns});
+        if let (Some(i), Some(e)) = (inline.as_object_mut(), extra.as_object()) {
+            i.extend(e.clone());
+        }
+        let mut e = allowed.clone();
+        e["spec"]["config"] = json!({"configType": "Inline", "inline": inline});
+        e
+    };
+    let request = json!({"operation": "CREATE", "userInfo": {"username": "bob", "groups": ["team-monitoring"]}});
+    let gated = policy_of("  olmFeatureGates: [SingleOwnNamespaceInstallSupport]\n");
+    let plain = policy_of("");
+    let cases = [
+        ("no spec.config", allowed.clone(), true, true),
+        ("its own namespace", watching("monitoring", json!({})), true, false),
+        ("another namespace", watching("team-a", json!({})), false, false),
+        ("a deploymentConfig too", watching("monitoring", json!({"deploymentConfig": {}})), false, false),
+    ];
+    for (what, object, with_gate, without) in cases {
+        assert_eq!(admits(&gated, &object, &Value::Null, &request), Some(with_gate), "gate on: {what}");
+        assert_eq!(admits(&plain, &object, &Value::Null, &request), Some(without), "gate off: {what}");
+    }
+}

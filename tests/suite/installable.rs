@@ -49,3 +49,99 @@ fn installability_follows_operator_controller_on_every_fixture_bundle() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// prometheus 0.56.3 supports OwnNamespace and SingleNamespace, not
+/// AllNamespaces. With operator-controller's alpha
+/// SingleOwnNamespaceInstallSupport gate on (`spec.olmFeatureGates`), OLM v1
+/// installs it given a watch namespace: render requires one on the
+/// ClusterExtension, judges the operator's `permissions` in that namespace
+/// alone (not cluster-wide), and the pin admits exactly that configuration.
+#[test]
+fn with_the_gate_a_namespaced_bundle_is_judged_in_its_watch_namespace_and_pinned_to_it() {
+    let bundle = "prometheus-0.56.3";
+    let mut inputs: Vec<Source> = bundle_docs(bundle)
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("{bundle}/manifests/{name}"), text })
+        .collect();
+    inputs.push(Source {
+        name: "admin/clustercatalog.yaml".into(),
+        text: "apiVersion: olm.operatorframework.io/v1\nkind: ClusterCatalog\nmetadata:\n  name: operatorhubio\nspec:\n  source:\n    type: Image\n    image: {ref: \"quay.io/operatorhubio/catalog@sha256:5b0c3a1ce35b69eb0a8b6d0a6f1b3c4d2e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b\"}\n".into(),
+    });
+    let extension = |settings: &str| {
+        format!("apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: prometheus\nspec:\n  namespace: monitoring\n{settings}  source:\n    sourceType: Catalog\n    catalog:\n      packageName: prometheusoperator\n      version: \"0.56.3\"\n      selector:\n        matchLabels: {{olm.operatorframework.io/metadata.name: operatorhubio}}\n")
+    };
+    let spec = "  mode: Aggregate\n  olmFeatureGates: [SingleOwnNamespaceInstallSupport]\n  admissionPolicy: Generate\n  operator:\n    installNamespace: monitoring\n    policy: {}\n";
+    let render = |settings: &str, spec: &str| {
+        let mut all = inputs.clone();
+        all.push(Source { name: "admin/clusterextension.yaml".into(), text: extension(settings) });
+        let configs = [Source { name: "admin/rbac.yaml".into(), text: config("prometheus", spec) }];
+        render_results(&all, &configs)
+    };
+    // Without a watch namespace: refused, at the ClusterExtension's field.
+    let (out, results) = render("", spec);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("error: ClusterExtension prometheus: spec.config.inline.watchNamespace: OLM v1 will not install this bundle (config.UnmarshalConfig, bundle.buildBundleConfigSchema, operator-controller v1.11.0): it needs a watch namespace"), "{}", out.stderr);
+    assert!(results.iter().any(|r| r.code == "uninstallable"));
+    // Without the gate: refused by provider.go, whatever the watch namespace.
+    let watch = "  config:\n    configType: Inline\n    inline: {watchNamespace: monitoring}\n";
+    let (out, _) = render(watch, &spec.replace("  olmFeatureGates: [SingleOwnNamespaceInstallSupport]\n", ""));
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains(
+            "(applier/provider.go, operator-controller v1.11.0): it does not support the AllNamespaces install mode"
+        ),
+        "{}",
+        out.stderr
+    );
+    // With it: installable, judged in monitoring.
+    let (out, results) = render(watch, spec);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let dangerous: Vec<&str> =
+        results.iter().filter(|r| r.code == "dangerous-grant").map(|r| r.message.as_str()).collect();
+    assert!(!dangerous.is_empty(), "{}", out.stderr);
+    assert!(
+        dangerous.iter().all(|m| !m.contains(" cluster-wide: ") || m.contains("clusterPermissions")),
+        "{dangerous:#?}"
+    );
+    assert!(dangerous.iter().any(|m| m.contains("in namespace(s) monitoring: ")), "{dangerous:#?}");
+    // The pin admits exactly that configuration.
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&out.stdout).unwrap();
+    let pin = docs
+        .iter()
+        .find(|d| {
+            d["kind"] == "ValidatingAdmissionPolicy"
+                && d["spec"]["matchConstraints"]["resourceRules"][0]["resources"]
+                    == serde_json::json!(["clusterextensions"])
+        })
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    let judged: serde_json::Value = serde_saphyr::from_str(&extension(watch)).unwrap();
+    let with_config = |config: serde_json::Value| {
+        let mut o = judged.clone();
+        o["spec"]["config"] = config;
+        o
+    };
+    let without = {
+        let mut o = judged.clone();
+        o["spec"].as_object_mut().unwrap().remove("config");
+        o
+    };
+    let cases = [
+        ("the judged watch namespace", judged.clone(), true),
+        ("no configuration", without, false),
+        (
+            "another watch namespace",
+            with_config(serde_json::json!({"configType": "Inline", "inline": {"watchNamespace": "team-a"}})),
+            false,
+        ),
+        (
+            "a deploymentConfig beside it",
+            with_config(
+                serde_json::json!({"configType": "Inline", "inline": {"watchNamespace": "monitoring", "deploymentConfig": {}}}),
+            ),
+            false,
+        ),
+    ];
+    for (what, object, want) in cases {
+        assert_eq!(crate::pinning::admits(pin, &object), Some(want), "{what}");
+    }
+}

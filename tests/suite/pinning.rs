@@ -209,7 +209,7 @@ fn cel(expression: &str, object: &Value) -> Result<bool, String> {
 /// What the API server would do with `object` under `policy`: `None` when
 /// the policy does not apply, else whether every validation holds. An
 /// evaluation error counts as a refusal (`failurePolicy: Fail`).
-fn admits(policy: &Value, object: &Value) -> Option<bool> {
+pub fn admits(policy: &Value, object: &Value) -> Option<bool> {
     let spec = &policy["spec"];
     assert_eq!(spec["failurePolicy"], "Fail");
     for condition in spec["matchConditions"].as_array().unwrap() {
@@ -525,7 +525,7 @@ fn a_clusterextension_that_installs_otherwise_than_judged_fails_under_a_policy()
                 "  source:\n",
                 "  config:\n    configType: Inline\n    inline: {watchNamespace: team-a}\n  source:\n",
             ),
-            "spec.config: is set",
+            "spec.config.inline.watchNamespace: OLM v1 will not install this bundle (config.UnmarshalConfig, bundle.buildBundleConfigSchema, operator-controller v1.11.0): a watch namespace is not a setting of this bundle",
         ),
         (
             "annotation",

@@ -24,10 +24,21 @@ pub(crate) struct ExtensionSpec {
     pub install: ExtensionInstall,
     /// The namespace OLM v1 installs the bundle's namespaced objects into.
     pub namespace: Option<String>,
-    /// The bundle's configuration (its watch namespace, for one): read only
-    /// for whether it is set.
-    #[serde(default)]
-    pub config: Option<serde::de::IgnoredAny>,
+    /// The bundle's configuration: its watch namespace, for one.
+    #[serde(default, deserialize_with = "nullable")]
+    pub config: Option<ExtensionConfig>,
+}
+
+/// `spec.config`, as OLM v1 reads it: `configType: Inline` and the `inline`
+/// object, which operator-controller validates against the bundle's
+/// configuration schema (`watchNamespace`; `deploymentConfig` behind its
+/// own feature gate).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExtensionConfig {
+    pub config_type: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub inline: Option<std::collections::BTreeMap<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

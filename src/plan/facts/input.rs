@@ -11,16 +11,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::{self, Policy, RoleDef};
-use crate::config::{Config, Mode, OperatorPermissions, RoleKind};
+use crate::config::{Config, FeatureGate, Mode, OperatorPermissions, RoleKind};
 use crate::findings::Finding;
 use crate::model::*;
 
 use crate::plan::facts::discover::{discover, select};
 use crate::plan::facts::fit::{classify, level_bound, RoleFit};
 use crate::plan::facts::grants::{csv_grants, CsvGrant};
-use crate::plan::facts::installable::{refusals, Refusal};
+use crate::plan::facts::installable::{refusals, Asked, Install, Refusal};
 use crate::plan::facts::namespaces::{selectable_namespaces, selected_namespaces};
-use crate::plan::facts::origin::{bundle_members, installed_members, Origins};
+use crate::plan::facts::origin::{bundle_members, extension_object, installed_members, Origins};
 use crate::plan::facts::provenance::Claims;
 use crate::plan::facts::trust;
 use crate::plan::types::{Api, Generated, Object};
@@ -192,7 +192,40 @@ impl<'a> Planning<'a> {
             .filter_map(|&i| objects.get(i))
             .filter(|o| matches!(o.body, Body::Crd(_)))
             .filter_map(|o| o.header.name.as_deref());
-        Some((csv, refusals(view, crds)))
+        Some((csv, refusals(view, crds, &self.olm_install())))
+    }
+
+    /// The extension's ClusterExtension among the admin's objects, with its
+    /// index.
+    pub(crate) fn admin_extension(&self) -> Option<(usize, &'a InputObject, &'a ExtensionView)> {
+        let (objects, origins) = (self.objects(), self.origins());
+        let i = extension_object(&self.config.extension, objects, origins).filter(|&i| origins.is_admin(i))?;
+        match &objects[i].body {
+            Body::Extension(view) => Some((i, &objects[i], view)),
+            _ => None,
+        }
+    }
+
+    /// How OLM v1 is asked to install the bundle: the cluster's feature
+    /// gates (`spec.olmFeatureGates`), and the admin's ClusterExtension.
+    pub(crate) fn olm_install(&self) -> Install<'a> {
+        let extension = self
+            .admin_extension()
+            .map(|(_, _, view)| Asked { namespace: view.spec.namespace.as_deref(), config: view.spec.config.as_ref() });
+        let single_own_namespace =
+            self.config.olm_feature_gates.contains(&FeatureGate::SingleOwnNamespaceInstallSupport);
+        Install { single_own_namespace, extension }
+    }
+
+    /// The namespace OLM v1 has the operator watch, when the admin's
+    /// ClusterExtension names one (`spec.config.inline.watchNamespace`) and
+    /// the bundle may be configured so: OLM then grants the CSV's
+    /// `permissions` there, not cluster-wide.
+    pub(crate) fn watch_namespace(&self) -> Option<&'a str> {
+        let (_, view) = self.csv()?;
+        let configurable =
+            view.spec.supports(InstallMode::OwnNamespace) || view.spec.supports(InstallMode::SingleNamespace);
+        configurable.then(|| self.olm_install().extension?.watch_namespace()).flatten()
     }
 }
 

@@ -11,15 +11,18 @@
 //! Kinds of objects OLM refuses (`CheckObjectSupport`) are refused where the
 //! bundle is read (`trust::check_bundle_kinds`).
 //!
-//! With the alpha `SingleOwnNamespaceInstallSupport` gate on, operator-controller
-//! installs OwnNamespace and SingleNamespace bundles given a
-//! `spec.config.inline.watchNamespace`; olm-rbac does not model that gate, and
-//! says so in the refusal's fix.
+//! What the cluster's OLM runs with and what the ClusterExtension asks for
+//! count too ([`Install`]): with the alpha `SingleOwnNamespaceInstallSupport`
+//! gate on (`spec.olmFeatureGates`), operator-controller installs
+//! OwnNamespace and SingleNamespace bundles, given a
+//! `spec.config.inline.watchNamespace` it validates against the bundle's
+//! configuration schema (`rukpak/bundle/registryv1.go`,
+//! `buildBundleConfigSchema`; `config/config.go`, `UnmarshalConfig`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{CsvView, InstallMode, WebhookView};
-use crate::names::is_dns1123_subdomain;
+use crate::model::{CsvView, ExtensionConfig, InstallMode, WebhookView};
+use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 
 /// The rule that refuses a bundle, by the function of operator-controller
 /// v1.11.0 that decides it.
@@ -45,6 +48,9 @@ pub(crate) enum Rule {
     /// `CheckWebhookRules`: admission webhooks on OLM's own API, on every group,
     /// or on webhook configurations.
     WebhookRules,
+    /// `UnmarshalConfig`, against `buildBundleConfigSchema`'s schema: the
+    /// ClusterExtension's `spec.config` as the bundle's install modes allow it.
+    Config,
 }
 
 impl Rule {
@@ -60,16 +66,18 @@ impl Rule {
             }
             Rule::ConversionCrds => "CheckConversionWebhookCRDReferenceUniqueness, CheckConversionWebhooksReferenceOwnedCRDs",
             Rule::WebhookRules => "CheckWebhookRules",
+            Rule::Config => "config.UnmarshalConfig, bundle.buildBundleConfigSchema",
         }
     }
 }
 
-/// One reason OLM v1 refuses the bundle: the rule, the CSV field, and what
-/// is wrong there with what would make it installable.
+/// One reason OLM v1 refuses the bundle: the rule, the field, and what is
+/// wrong there with what would make it installable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Refusal {
     pub rule: Rule,
-    /// The ClusterServiceVersion's field that breaks the rule.
+    /// The field that breaks the rule: the ClusterServiceVersion's, or, for
+    /// [`Rule::Config`], the ClusterExtension's.
     pub field: String,
     pub why: String,
 }
@@ -77,6 +85,11 @@ pub(crate) struct Refusal {
 impl Refusal {
     fn new(rule: Rule, field: impl Into<String>, why: impl Into<String>) -> Refusal {
         Refusal { rule, field: field.into(), why: why.into() }
+    }
+
+    /// Whether the field is the ClusterExtension's, not the CSV's.
+    pub(crate) fn on_extension(&self) -> bool {
+        self.rule == Rule::Config
     }
 
     /// The whole sentence, as render and the catalog commands say it.
@@ -90,9 +103,42 @@ impl Refusal {
     }
 }
 
-/// What OLM v1 refuses in a bundle: its ClusterServiceVersion and the names
-/// of the CustomResourceDefinitions it ships. Empty when it installs it.
-pub(crate) fn refusals<'c>(csv: &CsvView, crds: impl IntoIterator<Item = &'c str>) -> Vec<Refusal> {
+/// What the cluster's OLM runs with, and what the ClusterExtension asks of
+/// it when it is known.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Install<'a> {
+    /// operator-controller's alpha `SingleOwnNamespaceInstallSupport` gate.
+    pub single_own_namespace: bool,
+    /// The admin's ClusterExtension: `None` where there is none to read
+    /// (`catalog audit`, a render without one).
+    pub extension: Option<Asked<'a>>,
+}
+
+/// What a ClusterExtension asks: its install namespace and configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Asked<'a> {
+    pub namespace: Option<&'a str>,
+    pub config: Option<&'a ExtensionConfig>,
+}
+
+impl<'a> Asked<'a> {
+    /// `spec.config.inline.watchNamespace`, when it is a string.
+    pub(crate) fn watch_namespace(&self) -> Option<&'a str> {
+        self.config?.inline.as_ref()?.get(WATCH_NAMESPACE)?.as_str()
+    }
+}
+
+/// The key of the watch namespace in `spec.config.inline`.
+const WATCH_NAMESPACE: &str = "watchNamespace";
+
+/// What OLM v1 refuses in a bundle: its ClusterServiceVersion, the names of
+/// the CustomResourceDefinitions it ships, and how it is asked to install
+/// it. Empty when it installs it.
+pub(crate) fn refusals<'c>(
+    csv: &CsvView,
+    crds: impl IntoIterator<Item = &'c str>,
+    install: &Install<'_>,
+) -> Vec<Refusal> {
     let spec = &csv.spec;
     let mut out = Vec::new();
     if !spec.apiservicedefinitions.owned.is_empty() {
@@ -105,15 +151,18 @@ pub(crate) fn refusals<'c>(csv: &CsvView, crds: impl IntoIterator<Item = &'c str
     // As written, unknown types included: OLM counts them too.
     let modes: BTreeSet<&str> =
         spec.install_modes.iter().filter(|m| m.supported).map(|m| m.mode.as_deref().unwrap_or_default()).collect();
-    if !spec.supports(InstallMode::AllNamespaces) {
+    if !spec.supports(InstallMode::AllNamespaces) && !install.single_own_namespace {
         out.push(Refusal::new(
             Rule::AllNamespaces,
             "spec.installModes",
             format!(
-                "it does not support the AllNamespaces install mode (it supports {}), and OLM v1 installs others only with its alpha SingleOwnNamespaceInstallSupport feature gate on and spec.config.inline.watchNamespace set, which olm-rbac does not judge; use a version that supports AllNamespaces",
+                "it does not support the AllNamespaces install mode (it supports {}), and OLM v1 installs others only with its alpha SingleOwnNamespaceInstallSupport feature gate on and spec.config.inline.watchNamespace set; use a version that supports AllNamespaces, or, if the cluster's operator-controller runs with that gate, say so (spec.olmFeatureGates: [SingleOwnNamespaceInstallSupport]) and set the watch namespace",
                 said(&modes)
             ),
         ));
+    }
+    if let Some(asked) = &install.extension {
+        config_refusals(csv, asked, install.single_own_namespace, &mut out);
     }
     let deployments = &spec.install.spec.deployments;
     let mut seen = BTreeSet::new();
@@ -160,6 +209,70 @@ pub(crate) fn refusals<'c>(csv: &CsvView, crds: impl IntoIterator<Item = &'c str
     }
     webhook_refusals(csv, &modes, &owned, &mut out);
     out
+}
+
+/// `spec.config` as the bundle's configuration schema allows it: only
+/// `watchNamespace` (olm-rbac judges no `deploymentConfig`), configurable
+/// where the bundle supports OwnNamespace or SingleNamespace, required where
+/// it does not support AllNamespaces (with the gate on), the install
+/// namespace for an OwnNamespace-only bundle and another for a
+/// SingleNamespace-only one.
+fn config_refusals(csv: &CsvView, asked: &Asked<'_>, gate: bool, out: &mut Vec<Refusal>) {
+    let spec = &csv.spec;
+    let (own, single) = (spec.supports(InstallMode::OwnNamespace), spec.supports(InstallMode::SingleNamespace));
+    let configurable = own || single;
+    let required = configurable && !spec.supports(InstallMode::AllNamespaces);
+    let inline = asked.config.and_then(|c| c.inline.as_ref());
+    let mut refuse = |field: &str, why: String| out.push(Refusal::new(Rule::Config, field, why));
+    if let Some(config) = asked.config {
+        if config.config_type.as_deref() != Some("Inline") {
+            refuse(
+                "spec.config.configType",
+                "its configType must be Inline, the only configuration type OLM v1 reads".into(),
+            );
+        }
+    }
+    for key in inline.into_iter().flat_map(|i| i.keys()).filter(|k| *k != WATCH_NAMESPACE) {
+        refuse(
+            &format!("spec.config.inline.{key}"),
+            format!("{key} is not judged by olm-rbac (only {WATCH_NAMESPACE} is), and OLM v1 refuses keys the bundle's configuration schema does not list; remove it"),
+        );
+    }
+    let value = inline.and_then(|i| i.get(WATCH_NAMESPACE)).filter(|v| !v.is_null());
+    let field = "spec.config.inline.watchNamespace";
+    match value.map(|v| v.as_str()) {
+        None if gate && required => refuse(
+            field,
+            format!("it needs a watch namespace: it supports {} and not AllNamespaces, so OLM v1 installs it only to watch one namespace; set spec.config.inline.watchNamespace", said_modes(spec)),
+        ),
+        None => {}
+        Some(None) => refuse(field, "the watch namespace must be a string, a namespace's name".into()),
+        Some(Some(_)) if !configurable => refuse(
+            field,
+            "a watch namespace is not a setting of this bundle: it supports only AllNamespaces, so OLM v1 refuses one; remove it".into(),
+        ),
+        Some(Some(ns)) if !is_dns1123_label(ns) => {
+            refuse(field, format!("the watch namespace {ns:?} is not a namespace's name (a DNS-1123 label)"))
+        }
+        Some(Some(ns)) => match (own, single, asked.namespace) {
+            (true, false, Some(install)) if ns != install => refuse(
+                field,
+                format!("the watch namespace {ns:?} must be {install:?}, the install namespace (spec.namespace): the bundle supports OwnNamespace, not SingleNamespace"),
+            ),
+            (false, true, Some(install)) if ns == install => refuse(
+                field,
+                format!("the watch namespace {ns:?} must not be {install:?}, the install namespace (spec.namespace): the bundle supports SingleNamespace, not OwnNamespace"),
+            ),
+            _ => {}
+        },
+    }
+}
+
+/// The install modes the CSV supports, as written.
+fn said_modes(spec: &crate::model::CsvSpec) -> String {
+    let modes: BTreeSet<&str> =
+        spec.install_modes.iter().filter(|m| m.supported).map(|m| m.mode.as_deref().unwrap_or_default()).collect();
+    said(&modes)
 }
 
 /// The rules on `webhookdefinitions`.

@@ -107,7 +107,7 @@ impl<'a> Gate<'a> {
         let Body::Csv(view) = &csv.body else { return Vec::new() };
         let own: BTreeSet<&str> = self.planning.apis.iter().map(|a| a.group.as_str()).collect();
         let deployments = &view.spec.install.spec.deployments;
-        let reach = if promoted(self.planning.config, view) {
+        let reach = if promoted(self.planning.config, view, self.planning.watch_namespace()) {
             Reach::Cluster
         } else {
             Reach::Namespaces(self.operator_namespaces.clone())
@@ -157,7 +157,7 @@ impl<'a> Gate<'a> {
     /// added when `permissions` are promoted.
     pub(super) fn csv_holdings<'o>(&self, csv: &'o InputObject, grants: &[CsvGrant]) -> Vec<Holding<'o>> {
         let promoted = match &csv.body {
-            Body::Csv(view) => promoted(self.planning.config, view),
+            Body::Csv(view) => promoted(self.planning.config, view, self.planning.watch_namespace()),
             _ => false,
         };
         let place = |scope: GrantScope| {

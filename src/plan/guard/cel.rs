@@ -174,6 +174,37 @@ pub(crate) fn no_config() -> Cel {
     Cel::fixed("!has(object.spec.config)")
 }
 
+/// Its `spec.config` is the judged one: none, or, for an operator judged
+/// watching one namespace, `configType: Inline` with `inline` holding that
+/// `watchNamespace` and nothing else.
+pub(crate) fn config_as_judged(watch: Option<&str>) -> Cel {
+    let Some(watch) = watch else { return no_config() };
+    Cel::all([
+        Cel::fixed("has(object.spec.config)"),
+        Cel::fixed("object.spec.config.configType").eq(Cel::string("Inline")),
+        Cel::fixed("has(object.spec.config.inline)"),
+        Cel::fixed("object.spec.config.inline.size() == 1"),
+        Cel::fixed("has(object.spec.config.inline.watchNamespace)"),
+        Cel::fixed("object.spec.config.inline.watchNamespace").eq(Cel::string(watch)),
+    ])
+}
+
+/// It sets no `spec.config`, or only a watch namespace that is its own
+/// install namespace (OwnNamespace).
+pub(crate) fn no_config_or_own_watch() -> Cel {
+    Cel::any([
+        no_config(),
+        Cel::all([
+            Cel::fixed("object.spec.config.configType").eq(Cel::string("Inline")),
+            Cel::fixed("has(object.spec.config.inline)"),
+            Cel::fixed("object.spec.config.inline.size() == 1"),
+            Cel::fixed("has(object.spec.config.inline.watchNamespace)"),
+            Cel::fixed("has(object.spec.namespace)"),
+            Cel::fixed("object.spec.config.inline.watchNamespace").eq(Cel::fixed("object.spec.namespace")),
+        ]),
+    ])
+}
+
 /// Its `spec.namespace` is one of `namespaces`.
 pub(crate) fn namespace_in<'s>(namespaces: impl IntoIterator<Item = &'s str>) -> Cel {
     Cel::all([

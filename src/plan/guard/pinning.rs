@@ -35,6 +35,9 @@ pub(crate) struct Pin<'a> {
     pub catalog_image: Option<&'a str>,
     /// The namespace the operator was judged in, when the config names one.
     pub namespace: Option<&'a str>,
+    /// The namespace the operator was judged watching, when the
+    /// ClusterExtension names one (`spec.config.inline.watchNamespace`).
+    pub watch_namespace: Option<&'a str>,
 }
 
 /// Checks the extension's ClusterExtension, if the admin's files hold it,
@@ -87,6 +90,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         catalog,
         catalog_image,
         namespace: config.install_namespace(),
+        watch_namespace: p.watch_namespace(),
     };
     let made = admission::objects(config, &pin);
     results.push(
@@ -105,12 +109,15 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
 /// does not fall back to another version).
 fn check_installable(p: &Planning<'_>, results: &mut Vec<Finding>) {
     let Some((csv, refusals)) = p.olm_v1_refusals() else { return };
+    let extension = p.admin_extension().map(|(_, o, _)| o);
     for refusal in refusals {
+        // A refusal of what the ClusterExtension asks points at it.
+        let on = extension.filter(|_| refusal.on_extension()).unwrap_or(csv);
         results.push(
             Finding::error(Code::Uninstallable, refusal.message())
-                .on(&csv.object_ref())
+                .on(&on.object_ref())
                 .at(refusal.field.as_str())
-                .in_file(csv.file.as_ref()),
+                .in_file(on.file.as_ref()),
         );
     }
 }
@@ -199,8 +206,8 @@ fn check_upgrades(view: &ExtensionView, severity: Severity, at: &Place<'_>, resu
 }
 
 /// What OLM v1 installs beside the version: the namespace the operator was
-/// judged in, and the bundle as it ships (no `spec.config`, nor the watch
-/// namespace annotation earlier releases read), which the pin then holds.
+/// judged in, and no watch namespace annotation (earlier releases read it,
+/// and the operator was judged without it), which the pin then holds.
 fn check_as_judged(
     view: &ExtensionView,
     header: &Header,
@@ -219,14 +226,9 @@ fn check_as_judged(
         )),
         _ => {}
     }
-    if view.spec.config.is_some() {
-        results.push(at.say(
-            Code::PinInstall,
-            severity,
-            "spec.config",
-            "is set, and olm-rbac judged the bundle as it ships, without a configuration of its own (a watch namespace changes where the operator's permissions land); remove it",
-        ));
-    }
+    // `spec.config` is OLM's to validate, and its refusals are render's
+    // (`check_installable`): what passes is a watch namespace, which the
+    // operator is judged in and the pin holds.
     if header.annotations.contains_key(crate::plan::guard::cel::WATCH_NAMESPACE_ANNOTATION) {
         results.push(at.say(
             Code::PinInstall,

@@ -199,8 +199,10 @@ impl Installing<'_> {
     fn operator_needs(&self, results: &mut Vec<Finding>) -> Vec<Need> {
         let (config, grants) = (self.operator.config(), &self.operator.grants);
         let ns = self.installer.account.namespace.as_str();
-        let promoted = promoted(config, self.view);
+        let watch = self.operator.planning.watch_namespace();
+        let promoted = promoted(config, self.view, watch);
         let mut places: BTreeSet<String> = BTreeSet::from([ns.to_string()]);
+        places.extend(watch.map(str::to_string));
         if config.operator.permissions == OperatorPermissions::Namespaces {
             self.operator.report_targets(results);
             places.extend(self.operator.watched_namespaces(ns).into_iter().flatten());

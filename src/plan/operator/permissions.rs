@@ -316,7 +316,10 @@ pub(crate) fn as_olm_v1_grants(operator: &OperatorInput<'_>) -> Vec<Made> {
         return Vec::new();
     }
     let install = config.install_namespace().unwrap_or(UNNAMED_INSTALL_NAMESPACE);
-    Writer { config, install }.objects(&operator.grants, None)
+    // With a watch namespace, OLM v1 grants `permissions` there alone (its
+    // target namespace), not in the install namespace.
+    let watched = operator.planning.watch_namespace().map(|w| BTreeSet::from([w.to_string()]));
+    Writer { config, install }.objects(&operator.grants, watched)
 }
 
 /// The install namespace's stand-in where the config names none: not a
@@ -324,14 +327,15 @@ pub(crate) fn as_olm_v1_grants(operator: &OperatorInput<'_>) -> Vec<Made> {
 pub(crate) const UNNAMED_INSTALL_NAMESPACE: &str = "(the install namespace)";
 
 /// Are the CSV's `permissions` granted cluster-wide? `Cluster` promotes them
-/// as OLM does; `Namespaces` does not; with `Unmanaged`, OLM does when the
-/// operator supports AllNamespaces (targets are not configurable then), as
-/// OLM v1 installs it.
-pub(crate) fn promoted(config: &Config, view: &CsvView) -> bool {
+/// as OLM does; `Namespaces` does not; with `Unmanaged`, OLM v1 does when the
+/// operator supports AllNamespaces and the ClusterExtension names no watch
+/// namespace (`watch`, [`crate::plan::facts::input::Planning::watch_namespace`]):
+/// with one, it grants them there.
+pub(crate) fn promoted(config: &Config, view: &CsvView, watch: Option<&str>) -> bool {
     match config.operator.permissions {
         OperatorPermissions::Cluster => true,
         OperatorPermissions::Namespaces => false,
-        OperatorPermissions::Unmanaged => view.spec.supports(InstallMode::AllNamespaces),
+        OperatorPermissions::Unmanaged => view.spec.supports(InstallMode::AllNamespaces) && watch.is_none(),
     }
 }
 

@@ -26,12 +26,12 @@ fn csv(extra: &str) -> CsvView {
 const CRDS: [&str; 1] = ["widgets.example.com"];
 
 fn rules(view: &CsvView, crds: &[&str]) -> Vec<Rule> {
-    refusals(view, crds.iter().copied()).into_iter().map(|r| r.rule).collect()
+    refusals(view, crds.iter().copied(), &Install::default()).into_iter().map(|r| r.rule).collect()
 }
 
 #[test]
 fn a_bundle_of_all_namespaces_with_its_crds_is_installable() {
-    assert_eq!(refusals(&csv(""), CRDS), Vec::new());
+    assert_eq!(refusals(&csv(""), CRDS, &Install::default()), Vec::new());
 }
 
 /// `applier/provider.go`, `Get`: "apiServiceDefintions are not supported".
@@ -52,7 +52,7 @@ fn a_bundle_without_all_namespaces_is_refused_under_the_default_gates() {
     assert_eq!(own, 2);
     let mut view = csv("");
     view.spec.install_modes[1].supported = false;
-    let refused = refusals(&view, CRDS);
+    let refused = refusals(&view, CRDS, &Install::default());
     assert_eq!(refused.iter().map(|r| r.rule).collect::<Vec<_>>(), [Rule::AllNamespaces]);
     assert!(refused[0].why.contains("(it supports none)"), "{}", refused[0].why);
     assert!(refused[0].message().starts_with("OLM v1 will not install this bundle (applier/provider.go, operator-controller v1.11.0): it does not support the AllNamespaces install mode"));
@@ -66,7 +66,7 @@ fn a_bundle_without_all_namespaces_is_refused_under_the_default_gates() {
 #[test]
 fn deployment_names_are_unique_dns_subdomains() {
     let view = csv("      - name: widget-operator\n      - name: Widget_Operator\n");
-    let refused = refusals(&view, CRDS);
+    let refused = refusals(&view, CRDS, &Install::default());
     assert_eq!(refused.iter().map(|r| r.rule).collect::<Vec<_>>(), [Rule::DeploymentNames, Rule::DeploymentNames]);
     assert_eq!(refused[0].field, "spec.install.spec.deployments[1].name");
     assert!(refused[1].why.contains("not a DNS-1123 subdomain"));
@@ -166,4 +166,81 @@ fn admission_webhooks_stay_off_olm_and_webhook_configurations() {
         "    conversionCRDs: [widgets.example.com]\n    rules:\n    - {apiGroups: ['*'], resources: ['*']}\n",
     );
     assert_eq!(rules(&csv(&convert), &CRDS), []);
+}
+
+/// A CSV of these install modes (each supported), with the widget CRD.
+fn with_modes(modes: &[&str]) -> CsvView {
+    let mut view = csv("");
+    view.spec.install_modes =
+        modes.iter().map(|m| serde_saphyr::from_str(&format!("{{type: {m}, supported: true}}")).unwrap()).collect();
+    view
+}
+
+/// What a ClusterExtension in namespace `ops` asks, `inline` as written.
+fn config(inline: &str) -> ExtensionConfig {
+    serde_saphyr::from_str(&format!("configType: Inline\ninline: {inline}\n")).unwrap()
+}
+
+fn asked_rules(view: &CsvView, gate: bool, config: Option<&ExtensionConfig>) -> Vec<(Rule, String)> {
+    let install = Install { single_own_namespace: gate, extension: Some(Asked { namespace: Some("ops"), config }) };
+    refusals(view, CRDS, &install).into_iter().map(|r| (r.rule, r.field)).collect()
+}
+
+/// `applier/provider.go`, `Get`, with `SingleOwnNamespaceInstallSupport` on:
+/// an OwnNamespace or SingleNamespace bundle is installable, and
+/// `buildBundleConfigSchema` then requires `watchNamespace`
+/// (`isWatchNamespaceConfigRequired`).
+#[test]
+fn with_the_gate_a_namespaced_bundle_needs_its_watch_namespace() {
+    let own = with_modes(&["OwnNamespace"]);
+    let refused = asked_rules(&own, false, None);
+    assert_eq!(refused, [(Rule::AllNamespaces, "spec.installModes".to_string())]);
+    let watch = "spec.config.inline.watchNamespace".to_string();
+    assert_eq!(asked_rules(&own, true, None), [(Rule::Config, watch.clone())]);
+    assert_eq!(asked_rules(&own, true, Some(&config("{watchNamespace: ops}"))), []);
+    // Without a ClusterExtension (catalog audit), the gate alone decides.
+    let install = Install { single_own_namespace: true, extension: None };
+    assert_eq!(refusals(&own, CRDS, &install), Vec::new());
+}
+
+/// `config.UnmarshalConfig`'s formats: `ownNamespaceInstallMode` (the install
+/// namespace) for an OwnNamespace-only bundle, `singleNamespaceInstallMode`
+/// (another) for a SingleNamespace-only one, neither for both; a DNS-1123
+/// label; a string.
+#[test]
+fn the_watch_namespace_is_validated_as_operator_controller_validates_it() {
+    let watch = |r: &[(Rule, String)]| r.iter().filter(|(rule, _)| *rule == Rule::Config).count();
+    let own = with_modes(&["OwnNamespace"]);
+    assert_eq!(watch(&asked_rules(&own, true, Some(&config("{watchNamespace: team-a}")))), 1);
+    let single = with_modes(&["SingleNamespace"]);
+    assert_eq!(watch(&asked_rules(&single, true, Some(&config("{watchNamespace: ops}")))), 1);
+    assert_eq!(watch(&asked_rules(&single, true, Some(&config("{watchNamespace: team-a}")))), 0);
+    let both = with_modes(&["OwnNamespace", "SingleNamespace"]);
+    for ns in ["ops", "team-a"] {
+        assert_eq!(watch(&asked_rules(&both, true, Some(&config(&format!("{{watchNamespace: {ns}}}"))))), 0, "{ns}");
+    }
+    assert_eq!(watch(&asked_rules(&both, true, Some(&config("{watchNamespace: Team_A}")))), 1);
+    assert_eq!(watch(&asked_rules(&both, true, Some(&config("{watchNamespace: 3}")))), 1);
+    // `null` is no watch namespace: required for these.
+    assert_eq!(watch(&asked_rules(&both, true, Some(&config("{watchNamespace: null}")))), 1);
+}
+
+/// `buildBundleConfigSchema`: a bundle that supports only AllNamespaces has
+/// no `watchNamespace` (OLM refuses it as an unknown field); one that also
+/// supports OwnNamespace takes it without the gate, and is then installed
+/// watching that namespace; keys olm-rbac does not judge
+/// (`deploymentConfig`) and a `configType` other than Inline are refused.
+#[test]
+fn a_configuration_the_schema_does_not_allow_is_refused() {
+    let all = with_modes(&["AllNamespaces"]);
+    let refused = asked_rules(&all, false, Some(&config("{watchNamespace: ops}")));
+    assert_eq!(refused, [(Rule::Config, "spec.config.inline.watchNamespace".to_string())]);
+    let all_own = with_modes(&["AllNamespaces", "OwnNamespace"]);
+    assert_eq!(asked_rules(&all_own, false, Some(&config("{watchNamespace: ops}"))), []);
+    assert_eq!(asked_rules(&all_own, false, None), []);
+    let refused = asked_rules(&all_own, false, Some(&config("{deploymentConfig: {env: []}}")));
+    assert_eq!(refused, [(Rule::Config, "spec.config.inline.deploymentConfig".to_string())]);
+    let other: ExtensionConfig = serde_saphyr::from_str("configType: Secret\n").unwrap();
+    let refused = asked_rules(&all_own, false, Some(&other));
+    assert_eq!(refused, [(Rule::Config, "spec.config.configType".to_string())]);
 }

@@ -51,8 +51,12 @@ pub(crate) struct Rules {
     pub validations: Vec<(String, String)>,
 }
 
-/// The policy's CEL for the teams that may install.
-pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
+/// The policy's CEL for the teams that may install. With `own_watch` (the
+/// cluster's OLM installs OwnNamespace bundles), a ClusterExtension may have
+/// its operator watch its own install namespace and nothing else: never more
+/// than the AllNamespaces install judged, and what an OwnNamespace bundle
+/// needs.
+pub(crate) fn rules(grants: &[&Grant<'_>], own_watch: bool) -> Rules {
     let label = Cel::string(DELEGATION_LABEL);
     let teams: Vec<&str> = grants.iter().map(|g| g.delegation.team.as_str()).collect();
     let condition =
@@ -92,10 +96,16 @@ pub(crate) fn rules(grants: &[&Grant<'_>]) -> Rules {
             unless_deleting(cel::not_self_certified()),
             "spec.source.catalog.upgradeConstraintPolicy must not be SelfCertified: it installs versions outside the catalog's upgrade edges, which the delegation did not judge; leave it out (CatalogProvided)".to_string(),
         ),
-        (
-            unless_deleting(cel::no_config()),
-            "spec.config must not be set: a delegated install runs the bundle as judged, in the install mode and deployment it ships; its watch namespace and deployment settings are a cluster-admin's to change".to_string(),
-        ),
+        match own_watch {
+            false => (
+                unless_deleting(cel::no_config()),
+                "spec.config must not be set: a delegated install runs the bundle as judged, in the install mode and deployment it ships; its watch namespace and deployment settings are a cluster-admin's to change".to_string(),
+            ),
+            true => (
+                unless_deleting(cel::no_config_or_own_watch()),
+                "spec.config must be left out, or be exactly {configType: Inline, inline: {watchNamespace: <spec.namespace>}}: a delegated install runs the bundle as judged or watching its own namespace; other settings are a cluster-admin's to change".to_string(),
+            ),
+        },
         (
             unless_deleting(cel::no_watch_namespace_annotation()),
             format!("metadata.annotations[\"{}\"] must not be set: earlier OLM v1 releases read the watch namespace from it", cel::WATCH_NAMESPACE_ANNOTATION),
@@ -188,7 +198,8 @@ fn annotation(grants: &[&Grant<'_>]) -> String {
 
 /// The policy and its binding.
 pub(super) fn objects(config: &Config, grants: &[&Grant<'_>]) -> [Made; 2] {
-    let Rules { condition, variables, validations } = rules(grants);
+    let own_watch = config.olm_feature_gates.contains(&crate::config::FeatureGate::SingleOwnNamespaceInstallSupport);
+    let Rules { condition, variables, validations } = rules(grants, own_watch);
     let draft = PolicyDraft {
         name: POLICY_NAME.to_string(),
         role: DELEGATION_ROLE,

@@ -47,8 +47,11 @@ pub(crate) fn extension_rules(pin: &Pin<'_>) -> (String, Vec<(String, String)>) 
             "spec.install.preflight.crdUpgradeSafety.enforcement must not be None: olm-rbac judged the bundle with OLM's CRD upgrade safety checks on; leave it out (Strict)".to_string(),
         ),
         (
-            cel::no_config(),
-            "spec.config must not be set: olm-rbac judged the bundle as it ships, without a configuration of its own".to_string(),
+            cel::config_as_judged(pin.watch_namespace),
+            match pin.watch_namespace {
+                None => "spec.config must not be set: olm-rbac judged the bundle as it ships, without a configuration of its own".to_string(),
+                Some(w) => format!("spec.config must be exactly {{configType: Inline, inline: {{watchNamespace: {w}}}}}: olm-rbac judged the operator watching {w} alone"),
+            },
         ),
         (
             cel::no_watch_namespace_annotation(),
