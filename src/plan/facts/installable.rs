@@ -233,10 +233,12 @@ fn config_refusals(csv: &CsvView, asked: &Asked<'_>, gate: bool, out: &mut Vec<R
         }
     }
     for key in inline.into_iter().flat_map(|i| i.keys()).filter(|k| *k != WATCH_NAMESPACE) {
-        refuse(
-            &format!("spec.config.inline.{key}"),
-            format!("{key} is not judged by olm-rbac (only {WATCH_NAMESPACE} is), and OLM v1 refuses keys the bundle's configuration schema does not list; remove it"),
-        );
+        let why = match key.as_str() {
+            // Read by OLM only behind its DeploymentConfig gate; never judged here.
+            "deploymentConfig" => "deploymentConfig changes the operator's Deployment (its environment, volumes, placement), which olm-rbac does not judge, and OLM v1 reads it only behind its DeploymentConfig feature gate; remove it".to_string(),
+            _ => format!("{key} is not a key of the bundle's configuration schema, which OLM v1 validates the configuration against; remove it"),
+        };
+        refuse(&format!("spec.config.inline.{key}"), why);
     }
     let value = inline.and_then(|i| i.get(WATCH_NAMESPACE)).filter(|v| !v.is_null());
     let field = "spec.config.inline.watchNamespace";
