@@ -33,6 +33,8 @@ pub(crate) struct Judged<'a> {
     pub plan: Plan,
     /// The feature gates the configs say the cluster's OLM runs with.
     pub olm_feature_gates: Vec<crate::config::FeatureGate>,
+    /// The namespace the configs judge the operator in, when one names it.
+    pub install_namespace: Option<String>,
 }
 
 /// Reads `inputs` (and the configs of `configs` and among the inputs) as
@@ -84,7 +86,8 @@ pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_root
     };
     plan.add_results(bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
     let olm_feature_gates = parsed.iter().flat_map(|c| c.olm_feature_gates.iter().copied()).collect();
-    Judged { configs: split.configs, kept: split.kept, objects, plan, olm_feature_gates }
+    let install_namespace = parsed.iter().find_map(|c| c.install_namespace().map(str::to_string));
+    Judged { configs: split.configs, kept: split.kept, objects, plan, olm_feature_gates, install_namespace }
 }
 
 impl Judged<'_> {
@@ -119,15 +122,26 @@ impl Judged<'_> {
     }
 
     /// The roles and bindings the cluster holds after the install, as values:
-    /// the input's that go out (with the labels and annotations the plan sets
-    /// on them), the generated ones (what `kubectl apply` of render's output
-    /// leaves), and the operator's as OLM v1 grants them where the output
-    /// writes none; for the access kernel (`check::load::policy_of`).
+    /// the bundle's as OLM installs them (as shipped), the admin's that go
+    /// out (with the labels and annotations the plan sets on them), the
+    /// generated ones (what `kubectl apply` of render's output leaves), and
+    /// the operator's as OLM v1 grants them where the output writes none; for
+    /// the access kernel (`check::load::policy_of`).
     pub(crate) fn rbac(&self) -> Vec<InputObject> {
         use crate::model::{view_for, Body, ViewKind};
         let mut out: Vec<InputObject> = Vec::new();
         for (i, o) in self.objects.iter().enumerate() {
-            if self.plan.remove().contains(&i) || !matches!(o.body, Body::Role(_) | Body::Binding(_)) {
+            if !matches!(o.body, Body::Role(_) | Body::Binding(_)) {
+                continue;
+            }
+            // OLM installs the bundle's objects as they ship, whatever the
+            // output holds of them (dropped, or their aggregation labels
+            // stripped): the cluster holds them so.
+            if self.plan.shipped().contains(&i) {
+                out.push(o.clone());
+                continue;
+            }
+            if self.plan.remove().contains(&i) {
                 continue;
             }
             let mut o = o.clone();

@@ -1,8 +1,11 @@
 //! Whoever can act as a ServiceAccount. A pod in the account's namespace may
 //! run as it, so whoever may create pods there, create or change what makes
-//! pods, exec or attach into its pods, or request a token for it holds every
-//! right the account holds (the escalation paths rbac-police and KubiScan
-//! report). Decided here once, for the render gate, `who-can` and `report`.
+//! pods, change a running pod or add an ephemeral container to it, exec or
+//! attach into its pods, request a token for it (or have the token
+//! controller fill a Secret with one, and read it), or impersonate it holds
+//! every right the account holds (the escalation paths rbac-police and
+//! KubiScan report). Decided here once, for the render gate, `who-can` and
+//! `report`.
 
 use super::allowed::Place;
 use super::{Asked, Grantee, HeldAccess, Policy, Request, SubjectKind};
@@ -20,32 +23,73 @@ const WORKLOADS: [(&str, &str); 7] = [
     ("", "replicationcontrollers"),
 ];
 
-/// A way to act as a ServiceAccount, said as a path step says it, with the
-/// requests any one of which opens it.
+/// A way to act as a ServiceAccount, said as a path step says it: any one
+/// of `any` opens it, together with `also` when there is one.
 struct Way {
     what: &'static str,
-    requests: Vec<Request>,
+    any: Vec<Request>,
+    also: Option<Request>,
 }
 
-fn ways(namespace: &str, account: &str) -> [Way; 5] {
-    let ns = Some(namespace);
-    let on_pods =
-        |subresource: &str| Request { subresource: Some(subresource.into()), ..Request::on("create", "", "pods", ns) };
+/// A request in `namespace` on a core resource.
+fn core(namespace: &str, verb: &str, resource: &str, subresource: Option<&str>, name: Option<&str>) -> Request {
+    Request {
+        subresource: subresource.map(String::from),
+        name: name.map(String::from),
+        ..Request::on(verb, "", resource, Some(namespace))
+    }
+}
+
+/// The ways to act as any ServiceAccount of `namespace`.
+fn namespace_ways(namespace: &str) -> Vec<Way> {
+    let on = |verb: &str, resource: &str, subresource: Option<&str>| core(namespace, verb, resource, subresource, None);
     let workloads = WORKLOADS
         .iter()
-        .flat_map(|(group, resource)| ["create", "update", "patch"].map(|verb| Request::on(verb, group, resource, ns)))
+        .flat_map(|(group, resource)| {
+            ["create", "update", "patch"].map(|verb| Request::on(verb, group, resource, Some(namespace)))
+        })
         .collect();
-    let token = Request {
-        subresource: Some("token".into()),
-        name: Some(account.to_string()),
-        ..Request::on("create", "", "serviceaccounts", ns)
-    };
-    [
-        Way { what: "create pods", requests: vec![Request::on("create", "", "pods", ns)] },
-        Way { what: "create or change workloads", requests: workloads },
-        Way { what: "exec into pods", requests: vec![on_pods("exec")] },
-        Way { what: "attach to pods", requests: vec![on_pods("attach")] },
-        Way { what: "request its tokens", requests: vec![token] },
+    let way = |what, any, also| Way { what, any, also };
+    vec![
+        way("create pods", vec![on("create", "pods", None)], None),
+        way("create or change workloads", workloads, None),
+        // A running pod's image may be changed, and an ephemeral container
+        // added: either runs new code as the pod's account.
+        way("change pods", ["update", "patch"].map(|v| on(v, "pods", None)).to_vec(), None),
+        way(
+            "add ephemeral containers",
+            ["update", "patch"].map(|v| on(v, "pods", Some("ephemeralcontainers"))).to_vec(),
+            None,
+        ),
+        // `get` too: exec and attach over WebSockets are authorised as `get`.
+        way(
+            "exec into or attach to pods",
+            ["exec", "attach"].into_iter().flat_map(|s| ["create", "get"].map(|v| on(v, "pods", Some(s)))).collect(),
+            None,
+        ),
+        // A Secret of type kubernetes.io/service-account-token annotated for
+        // the account is filled with a token by the token controller.
+        way(
+            "create a token Secret for it and read it",
+            vec![on("create", "secrets", None)],
+            Some(on("get", "secrets", None)),
+        ),
+    ]
+}
+
+/// The ways to act as the one ServiceAccount `namespace/account`.
+fn account_ways(namespace: &str, account: &str) -> Vec<Way> {
+    vec![
+        Way {
+            what: "request its tokens",
+            any: vec![core(namespace, "create", "serviceaccounts", Some("token"), Some(account))],
+            also: None,
+        },
+        Way {
+            what: "impersonate it",
+            any: vec![core(namespace, "impersonate", "serviceaccounts", None, Some(account))],
+            also: None,
+        },
     ]
 }
 
@@ -79,6 +123,19 @@ impl Policy {
     /// Whoever is bound to a built-in aggregating role there is one
     /// [`Grantee::AnyoneBoundTo`] answer.
     pub(crate) fn who_can_become(&self, namespace: &str, account: &str) -> Vec<Becomer> {
+        self.becoming(namespace, account, &self.through_ways(namespace, namespace_ways(namespace)))
+    }
+
+    /// [`Policy::who_can_become`], the answers for the namespace's ways
+    /// (`in_namespace`, the same for every account there) given.
+    fn becoming(&self, namespace: &str, account: &str, in_namespace: &[Becomer]) -> Vec<Becomer> {
+        let mut out: Vec<Becomer> = in_namespace.to_vec();
+        for b in self.through_ways(namespace, account_ways(namespace, account)) {
+            match out.iter_mut().find(|o| o.grantee == b.grantee) {
+                Some(o) => o.ways.extend(b.ways),
+                None => out.push(b),
+            }
+        }
         let itself = |g: &Grantee| match g {
             Grantee::Subject(s) => {
                 SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)
@@ -87,13 +144,25 @@ impl Policy {
             }
             Grantee::AnyoneBoundTo { .. } => false,
         };
+        out.retain(|b| !itself(&b.grantee));
+        out
+    }
+
+    /// Who holds each of `ways` in `namespace`, Kubernetes' bootstrap
+    /// bindings aside, with the ways each holds in their order.
+    fn through_ways(&self, namespace: &str, ways: Vec<Way>) -> Vec<Becomer> {
+        let holders = |r: &Request| -> Vec<HeldAccess> {
+            let held = self.who_can(Asked::Resource(r), Place::Namespace(namespace));
+            held.into_iter().filter(|h| !h.chain.via.builtin()).collect()
+        };
         let mut out: Vec<Becomer> = Vec::new();
-        for way in ways(namespace, account) {
+        for way in ways {
+            let also: Option<Vec<HeldAccess>> = way.also.as_ref().map(holders);
             let held = way
-                .requests
+                .any
                 .iter()
-                .flat_map(|r| self.who_can(Asked::Resource(r), Place::Namespace(namespace)))
-                .filter(|h: &HeldAccess| !h.chain.via.builtin() && !itself(&h.grantee));
+                .flat_map(holders)
+                .filter(|h| also.as_ref().is_none_or(|also| also.iter().any(|a| a.grantee == h.grantee)));
             for h in held {
                 match out.iter_mut().find(|b| b.grantee == h.grantee) {
                     Some(b) if !b.ways.contains(&way.what) => b.ways.push(way.what),
@@ -132,12 +201,16 @@ impl Policy {
     /// through another account is not followed.
     pub(crate) fn who_can_through_accounts(&self, holders: &[HeldAccess]) -> Vec<Through> {
         let mut out = Vec::new();
+        // What a namespace's ways answer is the same for each account there.
+        let mut by_namespace: std::collections::BTreeMap<String, Vec<Becomer>> = Default::default();
         for held in holders.iter().filter(|h| !h.chain.via.builtin()) {
             let Grantee::Subject(s) = &held.grantee else { continue };
             let (Some(SubjectKind::ServiceAccount), Some(ns)) = (SubjectKind::of(s), s.namespace.as_deref()) else {
                 continue;
             };
-            for becomer in self.who_can_become(ns, &s.name) {
+            let in_namespace =
+                by_namespace.entry(ns.to_string()).or_insert_with(|| self.through_ways(ns, namespace_ways(ns)));
+            for becomer in self.becoming(ns, &s.name, in_namespace) {
                 let account = (ns.to_string(), s.name.clone());
                 out.push(Through { becomer, account, held: held.clone() });
             }

@@ -143,7 +143,15 @@ pub(super) fn judge_one(
         row.verdict = Verdict::Uninstallable;
         return row;
     }
-    row.verdict = if judged.refused() { Verdict::Fail } else { Verdict::Pass };
+    // The ClusterExtension installs where the operator was judged, or the
+    // verdict is about another install (render says the same).
+    let elsewhere = asked.and_then(|a| a.namespace).zip(judged.install_namespace.as_deref()).filter(|(a, j)| a != j);
+    if let Some((asked, judged_in)) = elsewhere {
+        row.errors.push(format!(
+            "ClusterExtension: spec.namespace: {asked:?} is not {judged_in:?}, the namespace olm-rbac judged the operator in (spec.operator.installNamespace): its namespaced permissions would land in another namespace than judged; set one to the other"
+        ));
+    }
+    row.verdict = if judged.refused() || elsewhere.is_some() { Verdict::Fail } else { Verdict::Pass };
     if !judged.refused() {
         row.rbac = Some(crate::check::load::policy_of(&judged.rbac()));
     }

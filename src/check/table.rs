@@ -17,10 +17,18 @@ fn width(s: &str) -> usize {
 /// escape sequence could move the cursor and overwrite what was printed) is
 /// written as `\u{…}`.
 pub(crate) fn printable(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
+    if !s.chars().any(hidden) {
         return s.to_string();
     }
-    s.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+    s.chars().map(|c| if hidden(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+}
+
+/// A character a terminal does not show as itself: a control character, or
+/// a format character that reorders or hides text (bidirectional overrides
+/// and isolates, zero-width characters, the byte order mark, the soft hyphen).
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}')
 }
 
 /// Left-aligned columns, `gap` spaces apart; the last column is not padded,

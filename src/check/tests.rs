@@ -580,27 +580,69 @@ fn who_can_become_a_service_account() {
         role("op-token", "{apiGroups: [''], resources: [serviceaccounts/token], verbs: [create], resourceNames: [op]}"),
         role("patch-deploys", "{apiGroups: [apps], resources: [deployments], verbs: [patch]}"),
         role("exec", "{apiGroups: [''], resources: [pods/exec], verbs: [create]}"),
+        role("patch-pods", "{apiGroups: [''], resources: [pods], verbs: [patch]}"),
+        role("ephemeral", "{apiGroups: [''], resources: [pods/ephemeralcontainers], verbs: [update]}"),
+        role("ws-exec", "{apiGroups: [''], resources: [pods/attach], verbs: [get]}"),
+        role("make-secrets", "{apiGroups: [''], resources: [secrets], verbs: [create]}"),
+        role("read-secrets", "{apiGroups: [''], resources: [secrets], verbs: [get]}"),
+        role(
+            "impersonate-op",
+            "{apiGroups: [''], resources: [serviceaccounts], verbs: [impersonate], resourceNames: [op]}",
+        ),
         bind("a", Some("ops"), "other-token", &user("alice")),
         bind("b", Some("ops"), "patch-deploys", &user("bob")),
         bind("c", None, "exec", &user("carol")),
         bind("d", Some("team-a"), "pods", &user("dave")),
         bind("e", Some("ops"), "op-token", &user("eve")),
+        bind("f", Some("ops"), "patch-pods", &user("frank")),
+        bind("g", Some("ops"), "ephemeral", &user("gina")),
+        bind("h", Some("ops"), "make-secrets", &user("hank")),
+        bind("i", Some("ops"), "make-secrets", &user("ivy")),
+        bind("i2", Some("ops"), "read-secrets", &user("ivy")),
+        bind("j", Some("ops"), "impersonate-op", &user("jo")),
+        bind("k", Some("ops"), "ws-exec", &user("karl")),
         bind("o", Some("ops"), "pods", op),
     ]
     .concat();
     let p = load_str(&yaml);
     let found: Vec<(String, Vec<&str>)> =
         p.who_can_become("ops", "op").into_iter().map(|b| (b.grantee.to_string(), b.ways)).collect();
-    let all = ["create pods", "create or change workloads", "exec into pods", "attach to pods", "request its tokens"];
+    let all = [
+        "create pods",
+        "create or change workloads",
+        "change pods",
+        "exec into or attach to pods",
+        "create a token Secret for it and read it",
+        "request its tokens",
+        "impersonate it",
+    ];
     let want = vec![
         ("User bob".to_string(), vec!["create or change workloads"]),
-        ("User carol".to_string(), vec!["exec into pods"]),
+        ("User carol".to_string(), vec!["exec into or attach to pods"]),
         ("User eve".to_string(), vec!["request its tokens"]),
-        // Kubernetes' admin and edit roles do all five, where they are bound.
+        ("User frank".to_string(), vec!["change pods"]),
+        ("User gina".to_string(), vec!["add ephemeral containers"]),
+        // Creating Secrets alone reads no token: hank is no one's deputy.
+        ("User ivy".to_string(), vec!["create a token Secret for it and read it"]),
+        ("User jo".to_string(), vec!["impersonate it"]),
+        ("User karl".to_string(), vec!["exec into or attach to pods"]),
+        // Kubernetes' admin and edit roles do these, where they are bound.
         ("anyone bound to ClusterRole admin".to_string(), all.to_vec()),
         ("anyone bound to ClusterRole edit".to_string(), all.to_vec()),
     ];
     let mut found = found;
     found.sort();
     assert_eq!(found, want);
+}
+
+/// Text from the input never reorders or hides what a terminal shows:
+/// control characters, bidirectional overrides and zero-width characters
+/// are written as escapes.
+#[test]
+fn printable_escapes_what_a_terminal_would_not_show_as_itself() {
+    use super::table::printable;
+    assert_eq!(printable("plain-name.v1"), "plain-name.v1");
+    assert_eq!(printable("a\u{202e}b"), "a\\u{202e}b");
+    assert_eq!(printable("a\u{200b}b\u{1b}[2J"), "a\\u{200b}b\\u{1b}[2J");
+    assert_eq!(printable("a\u{2066}b\u{feff}"), "a\\u{2066}b\\u{feff}");
 }

@@ -49,7 +49,9 @@ use verdict::warn_dangerous;
 pub(super) enum Namespace {
     Named(String),
     /// The operator's namespace when the config does not name it
-    /// (`permissions: Unmanaged` without `installNamespace`).
+    /// (`permissions: Unmanaged` without `installNamespace`): it could be
+    /// any, so a `deny` scoped to namespaces applies to it, and an `allow`
+    /// scoped to named namespaces does not.
     UnnamedInstall,
     /// Where a bundle RoleBinding that names no namespace lands when this
     /// output is applied (`bundleObjects: Keep`): the applier's current

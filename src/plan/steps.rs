@@ -27,6 +27,7 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     let earlier = earlier_output(config, input.objects, &claims.of);
     plan.remove.extend(earlier.iter().copied());
     let p = Planning::new(config, input, claims, &mut plan.results);
+    plan.shipped.extend(p.installed_members().iter().copied());
     let provided = bundle_objects(&p, plan);
     bundle::note_namespaced_roles(&p, &mut plan.results);
     let mut generated = match config.mode {

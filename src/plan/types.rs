@@ -217,6 +217,8 @@ pub(crate) struct Draft {
     pub generated: Vec<Generated>,
     /// See [`Plan::granted_by_olm`].
     pub granted_by_olm: Vec<Made>,
+    /// See [`Plan::shipped`].
+    pub shipped: BTreeSet<usize>,
     pub results: Vec<Finding>,
 }
 
@@ -232,6 +234,9 @@ pub(crate) struct Plan {
     /// writes none (`permissions: Unmanaged`): never output, but what the
     /// cluster will hold, so the upgrade review measures it.
     pub(in crate::plan) granted_by_olm: Vec<Made>,
+    /// Indices of the input objects OLM installs from the bundle, as the
+    /// bundle ships them, whatever the output holds of them.
+    pub(in crate::plan) shipped: BTreeSet<usize>,
     /// What the outputs say.
     pub(in crate::plan) results: Vec<Finding>,
     /// Findings past the text's cap (`Shown::PastCap`): values only.
@@ -241,9 +246,9 @@ pub(crate) struct Plan {
 impl Plan {
     /// The draft's changes, unless its results hold an error.
     pub(super) fn decide(draft: Draft) -> Plan {
-        let Draft { remove, patches, generated, granted_by_olm, results } = draft;
+        let Draft { remove, patches, generated, granted_by_olm, shipped, results } = draft;
         let (past_cap, results) = results.into_iter().partition(|f| f.shown == crate::findings::Shown::PastCap);
-        let mut plan = Plan { remove, patches, generated, granted_by_olm, results, past_cap };
+        let mut plan = Plan { remove, patches, generated, granted_by_olm, shipped, results, past_cap };
         plan.change_nothing_on_error();
         plan
     }
@@ -289,6 +294,11 @@ impl Plan {
 
     pub(crate) fn results(&self) -> &[Finding] {
         &self.results
+    }
+
+    /// See the field: what OLM installs from the bundle, as shipped.
+    pub(crate) fn shipped(&self) -> &BTreeSet<usize> {
+        &self.shipped
     }
 
     /// See the field: the operator's RBAC OLM v1 grants where this output writes none.

@@ -509,7 +509,7 @@ fn who_can_shows_paths_through_a_service_account() {
     assert_eq!(through["path"], "User alice → create pods in ops → ServiceAccount ops/argocd-operator");
     assert_eq!(through["serviceAccount"], "ops/argocd-operator");
     assert_eq!(through["where"], "*");
-    assert_eq!(through["ways"].as_array().map(Vec::len), Some(5), "{through}");
+    assert_eq!(through["ways"].as_array().map(Vec::len), Some(7), "{through}");
     // kubectl's answer: alice's own bindings do not let her read secrets cluster-wide.
     let can_i = run_bin(&["can-i", "get", "secrets", "-A", "--as", "alice"], DEPUTY);
     assert_eq!((can_i.status.code(), text(&can_i.stdout)), (Some(1), "no\n".to_string()));

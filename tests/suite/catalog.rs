@@ -550,3 +550,42 @@ fn a_mistyped_deny_is_refused_and_the_corrected_one_fails_trident() {
     assert!(right.contains("spec.operator.policy.deny[0]"), "{right}");
     assert!(!right.contains("did you mean"), "{right}");
 }
+
+/// Found in review: `catalog judge` holds the ClusterExtension's namespace
+/// to the one the operator was judged in, as render does.
+#[test]
+fn a_clusterextension_installing_elsewhere_than_judged_fails_catalog_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, ext) = (dir.path().join("rbac.yaml"), dir.path().join("ext.yaml"));
+    std::fs::write(&config, format!("{CONFIG}    installNamespace: kube-green\n")).unwrap();
+    let judge = |namespace: &str| {
+        std::fs::write(
+            &ext,
+            extension("      version: \"0.5.2\"\n")
+                .replace("namespace: kube-green", &format!("namespace: {namespace}")),
+        )
+        .unwrap();
+        let catalog = repo(WITH_OBJECTS);
+        let args = [
+            "catalog",
+            "judge",
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "-c",
+            config.to_str().unwrap(),
+            "-f",
+            ext.to_str().unwrap(),
+        ];
+        let out = run_bin(&args, "");
+        (out.status.code(), text(&out.stdout))
+    };
+    assert_eq!(judge("kube-green").0, Some(0));
+    let (code, out) = judge("kube-system");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(
+            "spec.namespace: \"kube-system\" is not \"kube-green\", the namespace olm-rbac judged the operator in"
+        ),
+        "{out}"
+    );
+}

@@ -430,3 +430,34 @@ fn diff_with_the_config_refuses_what_render_refuses() {
         "{stderr}"
     );
 }
+
+/// Found in review: OLM installs the bundle's objects as they ship, whatever
+/// render's output holds of them: under `bundleObjects: Drop` (what OLM v1
+/// needs) `diff -c` still sees a ClusterRoleBinding the new version ships.
+#[test]
+fn diff_with_the_config_counts_the_bundle_objects_as_shipped() {
+    let kube_green = repo("tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green");
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new");
+    copy_dir(&kube_green.join("0.5.2"), &new);
+    std::fs::write(
+        new.join("manifests/extra_crb.yaml"),
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: kube-green-admin\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}\nsubjects:\n- {kind: ServiceAccount, name: kube-green-controller-manager, namespace: kube-green}\n",
+    )
+    .unwrap();
+    for objects in ["Keep", "Drop"] {
+        let config = dir.path().join("rbac.yaml");
+        std::fs::write(&config, format!("apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  bundleObjects: {objects}\n  operator:\n    installNamespace: kube-green\n")).unwrap();
+        let old = kube_green.join("0.5.2");
+        let out = run_bin(
+            &["diff", "-c", config.to_str().unwrap(), old.to_str().unwrap(), new.to_str().unwrap(), "-o", "json"],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(1), "{objects}: {}", text(&out.stderr));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            json["gained"].as_array().is_some_and(|g| g.iter().any(|c| c["verbs"] == serde_json::json!(["*"]))),
+            "{objects}: {json}"
+        );
+    }
+}

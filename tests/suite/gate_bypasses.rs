@@ -514,7 +514,7 @@ fn whoever_can_become_the_operator_is_named() {
         results.iter().filter(|r| r.code == "operator-reachable").map(|r| r.message.as_str()).collect();
     assert_eq!(reachable.len(), 1, "{results:#?}");
     assert!(
-        reachable[0] == "RBACConfig ext: spec.operator.installNamespace: whoever may run a pod as ServiceAccount ops/ack-s3-controller holds what it holds: Group team-a (create pods, create or change workloads, exec into pods, attach to pods, request its tokens), and anyone bound to admin or edit there; for one, Group team-a → create pods in ops → ServiceAccount ops/ack-s3-controller → write secrets cluster-wide (high); bind no one else in namespace ops, or only to roles that create no pods there",
+        reachable[0] == "RBACConfig ext: spec.operator.installNamespace: whoever may run a pod as ServiceAccount ops/ack-s3-controller holds what it holds: Group team-a (create pods, create or change workloads, change pods, exec into or attach to pods, create a token Secret for it and read it, request its tokens, impersonate it), and anyone bound to admin or edit there; for one, Group team-a → create pods in ops → ServiceAccount ops/ack-s3-controller → write secrets cluster-wide (high); bind no one else in namespace ops, or only to roles that create no pods there",
         "{}",
         reachable[0]
     );
@@ -542,4 +542,24 @@ fn a_bind_mode_edit_binding_in_the_install_namespace_makes_no_deputy() {
         let create = Request::on("create", group, resource, Some("ops"));
         assert!(p.can(&team, &create).is_none(), "team-a may create {resource} in ops");
     }
+}
+
+/// Found in review: without `installNamespace`, the operator's namespace is
+/// known only by its part, and a delegated team may install into any of its
+/// namespaces; a `deny` scoped to named namespaces must apply there too
+/// (an OwnNamespace bundle under the SingleOwnNamespaceInstallSupport gate
+/// is granted its `permissions` there, not cluster-wide).
+/// Closed in: `gate::verdict::denies_in` reads the unnamed install namespace
+/// as possibly any.
+#[test]
+fn a_deny_scoped_to_namespaces_applies_where_the_install_namespace_is_unnamed() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("rbac.yaml");
+    let spec = "  mode: Aggregate\n  bundleObjects: Drop\n  olmFeatureGates: [SingleOwnNamespaceInstallSupport]\n  operator:\n    policy:\n      deny:\n      - {apiGroups: [''], resources: [secrets], verbs: [get], scope: Namespaces, namespaces: [monitoring]}\n";
+    std::fs::write(&cfg, config("prometheus", spec)).unwrap();
+    let root = bundles_dir().join("prometheus-0.56.3");
+    let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    assert!(text(&out.stderr).contains("spec.operator.policy.deny[0]"), "{}", text(&out.stderr));
 }

@@ -151,16 +151,7 @@ pub(crate) fn refusals<'c>(
     // As written, unknown types included: OLM counts them too.
     let modes: BTreeSet<&str> =
         spec.install_modes.iter().filter(|m| m.supported).map(|m| m.mode.as_deref().unwrap_or_default()).collect();
-    if !spec.supports(InstallMode::AllNamespaces) && !install.single_own_namespace {
-        out.push(Refusal::new(
-            Rule::AllNamespaces,
-            "spec.installModes",
-            format!(
-                "it does not support the AllNamespaces install mode (it supports {}), and OLM v1 installs others only with its alpha SingleOwnNamespaceInstallSupport feature gate on and spec.config.inline.watchNamespace set; use a version that supports AllNamespaces, or, if the cluster's operator-controller runs with that gate, say so (spec.olmFeatureGates: [SingleOwnNamespaceInstallSupport]) and set the watch namespace",
-                said(&modes)
-            ),
-        ));
-    }
+    mode_refusals(csv, &modes, install.single_own_namespace, &mut out);
     if let Some(asked) = &install.extension {
         config_refusals(csv, asked, install.single_own_namespace, &mut out);
     }
@@ -209,6 +200,33 @@ pub(crate) fn refusals<'c>(
     }
     webhook_refusals(csv, &modes, &owned, &mut out);
     out
+}
+
+/// `applier/provider.go`: the install modes OLM v1 installs, with the
+/// cluster's gate.
+fn mode_refusals(csv: &CsvView, modes: &BTreeSet<&str>, gate: bool, out: &mut Vec<Refusal>) {
+    let spec = &csv.spec;
+    if !spec.supports(InstallMode::AllNamespaces) && !gate {
+        out.push(Refusal::new(
+            Rule::AllNamespaces,
+            "spec.installModes",
+            format!(
+                "it does not support the AllNamespaces install mode (it supports {}), and OLM v1 installs others only with its alpha SingleOwnNamespaceInstallSupport feature gate on and spec.config.inline.watchNamespace set; use a version that supports AllNamespaces, or, if the cluster's operator-controller runs with that gate, say so (spec.olmFeatureGates: [SingleOwnNamespaceInstallSupport]) and set the watch namespace",
+                said(modes)
+            ),
+        ));
+    }
+    let namespaced = [InstallMode::AllNamespaces, InstallMode::SingleNamespace, InstallMode::OwnNamespace];
+    if gate && !namespaced.iter().any(|m| spec.supports(*m)) {
+        out.push(Refusal::new(
+            Rule::AllNamespaces,
+            "spec.installModes",
+            format!(
+                "it supports none of AllNamespaces, SingleNamespace and OwnNamespace (it supports {}), one of which OLM v1 needs",
+                said(modes)
+            ),
+        ));
+    }
 }
 
 /// `spec.config` as the bundle's configuration schema allows it: only

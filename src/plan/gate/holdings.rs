@@ -20,7 +20,7 @@ use crate::plan::apis::roles::level_gathered_by;
 use crate::plan::facts::grants::{CsvGrant, GrantScope};
 use crate::plan::facts::placement::Placement;
 use crate::plan::gate::{Gate, Namespace};
-use crate::plan::operator::permissions::{promoted, read_namespaces};
+use crate::plan::operator::permissions::{judged_everywhere, read_namespaces};
 
 /// One rule someone will hold after the install: who, which rule, where, and
 /// the object and field that ask for it.
@@ -107,7 +107,7 @@ impl<'a> Gate<'a> {
         let Body::Csv(view) = &csv.body else { return Vec::new() };
         let own: BTreeSet<&str> = self.planning.apis.iter().map(|a| a.group.as_str()).collect();
         let deployments = &view.spec.install.spec.deployments;
-        let reach = if promoted(self.planning.config, view, self.planning.watch_namespace()) {
+        let reach = if judged_everywhere(self.planning.config, view, self.planning.watch_namespace()) {
             Reach::Cluster
         } else {
             Reach::Namespaces(self.operator_namespaces.clone())
@@ -157,7 +157,7 @@ impl<'a> Gate<'a> {
     /// added when `permissions` are promoted.
     pub(super) fn csv_holdings<'o>(&self, csv: &'o InputObject, grants: &[CsvGrant]) -> Vec<Holding<'o>> {
         let promoted = match &csv.body {
-            Body::Csv(view) => promoted(self.planning.config, view, self.planning.watch_namespace()),
+            Body::Csv(view) => judged_everywhere(self.planning.config, view, self.planning.watch_namespace()),
             _ => false,
         };
         let place = |scope: GrantScope| {

@@ -79,12 +79,16 @@ impl Gate<'_> {
     }
 
     /// Does a `deny` entry forbid grants in namespace `ns` (or cluster-wide)?
-    /// A cluster-wide grant reaches every namespace, so every entry applies to it.
+    /// A cluster-wide grant reaches every namespace, so every entry applies to
+    /// it; so does one in a namespace the gate knows only by its part (the
+    /// install namespace the config does not name, where a delegated team may
+    /// install into any of its namespaces; the applier's).
     fn denies_in(&self, entry: &PolicyEntry, ns: Option<&Namespace>) -> bool {
         match (&entry.scope, ns) {
             (_, None) | (PolicyScope::Anywhere, _) => true,
             (PolicyScope::Cluster, Some(_)) => false,
-            (PolicyScope::Namespaces(_), Some(Namespace::Applied)) => true,
+            // Either could be any namespace: the one listed, too.
+            (PolicyScope::Namespaces(_), Some(Namespace::Applied | Namespace::UnnamedInstall)) => true,
             (PolicyScope::Namespaces(list), Some(ns)) => self.in_scope(list, ns),
         }
     }

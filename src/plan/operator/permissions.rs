@@ -327,16 +327,25 @@ pub(crate) fn as_olm_v1_grants(operator: &OperatorInput<'_>) -> Vec<Made> {
 pub(crate) const UNNAMED_INSTALL_NAMESPACE: &str = "(the install namespace)";
 
 /// Are the CSV's `permissions` granted cluster-wide? `Cluster` promotes them
-/// as OLM does; `Namespaces` does not; with `Unmanaged`, OLM v1 does when the
-/// operator supports AllNamespaces and the ClusterExtension names no watch
-/// namespace (`watch`, [`crate::plan::facts::input::Planning::watch_namespace`]):
-/// with one, it grants them there.
+/// as OLM does; `Namespaces` does not; with `Unmanaged`, OLM v1 grants them
+/// in the watch namespace the ClusterExtension names (`watch`,
+/// [`crate::plan::facts::input::Planning::watch_namespace`]), and without
+/// one promotes them for an operator that supports AllNamespaces.
 pub(crate) fn promoted(config: &Config, view: &CsvView, watch: Option<&str>) -> bool {
     match config.operator.permissions {
         OperatorPermissions::Cluster => true,
         OperatorPermissions::Namespaces => false,
         OperatorPermissions::Unmanaged => view.spec.supports(InstallMode::AllNamespaces) && watch.is_none(),
     }
+}
+
+/// Whether the gate judges the CSV's `permissions` as reaching every
+/// namespace: where OLM promotes them ([`promoted`]), and, with `Unmanaged`,
+/// for an operator that does not support AllNamespaces when no watch
+/// namespace is known (no ClusterExtension read: `catalog judge`, a render
+/// without it): the one it will be given could be any.
+pub(crate) fn judged_everywhere(config: &Config, view: &CsvView, watch: Option<&str>) -> bool {
+    promoted(config, view, watch) || (config.operator.permissions == OperatorPermissions::Unmanaged && watch.is_none())
 }
 
 /// What OLM adds to `permissions` it promotes cluster-wide: an all-namespaces

@@ -244,3 +244,14 @@ fn a_configuration_the_schema_does_not_allow_is_refused() {
     let refused = asked_rules(&all_own, false, Some(&other));
     assert_eq!(refused, [(Rule::Config, "spec.config.configType".to_string())]);
 }
+
+/// `applier/provider.go`, `Get`: with the gate on, a bundle must still
+/// support one of AllNamespaces, SingleNamespace and OwnNamespace.
+#[test]
+fn with_the_gate_a_multi_namespace_only_bundle_is_refused() {
+    let multi = with_modes(&["MultiNamespace"]);
+    let install = Install { single_own_namespace: true, extension: None };
+    let refused = refusals(&multi, CRDS, &install);
+    assert_eq!(refused.iter().map(|r| r.rule).collect::<Vec<_>>(), [Rule::AllNamespaces]);
+    assert!(refused[0].why.starts_with("it supports none of AllNamespaces, SingleNamespace and OwnNamespace"));
+}
