@@ -145,3 +145,27 @@ fn with_the_gate_a_namespaced_bundle_is_judged_in_its_watch_namespace_and_pinned
         assert_eq!(crate::pinning::admits(pin, &object), Some(want), "{what}");
     }
 }
+
+/// Found in review: an admin's ClusterExtension that installs the judged
+/// package under another name than the extension's is not the judged
+/// install; render says so instead of passing in silence.
+#[test]
+fn a_clusterextension_of_the_judged_package_under_another_name_is_warned_about() {
+    let bundle = "prometheus-0.56.3";
+    let mut inputs: Vec<Source> = bundle_docs(bundle)
+        .into_iter()
+        .map(|(name, text)| Source { name: format!("{bundle}/manifests/{name}"), text })
+        .collect();
+    let extension = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: prom-prod\nspec:\n  namespace: kube-system\n  config:\n    configType: Inline\n    inline: {watchNamespace: kube-system}\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: prometheusoperator\n";
+    inputs.push(Source { name: "admin/clusterextension.yaml".into(), text: extension.into() });
+    let spec = "  mode: Aggregate\n  olmFeatureGates: [SingleOwnNamespaceInstallSupport]\n  operator:\n    installNamespace: monitoring\n";
+    let configs = [Source { name: "admin/rbac.yaml".into(), text: config("prometheus", spec) }];
+    let (out, results) = render_results(&inputs, &configs);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("warning: ClusterExtension prom-prod: metadata.name: installs package \"prometheusoperator\", judged here, but is named \"prom-prod\", not \"prometheus\""),
+        "{}",
+        out.stderr
+    );
+    assert!(results.iter().any(|r| r.code == "pin-package"));
+}

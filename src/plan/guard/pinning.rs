@@ -130,6 +130,9 @@ fn admin_extension(p: &Planning<'_>, results: &mut Vec<Finding>) -> Option<usize
     let admin = |i: &usize| p.origins().is_admin(*i);
     let found = extension_object(&config.extension, objects, p.origins()).filter(admin);
     if found.is_none() {
+        warn_unnamed_installs(p, results);
+    }
+    if found.is_none() {
         let elsewhere = extension_object(&config.extension, objects, p.origins()).is_some()
             || objects.iter().enumerate().any(|(i, o)| {
                 p.origins().is_bundle(i)
@@ -153,6 +156,32 @@ fn admin_extension(p: &Planning<'_>, results: &mut Vec<Finding>) -> Option<usize
         }
     }
     found
+}
+
+/// An admin's ClusterExtension that installs the judged package under
+/// another name than the extension's is not read as the judged install, so
+/// nothing holds it to the judgement (its watch namespace, its version):
+/// said, with the fix.
+fn warn_unnamed_installs(p: &Planning<'_>, results: &mut Vec<Finding>) {
+    let Some((package, _)) = bundle_package(p) else { return };
+    for (_, o) in p.objects().iter().enumerate().filter(|(i, _)| p.origins().is_admin(*i)) {
+        let Body::Extension(view) = &o.body else { continue };
+        let installs = view.spec.source.catalog.as_ref().and_then(|c| c.package_name.as_deref());
+        if installs != Some(package.as_str()) {
+            continue;
+        }
+        results.push(
+            Finding::warning(Code::PinPackage, format!(
+                "installs package {package:?}, judged here, but is named {:?}, not {:?} (the extension's name): olm-rbac did not judge this install against the bundle (its namespace, its configuration, its version); name it {:?}, or set spec.extensionName",
+                o.header.name.as_deref().unwrap_or_default(),
+                p.config.extension,
+                p.config.extension,
+            ))
+            .on(&o.object_ref())
+            .at("metadata.name")
+            .in_file(o.file.as_ref()),
+        );
+    }
 }
 
 /// Whether the ClusterExtension's package is the one the render established
