@@ -42,6 +42,14 @@ fn judge(catalog: &str, bundles: Option<&str>, version: &str, output: &str) -> s
     run_bin(&args, "")
 }
 
+/// `catalog judge` of `catalog` with `config` and the ClusterExtension `ext`,
+/// as text: its exit code and stdout.
+fn judged_text(catalog: &std::path::Path, config: &std::path::Path, ext: &std::path::Path) -> (Option<i32>, String) {
+    let [catalog, config, ext] = [catalog, config, ext].map(|p| p.display().to_string());
+    let out = run_bin(&["catalog", "judge", "--catalog", &catalog, "-c", &config, "-f", &ext], "");
+    (out.status.code(), text(&out.stdout))
+}
+
 fn verdicts(out: &std::process::Output) -> Vec<(String, String)> {
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     rows.as_array()
@@ -527,18 +535,7 @@ fn a_mistyped_deny_is_refused_and_the_corrected_one_fails_trident() {
         let config = dir.path().join("rbac.yaml");
         std::fs::write(&config, format!("apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: trident\nspec:\n  mode: Aggregate\n  operator:\n    policy:\n      deny:\n      - {deny}\n")).unwrap();
         let catalog = repo("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
-        let args = [
-            "catalog",
-            "judge",
-            "--catalog",
-            catalog.to_str().unwrap(),
-            "-c",
-            config.to_str().unwrap(),
-            "-f",
-            ext.to_str().unwrap(),
-        ];
-        let out = run_bin(&args, "");
-        (out.status.code(), text(&out.stdout))
+        judged_text(&catalog, &config, &ext)
     };
     let (code, typo) = judge("{apiGroups: [''], resources: [secret], verbs: [get, Bind]}");
     assert_eq!(code, Some(1), "{typo}");
@@ -566,18 +563,7 @@ fn a_clusterextension_installing_elsewhere_than_judged_fails_catalog_judge() {
         )
         .unwrap();
         let catalog = repo(WITH_OBJECTS);
-        let args = [
-            "catalog",
-            "judge",
-            "--catalog",
-            catalog.to_str().unwrap(),
-            "-c",
-            config.to_str().unwrap(),
-            "-f",
-            ext.to_str().unwrap(),
-        ];
-        let out = run_bin(&args, "");
-        (out.status.code(), text(&out.stdout))
+        judged_text(&catalog, &config, &ext)
     };
     assert_eq!(judge("kube-green").0, Some(0));
     let (code, out) = judge("kube-system");
