@@ -11,8 +11,8 @@ use super::header::{notes_of, resolve_header, HeaderCollector, ItemHeader};
 use super::merge::{Dispute, MergeCheck};
 use super::quoted;
 use super::text::{
-    after_marker_line, dash_line, line_start, line_start_at_or_after, marker_line_start, offset, pos_of, relative,
-    scan_error, LineCounter,
+    after_marker_line, dash_line, first_disputed_break, line_start, line_start_at_or_after, marker_line_start, offset,
+    pos_of, relative, scan_error, LineCounter,
 };
 use super::walk::{parser_options, Step, Walker};
 use super::{options_for, to_yaml, Chunk, Layout, ListText, Pos, TopEntry, ViewError, YamlError};
@@ -411,18 +411,7 @@ fn place(dispute: Dispute, headers: &mut HeaderCollector, in_item: bool) -> Resu
 /// is refused here, so that both split the stream at the same lines.
 fn check_line_breaks(src: &str) -> Result<(), YamlError> {
     check_separators(src)?;
-    let bytes = src.as_bytes();
-    let found = bytes.iter().enumerate().find_map(|(i, &b)| {
-        let next = |k: usize| bytes.get(i + k).copied();
-        match b {
-            b'\r' if next(1) != Some(b'\n') => Some((i, "a carriage return that is not followed by a line feed")),
-            0xC2 if next(1) == Some(0x85) => Some((i, "NEXT LINE (U+0085)")),
-            0xE2 if next(1) == Some(0x80) && next(2) == Some(0xA8) => Some((i, "LINE SEPARATOR (U+2028)")),
-            0xE2 if next(1) == Some(0x80) && next(2) == Some(0xA9) => Some((i, "PARAGRAPH SEPARATOR (U+2029)")),
-            _ => None,
-        }
-    });
-    let Some((at, what)) = found else { return Ok(()) };
+    let Some((at, what)) = first_disputed_break(src.as_bytes()) else { return Ok(()) };
     let line = LineCounter::default().line_at(src, at);
     let col = src[line_start(src, at)..at].chars().count() + 1;
     Err(YamlError {
@@ -583,6 +572,15 @@ mod tests {
             assert!(err.message.contains(what), "{}", err.message);
             assert_eq!(err.pos.line, 1);
             assert!(split_list(text).is_err() && normalize(text).is_err());
+        }
+        for pad in 24..72 {
+            // Across the scan's blocks of 32 bytes.
+            let text = format!("kind: A # {}\u{2028}\n", "x".repeat(pad));
+            let err = split_documents(&text).unwrap_err();
+            assert_eq!((err.pos.line, err.pos.col), (1, pad + 11), "{pad}");
+            assert!(split_documents(&format!("kind: A # {}\u{2027}\r\n", "x".repeat(pad))).is_ok());
+            let err = split_documents(&format!("kind: A # {}\r", "x".repeat(pad))).unwrap_err();
+            assert_eq!(err.pos.col, pad + 11, "{pad}");
         }
         assert!(
             split_documents("kind: A\r\nmetadata: {name: \"\u{2027}\"}\r\n").is_ok(),

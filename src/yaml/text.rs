@@ -126,3 +126,31 @@ pub(super) fn marker_line_start(src: &str, at: usize) -> usize {
         at
     }
 }
+
+/// The first line break only Kubernetes' reader sees (see
+/// `cut::check_line_breaks`), and what it is. Each starts with a carriage
+/// return or a byte above ASCII: blocks of plain ASCII without a carriage
+/// return, nearly all of a manifest, are passed over a block at a time.
+pub(super) fn first_disputed_break(bytes: &[u8]) -> Option<(usize, &'static str)> {
+    const BLOCK: usize = 32;
+    let at = |i: usize| {
+        let next = |k: usize| bytes.get(i + k).copied();
+        match bytes[i] {
+            b'\r' if next(1) != Some(b'\n') => Some((i, "a carriage return that is not followed by a line feed")),
+            0xC2 if next(1) == Some(0x85) => Some((i, "NEXT LINE (U+0085)")),
+            0xE2 if next(1) == Some(0x80) && next(2) == Some(0xA8) => Some((i, "LINE SEPARATOR (U+2028)")),
+            0xE2 if next(1) == Some(0x80) && next(2) == Some(0xA9) => Some((i, "PARAGRAPH SEPARATOR (U+2029)")),
+            _ => None,
+        }
+    };
+    let blocks = bytes.chunks_exact(BLOCK);
+    let tail = blocks.remainder().len();
+    for (n, block) in blocks.enumerate() {
+        if block.iter().fold(false, |seen, &b| seen | (b == b'\r') | (b >= 0x80)) {
+            if let Some(found) = (n * BLOCK..(n + 1) * BLOCK).find_map(at) {
+                return Some(found);
+            }
+        }
+    }
+    (bytes.len() - tail..bytes.len()).find_map(at)
+}
