@@ -121,8 +121,14 @@ fn audit_config(package: &str) -> String {
 }
 
 /// Renders each of `entries` in catalog order, its manifests read from the
-/// catalog or `--bundles` and dropped before the next (only the render's
-/// roles and bindings are kept, for the gains between versions).
+/// catalog or `--bundles` and dropped once judged (only the render's roles
+/// and bindings are kept, for the gains between versions).
+///
+/// This thread reads the bundles one after another; [`JUDGES`] threads judge
+/// them as they come, through a queue of one: at most a bundle per judge, one
+/// queued and one being read are held at once, so memory still grows with the
+/// largest bundle, not with the catalog. Each row keeps its place in the
+/// catalog's order, whichever judge finishes first.
 fn judge_all(
     catalog: &read::Catalog,
     bundles: Option<&Path>,
@@ -130,23 +136,67 @@ fn judge_all(
     asked: Option<crate::judge::Asked<'_>>,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
-    let mut rows = Vec::new();
-    catalog.each_bundle(entries, |entry, objects| {
-        let sources = match objects? {
-            Some(objects) => Ok(objects),
-            None => bundle_folder(bundles, entry)?,
-        };
-        rows.push(match sources {
-            Err(why) => report::unjudged(entry, why),
-            Ok(sources) => match unjudgeable(entry, &sources) {
-                Some(why) => report::unjudged(entry, why),
-                None => report::judge_one(entry, &sources, &config_for(entry), asked),
-            },
+    let (queue, queued) = std::sync::mpsc::sync_channel::<Judging<'_>>(1);
+    let queued = std::sync::Mutex::new(queued);
+    let judges = std::thread::available_parallelism().map_or(1, |n| n.get().min(JUDGES));
+    let (read, mut judged) = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..judges).map(|_| scope.spawn(|| judge_queued(&queued, asked))).collect();
+        let mut next = 0usize;
+        let read = catalog.each_bundle(entries, |entry, objects| {
+            let sources = match objects? {
+                Some(objects) => Ok(objects),
+                None => bundle_folder(bundles, entry)?,
+            };
+            let config = config_for(entry);
+            next += 1;
+            // A judge that died (it cannot: judging returns every problem as a
+            // row) would leave the rest unjudged: said, not hidden.
+            queue.send((next - 1, entry, sources, config)).map_err(|_| "a bundle's judge stopped".to_string())
         });
-        Ok(())
+        drop(queue);
+        let mut judged = Vec::new();
+        for worker in workers {
+            judged.extend(worker.join().map_err(|_| "a bundle's judge stopped".to_string())?);
+        }
+        Ok::<_, String>((read, judged))
     })?;
+    read?;
+    judged.sort_by_key(|(at, _)| *at);
+    let mut rows: Vec<report::Row> = judged.into_iter().map(|(_, row)| row).collect();
     report::add_gains(&mut rows);
     Ok(rows)
+}
+
+/// How many threads judge bundles at most: as many as there are cores, up to this.
+const JUDGES: usize = 2;
+
+/// A bundle for a judge: its place in the catalog's order, its entry, its
+/// manifests (or why they cannot be read) and the config it is judged with.
+type Judging<'a> = (usize, &'a Entry, Result<Vec<Source>, String>, Vec<Source>);
+
+/// Judges bundles from the queue until it is closed; each row with its place.
+fn judge_queued(
+    queued: &std::sync::Mutex<std::sync::mpsc::Receiver<Judging<'_>>>,
+    asked: Option<crate::judge::Asked<'_>>,
+) -> Vec<(usize, report::Row)> {
+    let mut rows = Vec::new();
+    loop {
+        let next = match queued.lock() {
+            Ok(queue) => queue.recv(),
+            Err(_) => return rows,
+        };
+        let Ok((at, entry, sources, config)) = next else { return rows };
+        rows.push((
+            at,
+            match sources {
+                Err(why) => report::unjudged(entry, why),
+                Ok(sources) => match unjudgeable(entry, &sources) {
+                    Some(why) => report::unjudged(entry, why),
+                    None => report::judge_one(entry, &sources, &config, asked),
+                },
+            },
+        ));
+    }
 }
 
 /// Which bundle images a passing verdict may stand for: `catalog judge` is a

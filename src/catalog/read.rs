@@ -155,12 +155,12 @@ impl Catalog {
     /// The second pass: calls `each` for every admitted bundle, in catalog
     /// order, with its manifests when the catalog carries them
     /// (`olm.bundle.object`, decoded), or why they cannot be read.
-    pub(super) fn each_bundle(
+    pub(super) fn each_bundle<'a>(
         &self,
-        admitted: &[Entry],
-        mut each: impl FnMut(&Entry, Result<Option<Vec<Source>>, String>) -> Result<(), String>,
+        admitted: &'a [Entry],
+        mut each: impl FnMut(&'a Entry, Result<Option<Vec<Source>>, String>) -> Result<(), String>,
     ) -> Result<(), String> {
-        let mut wanted: BTreeMap<usize, BTreeMap<usize, &Entry>> = BTreeMap::new();
+        let mut wanted: BTreeMap<usize, BTreeMap<usize, &'a Entry>> = BTreeMap::new();
         for entry in admitted {
             if let Some(&(f, i)) = self.located.get(&(entry.package.clone(), entry.name.clone())) {
                 wanted.entry(f).or_default().insert(i, entry);
