@@ -101,6 +101,10 @@ pub struct Policy {
     pub kept_as_written: BTreeSet<(Bootstrap, String)>,
 }
 
+/// What [`Policy::visit_rules`] calls with each rule: the chain of roles,
+/// the role that writes the rule, its index there, and the rule.
+type RuleVisitor<'p, 'f> = dyn FnMut(&[String], &'p RoleDef, usize, &'p PolicyRule) + 'f;
+
 /// One rule a role holds ([`Policy::sourced_rules`]): the chain of roles it
 /// comes through, and where it is written.
 #[derive(Debug, Clone)]
@@ -126,25 +130,31 @@ impl Policy {
     /// it is written at: what the install gate names as granting it.
     pub fn sourced_rules(&self, role: &RoleDef) -> Vec<SourcedRule> {
         let mut out = Vec::new();
-        let mut seen = BTreeSet::new();
-        self.collect_rules(role, &mut vec![role.name.clone()], &mut seen, &mut out);
+        self.visit_rules(role, &mut vec![role.name.clone()], &mut BTreeSet::new(), &mut |path, member, index, rule| {
+            out.push(SourcedRule { roles: path.to_vec(), rule: rule.clone(), source: member.source, index })
+        });
         out
     }
 
-    fn collect_rules(
-        &self,
-        role: &RoleDef,
+    /// Each rule of [`Policy::effective_rules`], borrowed: for those who read
+    /// the rules and keep neither them nor their chains.
+    pub(crate) fn each_effective_rule<'p>(&'p self, role: &'p RoleDef, mut each: impl FnMut(&'p PolicyRule)) {
+        self.visit_rules(role, &mut vec![role.name.clone()], &mut BTreeSet::new(), &mut |_, _, _, rule| each(rule));
+    }
+
+    /// Calls `each` with every rule the role holds: the chain of roles to the
+    /// one that writes it (`path`), that role, the rule's index and the rule.
+    fn visit_rules<'p>(
+        &'p self,
+        role: &'p RoleDef,
         path: &mut Vec<String>,
         seen: &mut BTreeSet<String>,
-        out: &mut Vec<SourcedRule>,
+        each: &mut RuleVisitor<'p, '_>,
     ) {
-        let written = |path: &[String], role: &RoleDef, out: &mut Vec<SourcedRule>| {
-            out.extend(role.rules.iter().enumerate().map(|(index, r)| SourcedRule {
-                roles: path.to_vec(),
-                rule: r.clone(),
-                source: role.source,
-                index,
-            }))
+        let written = |path: &[String], role: &'p RoleDef, each: &mut RuleVisitor<'p, '_>| {
+            for (index, rule) in role.rules.iter().enumerate() {
+                each(path, role, index, rule);
+            }
         };
         if !seen.insert(format!("{}/{}", role.namespace.as_deref().unwrap_or_default(), role.name)) {
             // Aggregating roles that select each other: the controller copies
@@ -154,14 +164,14 @@ impl Policy {
             if let Some(start) = before.iter().position(|n| *n == role.name) {
                 for name in &before[start..] {
                     if let Some(member) = self.cluster_roles.get(name) {
-                        written(path, member, out);
+                        written(path, member, each);
                     }
                 }
             }
             return;
         }
         if role.aggregation.is_empty() || role.namespace.is_some() {
-            written(path, role, out);
+            written(path, role, each);
             return;
         }
         // The aggregation controller replaces an aggregating role's rules with
@@ -169,7 +179,7 @@ impl Policy {
         for member in self.cluster_roles.values() {
             if member.name != role.name && role.aggregation.iter().any(|s| selects(s, &member.labels)) {
                 path.push(member.name.clone());
-                self.collect_rules(member, path, seen, out);
+                self.visit_rules(member, path, seen, each);
                 path.pop();
             }
         }

@@ -121,7 +121,7 @@ impl Policy {
         let mut rules = Vec::new();
         for b in self.bindings_for(who, place) {
             if let Some(role) = self.bound_role(b) {
-                rules.extend(self.effective_rules(role).into_iter().map(|(_, r)| r));
+                self.each_effective_rule(role, |rule| rules.push(rule.clone()));
             }
         }
         rules
@@ -163,14 +163,14 @@ impl Policy {
             if !reached.insert(key) {
                 continue;
             }
-            for (_, rule) in self.effective_rules(role) {
+            self.each_effective_rule(role, |rule| {
                 if rule.verbs.is_empty() {
-                    continue;
+                    return;
                 }
-                for target in self.targets(&rule, b.namespace.as_deref()) {
+                for target in self.targets(rule, b.namespace.as_deref()) {
                     merged.entry((namespace.clone(), target)).or_default().extend(rule.verbs.iter().cloned());
                 }
-            }
+            });
         }
         let mut out: Vec<Permission> = merged
             .into_iter()
@@ -189,10 +189,13 @@ impl Policy {
     /// Namespace object, by its name ([`Policy::targets`]). Otherwise the role
     /// grants the same rules in every namespace it is bound in.
     pub(crate) fn grants_by_namespace_name(&self, role: &RoleDef) -> bool {
-        self.effective_rules(role).iter().any(|(_, rule)| {
-            or_empty(&rule.api_groups).iter().any(|g| g.is_empty())
-                && or_empty(&rule.resources).iter().any(|r| resource_head(r) == "namespaces")
-        })
+        let mut found = false;
+        self.each_effective_rule(role, |rule| {
+            found = found
+                || or_empty(&rule.api_groups).iter().any(|g| g.is_empty())
+                    && or_empty(&rule.resources).iter().any(|r| resource_head(r) == "namespaces");
+        });
+        found
     }
 
     /// A rule as targets: its API groups × resources × names, and its URLs.
