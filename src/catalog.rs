@@ -7,12 +7,16 @@
 //! resolution needs (packages, channels, each bundle's name and version,
 //! never its manifests), then, for each admitted bundle in turn, its
 //! manifests (`olm.bundle.object`, or its folder under `--bundles`), which
-//! are judged with the admin's RBACConfig and dropped before the next. So
-//! memory grows with the largest file, not with the catalog. Resolution is
+//! are judged with the admin's RBACConfig and dropped once judged. So
+//! memory grows with the largest file, not with the catalog. `catalog
+//! audit` judges every bundle, so nothing needs resolving first: it reads
+//! the catalog once, each bundle judged as its document is read. Judges run
+//! on two threads while the reader goes on (`judging`). Resolution is
 //! pure (`resolve`); judging calls `judge::judge`, which render writes from,
 //! and reads its values (every error and dangerous grant, the worst level,
 //! the cluster's RBAC for the gains); the report is in `report`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::input::Source;
@@ -82,7 +86,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     }
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
-    match judge_all(&catalog, args.bundles, &admitted, Some(asked), |_| args.config.to_vec()) {
+    match judge_all(&catalog, args.bundles, &admitted, asked, |_| args.config.to_vec()) {
         Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -91,8 +95,12 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
 /// Judges every bundle of every package in the catalog, and ranks them by
 /// the worst dangerous permission each install grants.
 pub fn audit(args: &AuditArgs<'_>) -> Outcome {
-    let catalog = match read::Catalog::read(args.catalog) {
-        Ok(catalog) => catalog,
+    let config_for = |entry: &Entry| match args.config {
+        Some(config) => config.to_vec(),
+        None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
+    };
+    let (catalog, rows) = match audit_all(args.catalog, args.bundles, config_for) {
+        Ok(read) => read,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
     if catalog.entries.is_empty() {
@@ -101,14 +109,60 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
             1,
         );
     }
-    let config_for = |entry: &Entry| match args.config {
-        Some(config) => config.to_vec(),
-        None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
-    };
-    match judge_all(&catalog, args.bundles, &catalog.entries, None, config_for) {
+    match rows {
         Ok(rows) => report::write(rows, report::Listing::Ranked, args.format, Images::Any),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
+}
+
+/// Reads the catalog once, every bundle judged as its document is read
+/// (`catalog audit` judges them all: nothing to resolve first). The catalog
+/// as [`read::Catalog::read`] reads it, or why it cannot be read; then the
+/// rows, or why a bundle's manifests cannot be read (the first such bundle,
+/// as [`judge_all`]'s second pass would say it).
+fn audit_all(
+    path: &Path,
+    bundles: Option<&Path>,
+    config_for: impl Fn(&Entry) -> Vec<Source>,
+) -> Result<(read::Catalog, Result<Vec<report::Row>, String>), String> {
+    let mut unreadable: Option<String> = None;
+    let (catalog, mut rows) = judging(None, |judge| {
+        read::Catalog::read_with(
+            path,
+            Some(&mut |entry: Entry, objects| {
+                // A name the read refuses once it ends never names a folder under --bundles.
+                if unreadable.is_some() || !crate::names::is_dns1123_subdomain(&entry.name) {
+                    return Ok(());
+                }
+                let found = objects.and_then(|objects| match objects {
+                    Some(objects) => Ok(Ok(objects)),
+                    None => bundle_folder(bundles, &entry),
+                });
+                match found {
+                    Ok(sources) => {
+                        let config = config_for(&entry);
+                        judge(entry, sources, config)
+                    }
+                    Err(why) => {
+                        unreadable = Some(why);
+                        Ok(())
+                    }
+                }
+            }),
+        )
+    })?;
+    if let Some(why) = unreadable {
+        return Ok((catalog, Err(why)));
+    }
+    // Deprecations are read from their own documents, after the bundles'.
+    let said: BTreeMap<(&str, &str), &Vec<String>> =
+        catalog.entries.iter().map(|e| ((e.package.as_str(), e.name.as_str()), &e.deprecations)).collect();
+    for row in &mut rows {
+        row.deprecations =
+            said.get(&(row.package.as_str(), row.bundle.as_str())).map(|d| d.to_vec()).unwrap_or_default();
+    }
+    report::add_gains(&mut rows);
+    Ok((catalog, Ok(rows)))
 }
 
 /// The config an audit without one judges a package with: the operator's
@@ -123,60 +177,80 @@ fn audit_config(package: &str) -> String {
 /// Renders each of `entries` in catalog order, its manifests read from the
 /// catalog or `--bundles` and dropped once judged (only the render's roles
 /// and bindings are kept, for the gains between versions).
-///
-/// This thread reads the bundles one after another; [`JUDGES`] threads judge
-/// them as they come, through a queue of one: at most a bundle per judge, one
-/// queued and one being read are held at once, so memory still grows with the
-/// largest bundle, not with the catalog. Each row keeps its place in the
-/// catalog's order, whichever judge finishes first.
 fn judge_all(
     catalog: &read::Catalog,
     bundles: Option<&Path>,
     entries: &[Entry],
-    asked: Option<crate::judge::Asked<'_>>,
+    asked: crate::judge::Asked<'_>,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
-    let (queue, queued) = std::sync::mpsc::sync_channel::<Judging<'_>>(1);
-    let queued = std::sync::Mutex::new(queued);
-    let judges = std::thread::available_parallelism().map_or(1, |n| n.get().min(JUDGES));
-    let (read, mut judged) = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..judges).map(|_| scope.spawn(|| judge_queued(&queued, asked))).collect();
-        let mut next = 0usize;
-        let read = catalog.each_bundle(entries, |entry, objects| {
+    let ((), mut rows) = judging(Some(asked), |judge| {
+        catalog.each_bundle(entries, |entry, objects| {
             let sources = match objects? {
                 Some(objects) => Ok(objects),
                 None => bundle_folder(bundles, entry)?,
             };
-            let config = config_for(entry);
+            judge(entry.clone(), sources, config_for(entry))
+        })
+    })?;
+    report::add_gains(&mut rows);
+    Ok(rows)
+}
+
+/// Judges the bundles `read` hands over, in the order it hands them (the
+/// catalog's), with what `read` returns.
+///
+/// `read` runs on this thread, reading the bundles one after another;
+/// [`JUDGES`] threads judge them as they come, through a queue of one: at
+/// most a bundle per judge, one queued and one being read are held at once,
+/// so memory still grows with the largest bundle, not with the catalog. Each
+/// row keeps its place in the catalog's order, whichever judge finishes
+/// first. Kubernetes' bootstrap roles, which every judgement needs, are read
+/// meanwhile on a thread of their own.
+/// `asked`: what the ClusterExtension asks of each install, when one is read.
+fn judging<T>(
+    asked: Option<crate::judge::Asked<'_>>,
+    read: impl FnOnce(&mut Judge<'_>) -> Result<T, String>,
+) -> Result<(T, Vec<report::Row>), String> {
+    let (queue, queued) = std::sync::mpsc::sync_channel::<Judging>(1);
+    let queued = std::sync::Mutex::new(queued);
+    let judges = std::thread::available_parallelism().map_or(1, |n| n.get().min(JUDGES));
+    let stopped = || "a bundle's judge stopped".to_string();
+    let (read, mut judged) = std::thread::scope(|scope| {
+        scope.spawn(|| crate::access::builtin::policy().is_ok());
+        let workers: Vec<_> = (0..judges).map(|_| scope.spawn(|| judge_queued(&queued, asked))).collect();
+        let mut next = 0usize;
+        let read = read(&mut |entry, sources, config| {
             next += 1;
-            // A judge that died (it cannot: judging returns every problem as a
-            // row) would leave the rest unjudged: said, not hidden.
-            queue.send((next - 1, entry, sources, config)).map_err(|_| "a bundle's judge stopped".to_string())
+            // A judge that died (it cannot: judging returns every problem as
+            // a row) would leave the rest unjudged: said, not hidden.
+            queue.send((next - 1, entry, sources, config)).map_err(|_| stopped())
         });
         drop(queue);
         let mut judged = Vec::new();
         for worker in workers {
-            judged.extend(worker.join().map_err(|_| "a bundle's judge stopped".to_string())?);
+            judged.extend(worker.join().map_err(|_| stopped())?);
         }
         Ok::<_, String>((read, judged))
     })?;
-    read?;
+    let read = read?;
     judged.sort_by_key(|(at, _)| *at);
-    let mut rows: Vec<report::Row> = judged.into_iter().map(|(_, row)| row).collect();
-    report::add_gains(&mut rows);
-    Ok(rows)
+    Ok((read, judged.into_iter().map(|(_, row)| row).collect()))
 }
 
 /// How many threads judge bundles at most: as many as there are cores, up to this.
 const JUDGES: usize = 2;
 
-/// A bundle for a judge: its place in the catalog's order, its entry, its
-/// manifests (or why they cannot be read) and the config it is judged with.
-type Judging<'a> = (usize, &'a Entry, Result<Vec<Source>, String>, Vec<Source>);
+/// What [`judging`]'s reader calls with each bundle: its entry, its
+/// manifests (or why they cannot be read as OLM reads them) and its config.
+type Judge<'f> = dyn FnMut(Entry, Result<Vec<Source>, String>, Vec<Source>) -> Result<(), String> + 'f;
+
+/// A bundle for a judge: its place in the catalog's order, then what [`Judge`] takes.
+type Judging = (usize, Entry, Result<Vec<Source>, String>, Vec<Source>);
 
 /// Judges bundles from the queue until it is closed; each row with its place.
 fn judge_queued(
-    queued: &std::sync::Mutex<std::sync::mpsc::Receiver<Judging<'_>>>,
+    queued: &std::sync::Mutex<std::sync::mpsc::Receiver<Judging>>,
     asked: Option<crate::judge::Asked<'_>>,
 ) -> Vec<(usize, report::Row)> {
     let mut rows = Vec::new();
@@ -186,16 +260,14 @@ fn judge_queued(
             Err(_) => return rows,
         };
         let Ok((at, entry, sources, config)) = next else { return rows };
-        rows.push((
-            at,
-            match sources {
-                Err(why) => report::unjudged(entry, why),
-                Ok(sources) => match unjudgeable(entry, &sources) {
-                    Some(why) => report::unjudged(entry, why),
-                    None => report::judge_one(entry, &sources, &config, asked),
-                },
+        let row = match sources {
+            Err(why) => report::unjudged(&entry, why),
+            Ok(sources) => match unjudgeable(&entry, &sources) {
+                Some(why) => report::unjudged(&entry, why),
+                None => report::judge_one(&entry, &sources, &config, asked),
             },
-        ));
+        };
+        rows.push((at, row));
     }
 }
 

@@ -20,7 +20,9 @@
 //! needs, where each bundle is, each file's fingerprint), the second, for the
 //! admitted bundles only, reads their files again, decodes their manifests,
 //! and refuses a file whose bytes changed in between. Memory grows with the
-//! largest document, not with the file or the catalog.
+//! largest document, not with the file or the catalog. Who judges every
+//! bundle (`catalog audit`) needs no second pass: the first hands each
+//! bundle's manifests on as it reads them ([`Catalog::read_with`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -107,9 +109,22 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value, path: &Path, i: usize, wh
         .map_err(|e| format!("{} document {i}: not a file-based catalog's {what}: {e}", path.display()))
 }
 
+/// What [`Catalog::read_with`] calls for every bundle as its document is
+/// read: its entry as far as its own document tells it (no channels, no
+/// deprecations: those are read from other documents), and its manifests as
+/// [`Catalog::each_bundle`] hands them.
+pub(super) type EachRead<'f> = dyn FnMut(Entry, Result<Option<Vec<Source>>, String>) -> Result<(), String> + 'f;
+
 impl Catalog {
     /// The first pass: every document of every file.
     pub(super) fn read(catalog: &Path) -> Result<Catalog, String> {
+        Catalog::read_with(catalog, None)
+    }
+
+    /// [`Catalog::read`], each bundle's manifests also decoded and handed to
+    /// `each` as its document is read: one pass for those who judge every
+    /// bundle (`catalog audit`), with no second pass to see a file change.
+    pub(super) fn read_with(catalog: &Path, mut each: Option<&mut EachRead<'_>>) -> Result<Catalog, String> {
         let files = crate::input::catalog_files(catalog)?;
         if files.is_empty() {
             return Err(format!("{}: no catalog files found", catalog.display()));
@@ -135,7 +150,11 @@ impl Catalog {
                     Some("olm.bundle") => {
                         let doc: BundleDoc = typed(value, path, i, "olm.bundle")?;
                         read.located.insert((doc.package.clone(), doc.name.clone()), (f, i));
-                        read.entries.push(entry_of(doc)?);
+                        let entry = entry_of(&doc)?;
+                        if let Some(each) = each.as_deref_mut() {
+                            each(entry.clone(), objects_of(&entry, &doc))?;
+                        }
+                        read.entries.push(entry);
                     }
                     Some("olm.channel") => channels.push(typed(value, path, i, "olm.channel")?),
                     Some("olm.deprecations") => deprecations.push(typed(value, path, i, "olm.deprecations")?),
@@ -186,7 +205,7 @@ impl Catalog {
 }
 
 /// A bundle as resolution reads it.
-fn entry_of(doc: BundleDoc) -> Result<Entry, String> {
+fn entry_of(doc: &BundleDoc) -> Result<Entry, String> {
     let packages: Vec<&Property> = doc.properties.iter().filter(|p| p.kind == "olm.package").collect();
     let version = match packages.as_slice() {
         [one] => one.value.get("version").and_then(Value::as_str).and_then(|v| Version::parse(v).ok()),
@@ -200,12 +219,12 @@ fn entry_of(doc: BundleDoc) -> Result<Entry, String> {
     };
     let objects = doc.properties.iter().filter(|p| p.kind == "olm.bundle.object").count();
     Ok(Entry {
-        name: doc.name,
-        package: doc.package,
+        name: doc.name.clone(),
+        package: doc.package.clone(),
         version,
         channels: Vec::new(),
         objects,
-        image: doc.image,
+        image: doc.image.clone(),
         deprecations: Vec::new(),
     })
 }

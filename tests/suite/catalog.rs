@@ -575,3 +575,38 @@ fn a_clusterextension_installing_elsewhere_than_judged_fails_catalog_judge() {
         "{out}"
     );
 }
+
+/// `catalog audit` reads the catalog once, judging each bundle as it is
+/// read: what it reports is what reading it all first, then judging, would
+/// report. Deprecations written after the bundles reach their rows; a
+/// bundle whose manifests cannot be read is unreadable input, unless the
+/// catalog itself is refused, which is said first.
+#[test]
+fn an_audit_read_in_one_pass_reports_what_two_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let deprecations = "schema: olm.deprecations\npackage: kube-green\nentries:\n- reference: {schema: olm.bundle, name: kube-green.v0.5.2}\n  message: 0.5.2 leaks memory\n";
+    let audit = |catalog: &str| run_bin(&["catalog", "audit", "--catalog", catalog, "-o", "json"], "");
+    let catalog = edited_catalog(dir.path(), |t| format!("{t}\n---\n{deprecations}"));
+    let out = audit(&catalog);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let of = |v: &str| rows.as_array().unwrap().iter().find(|r| r["version"] == v).unwrap()["deprecations"].clone();
+    assert_eq!(of("0.5.2"), json!(["bundle deprecated: 0.5.2 leaks memory"]), "{rows}");
+    assert_eq!(of("0.6.0"), json!([]));
+    let not_base64 = |t: String| {
+        t.replacen(
+            "name: kube-green.v0.5.2\npackage: kube-green\nproperties:\n",
+            "name: kube-green.v0.5.2\npackage: kube-green\nproperties:\n- type: olm.bundle.object\n  value:\n    data: '%%%'\n",
+            1,
+        )
+    };
+    let out = audit(&edited_catalog(dir.path(), not_base64));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("bundle kube-green.v0.5.2: properties: olm.bundle.object #0: data is not base64")
+    );
+    let twice = format!("{deprecations}---\n{deprecations}");
+    let out = audit(&edited_catalog(dir.path(), |t| format!("{}\n---\n{twice}", not_base64(t))));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("a second one; opm allows at most one per package"), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("not base64"), "{}", text(&out.stderr));
+}
