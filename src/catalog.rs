@@ -222,17 +222,17 @@ fn judging<T>(
         let mut next = 0usize;
         let read = read(&mut |entry, sources, config| {
             next += 1;
-            // A judge that died (it cannot: judging returns every problem as
-            // a row) would leave the rest unjudged: said, not hidden.
+            // Only a judge's panic closes the queue early, and is raised below.
             queue.send((next - 1, entry, sources, config)).map_err(|_| stopped())
         });
         drop(queue);
         let mut judged = Vec::new();
         for worker in workers {
-            judged.extend(worker.join().map_err(|_| stopped())?);
+            // A judge's panic is the program's, as it was when this thread judged.
+            judged.extend(worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         }
-        Ok::<_, String>((read, judged))
-    })?;
+        (read, judged)
+    });
     let read = read?;
     judged.sort_by_key(|(at, _)| *at);
     Ok((read, judged.into_iter().map(|(_, row)| row).collect()))

@@ -205,20 +205,41 @@ pub(super) fn add_gains(rows: &mut [Row]) {
     order.sort_by(|&a, &b| {
         (&rows[a].package, &rows[a].parsed_version).cmp(&(&rows[b].package, &rows[b].parsed_version))
     });
+    // (old, new): each rendered row and the package's next lower version that rendered.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
     let mut previous: Option<usize> = None;
     for i in order {
-        let Some(new) = &rows[i].rbac else { continue };
-        if let Some(old) = previous.filter(|&p| rows[p].package == rows[i].package).and_then(|p| rows[p].rbac.as_ref())
-        {
-            let changes = crate::check::diff::upgrade(old, new);
-            let gained = changes.gained.iter().map(|c| serde_json::to_value(ChangeOut::of(c)).unwrap_or_default());
-            rows[i].gained = gained.collect();
+        if rows[i].rbac.is_none() {
+            continue;
+        }
+        if let Some(p) = previous.filter(|&p| rows[p].package == rows[i].package) {
+            pairs.push((p, i));
         }
         previous = Some(i);
+    }
+    for ((_, new), gained) in pairs.iter().zip(gains_of(rows, &pairs)) {
+        rows[*new].gained = gained;
     }
     for row in rows.iter_mut() {
         row.rbac = None;
     }
+}
+
+/// What the new row of each (old, new) pair gains, in the pairs' order. Each
+/// pair is an upgrade diff of its own: half of them are taken on a second thread.
+fn gains_of(rows: &[Row], pairs: &[(usize, usize)]) -> Vec<Vec<Value>> {
+    let gains = |&(old, new): &(usize, usize)| -> Vec<Value> {
+        let (Some(old), Some(new)) = (&rows[old].rbac, &rows[new].rbac) else { return Vec::new() };
+        let changes = crate::check::diff::upgrade(old, new);
+        changes.gained.iter().map(|c| serde_json::to_value(ChangeOut::of(c)).unwrap_or_default()).collect()
+    };
+    let (first, second) = pairs.split_at(pairs.len() / 2);
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| second.iter().map(gains).collect::<Vec<_>>());
+        let mut out: Vec<Vec<Value>> = first.iter().map(gains).collect();
+        out.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        out
+    })
 }
 
 /// How a report lists its rows.
