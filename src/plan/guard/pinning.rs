@@ -164,22 +164,19 @@ fn admin_extension(p: &Planning<'_>, results: &mut Vec<Finding>) -> Option<usize
 /// said, with the fix.
 fn warn_unnamed_installs(p: &Planning<'_>, results: &mut Vec<Finding>) {
     let Some((package, _)) = bundle_package(p) else { return };
-    for (_, o) in p.objects().iter().enumerate().filter(|(i, _)| p.origins().is_admin(*i)) {
+    let admins = p.objects().iter().enumerate().filter(|(i, _)| p.origins().is_admin(*i));
+    for o in admins.map(|(_, o)| o) {
         let Body::Extension(view) = &o.body else { continue };
-        let installs = view.spec.source.catalog.as_ref().and_then(|c| c.package_name.as_deref());
-        if installs != Some(package.as_str()) {
+        if view.spec.source.catalog.as_ref().and_then(|c| c.package_name.as_deref()) != Some(package.as_str()) {
             continue;
         }
+        let (name, extension) = (o.header.name.as_deref().unwrap_or_default(), &p.config.extension);
+        let message = format!("installs package {package:?}, judged here, but is named {name:?}, not {extension:?} (the extension's name): olm-rbac did not judge this install against the bundle (its namespace, its configuration, its version); name it {extension:?}, or set spec.extensionName");
         results.push(
-            Finding::warning(Code::PinPackage, format!(
-                "installs package {package:?}, judged here, but is named {:?}, not {:?} (the extension's name): olm-rbac did not judge this install against the bundle (its namespace, its configuration, its version); name it {:?}, or set spec.extensionName",
-                o.header.name.as_deref().unwrap_or_default(),
-                p.config.extension,
-                p.config.extension,
-            ))
-            .on(&o.object_ref())
-            .at("metadata.name")
-            .in_file(o.file.as_ref()),
+            Finding::warning(Code::PinPackage, message)
+                .on(&o.object_ref())
+                .at("metadata.name")
+                .in_file(o.file.as_ref()),
         );
     }
 }
