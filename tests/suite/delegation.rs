@@ -801,3 +801,29 @@ fn with_the_gate_a_delegated_install_may_watch_its_own_namespace_only() {
         assert_eq!(admits(&plain, &object, &Value::Null, &request), Some(without), "gate off: {what}");
     }
 }
+
+/// A bundle that supports SingleNamespace alone installs only watching
+/// another namespace than its own, which the delegation policy refuses to a
+/// team: with the gate on, render says the team cannot install it.
+#[test]
+fn a_single_namespace_only_bundle_cannot_be_delegated_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("prometheus-0.56.3");
+    copy_dir(&bundles_dir().join("prometheus-0.56.3"), &root);
+    let csv = root.join("manifests/prometheusoperator.0.56.3.clusterserviceversion.yaml");
+    let written = std::fs::read_to_string(&csv).unwrap();
+    let own = "  - supported: true\n    type: OwnNamespace\n";
+    assert!(written.contains(own), "the fixture lists OwnNamespace as supported");
+    std::fs::write(&csv, written.replace(own, "  - supported: false\n    type: OwnNamespace\n")).unwrap();
+    let cfg = dir.path().join("rbac.yaml");
+    let delegations = "  - team: monitoring\n    access: Install\n    subjects: [{kind: Group, name: team-monitoring}]\n    packages: [{name: prometheus}]\n    namespaces: [monitoring]\n    catalogs: [operatorhubio]\n";
+    let spec = format!("  mode: Aggregate\n  olmFeatureGates: [SingleOwnNamespaceInstallSupport]\n{POLICY}  delegations:\n{delegations}");
+    std::fs::write(&cfg, config("ext", &spec)).unwrap();
+    let out = run_bin(&["render", "-c", cfg.to_str().unwrap(), root.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("team monitoring may install prometheus 0.56.3, which a delegated install cannot configure: the bundle supports SingleNamespace and neither AllNamespaces nor OwnNamespace"),
+        "{}",
+        text(&out.stderr)
+    );
+}

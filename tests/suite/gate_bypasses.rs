@@ -563,3 +563,16 @@ fn a_deny_scoped_to_namespaces_applies_where_the_install_namespace_is_unnamed() 
     assert!(out.stdout.is_empty());
     assert!(text(&out.stderr).contains("spec.operator.policy.deny[0]"), "{}", text(&out.stderr));
 }
+
+/// Found in review: a bundle RoleBinding is judged in each place it lands
+/// (OLM's copy in the install namespace, the applied one under `Keep`), but
+/// what its subject is, is said once.
+#[test]
+fn a_bundle_bindings_foreign_subject_is_said_once() {
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: everyone\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\nsubjects:\n- {kind: Group, name: system:authenticated, apiGroup: rbac.authorization.k8s.io}\n";
+    let spec = "  bundleObjects: Keep\n  operator:\n    installNamespace: ops\n    policy: {}\n";
+    let (out, _) =
+        render_results(&files(&[("bundle/manifests/everyone.yaml", binding.to_string())]), &admin_config(spec));
+    let said = out.stderr.lines().filter(|l| l.contains("RoleBinding everyone: subjects[0]")).count();
+    assert_eq!(said, 1, "{}", out.stderr);
+}

@@ -156,10 +156,8 @@ impl<'a> Gate<'a> {
     /// The CSV's rules, where they are granted, and the `namespaces` rule
     /// added when `permissions` are promoted.
     pub(super) fn csv_holdings<'o>(&self, csv: &'o InputObject, grants: &[CsvGrant]) -> Vec<Holding<'o>> {
-        let promoted = match &csv.body {
-            Body::Csv(view) => judged_everywhere(self.planning.config, view, self.planning.watch_namespace()),
-            _ => false,
-        };
+        let (config, watch) = (self.planning.config, self.planning.watch_namespace());
+        let promoted = matches!(&csv.body, Body::Csv(v) if judged_everywhere(config, v, watch));
         let place = |scope: GrantScope| {
             if scope == GrantScope::Cluster || promoted {
                 Reach::Cluster
@@ -379,12 +377,11 @@ impl<'a> Gate<'a> {
     /// gives its subjects the rules of the role it resolves to, in its own
     /// namespace or cluster-wide.
     fn bound(&self, o: &'a InputObject, i: usize, cluster: &Policy, results: &mut Vec<Finding>) -> Vec<Holding<'a>> {
-        let objects = self.planning.objects();
-        let mut out = Vec::new();
+        let (objects, mut out) = (self.planning.objects(), Vec::new());
         // OLM's copy comes first. What a copy binds that the input does not
-        // hold is reported once per binding: applied as written, a
-        // RoleBinding binds whatever Role of that name its namespace holds
-        // (Kubernetes keeps Roles of its own in kube-system).
+        // hold is reported once per binding (applied as written, a RoleBinding
+        // binds whatever Role of that name its namespace holds: Kubernetes
+        // keeps Roles of its own in kube-system); what a subject is, once.
         let mut reported = false;
         for (n, copy) in cluster.bindings.iter().filter(|b| b.source == Some(i)).enumerate() {
             let report = !reported;
@@ -402,7 +399,11 @@ impl<'a> Gate<'a> {
             let namespace = copy.namespace.as_deref().map(Namespace::placed);
             let place = namespace.clone().map_or(Reach::Cluster, |ns| Reach::Namespaces(vec![ns]));
             for (k, s) in copy.subjects.iter().enumerate() {
-                let Some(subject) = self.subject(o, s, k, namespace.as_ref(), results) else { continue };
+                let mut said = Vec::new();
+                let subject = self.subject(o, s, k, namespace.as_ref(), &mut said);
+                said.retain(|f| !results.contains(f));
+                results.append(&mut said);
+                let Some(subject) = subject else { continue };
                 let who = Holder::Bound { subject, binding: o.object_ref() };
                 out.extend(rules.iter().map(|(rule, on, file, field)| Holding {
                     who: who.clone(),

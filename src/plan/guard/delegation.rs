@@ -79,7 +79,18 @@ impl Judged {
 /// once per team and package, with OLM's reason.
 fn warn_uninstallable(p: &Planning<'_>, judged: &Judged, results: &mut Vec<Finding>) {
     let Some((_, refusals)) = p.olm_v1_refusals() else { return };
-    let Some(first) = refusals.first() else { return };
+    let why = match refusals.first() {
+        Some(first) => format!(
+            "which OLM v1 will not install {}{}",
+            first.reason(),
+            match refusals.len() - 1 {
+                0 => String::new(),
+                more => format!(" (and {more} more reason(s))"),
+            }
+        ),
+        None if single_namespace_only(p) => "which a delegated install cannot configure: the bundle supports SingleNamespace and neither AllNamespaces nor OwnNamespace, so OLM v1 installs it only watching another namespace than its own, a spec.config the delegation policy refuses; a cluster-admin installs it".to_string(),
+        None => return,
+    };
     for (i, d) in p.config.delegations.iter().enumerate() {
         for (j, package) in d.packages.iter().enumerate() {
             let Some(version) = judged.version_of(&package.name) else { continue };
@@ -89,22 +100,22 @@ fn warn_uninstallable(p: &Planning<'_>, judged: &Judged, results: &mut Vec<Findi
             results.push(
                 Finding::warning(
                     Code::Uninstallable,
-                    format!(
-                        "team {} may install {} {version}, which OLM v1 will not install {}{}",
-                        d.team,
-                        package.name,
-                        first.reason(),
-                        match refusals.len() - 1 {
-                            0 => String::new(),
-                            more => format!(" (and {more} more reason(s))"),
-                        }
-                    ),
+                    format!("team {} may install {} {version}, {why}", d.team, package.name),
                 )
                 .on(&p.config.object_ref())
                 .at(format!("spec.delegations[{i}].packages[{j}]")),
             );
         }
     }
+}
+
+/// Whether the judged bundle installs only watching another namespace than
+/// its own (SingleNamespace alone of the modes OLM v1 installs).
+fn single_namespace_only(p: &Planning<'_>) -> bool {
+    use crate::model::InstallMode::*;
+    p.csv().is_some_and(|(_, view)| {
+        view.spec.supports(SingleNamespace) && !view.spec.supports(AllNamespaces) && !view.spec.supports(OwnNamespace)
+    })
 }
 
 pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
