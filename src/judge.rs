@@ -111,7 +111,7 @@ impl Judged<'_> {
     pub(crate) fn installability(&self, extension: Option<crate::plan::installable::Asked<'_>>) -> Vec<String> {
         use crate::config::FeatureGate;
         use crate::model::Body;
-        let single_own_namespace = self.olm_feature_gates.contains(&FeatureGate::SingleOwnNamespaceInstallSupport);
+        let single_own_namespace = FeatureGate::single_own_namespace(&self.olm_feature_gates);
         let install = &crate::plan::installable::Install { single_own_namespace, extension };
         let crds =
             self.objects.iter().filter(|o| matches!(o.body, Body::Crd(_))).filter_map(|o| o.header.name.as_deref());

@@ -317,6 +317,17 @@ pub(crate) fn named_resources() -> impl Iterator<Item = (&'static str, &'static 
     })
 }
 
+/// What a danger permits, said with where it is held: cluster-wide
+/// (`namespace` `None`; an entry that counts only cluster-wide says so
+/// already) or in a namespace.
+pub fn said_where(what: &str, namespace: Option<&str>) -> String {
+    match namespace {
+        None if what.ends_with("cluster-wide") => what.to_string(),
+        None => format!("{what} cluster-wide"),
+        Some(ns) => format!("{what} in {ns}"),
+    }
+}
+
 impl Danger {
     /// Whether it counts only when granted in every namespace (a ClusterRole
     /// bound by a ClusterRoleBinding); otherwise it counts anywhere.

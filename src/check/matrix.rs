@@ -250,11 +250,7 @@ fn acted_as_by(policy: &Policy, namespace: &str, account: &str, rules: &[Account
     let mut dangers: Vec<String> = Vec::new();
     for rule in rules {
         for what in &rule.dangerous {
-            let said = match rule.scope.as_str() {
-                "*" if what.ends_with("cluster-wide") => what.clone(),
-                "*" => format!("{what} cluster-wide"),
-                ns => format!("{what} in {ns}"),
-            };
+            let said = crate::access::danger::said_where(what, Some(rule.scope.as_str()).filter(|s| *s != "*"));
             if !dangers.contains(&said) {
                 dangers.push(said);
             }

@@ -138,6 +138,13 @@ pub(crate) enum FeatureGate {
     SingleOwnNamespaceInstallSupport,
 }
 
+impl FeatureGate {
+    /// Whether `gates` install OwnNamespace and SingleNamespace bundles.
+    pub(crate) fn single_own_namespace(gates: &[FeatureGate]) -> bool {
+        gates.contains(&FeatureGate::SingleOwnNamespaceInstallSupport)
+    }
+}
+
 /// Whether render writes the admission policy that pins the cluster to the
 /// judged bundle (`spec.admissionPolicy`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -518,6 +518,15 @@ fn whoever_can_become_the_operator_is_named() {
         "{}",
         reachable[0]
     );
+    // The operator's own account, bound to make pods in its namespace, is no one else.
+    let own = team.replace(
+        "{kind: Group, name: team-a, apiGroup: rbac.authorization.k8s.io}",
+        "{kind: ServiceAccount, name: ack-s3-controller, namespace: ops}",
+    );
+    let mut inputs = files(&[]);
+    inputs.push(Source { name: "admin/team.yaml".into(), text: own });
+    let (_, results) = render_results(&inputs, &admin_config(spec));
+    assert!(results.iter().all(|r| r.code != "operator-reachable"), "{results:#?}");
     // Elsewhere, the team reaches nothing of the operator's.
     let elsewhere = team.replace("namespace: ops", "namespace: team-a");
     let mut inputs = files(&[]);

@@ -18,7 +18,7 @@ use crate::model::*;
 use crate::plan::facts::discover::{discover, select};
 use crate::plan::facts::fit::{classify, level_bound, RoleFit};
 use crate::plan::facts::grants::{csv_grants, CsvGrant};
-use crate::plan::facts::installable::{refusals, Asked, Install, Refusal};
+use crate::plan::facts::installable::{refusals, watch_namespace_configurable, Asked, Install, Refusal};
 use crate::plan::facts::namespaces::{selectable_namespaces, selected_namespaces};
 use crate::plan::facts::origin::{bundle_members, extension_object, installed_members, Origins};
 use crate::plan::facts::provenance::Claims;
@@ -212,8 +212,7 @@ impl<'a> Planning<'a> {
         let extension = self
             .admin_extension()
             .map(|(_, _, view)| Asked { namespace: view.spec.namespace.as_deref(), config: view.spec.config.as_ref() });
-        let single_own_namespace =
-            self.config.olm_feature_gates.contains(&FeatureGate::SingleOwnNamespaceInstallSupport);
+        let single_own_namespace = FeatureGate::single_own_namespace(&self.config.olm_feature_gates);
         Install { single_own_namespace, extension }
     }
 
@@ -223,8 +222,7 @@ impl<'a> Planning<'a> {
     /// `permissions` there, not cluster-wide.
     pub(crate) fn watch_namespace(&self) -> Option<&'a str> {
         let (_, view) = self.csv()?;
-        let configurable =
-            view.spec.supports(InstallMode::OwnNamespace) || view.spec.supports(InstallMode::SingleNamespace);
+        let configurable = watch_namespace_configurable(view);
         configurable.then(|| self.olm_install().extension?.watch_namespace()).flatten()
     }
 }

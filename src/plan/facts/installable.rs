@@ -128,6 +128,12 @@ impl<'a> Asked<'a> {
     }
 }
 
+/// Whether OLM v1 reads a watch namespace for the bundle
+/// (`isWatchNamespaceConfigurable`): it supports OwnNamespace or SingleNamespace.
+pub(crate) fn watch_namespace_configurable(csv: &CsvView) -> bool {
+    csv.spec.supports(InstallMode::OwnNamespace) || csv.spec.supports(InstallMode::SingleNamespace)
+}
+
 /// The key of the watch namespace in `spec.config.inline`.
 const WATCH_NAMESPACE: &str = "watchNamespace";
 
@@ -153,7 +159,7 @@ pub(crate) fn refusals<'c>(
         spec.install_modes.iter().filter(|m| m.supported).map(|m| m.mode.as_deref().unwrap_or_default()).collect();
     mode_refusals(csv, &modes, install.single_own_namespace, &mut out);
     if let Some(asked) = &install.extension {
-        config_refusals(csv, asked, install.single_own_namespace, &mut out);
+        config_refusals(csv, &modes, asked, install.single_own_namespace, &mut out);
     }
     let deployments = &spec.install.spec.deployments;
     let mut seen = BTreeSet::new();
@@ -235,10 +241,10 @@ fn mode_refusals(csv: &CsvView, modes: &BTreeSet<&str>, gate: bool, out: &mut Ve
 /// it does not support AllNamespaces (with the gate on), the install
 /// namespace for an OwnNamespace-only bundle and another for a
 /// SingleNamespace-only one.
-fn config_refusals(csv: &CsvView, asked: &Asked<'_>, gate: bool, out: &mut Vec<Refusal>) {
+fn config_refusals(csv: &CsvView, modes: &BTreeSet<&str>, asked: &Asked<'_>, gate: bool, out: &mut Vec<Refusal>) {
     let spec = &csv.spec;
     let (own, single) = (spec.supports(InstallMode::OwnNamespace), spec.supports(InstallMode::SingleNamespace));
-    let configurable = own || single;
+    let configurable = watch_namespace_configurable(csv);
     let required = configurable && !spec.supports(InstallMode::AllNamespaces);
     let inline = asked.config.and_then(|c| c.inline.as_ref());
     let mut refuse = |field: &str, why: String| out.push(Refusal::new(Rule::Config, field, why));
@@ -263,7 +269,7 @@ fn config_refusals(csv: &CsvView, asked: &Asked<'_>, gate: bool, out: &mut Vec<R
     match value.map(|v| v.as_str()) {
         None if gate && required => refuse(
             field,
-            format!("it needs a watch namespace: it supports {} and not AllNamespaces, so OLM v1 installs it only to watch one namespace; set spec.config.inline.watchNamespace", said_modes(spec)),
+            format!("it needs a watch namespace: it supports {} and not AllNamespaces, so OLM v1 installs it only to watch one namespace; set spec.config.inline.watchNamespace", said(modes)),
         ),
         None => {}
         Some(None) => refuse(field, "the watch namespace must be a string, a namespace's name".into()),
@@ -286,13 +292,6 @@ fn config_refusals(csv: &CsvView, asked: &Asked<'_>, gate: bool, out: &mut Vec<R
             _ => {}
         },
     }
-}
-
-/// The install modes the CSV supports, as written.
-fn said_modes(spec: &crate::model::CsvSpec) -> String {
-    let modes: BTreeSet<&str> =
-        spec.install_modes.iter().filter(|m| m.supported).map(|m| m.mode.as_deref().unwrap_or_default()).collect();
-    said(&modes)
 }
 
 /// The rules on `webhookdefinitions`.

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::access::{self, danger, Grantee};
+use crate::access::{self, danger, Grantee, SubjectKind};
 use crate::findings::{Code, Finding};
 use crate::model::Body;
 
@@ -30,17 +30,22 @@ impl Gate<'_> {
         }
         // The admin's bindings; olm-rbac's own earlier output (the installer
         // account, which must write the operator's Deployment) is this run's.
-        let admins = p
-            .objects()
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| p.origins().is_admin(i) && p.claims[i].is_none())
-            .map(|(_, o)| o);
+        let admins = p.objects().iter().enumerate().filter(|&(i, _)| admin_binding(i)).map(|(_, o)| o);
         let cluster = access::from_objects(admins);
+        // The operator's own accounts may make its pods.
+        let own = |g: &Grantee| match g {
+            Grantee::Subject(s) => {
+                SubjectKind::of(s) == Some(SubjectKind::ServiceAccount)
+                    && s.namespace.as_deref() == Some(install)
+                    && self.accounts.contains(&s.name)
+            }
+            Grantee::AnyoneBoundTo { .. } => false,
+        };
         for (account, level, what) in worst {
             // Anyone bound to a built-in role is the cluster's to know, and
             // said only beside a subject the input names.
-            let becomers = cluster.who_can_become(install, &account);
+            let mut becomers = cluster.who_can_become(install, &account);
+            becomers.retain(|b| !own(&b.grantee));
             let (roles, who): (Vec<_>, Vec<_>) =
                 becomers.iter().partition(|b| matches!(b.grantee, Grantee::AnyoneBoundTo { .. }));
             if who.is_empty() {
@@ -83,10 +88,7 @@ fn worst_by_account(holdings: &[Holding]) -> Vec<(String, danger::Severity, Stri
         let Holder::Operator { name, .. } = &h.who else { continue };
         let wide = h.reach == Reach::Cluster;
         let Some(d) = danger::dangers(&h.rule, wide).into_iter().max_by_key(|d| d.severity) else { continue };
-        let what = match wide && !d.cluster_wide_only() {
-            true => format!("{} cluster-wide", d.what),
-            false => d.what.to_string(),
-        };
+        let what = if wide { danger::said_where(d.what, None) } else { d.what.to_string() };
         match worst.iter_mut().find(|(n, ..)| n == name) {
             Some(w) if d.severity > w.1 => *w = (name.clone(), d.severity, what),
             Some(_) => {}

@@ -198,7 +198,7 @@ fn annotation(grants: &[&Grant<'_>]) -> String {
 
 /// The policy and its binding.
 pub(super) fn objects(config: &Config, grants: &[&Grant<'_>]) -> [Made; 2] {
-    let own_watch = config.olm_feature_gates.contains(&crate::config::FeatureGate::SingleOwnNamespaceInstallSupport);
+    let own_watch = crate::config::FeatureGate::single_own_namespace(&config.olm_feature_gates);
     let Rules { condition, variables, validations } = rules(grants, own_watch);
     let draft = PolicyDraft {
         name: POLICY_NAME.to_string(),
