@@ -101,7 +101,7 @@ pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
             let installs = installs::install_changes(old_loaded, new_loaded);
             if let Some(csv) = old_loaded.csvs.iter().chain(&new_loaded.csvs).next() {
                 warnings.push(format!(
-                    "warning: the manifests hold ClusterServiceVersion {csv}: OLM grants its operator's permissions on install, and these manifests hold them only where render wrote them (spec.operator.permissions other than Unmanaged); to compare what the operator will hold as OLM v1 grants it, pass the config: olm-rbac diff -c CONFIG OLD NEW"
+                    "warning: the manifests hold ClusterServiceVersion {csv:?}: OLM grants its operator's permissions on install, and these manifests hold them only where render wrote them (spec.operator.permissions other than Unmanaged); to compare what the operator will hold as OLM v1 grants it, pass the config: olm-rbac diff -c CONFIG OLD NEW"
                 ));
             }
             written(&changes, &installs, options, new.first().map(|s| s.name.as_str()))

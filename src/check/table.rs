@@ -137,7 +137,9 @@ pub(crate) fn wrap(text: &str, max: usize) -> Vec<String> {
 pub(crate) fn wrap_indented(text: &str, max: usize, indent: usize) -> Vec<String> {
     let body = text.trim_start_matches(' ');
     let lead = text.len() - body.len();
-    let mut lines = wrap(body, max.saturating_sub(lead));
+    // Names from the input never reach the terminal as control or format characters.
+    let body = printable(body);
+    let mut lines = wrap(&body, max.saturating_sub(lead));
     if lines.len() > 1 {
         let rest = lines.split_off(1).join(" ");
         let pad = " ".repeat(indent);

@@ -514,3 +514,16 @@ fn who_can_shows_paths_through_a_service_account() {
     let can_i = run_bin(&["can-i", "get", "secrets", "-A", "--as", "alice"], DEPUTY);
     assert_eq!((can_i.status.code(), text(&can_i.stdout)), (Some(1), "no\n".to_string()));
 }
+
+/// A subject name holding an escape sequence or a bidirectional override
+/// (a binding the bundle may ship) reaches the terminal escaped, in
+/// `who-can`'s paths and in `report`'s "who may act as it".
+#[test]
+fn hostile_names_in_paths_reach_the_terminal_escaped() {
+    let hostile = DEPUTY.replace("name: alice", "name: \"al\\e[2Jice\\u202e\"");
+    let who = text(&run_bin(&["who-can", "get", "secrets", "-A"], &hostile).stdout);
+    assert!(who.contains("User al\\u{1b}[2Jice\\u{202e}"), "{who}");
+    assert!(!who.contains('\u{1b}') && !who.contains('\u{202e}'), "{who}");
+    let report = text(&run_bin(&["report"], &hostile).stdout);
+    assert!(!report.contains('\u{1b}') && !report.contains('\u{202e}'), "{report}");
+}
