@@ -23,10 +23,13 @@ use crate::input::Source;
 use crate::outcome::Outcome;
 
 mod decode;
+mod filter;
+mod graph;
 mod read;
 mod report;
 mod resolve;
 
+pub use filter::{filter, FilterArgs, Report};
 pub use report::{json_schema, Format};
 pub(crate) use resolve::{Entry, Wanted};
 

@@ -80,6 +80,58 @@ enum CatalogCommand {
     /// cannot be judged, 2 on unreadable input.
     #[command(after_help = help::CATALOG_AUDIT_EXAMPLES)]
     Audit(AuditArgs),
+    /// Write the judged catalog: the file-based catalog with only the bundles
+    /// that pass catalog judge's rules under the config, its upgrade edges
+    /// rewired between them, as OUT/catalog.json; the report on standard
+    /// output says what was left out and why. Exit 0 when written, 1 when the
+    /// catalog cannot be filtered (no bundle passes, a default channel left
+    /// empty), 2 on unreadable input.
+    #[command(after_help = help::CATALOG_FILTER_EXAMPLES)]
+    Filter(FilterArgs),
+}
+
+/// `catalog filter`'s arguments.
+#[derive(Args)]
+struct FilterArgs {
+    /// The catalog: a file or folder of olm.package, olm.channel and
+    /// olm.bundle documents (YAML or JSON), as opm render writes it.
+    #[arg(long, value_name = "PATH")]
+    catalog: PathBuf,
+    /// Bundle folders, for catalogs without olm.bundle.object:
+    /// <package>/<version>/manifests/ or <bundle>/manifests/.
+    #[arg(long, value_name = "DIR")]
+    bundles: Option<PathBuf>,
+    /// The RBACConfig to judge every bundle with.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: PathBuf,
+    /// The folder to write the judged catalog to (as catalog.json); it must
+    /// hold nothing else.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: PathBuf,
+    /// Keep bundles whose image is named by tag (what OLM pulls under a tag
+    /// can change after the judgement).
+    #[arg(long)]
+    allow_tag_images: bool,
+    /// text (default), markdown, json or sarif.
+    #[arg(long, value_enum, default_value_t = crate::catalog::Report::Text)]
+    report: crate::catalog::Report,
+}
+
+impl FilterArgs {
+    fn run(self) -> Outcome {
+        let config = match crate::input::read_path(&self.config) {
+            Ok(config) => config,
+            Err(e) => return Outcome::failure(&e, crate::catalog::INPUT_ERROR),
+        };
+        crate::catalog::filter(&crate::catalog::FilterArgs {
+            catalog: &self.catalog,
+            bundles: self.bundles.as_deref(),
+            config: &config,
+            output: &self.output,
+            allow_tag_images: self.allow_tag_images,
+            report: self.report,
+        })
+    }
 }
 
 /// `catalog audit`'s arguments.
@@ -180,6 +232,7 @@ impl Cli {
             Some(Command::Diff(diff)) => diff.run(),
             Some(Command::Catalog(CatalogCommand::Judge(judge))) => judge.run(),
             Some(Command::Catalog(CatalogCommand::Audit(audit))) => audit.run(),
+            Some(Command::Catalog(CatalogCommand::Filter(filter))) => filter.run(),
         }
     }
 }

@@ -418,6 +418,7 @@ fn tilde(v: &Version, c: &Version, minor_open: bool, patch_open: bool) -> bool {
     v.major == c.major && (minor_open || v.minor == c.minor)
 }
 
+pub mod blang;
 mod scan;
 use scan::{rewrite_hyphen_ranges, skip_spaces, version_token_end};
 

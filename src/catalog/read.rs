@@ -45,6 +45,10 @@ pub(super) struct Catalog {
     hasher: std::hash::RandomState,
     /// Where each bundle's document is: (package, name) → (file, document).
     located: BTreeMap<(String, String), (usize, usize)>,
+    /// Every `olm.package`: its name and default channel, in the catalog's order.
+    pub(super) packages: Vec<(String, Option<String>)>,
+    /// Every `olm.channel`: its package, and its entries with their edges.
+    pub(super) channels: Vec<(String, super::graph::Channel)>,
 }
 
 #[derive(Deserialize)]
@@ -77,6 +81,21 @@ struct ChannelDoc {
 #[derive(Deserialize)]
 struct ChannelEntry {
     name: String,
+    #[serde(default)]
+    replaces: Option<String>,
+    /// Go reads a `null` as no skips.
+    #[serde(default)]
+    skips: Option<Vec<String>>,
+    #[serde(default, rename = "skipRange")]
+    skip_range: Option<String>,
+}
+
+/// `olm.package`: what the filter keeps of it is its default channel.
+#[derive(Deserialize)]
+struct PackageDoc {
+    name: String,
+    #[serde(default, rename = "defaultChannel")]
+    default_channel: Option<String>,
 }
 
 /// `olm.deprecations`: what a package's publisher deprecates.
@@ -135,6 +154,8 @@ impl Catalog {
             fingerprints: Vec::new(),
             hasher: std::hash::RandomState::new(),
             located: BTreeMap::new(),
+            packages: Vec::new(),
+            channels: Vec::new(),
         };
         let mut channels: Vec<ChannelDoc> = Vec::new();
         let mut deprecations: Vec<DeprecationsDoc> = Vec::new();
@@ -157,6 +178,10 @@ impl Catalog {
                         read.entries.push(entry);
                     }
                     Some("olm.channel") => channels.push(typed(value, path, i, "olm.channel")?),
+                    Some("olm.package") => {
+                        let doc: PackageDoc = typed(value, path, i, "olm.package")?;
+                        read.packages.push((doc.name, doc.default_channel.filter(|d| !d.is_empty())));
+                    }
                     Some("olm.deprecations") => deprecations.push(typed(value, path, i, "olm.deprecations")?),
                     Some(_) => {}
                 }
@@ -168,6 +193,7 @@ impl Catalog {
         check_names(&read.entries)?;
         add_channels(&mut read.entries, &channels)?;
         add_deprecations(&mut read.entries, &channels, &deprecations)?;
+        read.channels = channels.into_iter().map(ChannelDoc::into_graph).collect();
         Ok(read)
     }
 
@@ -204,11 +230,51 @@ impl Catalog {
     }
 }
 
+impl ChannelDoc {
+    /// The channel's package, and the channel as its upgrade graph reads it
+    /// (an empty `replaces` or `skipRange` is none, as OLM reads it).
+    fn into_graph(self) -> (String, super::graph::Channel) {
+        let some = |s: Option<String>| s.filter(|s| !s.is_empty());
+        let links = self
+            .entries
+            .into_iter()
+            .map(|e| super::graph::Link {
+                name: e.name,
+                replaces: some(e.replaces),
+                skips: e.skips.unwrap_or_default(),
+                skip_range: some(e.skip_range),
+            })
+            .collect();
+        (self.package, super::graph::Channel { name: self.name, links })
+    }
+}
+
+impl Catalog {
+    /// Every document of every file again, in the first pass's order, each
+    /// with its file's path: for the filter, which writes what it keeps. A
+    /// file whose bytes changed since the first pass is an error, once read
+    /// (what was handed on from it must then be thrown away).
+    pub(super) fn each_document(&self, mut each: impl FnMut(&Path, Value) -> Result<(), String>) -> Result<(), String> {
+        for (path, fingerprint) in self.files.iter().zip(&self.fingerprints) {
+            if decode_file(path, &self.hasher, |_, value| each(path, value))? != *fingerprint {
+                return Err(format!("{}: changed while the catalog was being read; run again", path.display()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The file a bundle's document is in.
+    pub(super) fn file_of(&self, package: &str, name: &str) -> Option<&Path> {
+        let (f, _) = self.located.get(&(package.to_string(), name.to_string()))?;
+        self.files.get(*f).map(PathBuf::as_path)
+    }
+}
+
 /// A bundle as resolution reads it.
 fn entry_of(doc: &BundleDoc) -> Result<Entry, String> {
     let packages: Vec<&Property> = doc.properties.iter().filter(|p| p.kind == "olm.package").collect();
-    let version = match packages.as_slice() {
-        [one] => one.value.get("version").and_then(Value::as_str).and_then(|v| Version::parse(v).ok()),
+    let written = match packages.as_slice() {
+        [one] => one.value.get("version").and_then(Value::as_str).map(String::from),
         _ => {
             return Err(format!(
                 "olm.bundle {:?}: properties: {} olm.package properties; opm refuses a bundle without exactly one",
@@ -221,7 +287,8 @@ fn entry_of(doc: &BundleDoc) -> Result<Entry, String> {
     Ok(Entry {
         name: doc.name.clone(),
         package: doc.package.clone(),
-        version,
+        version: written.as_deref().and_then(|v| Version::parse(v).ok()),
+        written_version: written,
         channels: Vec::new(),
         objects,
         image: doc.image.clone(),

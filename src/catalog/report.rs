@@ -88,6 +88,20 @@ impl Verdict {
     }
 }
 
+impl Row {
+    /// Whether its image is named by tag where only digests are accepted:
+    /// no verdict binds what OLM pulls under a tag.
+    pub(super) fn tag_refused(&self, images: super::Images) -> bool {
+        images == super::Images::ByDigest && !self.pinned && self.image.is_some()
+    }
+
+    /// Whether it passes `catalog judge`: the policy's verdict is pass, OLM
+    /// v1 installs it, and its image binds the verdict.
+    pub(super) fn passes(&self, images: super::Images) -> bool {
+        self.verdict == Verdict::Pass && !self.tag_refused(images)
+    }
+}
+
 /// A bundle that cannot be judged, and why.
 pub(super) fn unjudged(entry: &Entry, why: String) -> Row {
     let mut row = row_of(entry);
@@ -309,20 +323,9 @@ pub(super) const TAG_IMAGE: &str = "its image is named by tag, not by digest: wh
 /// The report: exit 0 when every bundle passes (and, where only digests are
 /// accepted, names its image by digest), 1 otherwise.
 pub(super) fn write(mut rows: Vec<Row>, listing: Listing, format: Format, images: super::Images) -> Outcome {
-    listing.sort(&mut rows);
-    let by_digest = images == super::Images::ByDigest;
-    let tagged = |r: &Row| by_digest && !r.pinned && r.image.is_some();
-    // The verdict stays the policy's; the image's condition leads `errors`.
-    for row in rows.iter_mut().filter(|r| tagged(r)) {
-        row.errors.insert(0, TAG_IMAGE.to_string());
-    }
-    let rows = &rows[..];
-    let failed = rows.iter().filter(|r| r.verdict != Verdict::Pass || tagged(r)).count();
-    let stdout = match format {
-        Format::Json => serde_json::to_string_pretty(rows).map(|s| s + "\n").unwrap_or_default(),
-        Format::Text => text(rows, listing),
-        Format::Markdown => markdown(rows, listing),
-    };
+    let stdout = rendered(&mut rows, listing, format, images);
+    let tagged = |r: &Row| r.tag_refused(images);
+    let failed = rows.iter().filter(|r| !r.passes(images)).count();
     let mut stderr =
         format!("{} bundle(s): {} pass, {failed} fail or cannot be judged\n", rows.len(), rows.len() - failed);
     let tags = rows.iter().filter(|r| tagged(r)).count();
@@ -332,6 +335,21 @@ pub(super) fn write(mut rows: Vec<Row>, listing: Listing, format: Format, images
         ));
     }
     Outcome { stdout, stderr, code: i32::from(failed > 0) }
+}
+
+/// The rows as `format` writes them, in `listing`'s order; where only
+/// digests are accepted, a bundle image named by tag leads its row's errors
+/// with why (the verdict stays the policy's).
+pub(super) fn rendered(rows: &mut [Row], listing: Listing, format: Format, images: super::Images) -> String {
+    listing.sort(rows);
+    for row in rows.iter_mut().filter(|r| r.tag_refused(images)) {
+        row.errors.insert(0, TAG_IMAGE.to_string());
+    }
+    match format {
+        Format::Json => serde_json::to_string_pretty(&rows).map(|s| s + "\n").unwrap_or_default(),
+        Format::Text => text(rows, listing),
+        Format::Markdown => markdown(rows, listing),
+    }
 }
 
 /// The `IMAGE` column: `digest`, `tag`, or `-` for a bundle that names none.

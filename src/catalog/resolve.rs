@@ -15,6 +15,9 @@ pub struct Entry {
     pub package: String,
     /// Its `olm.package` property's version; `None` when it has none, which no range rules out.
     pub version: Option<Version>,
+    /// That version as written: opm and OLM read it strictly (with blang)
+    /// for the upgrade graph.
+    pub written_version: Option<String>,
     /// The channels that list it.
     pub channels: Vec<String>,
     /// How many manifests the catalog carries for it (`olm.bundle.object`).
@@ -114,6 +117,7 @@ mod tests {
             name: name.into(),
             package: "p".into(),
             version: Version::parse(version).ok(),
+            written_version: Some(version.into()),
             channels: channels.iter().map(|c| c.to_string()).collect(),
             objects: 1,
             image: None,

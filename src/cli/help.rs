@@ -114,3 +114,12 @@ Examples:
   # Each bundle also judged by a policy, as a Markdown table for a pull request
   olm-rbac catalog audit --catalog examples/catalog/kube-green-catalog.yaml -c examples/catalog/rbac.yaml -o markdown
 ";
+
+pub(super) const CATALOG_FILTER_EXAMPLES: &str = "\
+Examples:
+  # The judged catalog: kube-green without the bundle the policy refuses
+  olm-rbac catalog filter --catalog examples/catalog/kube-green-catalog.yaml -c examples/catalog/rbac.yaml -o judged-catalog
+
+  # The same, its report for code scanning
+  olm-rbac catalog filter --catalog examples/catalog/kube-green-catalog.yaml -c examples/catalog/rbac.yaml -o judged-catalog --report sarif
+";

@@ -199,6 +199,18 @@ codes! {
     DelegationUnjudged = "delegation-unjudged",
         "a delegation lets a team install versions of a package that were not judged";
 
+    // olm-rbac catalog filter: why a bundle is left out of the judged catalog.
+    CatalogBundleFails = "catalog-bundle-fails",
+        "a catalog's bundle fails the install policy, and the judged catalog leaves it out";
+    CatalogBundleUninstallable = "catalog-bundle-uninstallable",
+        "OLM v1 refuses a catalog's bundle whatever its RBAC, and the judged catalog leaves it out";
+    CatalogBundleUnjudged = "catalog-bundle-unjudged",
+        "a catalog's bundle cannot be judged (no manifests, or not the bundle's), and the judged catalog leaves it out";
+    CatalogBundleTagImage = "catalog-bundle-tag-image",
+        "a catalog's bundle image is named by tag, so no verdict binds it, and the judged catalog leaves it out";
+    CatalogEdgeRewired = "catalog-edge-rewired",
+        "an upgrade edge that ran through left-out bundles now joins the bundles kept";
+
     // olm-rbac diff.
     AccessGained = "access-gained",
         "a subject gains access between two renders (olm-rbac diff)";

@@ -1,0 +1,235 @@
+//! What `catalog filter` says: every bundle as `catalog judge` lists it, then
+//! each bundle left out with why (its code and its errors), each entry whose
+//! edges were rewired, and the channels and packages left empty.
+
+use serde::Serialize;
+
+use super::Kept;
+use crate::catalog::read::Catalog;
+use crate::catalog::report::{self as rows, Format, Listing, Row, Verdict};
+use crate::catalog::Images;
+use crate::findings::Code;
+use crate::outcome::Outcome;
+
+/// `catalog filter --report`: `text` (the default), `markdown`, `json` or `sarif` (a result per bundle left
+/// out and per entry rewired, for code scanning).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Report {
+    #[default]
+    Text,
+    Markdown,
+    Json,
+    Sarif,
+}
+
+/// A bundle left out, and why.
+#[derive(Serialize)]
+struct Removed<'a> {
+    package: &'a str,
+    bundle: &'a str,
+    version: Option<&'a str>,
+    /// The result code: `catalog-bundle-fails`, `-uninstallable`, `-unjudged` or `-tag-image`.
+    code: &'static str,
+    why: &'a [String],
+}
+
+/// A kept entry whose edges changed.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rewired<'a> {
+    package: &'a str,
+    channel: &'a str,
+    bundle: &'a str,
+    replaces_before: Option<&'a str>,
+    replaces: Option<&'a str>,
+    /// Left-out bundles its edges no longer name.
+    dropped: &'a [String],
+    /// Kept bundles added to its `skips`.
+    added: &'a [String],
+}
+
+/// `--report json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Out<'a> {
+    /// What was done: the file written, or why nothing was.
+    said: &'a str,
+    kept: usize,
+    removed: Vec<Removed<'a>>,
+    rewired: Vec<Rewired<'a>>,
+    dropped_channels: Vec<(&'a str, &'a str)>,
+    dropped_packages: &'a [String],
+    bundles: &'a [Row],
+}
+
+/// Why a row is left out: its code.
+fn code_of(row: &Row) -> Code {
+    match row.verdict {
+        Verdict::Fail => Code::CatalogBundleFails,
+        Verdict::Uninstallable => Code::CatalogBundleUninstallable,
+        Verdict::Unjudged => Code::CatalogBundleUnjudged,
+        Verdict::Pass => Code::CatalogBundleTagImage,
+    }
+}
+
+/// The report, exit 0: the filter did what was asked (`said` tells what).
+pub(super) fn write(
+    catalog: &Catalog,
+    mut all: Vec<Row>,
+    kept: &Kept,
+    images: Images,
+    report: Report,
+    said: &str,
+) -> Outcome {
+    let table = match report {
+        Report::Markdown => rows::rendered(&mut all, Listing::ByVersion, Format::Markdown, images),
+        Report::Json => rows::rendered(&mut all, Listing::ByVersion, Format::Json, images),
+        _ => rows::rendered(&mut all, Listing::ByVersion, Format::Text, images),
+    };
+    let removed: Vec<Removed<'_>> = all
+        .iter()
+        .filter(|r| !r.passes(images))
+        .map(|r| Removed {
+            package: &r.package,
+            bundle: &r.bundle,
+            version: r.version.as_deref(),
+            code: code_of(r).id(),
+            why: &r.errors,
+        })
+        .collect();
+    let rewired: Vec<Rewired<'_>> = kept
+        .packages
+        .iter()
+        .flat_map(|(p, f)| f.rewired.iter().map(move |r| (p, r)))
+        .map(|(package, r)| Rewired {
+            package,
+            channel: &r.channel,
+            bundle: &r.bundle,
+            replaces_before: r.replaces.0.as_deref(),
+            replaces: r.replaces.1.as_deref(),
+            dropped: &r.dropped,
+            added: &r.added,
+        })
+        .collect();
+    let dropped_channels: Vec<(&str, &str)> =
+        kept.packages.iter().flat_map(|(p, f)| f.dropped.iter().map(move |c| (p.as_str(), c.as_str()))).collect();
+    let out = Out {
+        said,
+        kept: kept.bundles.len(),
+        removed,
+        rewired,
+        dropped_channels,
+        dropped_packages: &kept.dropped,
+        bundles: &all,
+    };
+    let stdout = match report {
+        Report::Json => serde_json::to_string_pretty(&out).map(|s| s + "\n").unwrap_or_default(),
+        Report::Sarif => sarif(catalog, &out),
+        Report::Text => table + "\n" + &text(&out),
+        Report::Markdown => table + "\n" + &markdown(&out),
+    };
+    let stderr = format!(
+        "{} of {} bundle(s) kept, {} left out, {} entr(ies) rewired; {said}\n",
+        out.kept,
+        all.len(),
+        out.removed.len(),
+        out.rewired.len()
+    );
+    Outcome { stdout, stderr, code: 0 }
+}
+
+/// `replaces` as a rewired entry now says it.
+fn replaces_said(r: &Rewired<'_>) -> String {
+    match (r.replaces_before, r.replaces) {
+        (before, after) if before == after => String::new(),
+        (Some(before), Some(after)) => format!("replaces {after} (was {before})"),
+        (Some(before), None) => format!("replaces nothing (was {before})"),
+        (None, Some(after)) => format!("replaces {after}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// What changed of a rewired entry, in words.
+fn rewired_said(r: &Rewired<'_>) -> String {
+    let mut parts = vec![replaces_said(r)];
+    if !r.added.is_empty() {
+        parts.push(format!("skips {} too", r.added.join(", ")));
+    }
+    let dropped: Vec<&str> = r
+        .dropped
+        .iter()
+        .map(String::as_str)
+        .filter(|d| Some(*d) != r.replaces_before || r.replaces.is_none())
+        .collect();
+    if !dropped.is_empty() {
+        parts.push(format!("no longer names {}", dropped.join(", ")));
+    }
+    parts.retain(|p| !p.is_empty());
+    parts.join("; ")
+}
+
+fn text(out: &Out<'_>) -> String {
+    let printable = crate::check::table::printable;
+    let mut s = String::new();
+    for r in &out.removed {
+        s.push_str(&format!("left out  {}  {}  {}\n", printable(r.package), printable(r.bundle), r.code));
+    }
+    for r in &out.rewired {
+        let (p, c, b) = (printable(r.package), printable(r.channel), printable(r.bundle));
+        s.push_str(&format!("rewired   {p}  channel {c}: {b} {}\n", printable(&rewired_said(r))));
+    }
+    for (p, c) in &out.dropped_channels {
+        s.push_str(&format!("dropped   {}  channel {}: no bundle kept\n", printable(p), printable(c)));
+    }
+    for p in out.dropped_packages {
+        s.push_str(&format!("dropped   {}  package: no bundle kept\n", printable(p)));
+    }
+    s
+}
+
+fn markdown(out: &Out<'_>) -> String {
+    use crate::check::markdown::{code, text};
+    let mut s = String::from("| change | package | what | why |\n|---|---|---|---|\n");
+    for r in &out.removed {
+        let why = r.why.iter().map(|w| text(w)).collect::<Vec<_>>().join("<br>");
+        s.push_str(&format!("| left out | {} | {} | `{}`: {why} |\n", code(r.package), code(r.bundle), r.code));
+    }
+    for r in &out.rewired {
+        let what = format!("channel {}: {}", code(r.channel), code(r.bundle));
+        s.push_str(&format!("| rewired | {} | {what} | {} |\n", code(r.package), text(&rewired_said(r))));
+    }
+    for (p, c) in &out.dropped_channels {
+        s.push_str(&format!("| dropped | {} | channel {} | no bundle kept |\n", code(p), code(c)));
+    }
+    for p in out.dropped_packages {
+        s.push_str(&format!("| dropped | {} | package | no bundle kept |\n", code(p)));
+    }
+    s
+}
+
+/// A result per bundle left out (a warning, at the catalog file that holds
+/// it) and per entry rewired (a note).
+fn sarif(catalog: &Catalog, out: &Out<'_>) -> String {
+    use crate::sarif::{Level, Result};
+    let uri = |package: &str, bundle: &str| catalog.file_of(package, bundle).map(|p| p.display().to_string());
+    let mut results: Vec<Result> = out
+        .removed
+        .iter()
+        .map(|r| Result {
+            rule: r.code,
+            level: Level::Warning,
+            message: format!("{} of package {} is left out: {}", r.bundle, r.package, r.why.join("; ")),
+            uri: uri(r.package, r.bundle),
+            line: None,
+        })
+        .collect();
+    results.extend(out.rewired.iter().map(|r| Result {
+        rule: Code::CatalogEdgeRewired.id(),
+        level: Level::Note,
+        message: format!("channel {} of package {}: {} {}", r.channel, r.package, r.bundle, rewired_said(r)),
+        uri: uri(r.package, r.bundle),
+        line: None,
+    }));
+    crate::sarif::log(env!("CARGO_PKG_VERSION"), &results)
+}

@@ -1,0 +1,276 @@
+//! A package's upgrade graph, as opm checks it and OLM v1 walks it, and the
+//! graph left when some of its bundles are removed (`catalog filter`).
+//!
+//! OLM v1 upgrades an installed bundle `K` to a bundle `J` of the channels a
+//! `ClusterExtension` admits when `J`'s entry in one of them names `K`:
+//! `replaces: K`, `K` among its `skips`, or `K`'s version inside its
+//! `skipRange` (read with blang, [`crate::semver::blang`]). One edge per
+//! upgrade; longer paths are walked an upgrade at a time.
+//!
+//! Removing bundles keeps every upgrade between the bundles kept: where a
+//! kept `K` reached a kept `J` only through removed bundles, `J`'s entry gets
+//! `K` (as `replaces` when the removed bundles were a `replaces` chain from
+//! `J` down to `K`, else among its `skips`); an edge that named a removed
+//! bundle is dropped; `skipRange` stays as written; a channel left empty is
+//! dropped. An edge is added in the channel of its path's last step, so an
+//! extension that admits every channel (the default) upgrades exactly as
+//! before, and one that admits some may gain an upgrade to a kept bundle,
+//! never one to a removed bundle. Names the catalog does not hold (an older
+//! release pruned from it) stay where the catalog wrote them on a kept entry.
+//! Pure: no reading, no writing.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use crate::semver::blang::SkipRange;
+use crate::semver::Version;
+
+/// One entry of a channel: a bundle and the edges into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The bundle's name.
+    pub name: String,
+    /// `replaces`: the bundle it upgrades from.
+    pub replaces: Option<String>,
+    /// `skips`: more bundles it upgrades from.
+    pub skips: Vec<String>,
+    /// `skipRange`: the versions it upgrades from, as written.
+    pub skip_range: Option<String>,
+}
+
+/// A channel: its name and entries, in the catalog's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channel {
+    /// The channel's name.
+    pub name: String,
+    /// Its entries.
+    pub links: Vec<Link>,
+}
+
+/// A package's upgrade graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Package {
+    /// The package's name.
+    pub name: String,
+    /// Its `olm.package`'s `defaultChannel`.
+    pub default_channel: Option<String>,
+    /// Its channels, in the catalog's order.
+    pub channels: Vec<Channel>,
+    /// Every bundle of the package and its version (as opm and OLM read it;
+    /// `None` where they cannot).
+    pub bundles: BTreeMap<String, Option<Version>>,
+}
+
+/// Why opm refuses the channel, in its words, if it does: no entries, an
+/// empty skip, a `skipRange` it cannot read, other than one head (an entry
+/// no other replaces or skips), a cycle in the `replaces` chain from the
+/// head, or an entry neither on that chain nor skipped (stranded).
+pub fn opm_refuses(channel: &Channel) -> Option<String> {
+    if channel.links.is_empty() {
+        return Some("channel must contain at least one bundle".into());
+    }
+    for link in &channel.links {
+        if link.skips.iter().any(String::is_empty) {
+            return Some(format!("bundle {:?}: a skip is empty", link.name));
+        }
+        if let Some(range) = link.skip_range.as_deref().filter(|r| !r.is_empty() && SkipRange::parse(r).is_none()) {
+            return Some(format!("bundle {:?}: invalid skipRange {range:?}", link.name));
+        }
+    }
+    let incoming: BTreeSet<&str> =
+        channel.links.iter().flat_map(|l| l.replaces.iter().chain(&l.skips)).map(String::as_str).collect();
+    let heads: BTreeSet<&str> =
+        channel.links.iter().map(|l| l.name.as_str()).filter(|n| !incoming.contains(n)).collect();
+    let head = match heads.len() {
+        0 => return Some("no channel head found in graph".into()),
+        1 => heads.into_iter().next()?,
+        _ => return Some(format!("multiple channel heads found in graph: {}", join(heads))),
+    };
+    let skipped: BTreeSet<&str> = channel.links.iter().flat_map(|l| &l.skips).map(String::as_str).collect();
+    let by_name: BTreeMap<&str, &Link> = channel.links.iter().map(|l| (l.name.as_str(), l)).collect();
+    let mut chain = vec![head];
+    let mut current = by_name.get(head);
+    while let Some(link) = current {
+        let Some(next) = link.replaces.as_deref() else { break };
+        if skipped.contains(next) {
+            break;
+        }
+        if chain.contains(&next) {
+            chain.push(next);
+            return Some(format!("detected cycle in replaces chain of upgrade graph: {}", chain.join(" -> ")));
+        }
+        chain.push(next);
+        current = by_name.get(next);
+    }
+    let stranded: BTreeSet<&str> =
+        by_name.keys().copied().filter(|n| !chain.contains(n) && !skipped.contains(n)).collect();
+    (!stranded.is_empty()).then(|| format!("channel contains one or more stranded bundles: {}", join(stranded)))
+}
+
+fn join<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    names.into_iter().collect::<Vec<_>>().join(", ")
+}
+
+/// A kept entry whose edges changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewired {
+    /// The channel.
+    pub channel: String,
+    /// The kept bundle whose entry changed.
+    pub bundle: String,
+    /// Its `replaces` before and after.
+    pub replaces: (Option<String>, Option<String>),
+    /// Removed bundles its edges no longer name.
+    pub dropped: Vec<String>,
+    /// Kept bundles added to its `skips`: each reached it only through removed bundles.
+    pub added: Vec<String>,
+}
+
+/// The package's graph once only `kept` bundles remain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filtered {
+    /// The channels that keep a bundle, rewired.
+    pub channels: Vec<Channel>,
+    /// The channels left empty, dropped.
+    pub dropped: Vec<String>,
+    /// Each entry whose edges changed.
+    pub rewired: Vec<Rewired>,
+}
+
+/// Removes every bundle but `kept` from the package's channels and rewires
+/// the edges between those kept (see the module's docs). An error when the
+/// default channel would be left empty (OLM v1 installs from it where an
+/// extension names no channel, and choosing another is not the filter's to
+/// do) or a channel would be one opm refuses (two heads where only a removed
+/// bundle upgraded both, say).
+pub fn filter(package: &Package, kept: &BTreeSet<&str>) -> Result<Filtered, String> {
+    let is_kept = |name: &str| kept.contains(name);
+    let removed = |name: &str| package.bundles.contains_key(name) && !is_kept(name);
+    let edges = edges(package);
+    let reach = reached_through_removed(package, &edges, kept);
+    let mut out = Filtered { channels: Vec::new(), dropped: Vec::new(), rewired: Vec::new() };
+    for channel in &package.channels {
+        let mut links = Vec::new();
+        for link in channel.links.iter().filter(|l| is_kept(&l.name)) {
+            let replaces = match link.replaces.as_deref() {
+                Some(r) if removed(r) => first_kept_replaced(channel, r, kept),
+                other => other.map(String::from),
+            };
+            let skips: Vec<String> = link.skips.iter().filter(|s| !removed(s)).cloned().collect();
+            // What the entry names, and what its skipRange (kept as written) already admits.
+            let named: BTreeSet<&str> = replaces.iter().chain(&skips).map(String::as_str).collect();
+            let direct =
+                |k: &str| edges.get(k).is_some_and(|to| to.contains(&(channel.name.as_str(), link.name.as_str())));
+            let added: Vec<String> = reach
+                .get(&(channel.name.as_str(), link.name.as_str()))
+                .into_iter()
+                .flatten()
+                .filter(|k| !named.contains(k.as_str()) && !direct(k))
+                .cloned()
+                .collect();
+            let dropped: Vec<String> =
+                link.replaces.iter().chain(&link.skips).filter(|n| removed(n)).cloned().collect();
+            if !dropped.is_empty() || !added.is_empty() {
+                out.rewired.push(Rewired {
+                    channel: channel.name.clone(),
+                    bundle: link.name.clone(),
+                    replaces: (link.replaces.clone(), replaces.clone()),
+                    dropped,
+                    added: added.clone(),
+                });
+            }
+            let skips = skips.into_iter().chain(added).collect();
+            links.push(Link { name: link.name.clone(), replaces, skips, skip_range: link.skip_range.clone() });
+        }
+        if links.is_empty() {
+            out.dropped.push(channel.name.clone());
+            continue;
+        }
+        let rewired = Channel { name: channel.name.clone(), links };
+        if let Some(why) = opm_refuses(&rewired) {
+            return Err(format!(
+                "channel {:?} of package {:?}: with the failing bundles removed, opm would refuse it: {why}; the upgrade edges between the bundles that pass cannot be kept as the catalog wrote them",
+                channel.name, package.name
+            ));
+        }
+        out.channels.push(rewired);
+    }
+    if let Some(default) = package.default_channel.as_deref().filter(|d| out.dropped.iter().any(|c| c == d)) {
+        if !out.channels.is_empty() {
+            return Err(format!(
+                "package {:?}: its default channel {default:?} keeps no bundle that passes, while channel(s) {} do; OLM v1 installs from the default channel where a ClusterExtension names none, and the filter does not choose another: change the policy, or the catalog's defaultChannel",
+                package.name,
+                join(out.channels.iter().map(|c| c.name.as_str()))
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Following `channel`'s `replaces` chain down from the removed `from`, the
+/// first kept bundle, if only removed ones come before it.
+fn first_kept_replaced(channel: &Channel, from: &str, kept: &BTreeSet<&str>) -> Option<String> {
+    let by_name: BTreeMap<&str, &Link> = channel.links.iter().map(|l| (l.name.as_str(), l)).collect();
+    let mut seen = BTreeSet::new();
+    let mut at = from;
+    while seen.insert(at) {
+        let next = by_name.get(at)?.replaces.as_deref()?;
+        if kept.contains(next) {
+            return Some(next.to_string());
+        }
+        at = next;
+    }
+    None
+}
+
+/// Every edge between the package's bundles: from each bundle, the
+/// (channel, bundle) it upgrades to. Each `skipRange` is read once.
+type Edges<'p> = BTreeMap<&'p str, BTreeSet<(&'p str, &'p str)>>;
+
+fn edges(package: &Package) -> Edges<'_> {
+    let mut out: Edges<'_> = BTreeMap::new();
+    for channel in &package.channels {
+        for link in &channel.links {
+            let range = link.skip_range.as_deref().and_then(SkipRange::parse);
+            for (from, version) in &package.bundles {
+                let ranged = range.as_ref().zip(version.as_ref()).is_some_and(|(r, v)| r.admits(v));
+                let named = link.replaces.as_deref() == Some(from.as_str()) || link.skips.contains(from);
+                if from != &link.name && (named || ranged) {
+                    out.entry(from.as_str()).or_default().insert((channel.name.as_str(), link.name.as_str()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// For each (channel, kept bundle `J`): the kept bundles that upgrade to
+/// `J` through at least one removed bundle (the path's last step in that
+/// channel, its others in any).
+fn reached_through_removed<'p>(
+    package: &'p Package,
+    edges: &Edges<'p>,
+    kept: &BTreeSet<&str>,
+) -> BTreeMap<(&'p str, &'p str), BTreeSet<String>> {
+    let successors = |from: &str| edges.get(from).into_iter().flatten().copied();
+    let mut out: BTreeMap<(&str, &str), BTreeSet<String>> = BTreeMap::new();
+    for start in package.bundles.keys().filter(|b| kept.contains(b.as_str())) {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut queue: VecDeque<&str> = successors(start).map(|(_, j)| j).filter(|j| !kept.contains(j)).collect();
+        while let Some(removed) = queue.pop_front() {
+            if !seen.insert(removed) {
+                continue;
+            }
+            for (channel, next) in successors(removed) {
+                if !kept.contains(next) {
+                    queue.push_back(next);
+                } else if next != start.as_str() {
+                    out.entry((channel, next)).or_default().insert(start.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
