@@ -7,16 +7,18 @@
 //! `skipRange` (read with blang, [`crate::semver::blang`]). One edge per
 //! upgrade; longer paths are walked an upgrade at a time.
 //!
-//! Removing bundles keeps every upgrade between the bundles kept: where a
-//! kept `K` reached a kept `J` only through removed bundles, `J`'s entry gets
-//! `K` (as `replaces` when the removed bundles were a `replaces` chain from
-//! `J` down to `K`, else among its `skips`); an edge that named a removed
-//! bundle is dropped; `skipRange` stays as written; a channel left empty is
-//! dropped. An edge is added in the channel of its path's last step, so an
-//! extension that admits every channel (the default) upgrades exactly as
-//! before, and one that admits some may gain an upgrade to a kept bundle,
-//! never one to a removed bundle. Names the catalog does not hold (an older
-//! release pruned from it) stay where the catalog wrote them on a kept entry.
+//! Removing bundles keeps every upgrade between the bundles kept, in as
+//! many steps as it takes: where a kept `K` reached a kept `J` only through
+//! removed bundles, `J`'s entry gets `K` (as `replaces` when the removed
+//! bundles were a `replaces` chain from `J` down to `K`, else among its
+//! `skips`) unless `K` still reaches `J` through kept bundles of that
+//! channel; an edge that named a removed bundle is dropped; `skipRange`
+//! stays as written; a channel left empty is dropped. An edge is added in
+//! the channel of its path's last step, so an extension that admits every
+//! channel (the default) reaches exactly what it reached before, and one
+//! that admits some may gain an upgrade to a kept bundle, never one to a
+//! removed bundle. Names the catalog does not hold (an older release pruned
+//! from it) stay where the catalog wrote them on a kept entry.
 //! Pure: no reading, no writing.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -143,56 +145,24 @@ pub struct Filtered {
 /// do) or a channel would be one opm refuses (two heads where only a removed
 /// bundle upgraded both, say).
 pub fn filter(package: &Package, kept: &BTreeSet<&str>) -> Result<Filtered, String> {
-    let is_kept = |name: &str| kept.contains(name);
-    let removed = |name: &str| package.bundles.contains_key(name) && !is_kept(name);
     let edges = edges(package);
     let reach = reached_through_removed(package, &edges, kept);
     let mut out = Filtered { channels: Vec::new(), dropped: Vec::new(), rewired: Vec::new() };
     for channel in &package.channels {
-        let mut links = Vec::new();
-        for link in channel.links.iter().filter(|l| is_kept(&l.name)) {
-            let replaces = match link.replaces.as_deref() {
-                Some(r) if removed(r) => first_kept_replaced(channel, r, kept),
-                other => other.map(String::from),
-            };
-            let skips: Vec<String> = link.skips.iter().filter(|s| !removed(s)).cloned().collect();
-            // What the entry names, and what its skipRange (kept as written) already admits.
-            let named: BTreeSet<&str> = replaces.iter().chain(&skips).map(String::as_str).collect();
-            let direct =
-                |k: &str| edges.get(k).is_some_and(|to| to.contains(&(channel.name.as_str(), link.name.as_str())));
-            let added: Vec<String> = reach
-                .get(&(channel.name.as_str(), link.name.as_str()))
-                .into_iter()
-                .flatten()
-                .filter(|k| !named.contains(k.as_str()) && !direct(k))
-                .cloned()
-                .collect();
-            let dropped: Vec<String> =
-                link.replaces.iter().chain(&link.skips).filter(|n| removed(n)).cloned().collect();
-            if !dropped.is_empty() || !added.is_empty() {
-                out.rewired.push(Rewired {
-                    channel: channel.name.clone(),
-                    bundle: link.name.clone(),
-                    replaces: (link.replaces.clone(), replaces.clone()),
-                    dropped,
-                    added: added.clone(),
-                });
-            }
-            let skips = skips.into_iter().chain(added).collect();
-            links.push(Link { name: link.name.clone(), replaces, skips, skip_range: link.skip_range.clone() });
-        }
+        let (links, rewired) = filter_channel(package, channel, kept, &edges, &reach);
         if links.is_empty() {
             out.dropped.push(channel.name.clone());
             continue;
         }
-        let rewired = Channel { name: channel.name.clone(), links };
-        if let Some(why) = opm_refuses(&rewired) {
+        let filtered = Channel { name: channel.name.clone(), links };
+        if let Some(why) = opm_refuses(&filtered) {
             return Err(format!(
                 "channel {:?} of package {:?}: with the failing bundles removed, opm would refuse it: {why}; the upgrade edges between the bundles that pass cannot be kept as the catalog wrote them",
                 channel.name, package.name
             ));
         }
-        out.channels.push(rewired);
+        out.channels.push(filtered);
+        out.rewired.extend(rewired);
     }
     if let Some(default) = package.default_channel.as_deref().filter(|d| out.dropped.iter().any(|c| c == d)) {
         if !out.channels.is_empty() {
@@ -204,6 +174,95 @@ pub fn filter(package: &Package, kept: &BTreeSet<&str>) -> Result<Filtered, Stri
         }
     }
     Ok(out)
+}
+
+/// One channel's kept entries, rewired, and what changed of each. First
+/// the edges kept as written, a removed `replaces` bridged down its chain
+/// ([`first_kept_replaced`]); then each kept bundle that reached an entry
+/// only through removed ones, closest version first, is added to its
+/// `skips` unless it already reaches it in this channel: an upgrade is kept,
+/// not the number of its steps, each step one the catalog declares (a skip
+/// added for a bundle on the `replaces` chain would also cut the chain opm
+/// walks).
+fn filter_channel(
+    package: &Package,
+    channel: &Channel,
+    kept: &BTreeSet<&str>,
+    edges: &Edges<'_>,
+    reach: &BTreeMap<(&str, &str), BTreeSet<String>>,
+) -> (Vec<Link>, Vec<Rewired>) {
+    let removed = |name: &str| package.bundles.contains_key(name) && !kept.contains(name);
+    let originals: Vec<&Link> = channel.links.iter().filter(|l| kept.contains(l.name.as_str())).collect();
+    let mut links: Vec<Link> = originals
+        .iter()
+        .map(|link| Link {
+            name: link.name.clone(),
+            replaces: match link.replaces.as_deref() {
+                Some(r) if removed(r) => first_kept_replaced(channel, r, kept),
+                other => other.map(String::from),
+            },
+            skips: link.skips.iter().filter(|s| !removed(s)).cloned().collect(),
+            skip_range: link.skip_range.clone(),
+        })
+        .collect();
+    // This channel's upgrades between kept bundles, as far as written.
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for link in &links {
+        for from in link.replaces.iter().chain(&link.skips) {
+            graph.entry(from.clone()).or_default().insert(link.name.clone());
+        }
+    }
+    for (from, to) in edges.iter().filter(|(f, _)| kept.contains(*f)) {
+        for (_, j) in to.iter().filter(|(c, j)| *c == channel.name && kept.contains(j)) {
+            graph.entry(from.to_string()).or_default().insert(j.to_string());
+        }
+    }
+    let mut added: Vec<Vec<String>> = vec![Vec::new(); links.len()];
+    for (i, link) in links.iter_mut().enumerate() {
+        let mut from: Vec<&String> =
+            reach.get(&(channel.name.as_str(), link.name.as_str())).into_iter().flatten().collect();
+        from.sort_by(|a, b| package.bundles.get(*b).cmp(&package.bundles.get(*a)).then_with(|| a.cmp(b)));
+        for k in from {
+            if !reaches(&graph, k, &link.name) {
+                graph.entry(k.clone()).or_default().insert(link.name.clone());
+                link.skips.push(k.clone());
+                added[i].push(k.clone());
+            }
+        }
+    }
+    let rewired = originals
+        .iter()
+        .zip(&links)
+        .zip(added)
+        .filter_map(|((before, after), added)| {
+            let dropped: Vec<String> =
+                before.replaces.iter().chain(&before.skips).filter(|n| removed(n)).cloned().collect();
+            (!dropped.is_empty() || !added.is_empty()).then(|| Rewired {
+                channel: channel.name.clone(),
+                bundle: before.name.clone(),
+                replaces: (before.replaces.clone(), after.replaces.clone()),
+                dropped,
+                added,
+            })
+        })
+        .collect();
+    (links, rewired)
+}
+
+/// Whether `from` reaches `to` in `graph`, in any number of steps.
+fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+    let (mut seen, mut queue) = (BTreeSet::new(), VecDeque::from([from]));
+    while let Some(at) = queue.pop_front() {
+        for next in graph.get(at).into_iter().flatten() {
+            if next == to {
+                return true;
+            }
+            if seen.insert(next.as_str()) {
+                queue.push_back(next);
+            }
+        }
+    }
+    false
 }
 
 /// Following `channel`'s `replaces` chain down from the removed `from`, the

@@ -12,6 +12,7 @@ mod access_facts;
 mod access_habits;
 mod access_output;
 mod catalog;
+mod catalog_filter;
 mod command_line;
 mod delegation;
 mod diff;
