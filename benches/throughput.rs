@@ -261,7 +261,8 @@ fn main() {
     let memory_ok = memory(&input);
     let catalog_ok = catalog(iterations);
     let hostile_ok = hostile_catalogs(iterations);
-    if !memory_ok || !catalog_ok || !hostile_ok {
+    let filter_ok = catalog_filter(iterations);
+    if !memory_ok || !catalog_ok || !hostile_ok || !filter_ok {
         std::process::exit(1);
     }
 }
@@ -570,5 +571,76 @@ fn hostile_catalogs(iterations: usize) -> bool {
             if over { "OVER ONE SECOND" } else { "ok" }
         );
     }
+    ok
+}
+
+/// `catalog filter` against `catalog audit` on the same catalog, with the
+/// same config, in the same run: the filter judges every bundle as audit
+/// does, then reads the catalog again to write what it keeps. On trident
+/// (a policy that leaves 25.6.0 and later out, tags accepted) and on it four
+/// times over; its peak resident set must not grow with the catalog (over
+/// 1.5x prints `FILTER MEMORY GROWS` and fails the bench).
+fn catalog_filter(iterations: usize) -> bool {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
+    let one = std::fs::read_to_string(&source).expect("the trident catalog");
+    let four: String = (0..4)
+        .map(|k| {
+            let package = format!("trident-operator-{k}");
+            one.replace("\nname: trident-operator\n", &format!("\nname: {package}\n"))
+                .replace("\npackage: trident-operator\n", &format!("\npackage: {package}\n"))
+                .replace("packageName: trident-operator\n", &format!("packageName: {package}\n"))
+        })
+        .collect();
+    let scratch = tempfile::tempdir().expect("a scratch folder");
+    let config_path = scratch.path().join("rbac.yaml");
+    std::fs::write(&config_path, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: trident\nspec:\n  mode: Unmanaged\n  operator:\n    permissions: Cluster\n    installNamespace: trident\n    policy:\n      deny:\n      - {apiGroups: [trident.netapp.io], resources: [tridentgroupsnapshots], verbs: [create]}\n").expect("write the config");
+    let config = vec![olm_rbac::input::Source {
+        name: "rbac.yaml".into(),
+        text: std::fs::read_to_string(&config_path).expect("the config"),
+    }];
+    println!("catalog filter: median of {iterations} runs, against catalog audit with the same config");
+    let mut peaks = Vec::new();
+    for (name, text) in [("trident-operator", one), ("trident-operator x4", four)] {
+        let path = scratch.path().join(format!("{}.yaml", peaks.len()));
+        std::fs::write(&path, &text).expect("write the catalog");
+        let out_dir = scratch.path().join(format!("judged-{}", peaks.len()));
+        let audit = time(iterations, || {
+            let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
+                catalog: &path,
+                bundles: None,
+                config: Some(&config),
+                format: olm_rbac::catalog::Format::Json,
+            });
+            black_box(out);
+        });
+        let filter = time(iterations, || {
+            let out = olm_rbac::catalog::filter(&olm_rbac::catalog::FilterArgs {
+                catalog: &path,
+                bundles: None,
+                config: &config,
+                output: &out_dir,
+                allow_tag_images: true,
+                report: olm_rbac::catalog::Report::Json,
+            });
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            black_box(out);
+        });
+        let (path, out_dir, config_path) =
+            (path.to_str().expect("utf-8"), out_dir.to_str().expect("utf-8"), config_path.to_str().expect("utf-8"));
+        let args = ["catalog", "filter", "--catalog", path, "-c", config_path, "-o", out_dir, "--allow-tag-images"];
+        let peak = peak_rss(&args, "");
+        println!(
+            "  {name:<20} filter {:>7.1} ms  audit {:>7.1} ms  ratio {:>5.2}x  peak {:>6.1} MB",
+            filter.as_secs_f64() * 1e3,
+            audit.as_secs_f64() * 1e3,
+            filter.as_secs_f64() / audit.as_secs_f64(),
+            peak as f64 / 1e6
+        );
+        peaks.push(peak);
+    }
+    let growth = peaks[1] as f64 / peaks[0] as f64;
+    let ok = growth <= 1.5;
+    println!("  peak x4 / peak x1 {growth:>5.2}x (catalog 4.0x)  {}", if ok { "ok" } else { "FILTER MEMORY GROWS" });
     ok
 }

@@ -398,3 +398,23 @@ fn the_output_folder_must_hold_nothing_but_the_judged_catalog() {
     assert_eq!(std::fs::read(out.join("catalog.json")).unwrap(), first);
     assert_eq!(snapshot(&out).len(), 1, "no partial file is left behind");
 }
+
+/// `olm.deprecations` keeps what still names something (opm refuses an
+/// entry naming a bundle or channel the catalog lacks); a document of
+/// another schema is served as written.
+#[test]
+fn deprecations_of_left_out_bundles_go_and_other_documents_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut entries = CHAIN_TO_0_5_2.to_vec();
+    entries.extend(["0.6.0<0.5.2", "0.7.0<0.6.0", "0.7.1<0.7.0"]);
+    let extra = "---\nschema: olm.deprecations\npackage: kube-green\nentries:\n- reference: {schema: olm.bundle, name: kube-green.v0.6.0}\n  message: broken\n- reference: {schema: olm.bundle, name: kube-green.v0.5.0}\n  message: old\n- reference: {schema: olm.package}\n  message: moving\n---\nschema: example.com.notes\npackage: kube-green\nnote: kept as written\n";
+    let catalog = kube_green_with(dir.path(), &(channel("alpha", &entries) + extra));
+    let (out, folder) = filter_kube_green(dir.path(), &catalog);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let docs = documents(&folder.join("catalog.json"));
+    let deprecations = of_schema(&docs, "olm.deprecations");
+    let names: Vec<&str> =
+        deprecations[0]["entries"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap()).collect();
+    assert_eq!(names, ["old", "moving"]);
+    assert_eq!(of_schema(&docs, "example.com.notes")[0]["note"], "kept as written");
+}
