@@ -25,11 +25,13 @@ use crate::outcome::Outcome;
 mod decode;
 mod filter;
 mod graph;
+mod range;
 mod read;
 mod report;
 mod resolve;
 
 pub use filter::{filter, FilterArgs, Report};
+pub(crate) use range::judged_range;
 pub use report::{json_schema, Format};
 pub(crate) use resolve::{Entry, Wanted};
 

@@ -285,6 +285,13 @@ struct RenderArgs {
     /// code scanning (written whether or not the render succeeds).
     #[arg(long, value_name = "FILE")]
     sarif: Option<PathBuf>,
+    /// The judged catalog (catalog filter's output) the ClusterExtension's
+    /// ClusterCatalog serves, pinned by digest: every bundle its version range
+    /// admits there is judged with the config, and a range that admits only
+    /// bundles that pass is accepted (the admission policy then holds the
+    /// extension to that range and that catalog's image).
+    #[arg(long, value_name = "PATH")]
+    judged_catalog: Option<PathBuf>,
     /// Files and directories to read (*.yaml, *.yml, *.json, recursively;
     /// a bundle's root as a bundle); - or nothing reads stdin.
     #[arg(value_name = "PATH")]
@@ -296,6 +303,12 @@ impl RenderArgs {
     fn run(self) -> Outcome {
         let options =
             RenderOptions { output: self.output, quiet: self.quiet, bundle_roots: Vec::new(), sarif: self.sarif };
-        run::render_paths(self.config.as_deref(), &[self.files, self.paths].concat(), options)
+        let paths = [self.files, self.paths].concat();
+        let Some(catalog) = self.judged_catalog else {
+            return run::render_paths(self.config.as_deref(), &paths, options);
+        };
+        run::render_paths_judging(self.config.as_deref(), &paths, options, |inputs, configs| {
+            crate::catalog::judged_range(&catalog, inputs, configs).map(Some)
+        })
     }
 }

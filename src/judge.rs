@@ -19,6 +19,7 @@ pub(crate) mod views;
 use views::{read_config, read_objects, yaml_finding};
 
 pub(crate) use crate::plan::installable::Asked;
+pub(crate) use crate::plan::JudgedRange;
 
 /// What [`judge`] decided, and what it read to decide it.
 pub(crate) struct Judged<'a> {
@@ -41,6 +42,17 @@ pub(crate) struct Judged<'a> {
 /// render reads them, and plans, with the folders read as a bundle's root.
 /// Every problem is a finding of the plan; nothing is written.
 pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_roots: &[BundleRoot]) -> Judged<'a> {
+    judge_with(inputs, configs, bundle_roots, None)
+}
+
+/// [`judge`], with what the judged catalog says of the ClusterExtension's
+/// range (`render --judged-catalog`).
+pub(crate) fn judge_with<'a>(
+    inputs: &'a [Source],
+    configs: &'a [Source],
+    bundle_roots: &[BundleRoot],
+    judged_range: Option<&JudgedRange>,
+) -> Judged<'a> {
     let mut results = Vec::new();
     let mut split = Split::read(inputs, configs, &mut results);
     check_config_sources(&split.configs[split.from_inputs..], &split.kept, !configs.is_empty(), &mut results);
@@ -74,6 +86,7 @@ pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_root
                 }
             })
             .collect(),
+        judged_range: judged_range.cloned(),
     };
     // Warnings read before planning (a merge noted in a CRD's schema) go with
     // the plan's results; only an error stops the planning.
@@ -91,11 +104,6 @@ pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_root
 }
 
 impl Judged<'_> {
-    /// Whether the plan holds an error: render would refuse these inputs.
-    pub(crate) fn refused(&self) -> bool {
-        has_error(self.plan.results())
-    }
-
     /// The ClusterServiceVersion judged, the first the inputs hold.
     pub(crate) fn csv(&self) -> Option<&crate::model::CsvView> {
         self.objects.iter().find_map(|o| match &o.body {

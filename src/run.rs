@@ -20,5 +20,6 @@ pub use crate::input::Source;
 pub use crate::outcome::Outcome;
 pub use krm::function;
 pub use render::{render, render_with, OutputFormat, RenderOptions};
+pub(crate) use sources::render_paths_judging;
 pub use sources::{function_on_stdin, render_paths};
 pub use upgrade::diff_judged;

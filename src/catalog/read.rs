@@ -431,6 +431,7 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
     let package = catalog
         .package_name
         .ok_or_else(|| format!("{}: ClusterExtension: spec.source.catalog.packageName is missing", source.name))?;
+    let written_range = catalog.version.clone().filter(|v| !v.is_empty());
     let range = match catalog.version.filter(|v| !v.is_empty()) {
         None => None,
         Some(v) => Some(
@@ -440,5 +441,5 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
     };
     let self_certified = catalog.upgrade_constraint_policy.as_deref() == Some("SelfCertified");
     let (namespace, config) = (view.spec.namespace.clone(), view.spec.config.clone());
-    Ok(Wanted { package, range, channels: catalog.channels, self_certified, namespace, config })
+    Ok(Wanted { package, range, written_range, channels: catalog.channels, self_certified, namespace, config })
 }

@@ -144,7 +144,14 @@ pub(super) fn judge_one(
         return row;
     }
     let findings: Vec<&crate::findings::Finding> = judged.plan.findings().collect();
-    row.errors = findings.iter().filter(|f| f.severity == Said::Error).map(|f| f.said_in_file()).collect();
+    // Whether the admission policy can be written is about the
+    // ClusterExtension in render's own input: a catalog's bundle is judged
+    // without one (catalog judge reads its own), so that is no verdict on it.
+    let of_the_bundle = |f: &&&crate::findings::Finding| {
+        f.severity == Said::Error && f.code != crate::findings::Code::AdmissionPolicyBlocked
+    };
+    row.errors = findings.iter().filter(of_the_bundle).map(|f| f.said_in_file()).collect();
+    let refused = !row.errors.is_empty();
     let mut dangerous: Vec<_> = findings.iter().filter(|f| f.danger.is_some()).collect();
     dangerous.sort_by_key(|f| std::cmp::Reverse(f.danger));
     row.dangerous = dangerous.iter().map(|f| f.said_in_file()).collect();
@@ -165,8 +172,8 @@ pub(super) fn judge_one(
             "ClusterExtension: spec.namespace: {asked:?} is not {judged_in:?}, the namespace olm-rbac judged the operator in (spec.operator.installNamespace): its namespaced permissions would land in another namespace than judged; set one to the other"
         ));
     }
-    row.verdict = if judged.refused() || elsewhere.is_some() { Verdict::Fail } else { Verdict::Pass };
-    if !judged.refused() {
+    row.verdict = if refused || elsewhere.is_some() { Verdict::Fail } else { Verdict::Pass };
+    if !refused {
         row.rbac = Some(crate::check::load::policy_of(&judged.rbac()));
     }
     row

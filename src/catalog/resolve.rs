@@ -36,6 +36,8 @@ pub struct Wanted {
     pub package: String,
     /// `spec.source.catalog.version`, parsed; `None` admits every version.
     pub range: Option<Range>,
+    /// That range as written.
+    pub written_range: Option<String>,
     /// `spec.source.catalog.channels`; empty admits every channel.
     pub channels: Vec<String>,
     /// `upgradeConstraintPolicy: SelfCertified`, read as admitting every version of the package.

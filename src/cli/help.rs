@@ -21,7 +21,7 @@ Examples:
 ";
 
 pub(super) const RENDER_USAGE: &str =
-    "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [--sarif <FILE>] [-f <PATH>]... [PATH]...";
+    "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [--sarif <FILE>] [--judged-catalog <PATH>] [-f <PATH>]... [PATH]...";
 
 pub(super) const CAN_I_EXAMPLES: &str = "\
 Examples:

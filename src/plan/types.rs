@@ -322,10 +322,31 @@ impl Plan {
 /// themselves, whose files are all the bundle's, wherever its CSV sits; and
 /// the package each names, by the folder its objects are in
 /// (`<root>/manifests`).
+/// Also what the run knows of the judged catalog, when one is given.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BundleRoots {
     pub roots: Vec<String>,
     pub packages: BTreeMap<String, String>,
+    /// `render --judged-catalog`: every bundle the ClusterExtension's range
+    /// admits there, judged with this render's config.
+    pub judged_range: Option<JudgedRange>,
+}
+
+/// Every bundle a ClusterExtension's version range admits in a judged
+/// catalog (`catalog filter`'s output), each judged with the render's own
+/// config as `catalog judge` judges it (`render --judged-catalog`): with
+/// the ClusterCatalog pinned by digest to that catalog's image, the range
+/// is then as safe as one exact version.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JudgedRange {
+    /// The catalog as given, for messages.
+    pub catalog: String,
+    /// The range, as the ClusterExtension writes it.
+    pub range: String,
+    /// Each bundle it admits there that passed: (bundle, version).
+    pub passed: Vec<(String, String)>,
+    /// Each one that did not: (bundle, why).
+    pub failed: Vec<(String, String)>,
 }
 
 /// One of the roles olm-rbac writes for OLM's own APIs.

@@ -8,7 +8,7 @@ use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::{json, Outcome, Source};
 use crate::findings::{Code, FileRef, Finding};
 use crate::input::BundleRoot;
-use crate::judge::{judge, Judged};
+use crate::judge::Judged;
 use crate::plan::Plan;
 use crate::yaml::{self, Chunk};
 
@@ -50,7 +50,19 @@ pub fn render(inputs: &[Source], configs: &[Source]) -> Outcome {
 
 /// [`render`], written as `options` say.
 pub fn render_with(inputs: &[Source], configs: &[Source], options: &RenderOptions) -> Outcome {
-    let Judged { configs: config_chunks, kept, plan, .. } = judge(inputs, configs, &options.bundle_roots);
+    render_judged(inputs, configs, options, None)
+}
+
+/// [`render_with`], with what the judged catalog says of the
+/// ClusterExtension's range (`render --judged-catalog`).
+pub(crate) fn render_judged(
+    inputs: &[Source],
+    configs: &[Source],
+    options: &RenderOptions,
+    judged_range: Option<&crate::judge::JudgedRange>,
+) -> Outcome {
+    let Judged { configs: config_chunks, kept, plan, .. } =
+        crate::judge::judge_with(inputs, configs, &options.bundle_roots, judged_range);
     let split = (config_chunks, kept);
     if let Some(path) = &options.sarif {
         let lines = split.0.iter().chain(&split.1).map(|(c, f)| ((f.path.clone(), f.index), c.line));

@@ -6,7 +6,7 @@
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 
-use super::{function, render_with, RenderOptions};
+use super::{function, RenderOptions};
 use crate::input::{read_input, read_path, read_stdin, refuse_terminal};
 use crate::outcome::{Exit, Outcome, USAGE_ERROR};
 
@@ -30,7 +30,23 @@ pub fn function_on_stdin() -> Outcome {
 /// `render`: reads the config file and the paths (stdin when there are
 /// none), then renders as `options` say. The config file may sit among the
 /// paths (`render --config rbac.yaml .`): it is read once, as the config.
-pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], mut options: RenderOptions) -> Outcome {
+pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], options: RenderOptions) -> Outcome {
+    render_paths_judging(config, paths, options, |_, _| Ok(None))
+}
+
+/// [`render_paths`], the inputs also held against the judged catalog that
+/// `judged` reads (`render --judged-catalog`): given the inputs and configs
+/// read, every bundle the ClusterExtension's range admits there, judged;
+/// `None` without a judged catalog; an error when it cannot be read.
+pub(crate) fn render_paths_judging(
+    config: Option<&Path>,
+    paths: &[PathBuf],
+    mut options: RenderOptions,
+    judged: impl FnOnce(
+        &[crate::input::Source],
+        &[crate::input::Source],
+    ) -> Result<Option<crate::judge::JudgedRange>, String>,
+) -> Outcome {
     if let Some(refusal) = refuse_terminal(
         "render without a path reads manifests from stdin",
         "pass files or directories (olm-rbac render --config rbac.yaml bundle/manifests/), or pipe them in (helm template my-release chart/ | olm-rbac render --config rbac.yaml -)",
@@ -73,5 +89,8 @@ pub fn render_paths(config: Option<&Path>, paths: &[PathBuf], mut options: Rende
             Err(e) => return unreadable(&e),
         }
     }
-    render_with(&inputs, &configs, &options)
+    match judged(&inputs, &configs) {
+        Ok(range) => super::render::render_judged(&inputs, &configs, &options, range.as_ref()),
+        Err(e) => unreadable(&e),
+    }
 }

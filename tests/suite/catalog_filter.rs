@@ -418,3 +418,113 @@ fn deprecations_of_left_out_bundles_go_and_other_documents_stay() {
     assert_eq!(names, ["old", "moving"]);
     assert_eq!(of_schema(&docs, "example.com.notes")[0]["note"], "kept as written");
 }
+
+/// A ClusterCatalog serving the judged catalog, pinned by digest.
+const JUDGED_CATALOG_OBJECT: &str = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterCatalog\nmetadata:\n  name: judged\nspec:\n  source:\n    type: Image\n    image:\n      ref: registry.example.com/judged-catalog@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n";
+
+fn ranged_extension(range: &str) -> String {
+    format!("apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: kube-green\nspec:\n  namespace: kube-green\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: kube-green\n      version: {range:?}\n      selector:\n        matchLabels:\n          olm.operatorframework.io/metadata.name: judged\n")
+}
+
+/// render of kube-green 0.7.0 with a ClusterExtension whose range is
+/// `range`, with `judged` as the judged catalog (none when `None`).
+fn render_ranged(dir: &Path, range: &str, judged: Option<&Path>, with_catalog: bool) -> std::process::Output {
+    let config = dir.join("render-rbac.yaml");
+    std::fs::write(&config, KUBE_GREEN_CONFIG.to_string() + "  admissionPolicy: Generate\n").unwrap();
+    let ext = dir.join("ext.yaml");
+    std::fs::write(&ext, ranged_extension(range)).unwrap();
+    let catalog = dir.join("clustercatalog.yaml");
+    std::fs::write(&catalog, JUDGED_CATALOG_OBJECT).unwrap();
+    let mut args = vec!["render".to_string(), "-c".into(), config.display().to_string(), ext.display().to_string()];
+    if with_catalog {
+        args.push(catalog.display().to_string());
+    }
+    args.push(repo(&format!("{BUNDLES}/kube-green/0.7.0")).display().to_string());
+    if let Some(j) = judged {
+        args.extend(["--judged-catalog".into(), j.display().to_string()]);
+    }
+    run_strings(&args)
+}
+
+/// With the judged catalog, a range whose every bundle passes is accepted,
+/// and the admission policy holds the extension to that range and catalog:
+/// what the cluster admits is checked by `can-install` on the output.
+/// Without it, with the unfiltered catalog, or without the ClusterCatalog
+/// pinned in the input, the exact-version rule stands.
+#[test]
+fn a_range_is_accepted_against_the_judged_catalog_and_held_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (filtered, judged) = filter_kube_green(dir.path(), &repo(KUBE_GREEN));
+    assert_eq!(filtered.status.code(), Some(0));
+    let out = render_ranged(dir.path(), ">=0.5.0", Some(&judged), true);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("\">=0.5.0\" admits 5 bundle(s) of the judged catalog"),
+        "{}",
+        text(&out.stderr)
+    );
+    let rendered = dir.path().join("rendered.yaml");
+    std::fs::write(&rendered, &out.stdout).unwrap();
+    let admin = |range: &str| {
+        let ext = dir.path().join("ask.yaml");
+        std::fs::write(&ext, ranged_extension(range)).unwrap();
+        let args = [
+            "can-install",
+            ext.to_str().unwrap(),
+            "--as",
+            "admin",
+            "--as-group",
+            "system:masters",
+            "-f",
+            rendered.to_str().unwrap(),
+            "--operation",
+            "create",
+        ];
+        run_bin(&args, "").status.code()
+    };
+    assert_eq!(admin(">=0.5.0"), Some(0), "the judged range is admitted");
+    assert_eq!(admin(">=0.4.0"), Some(1), "a wider range is refused");
+    assert_eq!(admin("0.6.0"), Some(1), "another version is refused");
+
+    // The unfiltered catalog: 0.6.0 is in the range and fails.
+    let unfiltered = render_ranged(dir.path(), ">=0.5.0", Some(&repo(KUBE_GREEN)), true);
+    assert_eq!(unfiltered.status.code(), Some(1));
+    assert!(text(&unfiltered.stderr).contains("admits bundles of the judged catalog"), "{}", text(&unfiltered.stderr));
+    assert!(text(&unfiltered.stderr).contains("kube-green.v0.6.0: "), "{}", text(&unfiltered.stderr));
+    // No judged catalog: a range is not one judged version.
+    let none = render_ranged(dir.path(), ">=0.5.0", None, true);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(text(&none.stderr).contains("admits versions besides 0.7.0"), "{}", text(&none.stderr));
+    // The ClusterCatalog not in the input: its content cannot be tied to the judged catalog.
+    let unpinned = render_ranged(dir.path(), ">=0.5.0", Some(&judged), false);
+    assert_eq!(unpinned.status.code(), Some(1));
+    assert!(
+        text(&unpinned.stderr).contains("a version range is accepted only from the judged catalog"),
+        "{}",
+        text(&unpinned.stderr)
+    );
+}
+
+/// The config render uses (with `admissionPolicy: Generate`) judges a
+/// catalog's bundles as the same config without it: the admission policy is
+/// about render's own ClusterExtension, which a catalog's bundle has none of.
+#[test]
+fn the_renders_own_config_judges_a_catalog_as_without_its_admission_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let verdicts = |config: &str| {
+        let path = dir.path().join("rbac.yaml");
+        std::fs::write(&path, config).unwrap();
+        let mut args = vec!["catalog".to_string(), "audit".into()];
+        args.extend(args_with(&repo(KUBE_GREEN), None));
+        args.extend(["-c".into(), path.display().to_string(), "-o".into(), "json".into()]);
+        let rows: Value = serde_json::from_slice(&run_strings(&args).stdout).unwrap();
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["bundle"].clone(), r["verdict"].clone(), r["errors"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let plain = verdicts(KUBE_GREEN_CONFIG);
+    assert_eq!(plain.iter().filter(|(_, v, _)| v == "pass").count(), 9);
+    assert_eq!(verdicts(&(KUBE_GREEN_CONFIG.to_string() + "  admissionPolicy: Generate\n")), plain);
+}

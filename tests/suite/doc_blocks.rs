@@ -255,6 +255,7 @@ const CLONE_PATHS_OF: &[(&str, &[&str])] = &[
         ],
     ),
     ("docs/delegating-installs.md", &["tests/fixtures/bundles/prometheus-0.56.3"]),
+    ("docs/catalogs-and-pinning.md", &["tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green/0.7.0"]),
 ];
 
 /// A doc's scratch folder, which its blocks share in order as a reader's

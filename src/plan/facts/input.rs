@@ -44,6 +44,8 @@ pub(crate) struct Input<'a> {
     pub built_in: Option<Policy>,
     /// The package each bundle folder's annotations name (see [`crate::plan::types::BundleRoots`]).
     pub packages: &'a BTreeMap<String, String>,
+    /// The judged catalog's verdicts on the ClusterExtension's range, when given.
+    pub judged_range: Option<&'a crate::plan::types::JudgedRange>,
 }
 
 impl<'a> Input<'a> {
@@ -62,6 +64,7 @@ impl<'a> Input<'a> {
             origins,
             built_in,
             packages,
+            judged_range: roots.judged_range.as_ref(),
         }
     }
 

@@ -12,13 +12,14 @@
 use crate::config::AdmissionPolicy;
 use crate::findings::{Code, Finding, ObjRef, Severity};
 use crate::model::*;
-use crate::semver::{Range, Version};
+use crate::semver::Version;
 
 use crate::plan::facts::input::Planning;
 use crate::plan::facts::origin::extension_object;
 use crate::plan::types::Made;
 
 mod admission;
+mod version;
 
 /// The label catalogd sets on every ClusterCatalog: its name. A selector on
 /// it names one catalog.
@@ -29,6 +30,9 @@ pub(crate) struct Pin<'a> {
     pub extension: &'a str,
     pub package: &'a str,
     pub versions: Vec<String>,
+    /// `versions` is the one range the judged catalog was judged for
+    /// (`render --judged-catalog`), not exact versions.
+    pub range: bool,
     pub catalog: &'a str,
     /// The catalog's image, when the ClusterCatalog is in the admin's input
     /// and names it by digest.
@@ -63,10 +67,19 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         return Vec::new();
     };
     let package = check_package(p, source.package_name.as_deref(), severity, &at, results);
-    check_version(source.version.as_deref(), judged.as_ref(), package.unwrap_or("the package"), severity, &at, results);
+    let written = source.version.as_deref();
+    let range =
+        version::check_version(written, judged.as_ref(), package.unwrap_or("the package"), severity, &at, results, p);
     check_upgrades(view, severity, &at, results);
     check_as_judged(view, &extension.header, config.install_namespace(), severity, &at, results);
     let catalog = check_catalog(p, source.selector.as_ref(), package, severity, &at, results);
+    if range.is_some() && catalog.is_none_or(|(_, image)| image.is_none()) {
+        results.push(at.say(Code::PinCatalog,
+            Severity::Error,
+            "spec.source.catalog.selector",
+            "a version range is accepted only from the judged catalog: name its ClusterCatalog, and put that ClusterCatalog in the input with spec.source.image.ref pinned by digest to the judged catalog's image",
+        ));
+    }
     if config.admission_policy != AdmissionPolicy::Generate {
         return Vec::new();
     }
@@ -86,7 +99,8 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     let pin = Pin {
         extension: &config.extension,
         package,
-        versions: vec![judged.exact()],
+        versions: vec![range.clone().unwrap_or_else(|| judged.exact())],
+        range: range.is_some(),
         catalog,
         catalog_image,
         namespace: config.install_namespace(),
@@ -95,7 +109,8 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
     let made = admission::objects(config, &pin);
     results.push(
         Finding::info(Code::Summary, format!(
-            "the cluster will admit ClusterExtensions of {package} only at version {judged}, from ClusterCatalog {catalog}{}, by the ValidatingAdmissionPolicy written here; apply it before the ClusterExtension",
+            "the cluster will admit ClusterExtensions of {package} only at {}, from ClusterCatalog {catalog}{}, by the ValidatingAdmissionPolicy written here; apply it before the ClusterExtension",
+            match &range { Some(r) => format!("version range {r:?}, each bundle of it judged"), None => format!("version {judged}") },
             if catalog_image.is_some() { " at its judged image" } else { "" }
         ))
         .on(&config.object_ref())
@@ -371,72 +386,6 @@ pub(crate) fn bundle_package(p: &Planning<'_>) -> Option<(String, bool)> {
     let folder = csv.and_then(|c| c.file.as_ref()).map(|f| crate::plan::facts::origin::folder_of(&f.path));
     let from_metadata = folder.and_then(|f| p.input.packages.get(f)).map(|package| (package.clone(), true));
     from_metadata.or_else(|| csv.and_then(crate::plan::facts::discover::package_of_csv))
-}
-
-/// `spec.source.catalog.version` admits the judged version, and nothing
-/// else, written exactly as the admission policy pins it: the judged
-/// version without build metadata (which OLM v1 does not compare).
-fn check_version(
-    written: Option<&str>,
-    judged: Option<&Version>,
-    package: &str,
-    severity: Severity,
-    at: &Place<'_>,
-    results: &mut Vec<Finding>,
-) {
-    const FIELD: &str = "spec.source.catalog.version";
-    let exact = judged.map(Version::exact);
-    let fix = match &exact {
-        Some(v) => format!("pin the judged bundle: {FIELD}: \"{v}\""),
-        None => "give the bundle's ClusterServiceVersion a semantic spec.version, and pin it here".to_string(),
-    };
-    let Some(written) = written.filter(|w| !w.is_empty()) else {
-        results.push(at.say(Code::PinVersion,
-            severity,
-            FIELD,
-            format!("is not set, so OLM v1 installs the newest {package} the catalog serves and upgrades to every newer one on its own, none of them judged here; {fix}"),
-        ));
-        return;
-    };
-    let range = match Range::parse(written) {
-        Ok(range) => range,
-        Err(e) => {
-            results.push(at.say(Code::PinVersion, Severity::Error, FIELD, format!("{e}; {fix}")));
-            return;
-        }
-    };
-    let (Some(judged), Some(exact)) = (judged, exact) else {
-        results.push(at.say(Code::PinVersion,
-            severity,
-            FIELD,
-            format!("{written:?} cannot be tied to the bundle judged here, whose ClusterServiceVersion has no semantic version; {fix}"),
-        ));
-        return;
-    };
-    if !range.admits(judged) {
-        results.push(at.say(Code::PinVersion,
-            Severity::Error,
-            FIELD,
-            format!("{written:?} does not admit {exact}, the version judged here: the cluster would install a bundle olm-rbac has not seen; {fix}"),
-        ));
-    } else if Version::parse_exact(written).is_ok() {
-        // One exact version that admits the judged one: the judged version.
-    } else if range.exact_versions().is_some_and(|vs| vs.iter().all(|v| *v == judged)) {
-        results.push(at.say(
-            Code::PinVersion,
-            severity,
-            FIELD,
-            format!(
-                "{written:?} admits only the judged version, but the admission policy pins it written exactly; {fix}"
-            ),
-        ));
-    } else {
-        results.push(at.say(Code::PinVersion,
-            severity,
-            FIELD,
-            format!("{written:?} admits versions besides {exact}, the one judged here, and OLM v1 upgrades to the newest of them on its own; {fix}, or judge every bundle it admits (olm-rbac catalog judge)"),
-        ));
-    }
 }
 
 /// The catalog: a selector naming one ClusterCatalog, and that catalog's

@@ -25,11 +25,19 @@ pub(crate) fn extension_rules(pin: &Pin<'_>) -> (String, Vec<(String, String)>) 
         ),
         (
             cel::version_in(pin.versions.iter().map(String::as_str)),
-            format!(
-                "spec.source.catalog.version must be exactly one of the versions of {} olm-rbac judged ({}): a new version is a change in git, judged again",
-                pin.package,
-                pin.versions.join(", ")
-            ),
+            match pin.range {
+                true => format!(
+                    "spec.source.catalog.version must be exactly {}: olm-rbac judged every bundle of {} it admits in ClusterCatalog {}, at its judged image; another range is a change in git, judged again",
+                    pin.versions.join(", "),
+                    pin.package,
+                    pin.catalog
+                ),
+                false => format!(
+                    "spec.source.catalog.version must be exactly one of the versions of {} olm-rbac judged ({}): a new version is a change in git, judged again",
+                    pin.package,
+                    pin.versions.join(", ")
+                ),
+            },
         ),
         (
             cel::not_self_certified(),
