@@ -30,7 +30,7 @@ mod read;
 mod report;
 mod resolve;
 
-pub use filter::{filter, FilterArgs, Report};
+pub use filter::{filter, json_schema as filter_json_schema, FilterArgs, Report};
 pub(crate) use range::judged_range;
 pub use report::{json_schema, Format};
 pub(crate) use resolve::{Entry, Wanted};

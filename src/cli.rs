@@ -240,7 +240,8 @@ impl Cli {
 /// `schema`'s argument: which document's schema.
 #[derive(Args)]
 struct SchemaArgs {
-    /// rbacconfig (the default): RBACConfig; diff-output: `diff -o json`.
+    /// rbacconfig (the default): RBACConfig; diff-output: `diff -o json`;
+    /// catalog: `catalog judge -o json`; catalog-filter: `catalog filter --report json`.
     #[arg(value_enum, value_name = "OF", default_value_t = SchemaOf::Rbacconfig)]
     of: SchemaOf,
 }
@@ -251,6 +252,7 @@ enum SchemaOf {
     Rbacconfig,
     DiffOutput,
     Catalog,
+    CatalogFilter,
 }
 
 impl SchemaArgs {
@@ -259,6 +261,7 @@ impl SchemaArgs {
             SchemaOf::Rbacconfig => crate::config::json_schema(),
             SchemaOf::DiffOutput => crate::check::diff::json_schema(),
             SchemaOf::Catalog => crate::catalog::json_schema(),
+            SchemaOf::CatalogFilter => crate::catalog::filter_json_schema(),
         };
         Outcome { stdout, stderr: String::new(), code: 0 }
     }

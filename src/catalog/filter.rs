@@ -26,7 +26,7 @@ use crate::outcome::Outcome;
 
 mod report;
 
-pub use report::Report;
+pub use report::{json_schema, Report};
 
 /// What `catalog filter` takes.
 pub struct FilterArgs<'a> {

@@ -528,3 +528,28 @@ fn the_renders_own_config_judges_a_catalog_as_without_its_admission_policy() {
     assert_eq!(plain.iter().filter(|(_, v, _)| v == "pass").count(), 9);
     assert_eq!(verdicts(&(KUBE_GREEN_CONFIG.to_string() + "  admissionPolicy: Generate\n")), plain);
 }
+
+#[test]
+fn the_json_report_has_the_committed_shape() {
+    let committed = std::fs::read_to_string(repo("docs/catalog-filter.schema.json")).unwrap();
+    assert!(
+        committed == olm_rbac::catalog::filter_json_schema(),
+        "docs/catalog-filter.schema.json is stale: run `cargo run -- schema catalog-filter > docs/catalog-filter.schema.json`"
+    );
+    let schema: Value = serde_json::from_str(&committed).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, KUBE_GREEN_CONFIG).unwrap();
+    let out = filter(&repo(KUBE_GREEN), None, &config, &dir.path().join("judged"), &["--report", "json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["removed"][0]["code"], "catalog-bundle-fails");
+    assert_eq!(report["rewired"][0]["replaces"], "kube-green.v0.5.2");
+    let errors: Vec<_> = crate::json_schema::Validator::new(&schema).unwrap().iter_errors(&report).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // SARIF: one result per bundle left out and per entry rewired, each at its rule.
+    let sarif = filter(&repo(KUBE_GREEN), None, &config, &dir.path().join("judged"), &["--report", "sarif"]);
+    let log: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let rules: Vec<&str> =
+        log["runs"][0]["results"].as_array().unwrap().iter().map(|r| r["ruleId"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["catalog-bundle-fails", "catalog-edge-rewired"]);
+}

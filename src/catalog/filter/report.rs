@@ -2,6 +2,7 @@
 //! each bundle left out with why (its code and its errors), each entry whose
 //! edges were rewired, and the channels and packages left empty.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Kept;
@@ -24,24 +25,34 @@ pub enum Report {
 }
 
 /// A bundle left out, and why.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct Removed<'a> {
+    /// Its package.
     package: &'a str,
+    /// The `olm.bundle`'s name.
     bundle: &'a str,
+    /// Its `olm.package` version.
     version: Option<&'a str>,
     /// The result code: `catalog-bundle-fails`, `-uninstallable`, `-unjudged` or `-tag-image`.
     code: &'static str,
+    /// Its row's errors: why.
     why: &'a [String],
 }
 
 /// A kept entry whose edges changed.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Rewired<'a> {
+    /// Its package.
     package: &'a str,
+    /// The channel whose entry changed.
     channel: &'a str,
+    /// The kept bundle whose entry it is.
     bundle: &'a str,
+    /// Its `replaces` as the catalog wrote it.
     replaces_before: Option<&'a str>,
+    /// Its `replaces` now.
     replaces: Option<&'a str>,
     /// Left-out bundles its edges no longer name.
     dropped: &'a [String],
@@ -49,18 +60,40 @@ struct Rewired<'a> {
     added: &'a [String],
 }
 
-/// `--report json`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A channel left with no bundle, dropped.
+#[derive(Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct DroppedChannel<'a> {
+    /// Its package.
+    package: &'a str,
+    /// The channel.
+    channel: &'a str,
+}
+
+/// `catalog filter --report json`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(rename = "CatalogFilterReport")]
 struct Out<'a> {
     /// What was done: the file written, or why nothing was.
     said: &'a str,
+    /// How many bundles the judged catalog keeps.
     kept: usize,
+    /// Each bundle left out, and why.
     removed: Vec<Removed<'a>>,
+    /// Each kept entry whose upgrade edges changed.
     rewired: Vec<Rewired<'a>>,
-    dropped_channels: Vec<(&'a str, &'a str)>,
+    /// The channels left empty.
+    dropped_channels: Vec<DroppedChannel<'a>>,
+    /// The packages that keep no bundle, left out whole.
     dropped_packages: &'a [String],
+    /// Every bundle as `catalog judge -o json` lists it.
     bundles: &'a [Row],
+}
+
+/// The JSON Schema of `catalog filter --report json` (`olm-rbac schema catalog-filter`).
+pub fn json_schema() -> String {
+    crate::schema::text_of::<Out<'static>>("catalog-filter")
 }
 
 /// Why a row is left out: its code.
@@ -112,8 +145,11 @@ pub(super) fn write(
             added: &r.added,
         })
         .collect();
-    let dropped_channels: Vec<(&str, &str)> =
-        kept.packages.iter().flat_map(|(p, f)| f.dropped.iter().map(move |c| (p.as_str(), c.as_str()))).collect();
+    let dropped_channels: Vec<DroppedChannel<'_>> = kept
+        .packages
+        .iter()
+        .flat_map(|(p, f)| f.dropped.iter().map(move |c| DroppedChannel { package: p, channel: c }))
+        .collect();
     let out = Out {
         said,
         kept: kept.bundles.len(),
@@ -179,8 +215,8 @@ fn text(out: &Out<'_>) -> String {
         let (p, c, b) = (printable(r.package), printable(r.channel), printable(r.bundle));
         s.push_str(&format!("rewired   {p}  channel {c}: {b} {}\n", printable(&rewired_said(r))));
     }
-    for (p, c) in &out.dropped_channels {
-        s.push_str(&format!("dropped   {}  channel {}: no bundle kept\n", printable(p), printable(c)));
+    for d in &out.dropped_channels {
+        s.push_str(&format!("dropped   {}  channel {}: no bundle kept\n", printable(d.package), printable(d.channel)));
     }
     for p in out.dropped_packages {
         s.push_str(&format!("dropped   {}  package: no bundle kept\n", printable(p)));
@@ -199,8 +235,8 @@ fn markdown(out: &Out<'_>) -> String {
         let what = format!("channel {}: {}", code(r.channel), code(r.bundle));
         s.push_str(&format!("| rewired | {} | {what} | {} |\n", code(r.package), text(&rewired_said(r))));
     }
-    for (p, c) in &out.dropped_channels {
-        s.push_str(&format!("| dropped | {} | channel {} | no bundle kept |\n", code(p), code(c)));
+    for d in &out.dropped_channels {
+        s.push_str(&format!("| dropped | {} | channel {} | no bundle kept |\n", code(d.package), code(d.channel)));
     }
     for p in out.dropped_packages {
         s.push_str(&format!("| dropped | {} | package | no bundle kept |\n", code(p)));
