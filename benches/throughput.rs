@@ -275,19 +275,7 @@ fn main() {
 /// the catalog: over 1.5x the single catalog's prints `CATALOG MEMORY GROWS`
 /// and fails the bench.
 fn catalog(iterations: usize) -> bool {
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
-    let one = std::fs::read_to_string(&source).expect("the trident catalog");
-    // Four packages of the same bundles: the package renamed, the bundles (whose
-    // CSVs are named as they are) kept.
-    let four: String = (0..4)
-        .map(|k| {
-            let package = format!("trident-operator-{k}");
-            one.replace("\nname: trident-operator\n", &format!("\nname: {package}\n"))
-                .replace("\npackage: trident-operator\n", &format!("\npackage: {package}\n"))
-                .replace("packageName: trident-operator\n", &format!("packageName: {package}\n"))
-        })
-        .collect();
+    let (one, four) = trident_catalogs();
     let scratch = tempfile::tempdir().expect("a scratch folder");
     let runs = [("trident-operator", one, 12), ("trident-operator x4", four, 48)];
     println!("catalog audit: median of {iterations} runs; peak RSS of the binary");
@@ -326,6 +314,24 @@ fn catalog(iterations: usize) -> bool {
     let ok = growth <= 1.5;
     println!("  peak x4 / peak x1 {growth:>5.2}x (catalog 4.0x)  {}", if ok { "ok" } else { "CATALOG MEMORY GROWS" });
     ok
+}
+
+/// The trident catalog, and the same four times over: four packages of the
+/// same bundles, the package renamed, the bundles (whose CSVs are named as
+/// they are) kept.
+fn trident_catalogs() -> (String, String) {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
+    let one = std::fs::read_to_string(&source).expect("the trident catalog");
+    let four: String = (0..4)
+        .map(|k| {
+            let package = format!("trident-operator-{k}");
+            one.replace("\nname: trident-operator\n", &format!("\nname: {package}\n"))
+                .replace("\npackage: trident-operator\n", &format!("\npackage: {package}\n"))
+                .replace("packageName: trident-operator\n", &format!("packageName: {package}\n"))
+        })
+        .collect();
+    (one, four)
 }
 
 /// What the peak resident set may grow by, as a multiple of the input's bytes.
@@ -581,17 +587,7 @@ fn hostile_catalogs(iterations: usize) -> bool {
 /// times over; its peak resident set must not grow with the catalog (over
 /// 1.5x prints `FILTER MEMORY GROWS` and fails the bench).
 fn catalog_filter(iterations: usize) -> bool {
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/catalogs/with-bundle-objects/trident-operator.yaml");
-    let one = std::fs::read_to_string(&source).expect("the trident catalog");
-    let four: String = (0..4)
-        .map(|k| {
-            let package = format!("trident-operator-{k}");
-            one.replace("\nname: trident-operator\n", &format!("\nname: {package}\n"))
-                .replace("\npackage: trident-operator\n", &format!("\npackage: {package}\n"))
-                .replace("packageName: trident-operator\n", &format!("packageName: {package}\n"))
-        })
-        .collect();
+    let (one, four) = trident_catalogs();
     let scratch = tempfile::tempdir().expect("a scratch folder");
     let config_path = scratch.path().join("rbac.yaml");
     std::fs::write(&config_path, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: trident\nspec:\n  mode: Unmanaged\n  operator:\n    permissions: Cluster\n    installNamespace: trident\n    policy:\n      deny:\n      - {apiGroups: [trident.netapp.io], resources: [tridentgroupsnapshots], verbs: [create]}\n").expect("write the config");

@@ -90,9 +90,9 @@ enum CatalogCommand {
     Filter(FilterArgs),
 }
 
-/// `catalog filter`'s arguments.
+/// Where the catalog commands read a catalog from.
 #[derive(Args)]
-struct FilterArgs {
+struct CatalogSource {
     /// The catalog: a file or folder of olm.package, olm.channel and
     /// olm.bundle documents (YAML or JSON), as opm render writes it.
     #[arg(long, value_name = "PATH")]
@@ -101,6 +101,13 @@ struct FilterArgs {
     /// <package>/<version>/manifests/ or <bundle>/manifests/.
     #[arg(long, value_name = "DIR")]
     bundles: Option<PathBuf>,
+}
+
+/// `catalog filter`'s arguments.
+#[derive(Args)]
+struct FilterArgs {
+    #[command(flatten)]
+    source: CatalogSource,
     /// The RBACConfig to judge every bundle with.
     #[arg(long, short = 'c', value_name = "FILE")]
     config: PathBuf,
@@ -124,8 +131,8 @@ impl FilterArgs {
             Err(e) => return Outcome::failure(&e, crate::catalog::INPUT_ERROR),
         };
         crate::catalog::filter(&crate::catalog::FilterArgs {
-            catalog: &self.catalog,
-            bundles: self.bundles.as_deref(),
+            catalog: &self.source.catalog,
+            bundles: self.source.bundles.as_deref(),
             config: &config,
             output: &self.output,
             allow_tag_images: self.allow_tag_images,
@@ -137,14 +144,8 @@ impl FilterArgs {
 /// `catalog audit`'s arguments.
 #[derive(Args)]
 struct AuditArgs {
-    /// The catalog: a file or folder of olm.package, olm.channel and
-    /// olm.bundle documents (YAML or JSON), as opm render writes it.
-    #[arg(long, value_name = "PATH")]
-    catalog: PathBuf,
-    /// Bundle folders, for catalogs without olm.bundle.object:
-    /// <package>/<version>/manifests/ or <bundle>/manifests/.
-    #[arg(long, value_name = "DIR")]
-    bundles: Option<PathBuf>,
+    #[command(flatten)]
+    source: CatalogSource,
     /// An RBACConfig to judge every bundle with; without it, each operator's
     /// permissions are measured, granted cluster-wide, against the catalogue
     /// of dangerous permissions.
@@ -162,8 +163,8 @@ impl AuditArgs {
             Err(e) => return Outcome::failure(&e, crate::catalog::INPUT_ERROR),
         };
         crate::catalog::audit(&crate::catalog::AuditArgs {
-            catalog: &self.catalog,
-            bundles: self.bundles.as_deref(),
+            catalog: &self.source.catalog,
+            bundles: self.source.bundles.as_deref(),
             config: config.as_deref(),
             format: self.output,
         })
@@ -173,14 +174,8 @@ impl AuditArgs {
 /// `catalog judge`'s arguments.
 #[derive(Args)]
 struct JudgeArgs {
-    /// The catalog: a file or folder of olm.package, olm.channel and
-    /// olm.bundle documents (YAML or JSON), as opm render writes it.
-    #[arg(long, value_name = "PATH")]
-    catalog: PathBuf,
-    /// Bundle folders, for catalogs without olm.bundle.object:
-    /// <package>/<version>/manifests/ or <bundle>/manifests/.
-    #[arg(long, value_name = "DIR")]
-    bundles: Option<PathBuf>,
+    #[command(flatten)]
+    source: CatalogSource,
     /// The RBACConfig to judge each bundle with.
     #[arg(long, short = 'c', value_name = "FILE")]
     config: PathBuf,
@@ -207,8 +202,8 @@ impl JudgeArgs {
             (Err(refused), _) | (_, Err(refused)) => return refused,
         };
         crate::catalog::judge(&crate::catalog::JudgeArgs {
-            catalog: &self.catalog,
-            bundles: self.bundles.as_deref(),
+            catalog: &self.source.catalog,
+            bundles: self.source.bundles.as_deref(),
             config: &config,
             extension: &extension,
             allow_tag_images: self.allow_tag_images,

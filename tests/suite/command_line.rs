@@ -80,14 +80,18 @@ fn a_path_render_cannot_read_exits_2() {
 /// read its input.
 #[test]
 fn the_catalog_commands_help_examples_run_from_a_clone() {
-    for command in ["judge", "audit"] {
+    // The filter writes its folder where it runs: a copy of what the examples read.
+    let scratch = tempfile::tempdir().unwrap();
+    copy_dir(&repo("examples/catalog"), &scratch.path().join("examples/catalog"));
+    for command in ["judge", "audit", "filter"] {
+        let at = if command == "filter" { scratch.path().to_path_buf() } else { repo("") };
         let help = text(&run_in(&repo(""), &["catalog", command, "--help"]).stdout);
         let (_, examples) = help.split_once("Examples:\n").unwrap_or_else(|| panic!("catalog {command}: no examples"));
         let lines: Vec<&str> = examples.lines().map(str::trim).filter(|l| l.starts_with("olm-rbac ")).collect();
         assert!(lines.len() >= 2, "catalog {command}: {examples}");
         for line in lines {
             let args: Vec<&str> = line.split_whitespace().skip(1).collect();
-            let out = run_in(&repo(""), &args);
+            let out = run_in(&at, &args);
             assert!(matches!(out.status.code(), Some(0 | 1)), "`{line}`: {}", text(&out.stderr));
             assert!(!out.stdout.is_empty(), "`{line}`: {}", text(&out.stderr));
         }
