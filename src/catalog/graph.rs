@@ -146,7 +146,7 @@ pub struct Filtered {
 /// bundle upgraded both, say).
 pub fn filter(package: &Package, kept: &BTreeSet<&str>) -> Result<Filtered, String> {
     let edges = edges(package);
-    let reach = reached_through_removed(package, &edges, kept);
+    let reach = reach::through_removed(package, &edges, kept);
     let mut out = Filtered { channels: Vec::new(), dropped: Vec::new(), rewired: Vec::new() };
     for channel in &package.channels {
         let (links, rewired) = filter_channel(package, channel, kept, &edges, &reach);
@@ -249,8 +249,12 @@ fn filter_channel(
     (links, rewired)
 }
 
-/// Whether `from` reaches `to` in `graph`, in any number of steps.
+/// Whether `from` reaches `to` in `graph`, in any number of steps (an edge
+/// of its own, the common case, looked up first).
 fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+    if graph.get(from).is_some_and(|next| next.contains(to)) {
+        return true;
+    }
     let (mut seen, mut queue) = (BTreeSet::new(), VecDeque::from([from]));
     while let Some(at) = queue.pop_front() {
         for next in graph.get(at).into_iter().flatten() {
@@ -283,7 +287,7 @@ fn first_kept_replaced(channel: &Channel, from: &str, kept: &BTreeSet<&str>) -> 
 
 /// Every edge between the package's bundles: from each bundle, the
 /// (channel, bundle) it upgrades to. Each `skipRange` is read once.
-type Edges<'p> = BTreeMap<&'p str, BTreeSet<(&'p str, &'p str)>>;
+pub(super) type Edges<'p> = BTreeMap<&'p str, BTreeSet<(&'p str, &'p str)>>;
 
 fn edges(package: &Package) -> Edges<'_> {
     let mut out: Edges<'_> = BTreeMap::new();
@@ -302,34 +306,7 @@ fn edges(package: &Package) -> Edges<'_> {
     out
 }
 
-/// For each (channel, kept bundle `J`): the kept bundles that upgrade to
-/// `J` through at least one removed bundle (the path's last step in that
-/// channel, its others in any).
-fn reached_through_removed<'p>(
-    package: &'p Package,
-    edges: &Edges<'p>,
-    kept: &BTreeSet<&str>,
-) -> BTreeMap<(&'p str, &'p str), BTreeSet<String>> {
-    let successors = |from: &str| edges.get(from).into_iter().flatten().copied();
-    let mut out: BTreeMap<(&str, &str), BTreeSet<String>> = BTreeMap::new();
-    for start in package.bundles.keys().filter(|b| kept.contains(b.as_str())) {
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        let mut queue: VecDeque<&str> = successors(start).map(|(_, j)| j).filter(|j| !kept.contains(j)).collect();
-        while let Some(removed) = queue.pop_front() {
-            if !seen.insert(removed) {
-                continue;
-            }
-            for (channel, next) in successors(removed) {
-                if !kept.contains(next) {
-                    queue.push_back(next);
-                } else if next != start.as_str() {
-                    out.entry((channel, next)).or_default().insert(start.clone());
-                }
-            }
-        }
-    }
-    out
-}
+mod reach;
 
 #[cfg(test)]
 mod tests;

@@ -192,3 +192,31 @@ fn upgrades_between_kept_bundles_are_the_inputs_and_none_reach_a_removed_one() {
     }
     assert!(written > 1000 && refused > 10, "{written} written, {refused} refused");
 }
+
+/// The shape real catalogs commonly take, every entry a `skipRange` over
+/// all earlier versions (and a `replaces` of the one before), with every
+/// other bundle removed: the upgrades between kept bundles stay the input's.
+/// (Its cost, once quadratic in the kept bundles times the edges, is in the
+/// bench's figures, not here.)
+#[test]
+fn a_dense_skip_range_graph_keeps_its_upgrades() {
+    let n = 200;
+    let names: Vec<String> = (0..n).map(|i| format!("p.v1.{i}.0")).collect();
+    let links = (0..n)
+        .map(|i| Link {
+            name: names[i].clone(),
+            replaces: (i > 0).then(|| names[i - 1].clone()),
+            skips: Vec::new(),
+            skip_range: Some(format!(">=1.0.0 <1.{i}.0")),
+        })
+        .collect();
+    let bundles =
+        names.iter().map(|n| (n.clone(), n.strip_prefix("p.v").and_then(crate::semver::blang::parse_strict))).collect();
+    let channels = vec![Channel { name: "c".into(), links }];
+    let p = Package { name: "p".into(), default_channel: Some("c".into()), channels, bundles };
+    let kept: BTreeSet<&str> = names.iter().step_by(2).map(String::as_str).collect();
+    let out = filter(&p, &kept).unwrap_or_else(|e| panic!("{e}"));
+    let after = Package { channels: out.channels.clone(), ..p.clone() };
+    assert_eq!(closure(&after, &kept), closure(&p, &kept));
+    assert_eq!(opm_refuses(&after.channels[0]), None);
+}
