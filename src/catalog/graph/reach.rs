@@ -51,7 +51,7 @@ pub(super) fn through_removed<'p>(
                 reached.iter_mut().zip(&exits[r]).for_each(|(a, b)| *a |= b);
             }
         }
-        for (t, (channel, j)) in targets.iter().enumerate().filter(|(t, _)| reached[t / 64] >> (t % 64) & 1 == 1) {
+        for (_, (channel, j)) in targets.iter().enumerate().filter(|(t, _)| reached[t / 64] >> (t % 64) & 1 == 1) {
             if *j != start.as_str() {
                 out.entry((*channel, *j)).or_default().insert(start.clone());
             }
