@@ -274,6 +274,14 @@ impl Catalog {
 fn entry_of(doc: &BundleDoc) -> Result<Entry, String> {
     let packages: Vec<&Property> = doc.properties.iter().filter(|p| p.kind == "olm.package").collect();
     let written = match packages.as_slice() {
+        [one] if one.value.get("packageName").and_then(Value::as_str) != Some(doc.package.as_str()) => {
+            return Err(format!(
+                "olm.bundle {:?}: properties: olm.package packageName {:?} is not its package {:?}; opm refuses such a bundle, and which package OLM would take it for cannot be told",
+                doc.name,
+                one.value.get("packageName").and_then(Value::as_str).unwrap_or_default(),
+                doc.package
+            ))
+        }
         [one] => one.value.get("version").and_then(Value::as_str).map(String::from),
         _ => {
             return Err(format!(

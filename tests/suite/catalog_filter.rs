@@ -363,7 +363,10 @@ fn a_catalog_that_cannot_be_filtered_as_opm_expects_is_refused_and_nothing_is_wr
     let twice = dir.path().join("twice.yaml");
     let last = text_of.rfind("---\nimage:").unwrap();
     std::fs::write(&twice, format!("{text_of}{}", &text_of[last..])).unwrap();
-    for catalog in [twice, repo("tests/fixtures/catalogs/hostile-alias-trees/catalog.yaml")] {
+    // A bundle whose olm.package property names another package than its own.
+    let other = dir.path().join("other.yaml");
+    std::fs::write(&other, text_of.replacen("packageName: kube-green\n", "packageName: other\n", 1)).unwrap();
+    for catalog in [twice, other, repo("tests/fixtures/catalogs/hostile-alias-trees/catalog.yaml")] {
         let (out, folder) = filter_kube_green(dir.path(), &catalog);
         assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
         assert!(!folder.exists());
