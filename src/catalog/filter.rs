@@ -123,20 +123,19 @@ fn packages_of(catalog: &read::Catalog) -> Result<Vec<graph::Package>, String> {
             channels: Vec::new(),
             bundles: BTreeMap::new(),
         };
-        if name.is_empty() || packages.insert(name, package).is_some() {
-            return refused(format!("olm.package {name:?}: name: empty, or a second package of that name"));
+        // A second package of one name is refused as it is read (`read::check_filing`).
+        if name.is_empty() {
+            return refused("olm.package: name: empty".into());
         }
+        packages.insert(name, package);
     }
     for (package, channel) in &catalog.channels {
         let Some(p) = packages.get_mut(package.as_str()) else {
             return refused(format!("olm.channel {:?}: package: {package:?} has no olm.package", channel.name));
         };
         let mut names = BTreeSet::new();
-        if channel.name.is_empty() || p.channels.iter().any(|c| c.name == channel.name) {
-            return refused(format!(
-                "olm.channel {:?} of package {package:?}: name: empty, or named twice",
-                channel.name
-            ));
+        if channel.name.is_empty() {
+            return refused(format!("olm.channel of package {package:?}: name: empty"));
         }
         if let Some(twice) = channel.links.iter().find(|l| !names.insert(&l.name)) {
             return refused(format!(

@@ -159,8 +159,10 @@ impl Catalog {
         };
         let mut channels: Vec<ChannelDoc> = Vec::new();
         let mut deprecations: Vec<DeprecationsDoc> = Vec::new();
+        let mut filed = BTreeSet::new();
         for (f, path) in files.iter().enumerate() {
             let fingerprint = decode_file(path, &read.hasher, |i, value| {
+                check_filing(&value, &format!("{} document {i}", path.display()), &mut filed)?;
                 match value.get("schema").and_then(Value::as_str) {
                     None | Some("") => {
                         return Err(format!(
@@ -270,6 +272,46 @@ impl Catalog {
     }
 }
 
+/// The schemas OLM v1 resolves from.
+const RESOLVED: [&str; 4] = ["olm.package", "olm.channel", "olm.bundle", "olm.deprecations"];
+
+/// Where operator-controller files the document in its cache of the
+/// catalog: `<package>/<schema>/<name>.json` (an `olm.package` under its own
+/// name, a document without a name under its schema's), the path joined and
+/// cleaned, each package then read back from its folder alone, and a later
+/// document at the same path replacing an earlier one. So a part that is not
+/// one plain path segment (`kube-green/`, `olm.channel/.`, `../x`) files the
+/// document as another package's, schema's or name's, and a second document
+/// at one path hides the first: both are refused, as is a package name opm
+/// refuses (not a DNS-1123 label). `filed`: the paths of the documents OLM
+/// resolves from, so far.
+fn check_filing(value: &Value, at: &str, filed: &mut BTreeSet<(String, String, String)>) -> Result<(), String> {
+    let field = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    let (schema, name) = (field("schema"), field("name"));
+    let package = if schema == "olm.package" { name.clone() } else { field("package") };
+    let file = if name.is_empty() { schema.clone() } else { name.clone() };
+    for (what, part) in [("package", &package), ("schema", &schema), ("name", &file)] {
+        if part.contains('/') || part == "." || part == ".." {
+            return Err(format!(
+                "{at}: {what} {part:?}: operator-controller files each document at <package>/<schema>/<name>.json, and this one would be filed as another's; refused"
+            ));
+        }
+    }
+    if !RESOLVED.contains(&schema.as_str()) {
+        return Ok(());
+    }
+    if !package.is_empty() && !crate::names::is_dns1123_label(&package) {
+        return Err(format!("{at}: package {package:?}: not a DNS-1123 label; opm refuses such a package name"));
+    }
+    // A second olm.deprecations is said where deprecations are read.
+    if schema != "olm.deprecations" && !filed.insert((package.clone(), schema.clone(), file)) {
+        return Err(format!(
+            "{at}: a second {schema} {name:?} of package {package:?}: operator-controller keeps only the last one it reads, so which one OLM resolves from cannot be told; opm refuses it too"
+        ));
+    }
+    Ok(())
+}
+
 /// A bundle as resolution reads it.
 fn entry_of(doc: &BundleDoc) -> Result<Entry, String> {
     let packages: Vec<&Property> = doc.properties.iter().filter(|p| p.kind == "olm.package").collect();
@@ -373,7 +415,7 @@ fn add_deprecations(entries: &mut [Entry], channels: &[ChannelDoc], docs: &[Depr
 /// object name, as a CSV's is, and name one bundle: a catalog's `../other`
 /// would have another folder judged in its place.
 fn check_names(bundles: &[Entry]) -> Result<(), String> {
-    let mut seen = BTreeSet::new();
+    // Two bundles of one name are refused as they are read (`check_filing`).
     let mut versions = BTreeSet::new();
     for b in bundles {
         if !crate::names::is_dns1123_subdomain(&b.name) {
@@ -385,12 +427,6 @@ fn check_names(bundles: &[Entry]) -> Result<(), String> {
         if let Some(v) = b.version.as_ref().filter(|v| !versions.insert((&b.package, v.to_string()))) {
             return Err(format!(
                 "olm.bundle {:?}: properties: olm.package version {v}: another bundle of package {:?} has that version; which one OLM v1 installs cannot be told",
-                b.name, b.package
-            ));
-        }
-        if !seen.insert((&b.package, &b.name)) {
-            return Err(format!(
-                "olm.bundle {:?}: name: the catalog lists two bundles of that name in package {:?}; which one OLM v1 installs cannot be told",
                 b.name, b.package
             ));
         }

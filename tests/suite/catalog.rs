@@ -168,7 +168,9 @@ fn a_catalog_cannot_name_another_folder_or_list_a_bundle_twice() {
     let out = judge_at(&climbing, Some(&repo(BUNDLES)), "      version: \"0.5.2\"\n");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("olm.bundle \"../kube-green.v0.5.2\": name: not a Kubernetes object name"),
+        text(&out.stderr).contains(
+            "name \"../kube-green.v0.5.2\": operator-controller files each document at <package>/<schema>/<name>.json"
+        ),
         "{}",
         text(&out.stderr)
     );
@@ -176,7 +178,11 @@ fn a_catalog_cannot_name_another_folder_or_list_a_bundle_twice() {
     let twice = edited_catalog(dir.path(), |t| t.replace("name: kube-green.v0.5.1\n", "name: kube-green.v0.5.2\n"));
     let out = judge_at(&twice, None, "      version: \"0.5.2\"\n");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("lists two bundles of that name"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("a second olm.bundle \"kube-green.v0.5.2\" of package \"kube-green\""),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// What a bundle carries in the catalog is the bundle's, whatever it is: an

@@ -366,9 +366,33 @@ fn a_catalog_that_cannot_be_filtered_as_opm_expects_is_refused_and_nothing_is_wr
     // A bundle whose olm.package property names another package than its own.
     let other = dir.path().join("other.yaml");
     std::fs::write(&other, text_of.replacen("packageName: kube-green\n", "packageName: other\n", 1)).unwrap();
-    for catalog in [twice, other, repo("tests/fixtures/catalogs/hostile-alias-trees/catalog.yaml")] {
+    // Documents operator-controller would file as another package's, schema's
+    // or name's (it files each at <package>/<schema>/<name>.json, the path
+    // cleaned), and a second channel of one name (it keeps only the last).
+    let bundle_06 = {
+        let start = text_of.find("\n---\nimage: ").unwrap();
+        let docs: Vec<&str> = text_of[start..].split("\n---\n").collect();
+        docs.iter().find(|d| d.contains("\nname: kube-green.v0.6.0\n")).unwrap().to_string()
+    };
+    let filed_elsewhere = [
+        format!(
+            "---\nschema: olm.package\nname: kube-green/\ndefaultChannel: alpha\n---\n{}\n",
+            bundle_06.replace("\npackage: kube-green\n", "\npackage: kube-green/\n")
+        ),
+        "---\nschema: olm.channel/.\npackage: kube-green\nname: alpha\n".to_string(),
+        "---\nschema: olm.channel\npackage: kube-green\nname: ../../kube-green/olm.channel/alpha\nentries: []\n"
+            .to_string(),
+        "---\nschema: olm.channel\npackage: kube-green\nname: alpha\nentries:\n- name: kube-green.v0.6.0\n".to_string(),
+    ];
+    let mut refused_as_read = vec![twice, other, repo("tests/fixtures/catalogs/hostile-alias-trees/catalog.yaml")];
+    for (i, extra) in filed_elsewhere.iter().enumerate() {
+        let path = dir.path().join(format!("filed-{i}.yaml"));
+        std::fs::write(&path, format!("{text_of}{extra}")).unwrap();
+        refused_as_read.push(path);
+    }
+    for catalog in refused_as_read {
         let (out, folder) = filter_kube_green(dir.path(), &catalog);
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{}: {}", catalog.display(), text(&out.stderr));
         assert!(!folder.exists());
     }
 }
