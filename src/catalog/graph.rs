@@ -145,6 +145,10 @@ pub struct Filtered {
 /// do) or a channel would be one opm refuses (two heads where only a removed
 /// bundle upgraded both, say).
 pub fn filter(package: &Package, kept: &BTreeSet<&str>) -> Result<Filtered, String> {
+    if kept.is_empty() {
+        let dropped = package.channels.iter().map(|c| c.name.clone()).collect();
+        return Ok(Filtered { channels: Vec::new(), dropped, rewired: Vec::new() });
+    }
     let edges = edges(package);
     let reach = reach::through_removed(package, &edges, kept);
     let mut out = Filtered { channels: Vec::new(), dropped: Vec::new(), rewired: Vec::new() };
@@ -189,7 +193,7 @@ fn filter_channel(
     channel: &Channel,
     kept: &BTreeSet<&str>,
     edges: &Edges<'_>,
-    reach: &BTreeMap<(&str, &str), BTreeSet<String>>,
+    reach: &BTreeMap<(&str, &str), BTreeSet<&str>>,
 ) -> (Vec<Link>, Vec<Rewired>) {
     let removed = |name: &str| package.bundles.contains_key(name) && !kept.contains(name);
     let originals: Vec<&Link> = channel.links.iter().filter(|l| kept.contains(l.name.as_str())).collect();
@@ -205,28 +209,30 @@ fn filter_channel(
             skip_range: link.skip_range.clone(),
         })
         .collect();
-    // This channel's upgrades between kept bundles, as far as written.
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for link in &links {
-        for from in link.replaces.iter().chain(&link.skips) {
-            graph.entry(from.clone()).or_default().insert(link.name.clone());
+    // This channel's upgrades between kept bundles, as far as written, by
+    // the package's own names (a name it does not hold leads nowhere kept).
+    let name = |n: &str| package.bundles.get_key_value(n).map(|(k, _)| k.as_str());
+    let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (before, link) in originals.iter().zip(&links) {
+        for from in link.replaces.iter().chain(&link.skips).filter_map(|f| name(f)) {
+            graph.entry(from).or_default().insert(before.name.as_str());
         }
     }
     for (from, to) in edges.iter().filter(|(f, _)| kept.contains(*f)) {
         for (_, j) in to.iter().filter(|(c, j)| *c == channel.name && kept.contains(j)) {
-            graph.entry(from.to_string()).or_default().insert(j.to_string());
+            graph.entry(from).or_default().insert(j);
         }
     }
     let mut added: Vec<Vec<String>> = vec![Vec::new(); links.len()];
-    for (i, link) in links.iter_mut().enumerate() {
-        let mut from: Vec<&String> =
-            reach.get(&(channel.name.as_str(), link.name.as_str())).into_iter().flatten().collect();
+    for (i, (before, link)) in originals.iter().zip(links.iter_mut()).enumerate() {
+        let to = before.name.as_str();
+        let mut from: Vec<&str> = reach.get(&(channel.name.as_str(), to)).into_iter().flatten().copied().collect();
         from.sort_by(|a, b| package.bundles.get(*b).cmp(&package.bundles.get(*a)).then_with(|| a.cmp(b)));
         for k in from {
-            if !reaches(&graph, k, &link.name) {
-                graph.entry(k.clone()).or_default().insert(link.name.clone());
-                link.skips.push(k.clone());
-                added[i].push(k.clone());
+            if !reaches(&graph, k, to) {
+                graph.entry(k).or_default().insert(to);
+                link.skips.push(k.to_string());
+                added[i].push(k.to_string());
             }
         }
     }
@@ -251,17 +257,17 @@ fn filter_channel(
 
 /// Whether `from` reaches `to` in `graph`, in any number of steps (an edge
 /// of its own, the common case, looked up first).
-fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+fn reaches<'g>(graph: &BTreeMap<&'g str, BTreeSet<&'g str>>, from: &'g str, to: &str) -> bool {
     if graph.get(from).is_some_and(|next| next.contains(to)) {
         return true;
     }
     let (mut seen, mut queue) = (BTreeSet::new(), VecDeque::from([from]));
     while let Some(at) = queue.pop_front() {
-        for next in graph.get(at).into_iter().flatten() {
+        for &next in graph.get(at).into_iter().flatten() {
             if next == to {
                 return true;
             }
-            if seen.insert(next.as_str()) {
+            if seen.insert(next) {
                 queue.push_back(next);
             }
         }

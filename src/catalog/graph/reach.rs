@@ -17,12 +17,12 @@ use super::{Edges, Package};
 
 /// For each (channel, kept bundle `J`): the kept bundles that upgrade to
 /// `J` through at least one removed bundle (the path's last step in that
-/// channel, its others in any).
+/// channel, its others in any), and have no edge of their own to it there.
 pub(super) fn through_removed<'p>(
     package: &'p Package,
     edges: &Edges<'p>,
     kept: &BTreeSet<&str>,
-) -> BTreeMap<(&'p str, &'p str), BTreeSet<String>> {
+) -> BTreeMap<(&'p str, &'p str), BTreeSet<&'p str>> {
     let removed: Vec<&str> = package.bundles.keys().map(String::as_str).filter(|b| !kept.contains(b)).collect();
     let index: BTreeMap<&str, usize> = removed.iter().enumerate().map(|(i, b)| (*b, i)).collect();
     let targets: Vec<(&str, &str)> = {
@@ -43,7 +43,7 @@ pub(super) fn through_removed<'p>(
         }
     }
     let exits = component_exits(&next, own);
-    let mut out: BTreeMap<(&str, &str), BTreeSet<String>> = BTreeMap::new();
+    let mut out: BTreeMap<(&str, &str), BTreeSet<&str>> = BTreeMap::new();
     for start in package.bundles.keys().filter(|b| kept.contains(b.as_str())) {
         let mut reached = vec![0u64; words];
         for to in edges.get(start.as_str()).into_iter().flatten() {
@@ -51,9 +51,11 @@ pub(super) fn through_removed<'p>(
                 reached.iter_mut().zip(&exits[r]).for_each(|(a, b)| *a |= b);
             }
         }
-        for (_, (channel, j)) in targets.iter().enumerate().filter(|(t, _)| reached[t / 64] >> (t % 64) & 1 == 1) {
-            if *j != start.as_str() {
-                out.entry((*channel, *j)).or_default().insert(start.clone());
+        // An upgrade the bundle has an edge of its own for needs no other.
+        let direct = edges.get(start.as_str());
+        for (_, to) in targets.iter().enumerate().filter(|(t, _)| reached[t / 64] >> (t % 64) & 1 == 1) {
+            if to.1 != start.as_str() && !direct.is_some_and(|d| d.contains(to)) {
+                out.entry(*to).or_default().insert(start.as_str());
             }
         }
     }
