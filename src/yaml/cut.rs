@@ -548,6 +548,14 @@ mod tests {
         assert!(!view.contains("openAPIV3Schema") && !view.contains("# big"));
         assert!(view.contains("    storage: true\n  - name: v2\n"));
         assert!(view.contains("  names:\n    plural: ps\n"));
+        // A flow schema keeps its brackets: the view still reads.
+        assert!(view.contains(&format!("    schema: {{{}}}\n", " ".repeat(19))), "{view}");
+        let json = r#"{"kind": "CustomResourceDefinition", "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {"type": "object"}}, "storage": true}], "validation": [1]}}"#;
+        let docs = split_documents(json).unwrap();
+        let view = docs[0].view_text();
+        assert!(!view.contains("openAPIV3Schema") && view.contains("\"validation\": [ ]"), "{view}");
+        let read: serde_json::Value = serde_saphyr::from_str(&view).unwrap();
+        assert_eq!(read["spec"]["versions"][0]["storage"], true);
         let list = format!(
             "apiVersion: v1\nkind: ResourceList\nitems:\n{}",
             crd.lines()

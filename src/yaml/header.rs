@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use granit_parser::Event;
+use granit_parser::{Event, StructureStyle};
 
 use super::merge::{is_merge_key, Dispute};
 use super::view::REPEATED_KEY;
@@ -117,7 +117,7 @@ impl HeaderCollector {
                 }
                 self.open = None;
             }
-            (None, Event::MappingStart(..) | Event::SequenceStart(..)) => {
+            (None, Event::MappingStart(style, ..) | Event::SequenceStart(style, ..)) => {
                 let Some(frames) = walker.frames.get(self.base..) else { return };
                 let in_value = frames.last().is_some_and(|f| !f.is_map || !f.expect_key);
                 let matches = |pattern: &[&str]| {
@@ -129,7 +129,12 @@ impl HeaderCollector {
                         })
                 };
                 if in_value && ELIDED.iter().any(|p| matches(p)) {
-                    self.open = Some((at, depth + 1));
+                    // A flow collection keeps its brackets (`{` … `}`), so
+                    // that what is left reads as an empty one: a manifest
+                    // written as JSON is read once, not blanked into a
+                    // syntax error and read again whole.
+                    let inside = usize::from(*style == StructureStyle::Flow);
+                    self.open = Some((at + inside, depth + 1));
                 }
             }
             _ => {}
