@@ -24,25 +24,59 @@ pub(crate) fn folded(key: &str) -> String {
 /// Refuses, at any depth of `value`, a key Go would read as one of `fields`
 /// but that is not written exactly so, and two keys Go would read as one.
 pub(crate) fn check_folding(value: &Value, fields: &[&str], at: &str) -> Result<(), String> {
+    // Folded once, not once per key: a catalog document has thousands.
+    let fields: Vec<(String, &str)> = fields.iter().map(|f| (folded(f), *f)).collect();
+    check_within(value, &fields, &mut Vec::new()).map_err(|(path, why)| format!("{at}{path}: {why}"))
+}
+
+/// A step of the path to a value: an object's key or an array's index.
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// [`check_folding`] below `path`; the error names the path (said only
+/// then, never built for a value that passes) and what is wrong there.
+fn check_within<'v>(
+    value: &'v Value,
+    fields: &[(String, &str)],
+    path: &mut Vec<Step<'v>>,
+) -> Result<(), (String, String)> {
+    let said = |path: &[Step<'_>], why: String| {
+        let path = path.iter().map(|s| match s {
+            Step::Key(k) => format!(".{k}"),
+            Step::Index(i) => format!("[{i}]"),
+        });
+        (path.collect(), why)
+    };
     match value {
         Value::Object(map) => {
             let mut seen: BTreeMap<String, &str> = BTreeMap::new();
             for (key, inner) in map {
                 let fold = folded(key);
-                if let Some(other) = seen.insert(fold.clone(), key) {
-                    return Err(format!(
-                        "{at}: keys {other:?} and {key:?} differ only in case, and OLM reads them as one"
+                if let Some(other) = seen.get(&fold) {
+                    return Err(said(
+                        path,
+                        format!("keys {other:?} and {key:?} differ only in case, and OLM reads them as one"),
                     ));
                 }
-                if let Some(field) = fields.iter().find(|f| folded(f) == fold && **f != key) {
-                    return Err(format!("{at}: key {key:?} is read by OLM as {field:?}; write it so"));
+                if let Some((_, field)) = fields.iter().find(|(f, name)| *f == fold && name != key) {
+                    return Err(said(path, format!("key {key:?} is read by OLM as {field:?}; write it so")));
                 }
-                check_folding(inner, fields, &format!("{at}.{key}"))?;
+                seen.insert(fold, key);
+                path.push(Step::Key(key));
+                check_within(inner, fields, path)?;
+                path.pop();
             }
             Ok(())
         }
         Value::Array(items) => {
-            items.iter().enumerate().try_for_each(|(i, v)| check_folding(v, fields, &format!("{at}[{i}]")))
+            for (i, item) in items.iter().enumerate() {
+                path.push(Step::Index(i));
+                check_within(item, fields, path)?;
+                path.pop();
+            }
+            Ok(())
         }
         _ => Ok(()),
     }
