@@ -1,5 +1,7 @@
 //! One bundle judged, the gains between a package's versions, and the report.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -219,7 +221,7 @@ fn not_the_bundle(entry: &Entry, judged: &crate::judge::Judged<'_>) -> Option<St
 
 /// Fills each row's gains over its package's next lower version that
 /// passed: what the cluster's RBAC gains when the newer bundle's is applied
-/// over the older's (`check::diff::upgrade`, on the two values), then drops
+/// over the older's (`check::diff::upgrades`, on the two values), then drops
 /// the values.
 pub(super) fn add_gains(rows: &mut [Row]) {
     let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -247,17 +249,33 @@ pub(super) fn add_gains(rows: &mut [Row]) {
 }
 
 /// What the new row of each (old, new) pair gains, in the pairs' order. Each
-/// pair is an upgrade diff of its own: half of them are taken on a second thread.
+/// pair is an upgrade diff of its own (`check::diff::upgrades`, which
+/// measures a version once for the two upgrades it is a side of): half of
+/// them are taken on a second thread.
 fn gains_of(rows: &[Row], pairs: &[(usize, usize)]) -> Vec<Vec<Value>> {
-    let gains = |&(old, new): &(usize, usize)| -> Vec<Value> {
-        let (Some(old), Some(new)) = (&rows[old].rbac, &rows[new].rbac) else { return Vec::new() };
-        let changes = crate::check::diff::upgrade(old, new);
-        changes.gained.iter().map(|c| serde_json::to_value(ChangeOut::of(c)).unwrap_or_default()).collect()
+    let gains = |pairs: &[(usize, usize)]| -> Vec<Vec<Value>> {
+        // Each row's RBAC once, by its place among the policies diffed.
+        let mut placed: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut policies = Vec::new();
+        let mut place = |row: usize| {
+            let policy = rows[row].rbac.as_ref()?;
+            Some(*placed.entry(row).or_insert_with(|| {
+                policies.push(policy);
+                policies.len() - 1
+            }))
+        };
+        let paired: Vec<Option<(usize, usize)>> = pairs.iter().map(|&(old, new)| place(old).zip(place(new))).collect();
+        let diffed: Vec<(usize, usize)> = paired.iter().flatten().copied().collect();
+        let mut changes = crate::check::diff::upgrades(&policies, &diffed).into_iter();
+        let gained = |c: crate::check::diff::Changes| {
+            c.gained.iter().map(|c| serde_json::to_value(ChangeOut::of(c)).unwrap_or_default()).collect()
+        };
+        paired.iter().map(|p| p.and_then(|_| changes.next()).map(gained).unwrap_or_default()).collect()
     };
     let (first, second) = pairs.split_at(pairs.len() / 2);
     std::thread::scope(|scope| {
-        let other = scope.spawn(|| second.iter().map(gains).collect::<Vec<_>>());
-        let mut out: Vec<Vec<Value>> = first.iter().map(gains).collect();
+        let other = scope.spawn(|| gains(second));
+        let mut out: Vec<Vec<Value>> = gains(first);
         out.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         out
     })

@@ -9,7 +9,9 @@
 //! a rule only written differently is no change; a gain's severity is the
 //! catalogue's ([`dangers`]). The shapes it prints are in [`shape`].
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 
@@ -150,10 +152,22 @@ fn written(
 }
 
 /// What the cluster's RBAC gains and loses when NEW is applied over OLD
-/// without pruning, as [`diff`] measures it, on two values.
-pub(crate) fn upgrade(old: &Policy, new: &Policy) -> Changes {
-    let kept = left_behind(old, new, &mut Vec::new());
-    changes(old, kept.as_ref().unwrap_or(new))
+/// without pruning, as [`diff`] measures it, on two values: for each pair
+/// `(old, new)` of indices into `policies`, in the pairs' order. A catalog's
+/// versions are each the new side of one upgrade and the old of the next:
+/// what a policy's holders hold is measured once for both.
+pub(crate) fn upgrades(policies: &[&Policy], pairs: &[(usize, usize)]) -> Vec<Changes> {
+    let sides: Vec<std::cell::OnceCell<Side<'_>>> = policies.iter().map(|_| Default::default()).collect();
+    let side = |i: usize| sides[i].get_or_init(|| Side::of(policies[i]));
+    let mut out = Vec::with_capacity(pairs.len());
+    for &(old, new) in pairs {
+        let (old, new) = (side(old), side(new));
+        out.push(match left_behind(old.policy, new.policy, &mut Vec::new()) {
+            Some(kept) => changes_between(old, &Side::of(&kept)),
+            None => changes_between(old, new),
+        });
+    }
+    out
 }
 
 /// NEW as the cluster holds it after NEW is applied over OLD without pruning
@@ -209,20 +223,20 @@ fn left_behind(old: &Policy, new: &Policy, warnings: &mut Vec<String>) -> Option
 /// where a RoleBinding of either side names it, leaving out there what the
 /// same side's cluster-wide grants already hold.
 pub(crate) fn changes(old: &Policy, new: &Policy) -> Changes {
-    let (old_by, new_by) = (by_holder(old), by_holder(new));
-    let (old_named, new_named) = (named_by_namespace(old), named_by_namespace(new));
-    let old_side = Side { policy: old, by: &old_by, by_namespace_name: &old_named };
-    let new_side = Side { policy: new, by: &new_by, by_namespace_name: &new_named };
+    changes_between(&Side::of(old), &Side::of(new))
+}
+
+/// [`changes`] between two sides, each measured as it is asked.
+fn changes_between(old_side: &Side<'_>, new_side: &Side<'_>) -> Changes {
     let mut holders: BTreeSet<Holder> = AggregatingRole::ALL.into_iter().map(Holder::Role).collect();
-    holders.extend(old_by.keys().cloned());
-    holders.extend(new_by.keys().cloned());
+    holders.extend(old_side.by.keys().cloned());
+    holders.extend(new_side.by.keys().cloned());
     let mut out = Changes::default();
     for holder in holders {
         // A built-in aggregating role is bound cluster-wide only, where what it
         // grants is its effective rules: the same rules on both sides, no change.
         if let Holder::Role(role) = &holder {
-            let rules = |p: &Policy| p.cluster_roles.get(role.name()).map(|r| p.effective_rules(r));
-            if rules(old) == rules(new) {
+            if old_side.aggregated(*role) == new_side.aggregated(*role) {
                 continue;
             }
         }
@@ -333,16 +347,54 @@ fn named_by_namespace(policy: &Policy) -> BTreeSet<&str> {
 }
 
 /// One side of the diff: its policy, its bindings by holder, and its
-/// ClusterRoles that grant by the namespace's name.
+/// ClusterRoles that grant by the namespace's name; what it was asked of
+/// each holder, kept for the next upgrade it is a side of.
 struct Side<'p> {
     policy: &'p Policy,
-    by: &'p BTreeMap<Holder, Vec<&'p BindingDef>>,
-    by_namespace_name: &'p BTreeSet<&'p str>,
+    by: BTreeMap<Holder, Vec<&'p BindingDef>>,
+    by_namespace_name: BTreeSet<&'p str>,
+    /// [`Side::held`] by holder and namespace (`None`: cluster-wide).
+    held: RefCell<HeldBy>,
+    /// [`Side::aggregated`] by role.
+    aggregated: RefCell<BTreeMap<AggregatingRole, Rc<Option<EffectiveRules>>>>,
 }
 
+/// What each holder holds, by holder and namespace (`None`: cluster-wide).
+type HeldBy = BTreeMap<(Holder, Option<String>), Rc<[PolicyRule]>>;
+
+/// A role's effective rules, each with the roles it comes through.
+type EffectiveRules = Vec<(Vec<String>, PolicyRule)>;
+
 impl<'p> Side<'p> {
-    /// What the holder may do in the place, as `can-i --list` lists it, as rules.
-    fn held(&self, holder: &Holder, place: Place<'_>) -> Vec<PolicyRule> {
+    fn of(policy: &'p Policy) -> Side<'p> {
+        Side {
+            policy,
+            by: by_holder(policy),
+            by_namespace_name: named_by_namespace(policy),
+            held: RefCell::default(),
+            aggregated: RefCell::default(),
+        }
+    }
+
+    /// What a built-in aggregating role grants on this side: its effective rules.
+    fn aggregated(&self, role: AggregatingRole) -> Rc<Option<EffectiveRules>> {
+        let rules = || self.policy.cluster_roles.get(role.name()).map(|r| self.policy.effective_rules(r));
+        self.aggregated.borrow_mut().entry(role).or_insert_with(|| Rc::new(rules())).clone()
+    }
+
+    /// What the holder may do in the place, as `can-i --list` lists it, as
+    /// rules; measured once per holder and place.
+    fn held(&self, holder: &Holder, place: Place<'_>) -> Rc<[PolicyRule]> {
+        let key = (holder.clone(), if let Place::Namespace(ns) = place { Some(ns.to_string()) } else { None });
+        if let Some(seen) = self.held.borrow().get(&key) {
+            return seen.clone();
+        }
+        let held: Rc<[PolicyRule]> = self.measure(holder, place).into();
+        self.held.borrow_mut().insert(key, held.clone());
+        held
+    }
+
+    fn measure(&self, holder: &Holder, place: Place<'_>) -> Vec<PolicyRule> {
         let permissions = match holder {
             Holder::Role(role) => {
                 // Bound by a ClusterRoleBinding: the most the role can give.
@@ -414,11 +466,10 @@ mod tests {
     /// Today's arithmetic without the sharing: every namespace measured on
     /// its own, as `changes` did before namespaces were measured once.
     fn changes_one_namespace_at_a_time(old: &Policy, new: &Policy) -> Changes {
-        let (old_by, new_by, none) = (by_holder(old), by_holder(new), BTreeSet::new());
-        let old_side = Side { policy: old, by: &old_by, by_namespace_name: &none };
-        let new_side = Side { policy: new, by: &new_by, by_namespace_name: &none };
+        let side = |policy| Side { by_namespace_name: BTreeSet::new(), ..Side::of(policy) };
+        let (old_side, new_side) = (side(old), side(new));
         let mut holders: BTreeSet<Holder> = AggregatingRole::ALL.into_iter().map(Holder::Role).collect();
-        holders.extend(old_by.keys().chain(new_by.keys()).cloned());
+        holders.extend(old_side.by.keys().chain(new_side.by.keys()).cloned());
         let mut out = Changes::default();
         for holder in holders {
             let (old_c, new_c) =
@@ -505,6 +556,21 @@ mod tests {
             shared += usize::from(expected.gained.iter().any(|c| c.namespace.is_some()));
         }
         assert!(shared > 30, "too few renders gain anything in a namespace: {shared}");
+    }
+
+    #[test]
+    fn a_chain_of_upgrades_measured_once_gives_what_each_upgrade_gives_alone() {
+        let mut seed = 7;
+        for _ in 0..10 {
+            let chain: Vec<Policy> = (0..4).map(|_| render(&mut seed)).collect();
+            let policies: Vec<&Policy> = chain.iter().collect();
+            let pairs = [(0, 1), (1, 2), (2, 3), (3, 0), (1, 1)];
+            let alone = |&(old, new): &(usize, usize)| {
+                let kept = left_behind(&chain[old], &chain[new], &mut Vec::new());
+                changes(&chain[old], kept.as_ref().unwrap_or(&chain[new]))
+            };
+            assert_eq!(upgrades(&policies, &pairs), pairs.iter().map(alone).collect::<Vec<_>>());
+        }
     }
 
     #[test]
