@@ -27,8 +27,9 @@ pub struct RoleDef {
     /// Its labels, which an aggregating ClusterRole's selectors match.
     pub labels: BTreeMap<String, String>,
     /// The rules written on it; an aggregating ClusterRole's own are replaced by its members'
-    /// ([`Policy::effective_rules`]).
-    pub rules: Vec<PolicyRule>,
+    /// ([`Policy::effective_rules`]). Shared: every judgement's policy holds
+    /// Kubernetes' bootstrap roles, copied from one reading of them.
+    pub rules: std::sync::Arc<[PolicyRule]>,
     /// `aggregationRule.clusterRoleSelectors`: the ClusterRoles whose rules it gathers. Empty for a Role.
     pub aggregation: Vec<LabelSelector>,
     /// Not in the input: Kubernetes' bootstrap role, modelled.

@@ -109,7 +109,9 @@ pub(crate) fn reconcile_into(input: &mut Policy) -> Vec<SetAside> {
         } else if !missing.is_empty() {
             set_aside.push(SetAside::RulesAdded(name.clone()));
         }
-        role.rules.extend(missing);
+        if !missing.is_empty() {
+            role.rules = role.rules.iter().cloned().chain(missing).collect();
+        }
         if expected.aggregation.is_empty() {
             if !role.aggregation.is_empty() {
                 set_aside.push(SetAside::Aggregation(name.clone()));

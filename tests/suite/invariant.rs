@@ -306,7 +306,8 @@ pub fn cluster(text: &str, op: &Operator, csv: Option<&Csv>) -> Policy {
     }
     let Some(csv) = csv else { return p };
     let grant = |p: &mut Policy, name: String, namespace: Option<String>, sa: &str, rules: Vec<PolicyRule>| {
-        let role = RoleDef { name: name.clone(), namespace: namespace.clone(), rules, ..Default::default() };
+        let role =
+            RoleDef { name: name.clone(), namespace: namespace.clone(), rules: rules.into(), ..Default::default() };
         match &namespace {
             None => p.cluster_roles.insert(name.clone(), role),
             Some(ns) => p.roles.insert((ns.clone(), name.clone()), role),

@@ -78,7 +78,7 @@ fn subject(text: &str) -> Subject {
 }
 
 fn cluster_role(name: &str, rules: Vec<PolicyRule>) -> RoleDef {
-    RoleDef { name: name.into(), rules, ..Default::default() }
+    RoleDef { name: name.into(), rules: rules.into(), ..Default::default() }
 }
 
 /// A binding to a ClusterRole: a RoleBinding in `namespace`, else a ClusterRoleBinding.

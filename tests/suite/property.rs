@@ -1273,7 +1273,7 @@ mod escalation {
     /// The owner's rules as the authorizer holds them: one ClusterRole bound
     /// cluster-wide to the user `u`.
     fn holding(owner: &[PolicyRule]) -> Policy {
-        let role = RoleDef { name: "owner".into(), rules: owner.to_vec(), ..Default::default() };
+        let role = RoleDef { name: "owner".into(), rules: owner.into(), ..Default::default() };
         let user = Subject { kind: "User".into(), name: "u".into(), ..Default::default() };
         let binding = BindingDef {
             name: "owner".into(),

@@ -81,7 +81,9 @@ impl<'a> Input<'a> {
                 let rules = role.rules.clone().unwrap_or_default();
                 gathered |=
                     policy.cluster_roles.values().any(|r| r.aggregation.iter().any(|s| access::selects(s, &labels)));
-                policy.cluster_roles.insert(name.clone(), RoleDef { name, labels, rules, ..Default::default() });
+                policy
+                    .cluster_roles
+                    .insert(name.clone(), RoleDef { name, labels, rules: rules.into(), ..Default::default() });
             }
         }
         gathered

@@ -88,7 +88,9 @@ struct Unknown {
 fn known_verbs(p: &Planning<'_>) -> BTreeSet<String> {
     let mut verbs: BTreeSet<String> = API_VERBS.iter().map(|v| v.to_string()).collect();
     if let Ok(bootstrap) = builtin::policy() {
-        verbs.extend(bootstrap.cluster_roles.values().flat_map(|r| &r.rules).flat_map(|r| r.verbs.iter().cloned()));
+        verbs.extend(
+            bootstrap.cluster_roles.values().flat_map(|r| r.rules.iter()).flat_map(|r| r.verbs.iter().cloned()),
+        );
     }
     // The admin's roles' verbs; never the bundle's, which could otherwise
     // make a typo in the admin's policy a verb.
