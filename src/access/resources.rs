@@ -7,6 +7,7 @@
 //! resolves them.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::kinds::ApiResource;
 use crate::model::{Body, CrdView, InputObject};
@@ -14,14 +15,15 @@ use crate::model::{Body, CrdView, InputObject};
 /// What the checks know of a resource: its scope and the names a user may
 /// call it by besides its plural.
 #[derive(Debug, Clone, Default)]
+/// Its names are shared: every policy starts from a copy of the built-in table.
 struct Known {
     cluster: bool,
     /// The kind in lower case, as a user may name it.
-    kind: Option<String>,
+    kind: Option<Arc<str>>,
     /// The kind as its definition writes it, as objects name it.
-    kind_written: Option<String>,
-    singular: Option<String>,
-    short: Vec<String>,
+    kind_written: Option<Arc<str>>,
+    singular: Option<Arc<str>>,
+    short: Arc<[String]>,
     /// One of Kubernetes' own: kubectl prefers it over a CRD's of the same name.
     kubernetes: bool,
     /// From the kinds table (Kubernetes', OLM's and the well-known operator
@@ -67,10 +69,10 @@ impl Resources {
             .map(|(r, n)| {
                 let known = Known {
                     cluster: r.cluster,
-                    kind_written: Some(n.kind.clone()),
-                    kind: Some(n.kind),
-                    singular: Some(n.singular),
-                    short: n.short,
+                    kind_written: Some(n.kind.as_str().into()),
+                    kind: Some(n.kind.into()),
+                    singular: Some(n.singular.into()),
+                    short: n.short.into(),
                     kubernetes: n.kubernetes,
                     builtin: true,
                 };
@@ -147,9 +149,9 @@ impl Resources {
             return;
         }
         known.cluster = cluster_scoped;
-        let lower = |n: Option<&str>| n.filter(|n| !n.is_empty()).map(str::to_lowercase);
+        let lower = |n: Option<&str>| n.filter(|n| !n.is_empty()).map(|n| Arc::from(n.to_lowercase()));
         if let Some(kind) = names.kind.filter(|k| !k.is_empty()) {
-            known.kind_written = Some(kind.to_string());
+            known.kind_written = Some(kind.into());
         }
         known.kind = lower(names.kind).or(known.kind.take());
         known.singular = lower(names.singular).or_else(|| known.kind.clone());
