@@ -6,8 +6,10 @@
 use std::fmt::Write;
 
 /// `s` as plain inline Markdown: the characters that open inline syntax or
-/// split a table cell backslash-escaped (CommonMark's escapes), and control
-/// characters, a line break among them, written as `\u{…}`.
+/// split a table cell backslash-escaped (CommonMark's escapes), and what a
+/// reader would not see as itself (`table::hidden`: control characters, a
+/// line break among them, bidirectional overrides, zero-width characters)
+/// written as `\u{…}`.
 pub(crate) fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -16,7 +18,7 @@ pub(crate) fn text(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if c.is_control() => {
+            c if super::table::hidden(c) => {
                 let _ = write!(out, "{}", c.escape_unicode());
             }
             c => out.push(c),
@@ -27,13 +29,14 @@ pub(crate) fn text(s: &str) -> String {
 
 /// `s` as a code span: delimited by one backtick more than its longest run of
 /// them (padded when it starts or ends with one), `|` escaped as GFM tables
-/// require even inside code, control characters written as `\u{…}`.
+/// require even inside code, what a reader would not see as itself written
+/// as `\u{…}`.
 pub(crate) fn code(s: &str) -> String {
     let mut body = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
             '|' => body.push_str("\\|"),
-            c if c.is_control() => {
+            c if super::table::hidden(c) => {
                 let _ = write!(body, "{}", c.escape_unicode());
             }
             c => body.push(c),
@@ -58,5 +61,8 @@ mod tests {
         assert_eq!(code("a`b"), "``a`b``");
         assert_eq!(code("`x"), "`` `x ``");
         assert_eq!(code("a|b\nc"), "`a\\|b\\u{a}c`");
+        // A right-to-left override would reorder what the reviewer reads.
+        assert_eq!(code("kube\u{202e}neerg"), "`kube\\u{202e}neerg`");
+        assert_eq!(text("a\u{200b}b"), "a\\u{200b}b");
     }
 }

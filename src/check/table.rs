@@ -26,7 +26,7 @@ pub(crate) fn printable(s: &str) -> String {
 /// A character a terminal does not show as itself: a control character, or
 /// a format character that reorders or hides text (bidirectional overrides
 /// and isolates, zero-width characters, the byte order mark, the soft hyphen).
-fn hidden(c: char) -> bool {
+pub(crate) fn hidden(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}')
 }
