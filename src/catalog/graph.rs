@@ -89,22 +89,22 @@ pub fn opm_refuses(channel: &Channel) -> Option<String> {
     };
     let skipped: BTreeSet<&str> = channel.links.iter().flat_map(|l| &l.skips).map(String::as_str).collect();
     let by_name: BTreeMap<&str, &Link> = channel.links.iter().map(|l| (l.name.as_str(), l)).collect();
-    let mut chain = vec![head];
+    // The chain in order (for the message), and as a set (to look it up).
+    let (mut chain, mut on_chain) = (vec![head], BTreeSet::from([head]));
     let mut current = by_name.get(head);
     while let Some(link) = current {
         let Some(next) = link.replaces.as_deref() else { break };
         if skipped.contains(next) {
             break;
         }
-        if chain.contains(&next) {
-            chain.push(next);
+        chain.push(next);
+        if !on_chain.insert(next) {
             return Some(format!("detected cycle in replaces chain of upgrade graph: {}", chain.join(" -> ")));
         }
-        chain.push(next);
         current = by_name.get(next);
     }
     let stranded: BTreeSet<&str> =
-        by_name.keys().copied().filter(|n| !chain.contains(n) && !skipped.contains(n)).collect();
+        by_name.keys().copied().filter(|n| !on_chain.contains(n) && !skipped.contains(n)).collect();
     (!stranded.is_empty()).then(|| format!("channel contains one or more stranded bundles: {}", join(stranded)))
 }
 
