@@ -6,7 +6,7 @@
 //! and by the access checks alike. Resource arguments resolve as kubectl
 //! resolves them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::kinds::ApiResource;
@@ -36,6 +36,9 @@ struct Known {
 pub struct Resources {
     /// `(group, plural)` → what is known of it.
     scope: BTreeMap<(String, String), Known>,
+    /// `(group, kind as written)` → the plurals that declare it: an object's
+    /// kind is looked up once per object, so not by a walk of the table.
+    by_kind: BTreeMap<(String, Arc<str>), BTreeSet<String>>,
 }
 
 /// A resource argument, resolved ([`Resources::resolve`]).
@@ -65,7 +68,7 @@ impl Resources {
 
     /// [`Resources::builtin`], read from the `kinds` table.
     fn read_builtin() -> Resources {
-        let scope = crate::kinds::known_named()
+        let scope: BTreeMap<(String, String), Known> = crate::kinds::known_named()
             .map(|(r, n)| {
                 let known = Known {
                     cluster: r.cluster,
@@ -79,7 +82,13 @@ impl Resources {
                 ((r.group, r.plural), known)
             })
             .collect();
-        Resources { scope }
+        let mut by_kind: BTreeMap<(String, Arc<str>), BTreeSet<String>> = BTreeMap::new();
+        for ((g, p), k) in &scope {
+            if let Some(kind) = &k.kind_written {
+                by_kind.entry((g.clone(), kind.clone())).or_default().insert(p.clone());
+            }
+        }
+        Resources { scope, by_kind }
     }
 
     /// The table of an input: the built-in kinds, then each of its CRDs in
@@ -117,10 +126,10 @@ impl Resources {
             _ if k.builtin => 2,
             _ => 3,
         };
-        let ((g, p), k) = self
-            .scope
+        let plurals = self.by_kind.get(&(group.to_string(), Arc::from(kind)))?;
+        let ((g, p), k) = plurals
             .iter()
-            .filter(|((g, _), k)| g == group && k.kind_written.as_deref() == Some(kind))
+            .filter_map(|p| self.scope.get_key_value(&(group.to_string(), p.clone())))
             .min_by_key(|(key, k)| tier(key, k))?;
         Some(ApiResource { group: g.clone(), plural: p.clone(), cluster: k.cluster })
     }
@@ -151,7 +160,17 @@ impl Resources {
         known.cluster = cluster_scoped;
         let lower = |n: Option<&str>| n.filter(|n| !n.is_empty()).map(|n| Arc::from(n.to_lowercase()));
         if let Some(kind) = names.kind.filter(|k| !k.is_empty()) {
-            known.kind_written = Some(kind.into());
+            let kind: Arc<str> = kind.into();
+            if let Some(old) = known.kind_written.replace(kind.clone()) {
+                let old = (group.to_string(), old);
+                if let Some(plurals) = self.by_kind.get_mut(&old) {
+                    plurals.remove(plural);
+                    if plurals.is_empty() {
+                        self.by_kind.remove(&old);
+                    }
+                }
+            }
+            self.by_kind.entry((group.to_string(), kind)).or_default().insert(plural.to_string());
         }
         known.kind = lower(names.kind).or(known.kind.take());
         known.singular = lower(names.singular).or_else(|| known.kind.clone());

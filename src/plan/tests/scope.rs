@@ -95,3 +95,24 @@ fn a_crd_cannot_take_over_the_kind_of_a_platform_resource() {
     let r = Resources::of_input(&objects).of_kind("example.com", "Gadget").unwrap();
     assert_eq!((r.plural.as_str(), r.cluster), ("gadgets", true));
 }
+
+#[test]
+fn a_later_crd_of_the_same_resource_takes_its_kind_and_the_old_kind_is_forgotten() {
+    // Two CRDs of widgets.example.com: the later one, as the last applied,
+    // names the kind; the earlier kind no longer names any resource.
+    let objects = [
+        crd_scoped("widgets", "example.com", "Widget", "Namespaced"),
+        crd_scoped("widgets", "example.com", "Gizmo", "Cluster"),
+    ];
+    let table = Resources::of_input(&objects);
+    assert_eq!(table.of_kind("example.com", "Widget"), None);
+    let r = table.of_kind("example.com", "Gizmo").unwrap();
+    assert_eq!((r.plural.as_str(), r.cluster), ("widgets", true));
+    // Two resources declaring one kind: the first by plural, among equals.
+    let objects = [
+        crd_scoped("widgets", "example.com", "Widget", "Namespaced"),
+        crd_scoped("awidgets", "example.com", "Widget", "Cluster"),
+    ];
+    let r = Resources::of_input(&objects).of_kind("example.com", "Widget").unwrap();
+    assert_eq!((r.plural.as_str(), r.cluster), ("awidgets", true));
+}
