@@ -129,6 +129,19 @@ fn role_with(rule: &str) -> String {
     )
 }
 
+/// `n` CRDs of one group as a ResourceList, Aggregate: every object's kind
+/// is looked up among `n` resources of its group.
+fn many_crds(n: usize) -> String {
+    let mut out = String::from("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n");
+    for i in 0..n {
+        out.push_str(&format!(
+            "- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata: {{name: w{i}s.example.com}}\n  spec:\n    group: example.com\n    names: {{plural: w{i}s, kind: W{i}}}\n    scope: Namespaced\n    versions: [{{name: v1, served: true, storage: true}}]\n"
+        ));
+    }
+    out.push_str("functionConfig:\n  apiVersion: olm-rbac.io/v1alpha1\n  kind: RBACConfig\n  metadata:\n    name: widgets\n  spec:\n    mode: Aggregate\n");
+    out
+}
+
 fn scan(input: &str) {
     let mut events = 0usize;
     for e in Parser::new_from_str(black_box(input)) {
@@ -151,7 +164,8 @@ fn worst_shapes(iterations: usize) {
         let checkered = bundle_with(&rule, &checkerboard(n));
         let installer = bundle_with(&rule, INSTALLER);
         let role = role_with(&rule);
-        let cases: [Case; 4] = [
+        let crds = many_crds(n);
+        let cases: [Case; 5] = [
             (
                 "KRM, policy ceiling",
                 &policy,
@@ -175,6 +189,15 @@ fn worst_shapes(iterations: usize) {
                 &installer,
                 Box::new(|| {
                     let out = olm_rbac::run::function(black_box(&installer));
+                    assert_eq!(out.code, 0);
+                    black_box(out);
+                }),
+            ),
+            (
+                "KRM, n CRDs of one group",
+                &crds,
+                Box::new(|| {
+                    let out = olm_rbac::run::function(black_box(&crds));
                     assert_eq!(out.code, 0);
                     black_box(out);
                 }),

@@ -166,7 +166,7 @@ fn audit_all(
         row.deprecations =
             said.get(&(row.package.as_str(), row.bundle.as_str())).map(|d| d.to_vec()).unwrap_or_default();
     }
-    report::add_gains(&mut rows);
+    report::gains::add_gains(&mut rows);
     Ok((catalog, Ok(rows)))
 }
 
@@ -198,7 +198,7 @@ fn judge_all(
             judge(entry.clone(), sources, config_for(entry))
         })
     })?;
-    report::add_gains(&mut rows);
+    report::gains::add_gains(&mut rows);
     Ok(rows)
 }
 

@@ -1,17 +1,16 @@
 //! One bundle judged, the gains between a package's versions, and the report.
 
-use std::collections::BTreeMap;
-
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::Entry;
 use crate::access::danger::Severity;
-use crate::check::diff::ChangeOut;
 use crate::input::Source;
 use crate::outcome::Outcome;
 use crate::semver::Version;
+
+pub(super) mod gains;
 
 /// `catalog judge -o` and `catalog audit -o`. `Text` (the default): one line per bundle in aligned columns,
 /// its errors and deprecations indented below it; `Markdown`: a table, one row per bundle, its errors and
@@ -62,10 +61,13 @@ pub struct Row {
     #[serde(skip)]
     #[schemars(skip)]
     parsed_version: Option<Version>,
-    /// The cluster's RBAC after its install, kept for the gains and then dropped.
+    /// The roles and bindings its install leaves on the cluster, kept for the
+    /// gains and then dropped: the objects, not the cluster's RBAC built from
+    /// them, which holds Kubernetes' bootstrap roles too and would make a
+    /// catalog's peak grow with its bundles.
     #[serde(skip)]
     #[schemars(skip)]
-    rbac: Option<crate::access::Policy>,
+    rbac: Option<Vec<crate::model::InputObject>>,
 }
 
 /// How one bundle fared.
@@ -176,7 +178,7 @@ pub(super) fn judge_one(
     }
     row.verdict = if refused || elsewhere.is_some() { Verdict::Fail } else { Verdict::Pass };
     if !refused {
-        row.rbac = Some(crate::check::load::policy_of(&judged.rbac()));
+        row.rbac = Some(judged.rbac());
     }
     row
 }
@@ -217,68 +219,6 @@ fn not_the_bundle(entry: &Entry, judged: &crate::judge::Judged<'_>) -> Option<St
         )),
         _ => None,
     }
-}
-
-/// Fills each row's gains over its package's next lower version that
-/// passed: what the cluster's RBAC gains when the newer bundle's is applied
-/// over the older's (`check::diff::upgrades`, on the two values), then drops
-/// the values.
-pub(super) fn add_gains(rows: &mut [Row]) {
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by(|&a, &b| {
-        (&rows[a].package, &rows[a].parsed_version).cmp(&(&rows[b].package, &rows[b].parsed_version))
-    });
-    // (old, new): each rendered row and the package's next lower version that rendered.
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let mut previous: Option<usize> = None;
-    for i in order {
-        if rows[i].rbac.is_none() {
-            continue;
-        }
-        if let Some(p) = previous.filter(|&p| rows[p].package == rows[i].package) {
-            pairs.push((p, i));
-        }
-        previous = Some(i);
-    }
-    for ((_, new), gained) in pairs.iter().zip(gains_of(rows, &pairs)) {
-        rows[*new].gained = gained;
-    }
-    for row in rows.iter_mut() {
-        row.rbac = None;
-    }
-}
-
-/// What the new row of each (old, new) pair gains, in the pairs' order. Each
-/// pair is an upgrade diff of its own (`check::diff::upgrades`, which
-/// measures a version once for the two upgrades it is a side of): half of
-/// them are taken on a second thread.
-fn gains_of(rows: &[Row], pairs: &[(usize, usize)]) -> Vec<Vec<Value>> {
-    let gains = |pairs: &[(usize, usize)]| -> Vec<Vec<Value>> {
-        // Each row's RBAC once, by its place among the policies diffed.
-        let mut placed: BTreeMap<usize, usize> = BTreeMap::new();
-        let mut policies = Vec::new();
-        let mut place = |row: usize| {
-            let policy = rows[row].rbac.as_ref()?;
-            Some(*placed.entry(row).or_insert_with(|| {
-                policies.push(policy);
-                policies.len() - 1
-            }))
-        };
-        let paired: Vec<Option<(usize, usize)>> = pairs.iter().map(|&(old, new)| place(old).zip(place(new))).collect();
-        let diffed: Vec<(usize, usize)> = paired.iter().flatten().copied().collect();
-        let mut changes = crate::check::diff::upgrades(&policies, &diffed).into_iter();
-        let gained = |c: crate::check::diff::Changes| {
-            c.gained.iter().map(|c| serde_json::to_value(ChangeOut::of(c)).unwrap_or_default()).collect()
-        };
-        paired.iter().map(|p| p.and_then(|_| changes.next()).map(gained).unwrap_or_default()).collect()
-    };
-    let (first, second) = pairs.split_at(pairs.len() / 2);
-    std::thread::scope(|scope| {
-        let other = scope.spawn(|| gains(second));
-        let mut out: Vec<Vec<Value>> = gains(first);
-        out.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        out
-    })
 }
 
 /// How a report lists its rows.
