@@ -14,6 +14,16 @@ pub fn repo(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
+/// The committed JSON Schema at `path`, after asserting it is what
+/// `olm-rbac schema <command>` writes now (`generated`); a stale one fails
+/// with the command that rewrites it.
+pub fn committed_schema(path: &str, generated: &str, command: &str) -> String {
+    let committed = std::fs::read_to_string(repo(path)).unwrap();
+    let run = if command.is_empty() { "schema".to_string() } else { format!("schema {command}") };
+    assert!(committed == generated, "{path} is stale: run `cargo run -- {run} > {path}`");
+    committed
+}
+
 /// A program's output as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -278,11 +278,7 @@ fn schema_validator() -> Validator {
 
 #[test]
 fn the_committed_diff_output_schema_is_current() {
-    let committed = std::fs::read_to_string(repo("docs/diff-output.schema.json")).unwrap();
-    assert!(
-        committed == olm_rbac::check::diff::json_schema(),
-        "docs/diff-output.schema.json is stale: run `cargo run -- schema diff-output > docs/diff-output.schema.json`"
-    );
+    committed_schema("docs/diff-output.schema.json", &olm_rbac::check::diff::json_schema(), "diff-output");
 }
 
 #[test]
