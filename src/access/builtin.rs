@@ -5,8 +5,8 @@
 //! The files in `data/kubernetes-v1.33/` are Kubernetes' own test data for its
 //! bootstrap policy (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata`,
 //! provenance in `data/kubernetes-v1.33/SOURCES.md`), kept byte for byte and read
-//! once per process ([`data`]: straight into the model's views, not through
-//! the YAML reader of the user's input).
+//! once per process, from JSON renderings of their values ([`data`]: straight
+//! into the model's views, not through the YAML reader of the user's input).
 //!
 //! Controller roles (`system:controller:*`, bound to service accounts in
 //! `kube-system`) and the namespaced bootstrap roles are not part of it.
@@ -18,6 +18,7 @@ use k8s_openapi::api::rbac::v1::Subject;
 use super::Policy;
 
 mod data;
+#[cfg(test)]
 #[cfg(test)]
 pub(crate) use data::files;
 
