@@ -366,14 +366,15 @@ struct Side<'p> {
     /// [`Side::held`] by holder and namespace (`None`: cluster-wide).
     held: RefCell<HeldBy>,
     /// [`Side::aggregated`] by role.
-    aggregated: RefCell<BTreeMap<AggregatingRole, Rc<Option<EffectiveRules>>>>,
+    aggregated: RefCell<BTreeMap<AggregatingRole, Rc<Option<EffectiveRules<'p>>>>>,
 }
 
 /// What each holder holds, by holder and namespace (`None`: cluster-wide).
 type HeldBy = BTreeMap<(Holder, Option<String>), Rc<[PolicyRule]>>;
 
-/// A role's effective rules, each with the roles it comes through.
-type EffectiveRules = Vec<(Vec<String>, PolicyRule)>;
+/// A role's effective rules, borrowed from its side's policy: what it
+/// grants, whichever roles they come through.
+type EffectiveRules<'p> = Vec<&'p PolicyRule>;
 
 impl<'p> Side<'p> {
     fn of(policy: &'p Policy) -> Side<'p> {
@@ -387,8 +388,13 @@ impl<'p> Side<'p> {
     }
 
     /// What a built-in aggregating role grants on this side: its effective rules.
-    fn aggregated(&self, role: AggregatingRole) -> Rc<Option<EffectiveRules>> {
-        let rules = || self.policy.cluster_roles.get(role.name()).map(|r| self.policy.effective_rules(r));
+    fn aggregated(&self, role: AggregatingRole) -> Rc<Option<EffectiveRules<'p>>> {
+        let rules = || {
+            let role = self.policy.cluster_roles.get(role.name())?;
+            let mut rules = Vec::new();
+            self.policy.each_effective_rule(role, |rule| rules.push(rule));
+            Some(rules)
+        };
         self.aggregated.borrow_mut().entry(role).or_insert_with(|| Rc::new(rules())).clone()
     }
 
