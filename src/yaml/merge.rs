@@ -37,6 +37,16 @@ use super::{Pos, YamlError};
 /// scalar, which is not compared.
 type Value = Option<(bool, String)>;
 
+/// [`Value`] as read, borrowed from the text where the parser borrows it: a
+/// key's value is kept only until its mapping closes, and most are never
+/// compared.
+type Read<'a> = Option<(bool, Cow<'a, str>)>;
+
+/// A [`Read`] value, owned: what a merge supplies or a dispute names.
+fn owned(value: &Read<'_>) -> Value {
+    value.as_ref().map(|(plain, text)| (*plain, text.to_string()))
+}
+
 /// The keys a mapping supplies to a merge, each with its value.
 type Supplied = BTreeMap<String, Value>;
 
@@ -199,7 +209,7 @@ pub(super) struct MergeCheck<'a> {
     frames: Vec<Frame>,
     /// The explicit keys of the open mappings, innermost last, with where each
     /// is and its value, once read.
-    keys: Vec<(Cow<'a, str>, Pos, Value)>,
+    keys: Vec<(Cow<'a, str>, Pos, Read<'a>)>,
     /// For each anchor in the current document, the keys a merge of it supplies
     /// (`None`: it is not a mapping).
     anchors: HashMap<usize, Option<Supplied>>,
@@ -275,7 +285,7 @@ impl<'a> MergeCheck<'a> {
                         pos,
                     });
                 }
-                let read_alike = tag.is_none().then(|| (*style == ScalarStyle::Plain, value.to_string()));
+                let read_alike = tag.is_none().then(|| (*style == ScalarStyle::Plain, value.clone()));
                 self.scalar(reading == KeyReading::Merge, at_key.then(|| value.clone()), read_alike, pos)
             }
             Event::Alias(id) => self.alias(*id, pos),
@@ -302,7 +312,7 @@ impl<'a> MergeCheck<'a> {
         Ok(Role::Plain)
     }
 
-    fn scalar(&mut self, merge: bool, key: Option<Cow<'a, str>>, value: Value, pos: Pos) -> Result<(), YamlError> {
+    fn scalar(&mut self, merge: bool, key: Option<Cow<'a, str>>, value: Read<'a>, pos: Pos) -> Result<(), YamlError> {
         let Some(top) = self.frames.last_mut() else { return Ok(()) };
         if top.is_map && top.expect_key {
             top.expect_key = false;
@@ -381,16 +391,19 @@ impl<'a> MergeCheck<'a> {
         let written = &self.keys[top.keys_from..];
         // A key written before the `<<` whose merged value reads the same
         // (`type: string` over a merged `type: string`) is read alike by all.
-        let differs = |(k, _, value): &&(Cow<'a, str>, Pos, Value)| match keys.get(k.as_ref()) {
+        let differs = |(k, _, value): &&(Cow<'a, str>, Pos, Read<'a>)| match keys.get(k.as_ref()) {
             None => false,
-            Some(merged) => value.is_none() || merged != value,
+            Some(merged) => {
+                let written = value.as_ref().map(|(plain, text)| (*plain, text.as_ref()));
+                value.is_none() || merged.as_ref().map(|(plain, text)| (*plain, text.as_str())) != written
+            }
         };
         if let Some((key, key_pos, value)) = written.iter().find(differs) {
             let merged = keys.get(key.as_ref()).cloned().flatten();
             self.dispute = Some(Dispute {
                 key: key.to_string(),
                 key_line: key_pos.line,
-                written: value.clone(),
+                written: owned(value),
                 merged,
                 pos: at,
                 aliasable,
@@ -416,7 +429,7 @@ impl<'a> MergeCheck<'a> {
         let mut effective = Supplied::new();
         if frame.is_map && (frame.anchor != 0 || matches!(frame.role, Role::Source | Role::ListItem)) {
             for (key, pos, value) in &self.keys[frame.keys_from..] {
-                if effective.insert(key.to_string(), value.clone()).is_some() {
+                if effective.insert(key.to_string(), owned(value)).is_some() {
                     return Err(YamlError {
                         message: format!(
                             "the key {key:?} is written twice in a mapping that a merge key (<<) may copy: kubectl's YAML reader keeps the last one, others the first"
