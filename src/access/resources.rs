@@ -31,9 +31,16 @@ struct Known {
     builtin: bool,
 }
 
-/// The resources the input's CRDs define, and the built-in kinds.
+/// The resources the input's CRDs define, and the built-in kinds. The table
+/// is shared: every policy starts from the built-in kinds, and a copy is made
+/// only when an input's CRD adds to it ([`Resources::add_named`]).
 #[derive(Debug, Clone, Default)]
 pub struct Resources {
+    table: Arc<Table>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Table {
     /// `(group, plural)` → what is known of it.
     scope: BTreeMap<(String, String), Known>,
     /// `(group, kind as written)` → the plurals that declare it: an object's
@@ -88,7 +95,7 @@ impl Resources {
                 by_kind.entry((g.clone(), kind.clone())).or_default().insert(p.clone());
             }
         }
-        Resources { scope, by_kind }
+        Resources { table: Arc::new(Table { scope, by_kind }) }
     }
 
     /// The table of an input: the built-in kinds, then each of its CRDs in
@@ -126,10 +133,10 @@ impl Resources {
             _ if k.builtin => 2,
             _ => 3,
         };
-        let plurals = self.by_kind.get(&(group.to_string(), Arc::from(kind)))?;
+        let plurals = self.table.by_kind.get(&(group.to_string(), Arc::from(kind)))?;
         let ((g, p), k) = plurals
             .iter()
-            .filter_map(|p| self.scope.get_key_value(&(group.to_string(), p.clone())))
+            .filter_map(|p| self.table.scope.get_key_value(&(group.to_string(), p.clone())))
             .min_by_key(|(key, k)| tier(key, k))?;
         Some(ApiResource { group: g.clone(), plural: p.clone(), cluster: k.cluster })
     }
@@ -152,25 +159,26 @@ impl Resources {
         // The platform serves its own resources (Kubernetes', OLM's): a CRD in the
         // input cannot change what the cluster's API server says of them.
         let key = (group.to_string(), plural.to_string());
-        let platforms = self.scope.contains_key(&key) && crate::reserved::owner_of(group, plural).is_some();
-        let known = self.scope.entry(key).or_default();
-        if known.kubernetes || platforms {
+        let platforms = |known: &Known| known.kubernetes || crate::reserved::owner_of(group, plural).is_some();
+        if self.table.scope.get(&key).is_some_and(platforms) {
             return;
         }
+        let Table { scope, by_kind } = Arc::make_mut(&mut self.table);
+        let known = scope.entry(key).or_default();
         known.cluster = cluster_scoped;
         let lower = |n: Option<&str>| n.filter(|n| !n.is_empty()).map(|n| Arc::from(n.to_lowercase()));
         if let Some(kind) = names.kind.filter(|k| !k.is_empty()) {
             let kind: Arc<str> = kind.into();
             if let Some(old) = known.kind_written.replace(kind.clone()) {
                 let old = (group.to_string(), old);
-                if let Some(plurals) = self.by_kind.get_mut(&old) {
+                if let Some(plurals) = by_kind.get_mut(&old) {
                     plurals.remove(plural);
                     if plurals.is_empty() {
-                        self.by_kind.remove(&old);
+                        by_kind.remove(&old);
                     }
                 }
             }
-            self.by_kind.entry((group.to_string(), kind)).or_default().insert(plural.to_string());
+            by_kind.entry((group.to_string(), kind)).or_default().insert(plural.to_string());
         }
         known.kind = lower(names.kind).or(known.kind.take());
         known.singular = lower(names.singular).or_else(|| known.kind.clone());
@@ -180,12 +188,12 @@ impl Resources {
     /// Whether the resource (group, plural) is cluster-scoped; `None` when neither the built-in kinds nor the input's
     /// CRDs define it (the checks then read it as namespaced).
     pub fn cluster_scoped(&self, group: &str, plural: &str) -> Option<bool> {
-        self.scope.get(&(group.to_string(), plural.to_string())).map(|k| k.cluster)
+        self.table.scope.get(&(group.to_string(), plural.to_string())).map(|k| k.cluster)
     }
 
     /// The cluster-scoped resources, as `(group, plural)`.
     pub(crate) fn cluster_scoped_resources(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.scope.iter().filter(|(_, k)| k.cluster).map(|((g, p), _)| (g.as_str(), p.as_str()))
+        self.table.scope.iter().filter(|(_, k)| k.cluster).map(|((g, p), _)| (g.as_str(), p.as_str()))
     }
 
     /// Resolves a resource as kubectl does, case aside: its plural, singular,
@@ -234,7 +242,7 @@ impl Resources {
         // As kubectl does, Kubernetes' own resources win over a CRD's, the core group first.
         let tier = |(g, p): &(&str, &str)| match g.is_empty() {
             true => 0,
-            false if self.scope.get(&(g.to_string(), p.to_string())).is_some_and(|k| k.kubernetes) => 1,
+            false if self.table.scope.get(&(g.to_string(), p.to_string())).is_some_and(|k| k.kubernetes) => 1,
             false => 2,
         };
         let best = matches.iter().map(tier).min();
@@ -255,12 +263,12 @@ impl Resources {
 
     /// Whether an API group serves any resource the table knows.
     pub(crate) fn knows_group(&self, group: &str) -> bool {
-        self.scope.keys().any(|(g, _)| g == group)
+        self.table.scope.keys().any(|(g, _)| g == group)
     }
 
     /// Whether `plural` is a resource of one of `groups` (any, for `*`).
     pub(crate) fn knows_resource(&self, groups: &[&str], plural: &str) -> bool {
-        self.scope.keys().any(|(g, p)| p == plural && groups.iter().any(|want| *want == "*" || want == g))
+        self.table.scope.keys().any(|(g, p)| p == plural && groups.iter().any(|want| *want == "*" || want == g))
     }
 
     /// The plural a policy's resource name was most likely meant as: the one
@@ -275,7 +283,8 @@ impl Resources {
     /// The resources (in `group`, if given) that `name` names: by plural,
     /// singular, kind or short name.
     fn named(&self, name: &str, group: Option<&str>) -> Vec<(&str, &str)> {
-        self.scope
+        self.table
+            .scope
             .iter()
             .filter(|((g, _), _)| group.is_none_or(|group| g == group))
             .filter(|((_, plural), k)| {
