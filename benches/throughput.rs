@@ -17,8 +17,9 @@
 //! input's bytes. Over 3× prints `MEMORY OVER BUDGET` and fails the bench.
 //!
 //! Then `catalog audit` on a file-based catalog and on four times as much
-//! (see [`catalog`]): bundles per second, and whether its peak memory stays
-//! flat as the catalog grows.
+//! (see [`catalog`]): bundles per second, the ratio to libyaml reading the
+//! same catalog (PyYAML's C loader, when python3 has it), and whether its
+//! peak memory stays flat as the catalog grows.
 //!
 //! Last, hostile catalogs of about 100 KB (see [`hostile_catalogs`]), each
 //! through `catalog audit` and `catalog judge` against the bare event scan of
@@ -293,7 +294,8 @@ fn main() {
 /// `catalog audit` on the largest fixture catalog (trident-operator: 12
 /// bundles with their manifests in the catalog), and on the same catalog four
 /// times over (four packages, 48 bundles): bundles per second, the ratio to a
-/// bare event scan of the same bytes, and the peak resident set of each. The
+/// bare event scan of the same bytes and to libyaml's reading of the catalog
+/// ([`LIBYAML`]), and the peak resident set of each. The
 /// catalog is streamed a bundle at a time, so the peak must not grow with
 /// the catalog: over 1.5x the single catalog's prints `CATALOG MEMORY GROWS`
 /// and fails the bench.
@@ -323,8 +325,12 @@ fn catalog(iterations: usize) -> bool {
             black_box(out);
         });
         let peak = peak_rss(&["catalog", "audit", "--catalog", path.to_str().expect("utf-8")], "");
+        let libyaml = match libyaml_ms(&path, iterations) {
+            Some(ms) => format!("libyaml {ms:>6.1} ms  ratio {:>5.2}x", audit.as_secs_f64() * 1e3 / ms),
+            None => "libyaml skipped (python3 with PyYAML's C loader not found)".to_string(),
+        };
         println!(
-            "  {name:<20} {mb:>5.2} MB  {bundles:>3} bundles  {:>7.1} ms  {:>6.1} bundles/s  scan {:>6.1} ms  ratio {:>6.1}x  peak {:>6.1} MB",
+            "  {name:<20} {mb:>5.2} MB  {bundles:>3} bundles  {:>7.1} ms  {:>6.1} bundles/s  scan {:>6.1} ms  ratio {:>6.1}x  {libyaml}  peak {:>6.1} MB",
             audit.as_secs_f64() * 1e3,
             bundles as f64 / audit.as_secs_f64(),
             scan.as_secs_f64() * 1e3,
@@ -334,6 +340,45 @@ fn catalog(iterations: usize) -> bool {
         peaks.push(peak);
     }
     peaks_stay_flat(&peaks, "CATALOG MEMORY GROWS")
+}
+
+/// What `catalog audit` is held to: libyaml (PyYAML's C loader) loading
+/// every document of the catalog, then, for each manifest its bundles carry
+/// (`olm.bundle.object`), decoding it and walking its events. Run by python3
+/// with the catalog's path and a number of runs; prints the median run's
+/// milliseconds, timed in the process as the audit is.
+const LIBYAML: &str = r#"
+import base64, statistics, sys, time
+import yaml
+
+def work(path):
+    events = 0
+    with open(path) as f:
+        for doc in yaml.load_all(f, Loader=yaml.CLoader):
+            if not isinstance(doc, dict) or doc.get("schema") != "olm.bundle":
+                continue
+            for p in doc.get("properties") or []:
+                if p.get("type") == "olm.bundle.object":
+                    data = base64.b64decode(p["value"]["data"])
+                    events += sum(1 for _ in yaml.parse(data, Loader=yaml.CLoader))
+    return events
+
+runs = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    work(sys.argv[1])
+    runs.append(time.perf_counter() - start)
+print(statistics.median(runs) * 1000)
+"#;
+
+/// [`LIBYAML`]'s median on the catalog at `path`, in ms; `None` without
+/// python3 or PyYAML's C loader.
+fn libyaml_ms(path: &Path, iterations: usize) -> Option<f64> {
+    let out = Command::new("python3").arg("-c").arg(LIBYAML).arg(path).arg(iterations.to_string()).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
 }
 
 /// The trident catalog, and the same four times over: four packages of the
