@@ -142,6 +142,13 @@ impl Policy {
 
     /// [`Policy::permissions`] through the bindings given (those that name
     /// one subject, for `diff`): those of them that apply in the place.
+    ///
+    /// It reads each binding's namespace and role reference, the bound
+    /// role's effective rules and, through a RoleBinding, which resources
+    /// are cluster-scoped: `diff` tells two sides' holdings equal without
+    /// measuring when exactly these are alike (`check::diff`'s
+    /// `Side::holds_alike`), so whatever else this comes to read must be
+    /// compared there too.
     pub(crate) fn permissions_through<'a>(
         &'a self,
         bindings: impl Iterator<Item = &'a BindingDef>,
