@@ -155,6 +155,15 @@ fn scan(input: &str) {
 /// A shape: what it is, its input, and the run to measure.
 type Case<'a> = (&'a str, &'a str, Box<dyn Fn() + 'a>);
 
+/// A KRM run of `input`, which must end with `code` (`why` says why).
+fn krm<'a>(input: &'a str, code: i32, why: &'a str) -> Box<dyn Fn() + 'a> {
+    Box::new(move || {
+        let out = olm_rbac::run::function(black_box(input));
+        assert_eq!(out.code, code, "{why}");
+        black_box(out);
+    })
+}
+
 /// Each worst shape, small and large, as a ratio to scanning its input.
 fn worst_shapes(iterations: usize) {
     println!("\nworst shapes (issue 17): each against a bare event scan of its own input, median of {iterations} runs");
@@ -167,42 +176,10 @@ fn worst_shapes(iterations: usize) {
         let role = role_with(&rule);
         let crds = many_crds(n);
         let cases: [Case; 5] = [
-            (
-                "KRM, policy ceiling",
-                &policy,
-                Box::new(|| {
-                    let out = olm_rbac::run::function(black_box(&policy));
-                    assert_eq!(out.code, 1, "the ceiling refuses half the rule");
-                    black_box(out);
-                }),
-            ),
-            (
-                "KRM, n/2 allow rules",
-                &checkered,
-                Box::new(|| {
-                    let out = olm_rbac::run::function(black_box(&checkered));
-                    assert_eq!(out.code, 1, "the ceiling refuses most of the rule");
-                    black_box(out);
-                }),
-            ),
-            (
-                "KRM, installer Generate",
-                &installer,
-                Box::new(|| {
-                    let out = olm_rbac::run::function(black_box(&installer));
-                    assert_eq!(out.code, 0);
-                    black_box(out);
-                }),
-            ),
-            (
-                "KRM, n CRDs of one group",
-                &crds,
-                Box::new(|| {
-                    let out = olm_rbac::run::function(black_box(&crds));
-                    assert_eq!(out.code, 0);
-                    black_box(out);
-                }),
-            ),
+            ("KRM, policy ceiling", &policy, krm(&policy, 1, "the ceiling refuses half the rule")),
+            ("KRM, n/2 allow rules", &checkered, krm(&checkered, 1, "the ceiling refuses most of the rule")),
+            ("KRM, installer Generate", &installer, krm(&installer, 0, "the installer is generated")),
+            ("KRM, n CRDs of one group", &crds, krm(&crds, 0, "the CRDs render")),
             (
                 "can-i --list -A",
                 &role,
