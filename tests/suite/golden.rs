@@ -52,7 +52,9 @@ fn golden_text(bundle: &str, spec: &str, extra: &str) -> String {
     text
 }
 
-fn check(cases: Vec<(PathBuf, String)>) {
+/// Each case's text against its committed file: a missing or different
+/// file fails, naming each; `UPDATE_GOLDEN=1` writes them instead.
+pub fn check(cases: Vec<(PathBuf, String)>) {
     let mut failures = Vec::new();
     for (path, actual) in cases {
         if std::env::var_os("UPDATE_GOLDEN").is_some() {

@@ -624,17 +624,13 @@ fn the_bootstrap_data_is_the_bytes_its_sources_name() {
 /// printed. `UPDATE_GOLDEN=1` rewrites them.
 #[test]
 fn the_bootstrap_data_as_json_holds_the_yaml_files_values() {
-    for name in ["cluster-roles", "cluster-role-bindings"] {
+    let rendering = |name: &str| {
         let yaml = std::fs::read_to_string(repo(&format!("data/kubernetes-v1.33/{name}.yaml"))).unwrap();
         let values: serde_json::Value = serde_saphyr::from_str(&yaml).unwrap();
         let text = serde_json::to_string_pretty(&values).unwrap() + "\n";
-        let path = repo(&format!("data/kubernetes-v1.33/{name}.json"));
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(&path, &text).unwrap();
-        }
-        let written = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(written == text, "{} is not {name}.yaml's values (UPDATE_GOLDEN=1 rewrites it)", path.display());
-    }
+        (repo(&format!("data/kubernetes-v1.33/{name}.json")), text)
+    };
+    crate::golden::check(["cluster-roles", "cluster-role-bindings"].map(rendering).into());
 }
 
 #[test]
