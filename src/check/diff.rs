@@ -233,12 +233,9 @@ fn changes_between(old_side: &Side<'_>, new_side: &Side<'_>) -> Changes {
     holders.extend(new_side.by.keys().cloned());
     let mut out = Changes::default();
     // Whether the sides know the same cluster-scoped resources, which decide
-    // what a RoleBinding grants: asked at most once.
-    let same_scopes = std::cell::OnceCell::new();
-    let same_scopes = || {
-        let (old, new) = (&old_side.policy.resources, &new_side.policy.resources);
-        *same_scopes.get_or_init(|| old.cluster_scoped_resources().eq(new.cluster_scoped_resources()))
-    };
+    // what a RoleBinding grants.
+    let (old, new) = (&old_side.policy.resources, &new_side.policy.resources);
+    let same_scopes = old.cluster_scoped_resources().eq(new.cluster_scoped_resources());
     for holder in holders {
         // A built-in aggregating role is bound cluster-wide only, where what it
         // grants is its effective rules: the same rules on both sides, no change.
@@ -247,7 +244,7 @@ fn changes_between(old_side: &Side<'_>, new_side: &Side<'_>) -> Changes {
                 continue;
             }
         }
-        if old_side.holds_alike(new_side, &holder, &same_scopes) {
+        if old_side.holds_alike(new_side, &holder, same_scopes) {
             continue;
         }
         let (old_c, new_c) = (old_side.held(&holder, Place::ClusterWide), new_side.held(&holder, Place::ClusterWide));
@@ -439,7 +436,7 @@ impl<'p> Side<'p> {
     /// in order, each to a role written alike that aggregates nothing; a
     /// RoleBinding also needs the same cluster-scoped resources on both
     /// (`same_scopes`). Most holders of an upgrade, Kubernetes' own, are so.
-    fn holds_alike(&self, other: &Side<'_>, holder: &Holder, same_scopes: &dyn Fn() -> bool) -> bool {
+    fn holds_alike(&self, other: &Side<'_>, holder: &Holder, same_scopes: bool) -> bool {
         if matches!(holder, Holder::Role(_)) {
             return false;
         }
@@ -461,7 +458,7 @@ impl<'p> Side<'p> {
                 a.namespace == b.namespace
                     && a.role_kind == b.role_kind
                     && a.role_name == b.role_name
-                    && (a.namespace.is_none() || same_scopes())
+                    && (a.namespace.is_none() || same_scopes)
                     && role_alike(a, b)
             })
     }
@@ -690,8 +687,7 @@ mod tests {
             }
             let (old_side, new_side) = (Side::of(&old), Side::of(&new));
             let user = Holder::Subject { kind: SubjectKind::User, namespace: None, name: "u".into() };
-            alike_bound +=
-                usize::from(old_side.by.contains_key(&user) && old_side.holds_alike(&new_side, &user, &|| true));
+            alike_bound += usize::from(old_side.by.contains_key(&user) && old_side.holds_alike(&new_side, &user, true));
         }
         assert!(changed > 60, "too few upgrades change anything: {changed}");
         assert!(alike_bound > 10, "too few upgrades leave the bound user alike: {alike_bound}");
