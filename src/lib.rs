@@ -44,6 +44,7 @@ pub(crate) mod model;
 pub(crate) mod names;
 pub mod outcome;
 pub(crate) mod plan;
+pub(crate) mod podsecurity;
 pub mod reserved;
 pub mod run;
 pub mod sarif;

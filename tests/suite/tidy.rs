@@ -535,6 +535,7 @@ const ROOMS: &[(&str, &[&str])] = &[
     ("semver", &[]),
     ("gojson", &[]),
     ("schema", &[]),
+    ("podsecurity", &[]),
     ("yaml", &["model"]),
     ("access", &["model", "kinds", "names", "reserved"]),
     ("findings", &["model", "access"]),
