@@ -413,6 +413,7 @@ mod chain;
 pub mod cover;
 pub mod danger;
 mod deputy;
+pub mod intercept;
 pub(crate) mod matches;
 mod rbac;
 mod request;

@@ -112,6 +112,11 @@ pub(crate) struct WebhookRuleView {
     pub resources: Vec<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub operations: Vec<String>,
+    #[serde(default, rename = "apiVersions", deserialize_with = "nullable")]
+    pub api_versions: Vec<String>,
+    /// `Cluster`, `Namespaced` or `*`; absent means `*`.
+    #[serde(default, deserialize_with = "text")]
+    pub scope: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -40,6 +40,7 @@ mod deputy;
 mod entries;
 mod holdings;
 mod verdict;
+mod webhooks;
 
 use verdict::warn_dangerous;
 
@@ -168,6 +169,22 @@ impl<'a> Gate<'a> {
             accounts: operator.grants.iter().map(|g: &CsvGrant| g.account.clone()).collect(),
             strict,
         }
+    }
+
+    /// What the CSV's admission webhooks give the operator (`webhooks`):
+    /// their namespaceSelector matches the operator's namespaces, or every
+    /// namespace when it watches all.
+    fn webhook_holdings<'o>(&self, csv: &'o InputObject) -> Vec<holdings::Holding<'o>> {
+        let p = self.planning;
+        let everywhere = matches!(&csv.body, Body::Csv(v) if crate::plan::operator::permissions::judged_everywhere(p.config, v, p.watch_namespace()));
+        let selected = if everywhere {
+            holdings::Reach::Cluster
+        } else {
+            holdings::Reach::Namespaces(self.operator_namespaces.clone())
+        };
+        let holder = |account: &str| self.operator_account(account);
+        let webhooks = webhooks::Webhooks { apis: &p.apis, resources: &p.input.resources, selected, holder: &holder };
+        webhooks.holdings(csv)
     }
 
     /// The install namespace, when the config names it.

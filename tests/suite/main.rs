@@ -40,6 +40,7 @@ mod olm_apis;
 mod olm_reading;
 mod operator;
 mod pinning;
+mod powers;
 mod property;
 mod render_habits;
 mod render_roundtrip;

@@ -89,68 +89,8 @@ pub(super) enum Reach {
 type RoleRule<'o> = (PolicyRule, ObjRef, Option<&'o FileRef>, String);
 
 impl<'a> Gate<'a> {
-    fn operator_account(&self, name: &str) -> Holder {
+    pub(super) fn operator_account(&self, name: &str) -> Holder {
         Holder::Operator { name: name.to_string(), namespace: self.install_named().map(String::from) }
-    }
-
-    /// What the CSV's admission webhooks give the operator. OLM writes a
-    /// Mutating or ValidatingWebhookConfiguration for each Mutating or
-    /// Validating `webhookdefinitions` entry, cluster-wide for an
-    /// AllNamespaces install (else over the target namespaces), and the API
-    /// server then sends the Deployment that serves it every request its
-    /// rules match: it sees each object (`get`), and a mutating one writes
-    /// it as the requester (the operations, as verbs). No RBAC rule shows
-    /// this, so each rule on another API group than the bundle's own is a
-    /// holding of the serving Deployment's account, judged as any other:
-    /// the policy can allow or deny it, and the catalogue marks it.
-    pub(super) fn webhook_holdings<'o>(&self, csv: &'o InputObject) -> Vec<Holding<'o>> {
-        let Body::Csv(view) = &csv.body else { return Vec::new() };
-        let own: BTreeSet<&str> = self.planning.apis.iter().map(|a| a.group.as_str()).collect();
-        let deployments = &view.spec.install.spec.deployments;
-        let reach = if judged_everywhere(self.planning.config, view, self.planning.watch_namespace()) {
-            Reach::Cluster
-        } else {
-            Reach::Namespaces(self.operator_namespaces.clone())
-        };
-        let mut out = Vec::new();
-        for (i, w) in view.spec.webhookdefinitions.iter().enumerate() {
-            let mutating = match w.kind.as_deref() {
-                Some("MutatingAdmissionWebhook") => true,
-                Some("ValidatingAdmissionWebhook") => false,
-                _ => continue,
-            };
-            let serving = deployments.iter().find(|d| d.name.is_some() && d.name == w.deployment_name);
-            let account = serving.or(deployments.first()).map_or("default", |d| d.runs_as());
-            for (j, r) in w.rules.iter().enumerate() {
-                let groups: Vec<String> =
-                    r.api_groups.iter().filter(|g| *g == "*" || !own.contains(g.as_str())).cloned().collect();
-                if groups.is_empty() {
-                    continue;
-                }
-                let mut verbs = vec!["get".to_string()];
-                if mutating {
-                    verbs.extend(r.operations.iter().map(|o| match o.as_str() {
-                        "*" => "*".to_string(),
-                        other => other.to_ascii_lowercase(),
-                    }));
-                }
-                let resources = if r.resources.is_empty() { vec!["*".to_string()] } else { r.resources.clone() };
-                out.push(Holding {
-                    who: self.operator_account(account),
-                    rule: PolicyRule {
-                        api_groups: Some(groups),
-                        resources: Some(resources),
-                        verbs,
-                        ..Default::default()
-                    },
-                    reach: reach.clone(),
-                    on: csv.object_ref(),
-                    file: csv.file.as_ref(),
-                    field: format!("spec.webhookdefinitions[{i}].rules[{j}]"),
-                });
-            }
-        }
-        out
     }
 
     /// The CSV's rules, where they are granted, and the `namespaces` rule

@@ -1,0 +1,110 @@
+//! Every power an install grants is judged, not only its RBAC rules: what
+//! the operator's webhooks are sent, what its pods may do on their nodes,
+//! where the bundle's objects land. Each test edits a real bundle (kube-green
+//! 0.5.2, as its catalog serves it) into one that holds such a power, and
+//! checks that a policy forbidding the power refuses it, where main at
+//! 17fd93b let it pass.
+
+use crate::common::*;
+
+const KUBE_GREEN: &str = "tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green/0.5.2";
+const CSV: &str = "manifests/kube-green.clusterserviceversion.yaml";
+
+/// An RBACConfig whose policy is `policy` (YAML under `spec.operator.policy`).
+fn rbac(policy: &str) -> String {
+    format!("apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    policy:\n{policy}")
+}
+
+/// kube-green's bundle with its CSV edited and `extra` files beside it in
+/// `manifests/`, rendered with `config`: the exit code and stderr.
+fn render_edited(edit: impl Fn(String) -> String, extra: &[(&str, &str)], config: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    copy_dir(&repo(KUBE_GREEN), &bundle);
+    let csv = bundle.join(CSV);
+    let written = std::fs::read_to_string(&csv).unwrap();
+    let edited = edit(written.clone());
+    std::fs::write(&csv, &edited).unwrap();
+    for (name, text) in extra {
+        std::fs::write(bundle.join("manifests").join(name), text).unwrap();
+    }
+    let path = dir.path().join("rbac.yaml");
+    std::fs::write(&path, config).unwrap();
+    let out = run_bin(&["render", "-c", &path.display().to_string(), &bundle.display().to_string()], "");
+    (out.status.code(), text(&out.stderr))
+}
+
+/// kube-green's validating webhook on its own `sleepinfos`, made a mutating
+/// webhook on `group`'s `resources`.
+fn webhook_on(group: &str, resources: &str) -> impl Fn(String) -> String {
+    let (group, resources) = (group.to_string(), resources.to_string());
+    move |csv: String| {
+        let out = csv
+            .replacen("      - kube-green.com\n      apiVersions:", &format!("      - {group}\n      apiVersions:"), 1)
+            .replacen("      - sleepinfos\n    sideEffects", &format!("      - {resources}\n    sideEffects"), 1)
+            .replacen("    type: ValidatingAdmissionWebhook\n", "    type: MutatingAdmissionWebhook\n", 1);
+        assert_ne!(out, csv, "the edit applies");
+        out
+    }
+}
+
+/// `*/*` is every resource and every subresource to the API server; read as
+/// an RBAC resource name it matched nothing, so a webhook rewriting every pod
+/// passed a policy that forbids creating pods.
+#[test]
+fn a_mutating_webhook_on_every_resource_and_subresource_is_judged() {
+    let config = rbac("      deny:\n      - {apiGroups: [\"\"], resources: [pods], verbs: [create]}\n");
+    let (code, stderr) = render_edited(webhook_on("''", "'*/*'"), &[], &config);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("spec.webhookdefinitions[0].rules[0]: install policy: ServiceAccount kube-green-controller-manager would be granted verbs=[get,create,update,patch] apiGroups=[\"\"] resources=[*] cluster-wide, which spec.operator.policy.deny[0] forbids"),
+        "{stderr}"
+    );
+    // `pods/*` is pods and each of their subresources, exec included.
+    let config = rbac("      deny:\n      - {apiGroups: [\"\"], resources: [pods/exec], verbs: [create]}\n");
+    let (code, stderr) = render_edited(webhook_on("''", "'pods/*'"), &[], &config);
+    assert_eq!(code, Some(1), "{stderr}");
+    // As shipped, on its own API, it passes.
+    let (code, stderr) = render_edited(|csv| csv, &[], &config);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+const ARGO_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.argoproj.io
+spec:
+  group: argoproj.io
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+";
+
+/// A bundle owns the resources its CRDs define, not their groups: shipping
+/// one harmless CRD in `argoproj.io` made a webhook on Argo CD's
+/// `applications` the bundle's own, and skipped it.
+#[test]
+fn a_webhook_on_another_resource_of_a_shipped_crds_group_is_foreign() {
+    let config = rbac("      deny:\n      - {apiGroups: [argoproj.io], resources: [applications], verbs: [create]}\n");
+    let extra = [("argoproj.io_widgets.yaml", ARGO_CRD)];
+    let (code, stderr) = render_edited(webhook_on("argoproj.io", "applications"), &extra, &config);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "apiGroups=[argoproj.io] resources=[applications] cluster-wide, which spec.operator.policy.deny[0] forbids"
+        ),
+        "{stderr}"
+    );
+    // On the CRD it ships (and its subresources), the webhook is its own.
+    let (code, stderr) = render_edited(webhook_on("argoproj.io", "widgets/*"), &extra, &config);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("webhookdefinitions"), "{stderr}");
+    // A wildcard over the group is not: it reaches applications too.
+    let (code, stderr) = render_edited(webhook_on("argoproj.io", "'*'"), &extra, &config);
+    assert_eq!(code, Some(1), "{stderr}");
+}
