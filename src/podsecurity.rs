@@ -34,7 +34,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 /// A Pod Security Standards level, from the most permissive to the most
 /// restrictive: a pod admitted under a level is admitted under every level
 /// before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum Level {
     /// No checks: everything is admitted.
     Privileged,

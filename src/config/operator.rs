@@ -63,6 +63,11 @@ pub(crate) struct PolicyDoc {
     /// Permissions the bundle must never grant, even where `allow` covers them: a grant that
     /// shares any permission with one of these rules is refused.
     pub deny: Option<Vec<RuleDoc>>,
+    /// The Pod Security Standards level (Kubernetes' latest version) every pod the install
+    /// creates must meet: `privileged`, `baseline` or `restricted`. Each pod template is
+    /// checked as Kubernetes' PodSecurity admission checks a pod; a failed check is refused.
+    /// Default: `baseline` when the policy has `allow`, `allowClusterRole` or `deny`.
+    pub pod_security: Option<crate::podsecurity::Level>,
 }
 
 /// A PolicyRule, as in a Role.
@@ -135,6 +140,8 @@ pub(crate) struct InstallPolicy {
     pub allow: Option<Vec<PolicyEntry>>,
     pub allow_cluster_role: Option<String>,
     pub deny: Vec<PolicyEntry>,
+    /// `podSecurity` as written.
+    pub pod_security: Option<crate::podsecurity::Level>,
 }
 
 impl Eq for InstallPolicy {}
@@ -143,6 +150,19 @@ impl InstallPolicy {
     /// Is there a ceiling (rules or a ClusterRole) to measure grants against?
     pub(crate) fn has_ceiling(&self) -> bool {
         self.allow.is_some() || self.allow_cluster_role.is_some()
+    }
+
+    /// Does the policy decide anything (a ceiling, a deny list, a Pod
+    /// Security level)? Such a policy refuses what it cannot measure;
+    /// `policy: {}` asks only for the warnings.
+    pub(crate) fn decides(&self) -> bool {
+        self.has_ceiling() || !self.deny.is_empty() || self.pod_security.is_some()
+    }
+
+    /// The Pod Security level the install's pods must meet, where the policy
+    /// decides anything: `podSecurity`, else `baseline`.
+    pub(crate) fn pod_security(&self) -> Option<crate::podsecurity::Level> {
+        self.decides().then(|| self.pod_security.unwrap_or(crate::podsecurity::Level::Baseline))
     }
 }
 
@@ -213,7 +233,7 @@ fn check_policy(doc: PolicyDoc, fail: &mut impl FnMut(String, String)) -> Instal
     if doc.allow_cluster_role.as_deref() == Some("") {
         fail("spec.operator.policy.allowClusterRole".into(), "must not be empty; leave it out".into());
     }
-    InstallPolicy { allow, allow_cluster_role: doc.allow_cluster_role, deny }
+    InstallPolicy { allow, allow_cluster_role: doc.allow_cluster_role, deny, pod_security: doc.pod_security }
 }
 
 /// A policy entry: its rule and where it applies.

@@ -156,8 +156,8 @@ codes! {
         "an entry of spec.operator.policy names a verb, API group or resource the cluster does not have, so that part of it matches nothing";
     DangerousGrant = "dangerous-grant",
         "the install grants what the catalogue of dangerous permissions marks";
-    HostAccess = "host-access",
-        "a Deployment of the ClusterServiceVersion has pods that reach into their node";
+    PodSecurity = "pod-security",
+        "a pod the install creates fails a check of the Pod Security Standards level it is held to";
     BeyondNamespaces = "beyond-namespaces",
         "a bundle binding grants the operator's account beyond the namespaces spec.operator chose";
     AccountUnjudged = "account-unjudged",

@@ -186,14 +186,40 @@ pub(crate) struct DeploymentSpecView {
     pub template: PodTemplateView,
 }
 
+/// A pod template: the few fields the planner reads as a view, and the
+/// template as written, which the Pod Security check reads with Kubernetes'
+/// own types (`PodTemplateView::as_kubernetes`).
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(try_from = "serde_json::Value")]
 pub(crate) struct PodTemplateView {
-    #[serde(default, deserialize_with = "nullable")]
     pub spec: PodSpecView,
+    pub written: serde_json::Value,
 }
 
-/// What of a pod's spec decides whose rights it runs with, and whether it
-/// reaches into its node.
+impl TryFrom<serde_json::Value> for PodTemplateView {
+    type Error = serde_json::Error;
+
+    fn try_from(written: serde_json::Value) -> Result<Self, Self::Error> {
+        #[derive(Deserialize)]
+        struct Spec {
+            #[serde(default, deserialize_with = "nullable")]
+            spec: PodSpecView,
+        }
+        let Spec { spec } = serde_json::from_value(written.clone())?;
+        Ok(PodTemplateView { spec, written })
+    }
+}
+
+impl PodTemplateView {
+    /// The template in Kubernetes' own types, as the API server would decode
+    /// it; the decoder's error when it would not.
+    pub(crate) fn as_kubernetes(&self) -> Result<k8s_openapi::api::core::v1::PodTemplateSpec, serde_json::Error> {
+        serde_json::from_value(self.written.clone())
+    }
+}
+
+/// What of a pod's spec decides whose rights it runs with; the rest of it is
+/// read with Kubernetes' types, for the Pod Security check.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PodSpecView {
@@ -201,81 +227,6 @@ pub(crate) struct PodSpecView {
     pub service_account_name: Option<String>,
     #[serde(default, deserialize_with = "text")]
     pub service_account: Option<String>,
-    #[serde(default, rename = "hostPID")]
-    pub host_pid: Option<bool>,
-    #[serde(default, rename = "hostIPC")]
-    pub host_ipc: Option<bool>,
-    #[serde(default)]
-    pub host_network: Option<bool>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub volumes: Vec<VolumeView>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub containers: Vec<ContainerView>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub init_containers: Vec<ContainerView>,
-}
-
-impl PodSpecView {
-    /// How the pod reaches into its node, in words; empty when it does not.
-    pub(crate) fn host_access(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for (on, what) in [
-            (self.host_pid, "the node's process namespace (hostPID)"),
-            (self.host_ipc, "the node's IPC namespace (hostIPC)"),
-            (self.host_network, "the node's network (hostNetwork)"),
-        ] {
-            if on == Some(true) {
-                out.push(what.to_string());
-            }
-        }
-        for v in self.volumes.iter().filter(|v| v.host_path.is_some()) {
-            out.push(format!("a hostPath volume ({})", v.name.as_deref().unwrap_or_default()));
-        }
-        for c in self.containers.iter().chain(&self.init_containers) {
-            let name = c.name.as_deref().unwrap_or_default();
-            let sc = c.security_context.as_ref();
-            if sc.and_then(|s| s.privileged) == Some(true) {
-                out.push(format!("a privileged container ({name})"));
-            }
-            let added = sc.and_then(|s| s.capabilities.as_ref()).map(|c| c.add.clone()).unwrap_or_default();
-            if !added.is_empty() {
-                out.push(format!("added capabilities {} ({name})", added.join(", ")));
-            }
-        }
-        out
-    }
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct VolumeView {
-    #[serde(default, deserialize_with = "text")]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub host_path: Option<serde_json::Value>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ContainerView {
-    #[serde(default, deserialize_with = "text")]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub security_context: Option<SecurityContextView>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct SecurityContextView {
-    #[serde(default)]
-    pub privileged: Option<bool>,
-    #[serde(default)]
-    pub capabilities: Option<CapabilitiesView>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct CapabilitiesView {
-    #[serde(default, deserialize_with = "nullable")]
-    pub add: Vec<String>,
 }
 
 /// One of the CSV's `installModes`: which sets of target namespaces the

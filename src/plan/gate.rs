@@ -39,6 +39,7 @@ mod collisions;
 mod deputy;
 mod entries;
 mod holdings;
+mod pods;
 mod verdict;
 mod webhooks;
 
@@ -125,6 +126,9 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     }
     gate.warn_who_can_become(&holdings, results);
     gate.check_runs_as(results);
+    if let Some((csv, view)) = p.csv() {
+        pods::check_pods(csv, view, policy.and_then(|p| p.pod_security()), results);
+    }
     let Some(policy) = policy else {
         warn_dangerous(&holdings, false, results);
         return;
@@ -161,7 +165,7 @@ impl<'a> Gate<'a> {
         }
         // A policy that decides something (a ceiling or a deny list) refuses
         // what it cannot measure; `policy: {}` asks only for the warnings.
-        let strict = op.policy.as_ref().is_some_and(|p| p.has_ceiling() || !p.deny.is_empty());
+        let strict = op.policy.as_ref().is_some_and(|p| p.decides());
         Gate {
             planning: operator.planning,
             operator_namespaces: operator_namespaces.into_iter().collect(),
@@ -229,18 +233,6 @@ impl Gate<'_> {
             spec.permissions.iter().chain(&spec.cluster_permissions).map(|g| g.account()).collect();
         let named = |set: &BTreeSet<&str>| set.iter().copied().collect::<Vec<_>>().join(", ");
         for (i, d) in spec.deployments.iter().enumerate() {
-            let host = d.spec.template.spec.host_access();
-            if !host.is_empty() {
-                let message = format!(
-                    "Deployment {:?} reaches into its node: {}; its pods hold the node, and every credential on it, which no RBAC rule shows and spec.operator.policy cannot measure: run the bundle only where the install namespace enforces a Pod Security level (pod-security.kubernetes.io/enforce: baseline or restricted) (critical; see docs/security.md)",
-                    d.name.as_deref().unwrap_or_default(),
-                    host.join(", ")
-                );
-                let finding =
-                    Finding::warning(Code::HostAccess, message).dangerous(crate::findings::DangerLevel::Critical);
-                let at = format!("spec.install.spec.deployments[{i}].spec.template.spec");
-                results.push(finding.on(&csv.object_ref()).at(at).in_file(csv.file.as_ref()));
-            }
             let account = d.runs_as();
             if !judged.contains(account) {
                 let message = format!(

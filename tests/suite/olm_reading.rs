@@ -574,9 +574,9 @@ fn a_webhook_beyond_the_bundles_own_apis_is_judged_as_a_grant() {
 
 /// A CSV Deployment whose pods reach into their node (privileged, hostPath,
 /// host namespaces, added capabilities) holds the node, which no RBAC rule
-/// shows: said as a critical danger, counted in the catalog's values
-/// (found in the fourth review; refusing it under a policy is still to be
-/// decided, see docs/security.md).
+/// shows: without a policy, each failed baseline check of the Pod Security
+/// Standards is said as a danger, counted in the catalog's values (under a
+/// policy it is refused: `powers::a_pod_that_reaches_into_its_node_is_refused_under_a_policy`).
 #[test]
 fn a_deployment_that_reaches_into_its_node_is_a_critical_danger() {
     let dir = tempfile::tempdir().unwrap();
@@ -591,8 +591,7 @@ fn a_deployment_that_reaches_into_its_node_is_a_critical_danger() {
     let said: Vec<&str> = row["dangerous"].as_array().unwrap().iter().filter_map(|d| d.as_str()).collect();
     assert!(
         said.iter()
-            .any(|d| d
-                .contains("reaches into its node: the node's process namespace (hostPID), a hostPath volume (root)")),
+            .any(|d| d.contains("spec.template.spec.hostPID: Deployment \"kube-green-controller-manager\" runs pods that the Pod Security level baseline refuses (hostNamespaces: ")),
         "{said:?}"
     );
     assert_eq!(row["worst"], "critical");

@@ -108,3 +108,39 @@ fn a_webhook_on_another_resource_of_a_shipped_crds_group_is_foreign() {
     let (code, stderr) = render_edited(webhook_on("argoproj.io", "'*'"), &extra, &config);
     assert_eq!(code, Some(1), "{stderr}");
 }
+
+/// kube-green's manager pod, made to reach into its node.
+fn on_the_node(csv: String) -> String {
+    let pod = "              serviceAccountName: kube-green-controller-manager\n";
+    let host =
+        format!("{pod}              hostPID: true\n              volumes: [{{name: root, hostPath: {{path: /}}}}]\n");
+    let out = csv.replacen(pod, &host, 1);
+    assert_ne!(out, csv, "the edit applies");
+    out
+}
+
+/// A hostPID pod mounting the node's root passed a policy that denies
+/// nodes/proxy: the node holds every Secret mounted on it. A policy that
+/// decides anything holds the pods to baseline unless it says otherwise, each
+/// failed check named by Kubernetes' id; a package that needs it (a CSI
+/// driver) says `podSecurity: privileged`.
+#[test]
+fn a_pod_that_reaches_into_its_node_is_refused_under_a_policy() {
+    let deny = "      deny:\n      - {apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}\n";
+    let (code, stderr) = render_edited(on_the_node, &[], &rbac(deny));
+    assert_eq!(code, Some(1), "{stderr}");
+    for (field, check) in [("spec.hostPID", "hostNamespaces"), ("spec.volumes[0].hostPath", "hostPathVolumes")] {
+        let said = format!("error: ClusterServiceVersion placeholder/kube-green.v0.5.2: spec.install.spec.deployments[0].spec.template.{field}: Deployment \"kube-green-controller-manager\" runs pods that the Pod Security level baseline refuses ({check}: ");
+        assert!(stderr.contains(&said), "{said}\n{stderr}");
+    }
+    let privileged = format!("{deny}      podSecurity: privileged\n");
+    let (code, stderr) = render_edited(on_the_node, &[], &rbac(&privileged));
+    assert_eq!(code, Some(0), "{stderr}");
+    // As shipped, kube-green's pod meets baseline, but not restricted.
+    let (code, stderr) = render_edited(|csv| csv, &[], &rbac(deny));
+    assert_eq!(code, Some(0), "{stderr}");
+    let restricted = format!("{deny}      podSecurity: restricted\n");
+    let (code, stderr) = render_edited(|csv| csv, &[], &rbac(&restricted));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("the Pod Security level restricted refuses ("), "{stderr}");
+}

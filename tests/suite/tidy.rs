@@ -540,13 +540,13 @@ const ROOMS: &[(&str, &[&str])] = &[
     ("access", &["model", "kinds", "names", "reserved"]),
     ("findings", &["model", "access"]),
     ("sarif", &["findings"]),
-    ("config", &["model", "names", "findings", "reserved", "schema", "semver"]),
+    ("config", &["model", "names", "findings", "reserved", "schema", "semver", "podsecurity"]),
     ("admission", &["access"]),
     (
         "check",
         &["access", "admission", "input", "outcome", "yaml", "model", "names", "findings", "sarif", "kinds", "schema"],
     ),
-    ("plan", &["config", "model", "kinds", "names", "findings", "reserved", "semver", "access"]),
+    ("plan", &["config", "model", "kinds", "names", "findings", "reserved", "semver", "access", "podsecurity"]),
     ("judge", &["input", "yaml", "model", "config", "plan", "findings", "gojson"]),
     ("run", &["judge", "check", "input", "outcome", "yaml", "model", "config", "plan", "findings", "sarif"]),
     (

@@ -1,0 +1,89 @@
+//! The operator's pods, held to Kubernetes' Pod Security Standards.
+//!
+//! A pod's spec gives it power no RBAC rule shows: a privileged container,
+//! the node's namespaces or a hostPath volume hold the node and every
+//! credential on it. Each pod template the install creates (the CSV's
+//! Deployments, which OLM writes as given) is read with Kubernetes' own types
+//! and checked as the PodSecurity admission plugin checks a pod
+//! (`crate::podsecurity`). Under a policy that decides anything, a check the
+//! level `spec.operator.policy.podSecurity` sets (baseline by default) fails
+//! is an error naming Kubernetes' check id; without one, each baseline
+//! violation is a warning with its danger level.
+
+use crate::findings::{Code, DangerLevel, Finding};
+use crate::model::*;
+use crate::podsecurity::{self, Level};
+
+/// Checks every Deployment of the CSV against `enforced` (`None`: no policy
+/// decides, so baseline violations are warned about).
+pub(super) fn check_pods(csv: &InputObject, view: &CsvView, enforced: Option<Level>, results: &mut Vec<Finding>) {
+    for (i, d) in view.spec.install.spec.deployments.iter().enumerate() {
+        let name = d.name.as_deref().unwrap_or_default();
+        let template = format!("spec.install.spec.deployments[{i}].spec.template");
+        let on = |f: Finding, field: String| f.on(&csv.object_ref()).at(field).in_file(csv.file.as_ref());
+        let pod = match d.spec.template.as_kubernetes() {
+            Ok(pod) => pod,
+            Err(e) => {
+                let message = format!(
+                    "the pod template of Deployment {name:?} does not decode as Kubernetes' PodTemplateSpec ({e}): the API server would refuse it, and olm-rbac cannot hold its pods to the Pod Security Standards"
+                );
+                let finding = match enforced {
+                    Some(_) => Finding::error(Code::Unmeasurable, message),
+                    None => Finding::warning(Code::Unmeasurable, message),
+                };
+                results.push(on(finding, template));
+                continue;
+            }
+        };
+        let spec = pod.spec.unwrap_or_default();
+        let level = enforced.unwrap_or(Level::Baseline);
+        for v in podsecurity::check(pod.metadata.as_ref(), &spec, level) {
+            let field = match v.field.strip_prefix("metadata.") {
+                Some(meta) => format!("{template}.metadata.{meta}"),
+                None => format!("{template}.spec.{}", v.field),
+            };
+            let finding = match enforced {
+                Some(level) => Finding::error(
+                    Code::PodSecurity,
+                    format!(
+                        "Deployment {name:?} runs pods that the Pod Security level {level} refuses ({}: {}); spec.operator.policy.podSecurity is {level}",
+                        v.check, v.reason
+                    ),
+                ),
+                None => Finding::warning(
+                    Code::PodSecurity,
+                    format!(
+                        "Deployment {name:?} runs pods that the Pod Security level baseline refuses ({}: {}): {} ({}; set spec.operator.policy.podSecurity to decide the level its pods may need)",
+                        v.check,
+                        v.reason,
+                        power(v.check),
+                        danger(v.check).as_str(),
+                    ),
+                )
+                .dangerous(danger(v.check)),
+            };
+            results.push(on(finding, field));
+        }
+    }
+}
+
+/// What a baseline check keeps a pod from holding.
+fn power(check: &str) -> &'static str {
+    match check {
+        "privileged" | "hostProcess" => "its pods would hold the node, and every credential on it",
+        "hostNamespaces" => "its pods would share the node's process, IPC or network namespace",
+        "hostPathVolumes" => {
+            "its pods would mount the node's file system, kubelet credentials and other pods' Secrets included"
+        }
+        "capabilities_baseline" => "its pods would hold Linux capabilities beyond the default set",
+        _ => "its pods would reach past what Kubernetes isolates for a default pod",
+    }
+}
+
+/// How dangerous a failed baseline check is: the node itself, or less.
+fn danger(check: &str) -> DangerLevel {
+    match check {
+        "privileged" | "hostProcess" | "hostNamespaces" | "hostPathVolumes" => DangerLevel::Critical,
+        _ => DangerLevel::High,
+    }
+}
