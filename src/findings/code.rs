@@ -54,6 +54,8 @@ codes! {
         "an object's apiVersion is not one the API server (or OLM) serves its kind as";
     BundleKindUnsupported = "bundle-kind-unsupported",
         "the bundle holds an object of a kind registry+v1 bundles may not hold: OLM refuses the bundle";
+    BundlePlacement = "bundle-placement",
+        "with bundleObjects: Keep, a bundle object would land in another namespace than the one OLM places it in";
     Uninstallable = "uninstallable",
         "OLM v1 refuses to install the bundle (operator-controller v1.11.0's rules): no verdict on its RBAC makes it installable";
     InputDuplicate = "input-duplicate",

@@ -8,6 +8,7 @@ pub(crate) mod fit;
 pub(crate) mod grants;
 pub(crate) mod input;
 pub(crate) mod installable;
+pub(crate) mod keep;
 pub(crate) mod namespaces;
 pub(crate) mod origin;
 pub(crate) mod placement;

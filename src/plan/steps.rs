@@ -13,6 +13,7 @@ use crate::model::*;
 use crate::plan::apis::bundle::Provided;
 use crate::plan::apis::roles::{cluster_roles, versions_for};
 use crate::plan::facts::input::{Input, OperatorInput, Planning};
+use crate::plan::facts::keep::Kept;
 use crate::plan::facts::origin::{extension_object, Origin, Origins};
 use crate::plan::facts::provenance::Claims;
 use crate::plan::names::api_role as role_name;
@@ -136,7 +137,18 @@ fn bundle_objects(p: &Planning<'_>, plan: &mut Draft) -> Provided {
     let unreachable = wanted - patches.len();
     plan.patches.extend(patches);
     match installs {
-        Installs::ThisOutput => {}
+        Installs::ThisOutput => {
+            let believed = |i: usize| p.claims.get(i).is_some_and(Option::is_some);
+            let kept = Kept {
+                objects: p.objects(),
+                origins: p.origins(),
+                believed: &believed,
+                resources: &p.input.resources,
+                install: config.install_namespace(),
+                bundle_present: p.csv.is_some(),
+            };
+            kept.check(&mut plan.results);
+        }
         Installs::OlmDropped => {
             report_dropped(p, &members, &mut plan.results);
             plan.remove.extend(members);

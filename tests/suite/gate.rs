@@ -125,7 +125,7 @@ fn a_bundle_may_grant_only_its_own_service_accounts() {
     ];
     let role = cluster_role("ack-reader", READ_CONFIGMAPS);
     for stranger in strangers {
-        for (kind, ns) in [("ClusterRoleBinding", None), ("RoleBinding", Some("team-a"))] {
+        for (kind, ns) in [("ClusterRoleBinding", None), ("RoleBinding", Some("ops"))] {
             let b = binding(kind, "ack-reader", ns, ("ClusterRole", "ack-reader"), stranger);
             let extra = [("bundle/manifests/r.yaml", role.as_str()), ("bundle/manifests/b.yaml", b.as_str())];
             for way in WAYS {
@@ -185,8 +185,13 @@ fn a_grant_is_judged_where_it_applies() {
         format!("{NAMESPACES}{ALLOW}      - {{apiGroups: [''], resources: [pods], verbs: [get], scope: Namespaces}}\n");
     let role = cluster_role("ack-pods", "{apiGroups: [''], resources: [pods], verbs: [get]}");
     let beyond = "beyond spec.operator.policy.allow: verbs=[get] apiGroups=[\"\"] resources=[pods]";
+    // Applied as written (bundleObjects: Keep), a RoleBinding for another namespace than the install
+    // namespace is refused whatever it grants: OLM would place it in the install namespace.
     let cases = [
-        (binding("RoleBinding", "s", Some("team-a"), ("ClusterRole", "ack-pods"), &own_account()), None),
+        (
+            binding("RoleBinding", "s", Some("team-a"), ("ClusterRole", "ack-pods"), &own_account()),
+            Some("metadata.namespace: with bundleObjects: Keep this output applies it in namespace \"team-a\", where OLM would place it in the install namespace \"ops\"".to_string()),
+        ),
         (binding("RoleBinding", "s", Some("ops"), ("ClusterRole", "ack-pods"), &own_account()), None),
         (
             binding("RoleBinding", "s", Some("kube-system"), ("ClusterRole", "ack-pods"), &own_account()),

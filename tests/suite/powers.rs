@@ -144,3 +144,54 @@ fn a_pod_that_reaches_into_its_node_is_refused_under_a_policy() {
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("the Pod Security level restricted refuses ("), "{stderr}");
 }
+
+const AWS_AUTH: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: aws-auth
+  namespace: kube-system
+data:
+  mapRoles: |
+    - rolearn: arn:aws:iam::111122223333:role/vendor
+      groups: [system:masters]
+";
+
+/// Under `bundleObjects: Keep` this output applies the bundle's objects as
+/// written: a ConfigMap in `kube-system` mapping the vendor's cloud role to
+/// `system:masters` reached the output with no word. OLM would place it in
+/// the install namespace; applied elsewhere it is refused, with or without a
+/// policy, from the bundle's folder or from no known file beside a bundle.
+#[test]
+fn a_kept_object_written_for_another_namespace_is_refused() {
+    let keep = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
+    let (code, stderr) = render_edited(|csv| csv, &[("aws-auth.yaml", AWS_AUTH)], keep);
+    assert_eq!(code, Some(1), "{stderr}");
+    let said = "error: ConfigMap kube-system/aws-auth: metadata.namespace: with bundleObjects: Keep this output applies it in namespace \"kube-system\", where OLM would place it in the install namespace \"kube-green\"";
+    assert!(stderr.contains(said), "{stderr}");
+    // On stdin, beside the bundle, it cannot be told from the bundle's.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, keep).unwrap();
+    let mut stdin: String = bundle_docs_of(KUBE_GREEN).join("---\n");
+    stdin.push_str("---\n");
+    stdin.push_str(AWS_AUTH);
+    let out = run_bin(&["render", "-c", &config.display().to_string(), "-"], &stdin);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(said), "{}", text(&out.stderr));
+    // In the install namespace it lands where OLM would put it.
+    let placed = AWS_AUTH.replace("namespace: kube-system", "namespace: kube-green");
+    let (code, stderr) = render_edited(|csv| csv, &[("aws-auth.yaml", &placed)], keep);
+    assert_eq!(code, Some(0), "{stderr}");
+    // Where OLM installs the bundle (bundleObjects: Drop), the output applies none of it.
+    let drop = keep.replace("  mode: Aggregate\n", "  mode: Aggregate\n  bundleObjects: Drop\n");
+    let (code, stderr) = render_edited(|csv| csv, &[("aws-auth.yaml", AWS_AUTH)], &drop);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// The documents of a bundle folder's `manifests/`, in name order.
+fn bundle_docs_of(bundle: &str) -> Vec<String> {
+    let dir = repo(bundle).join("manifests");
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    names.sort();
+    names.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
+}
