@@ -241,34 +241,44 @@ pub(crate) fn resource_of(group: &str, kind: &str) -> Option<ApiResource> {
 /// builds with): OLM refuses a bundle holding any other kind
 /// (operator-controller's `CheckObjectSupport`). Read by kind alone, as OLM
 /// reads it, whatever the group.
-const REGISTRY_V1_KINDS: [&str; 22] = [
-    "ClusterServiceVersion",
-    "CustomResourceDefinition",
-    "Secret",
-    "ClusterRole",
-    "ClusterRoleBinding",
-    "ConfigMap",
-    "ServiceAccount",
-    "Service",
-    "Role",
-    "RoleBinding",
-    "PrometheusRule",
-    "ServiceMonitor",
-    "PodDisruptionBudget",
-    "PriorityClass",
-    "VerticalPodAutoscaler",
-    "ConsoleYAMLSample",
-    "ConsoleQuickStart",
-    "ConsoleCLIDownload",
-    "ConsoleLink",
-    "ConsolePlugin",
-    "NetworkPolicy",
-    "PodMonitor",
+const REGISTRY_V1_KINDS: [(&str, &str); 22] = [
+    ("operators.coreos.com", "ClusterServiceVersion"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("", "Secret"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("", "ConfigMap"),
+    ("", "ServiceAccount"),
+    ("", "Service"),
+    ("rbac.authorization.k8s.io", "Role"),
+    ("rbac.authorization.k8s.io", "RoleBinding"),
+    ("monitoring.coreos.com", "PrometheusRule"),
+    ("monitoring.coreos.com", "ServiceMonitor"),
+    ("policy", "PodDisruptionBudget"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("autoscaling.k8s.io", "VerticalPodAutoscaler"),
+    ("console.openshift.io", "ConsoleYAMLSample"),
+    ("console.openshift.io", "ConsoleQuickStart"),
+    ("console.openshift.io", "ConsoleCLIDownload"),
+    ("console.openshift.io", "ConsoleLink"),
+    ("console.openshift.io", "ConsolePlugin"),
+    ("networking.k8s.io", "NetworkPolicy"),
+    ("monitoring.coreos.com", "PodMonitor"),
 ];
 
-/// Whether a registry+v1 bundle may hold an object of `kind`.
+/// Whether a registry+v1 bundle may hold an object of `kind`. OLM reads the
+/// kind alone, so a listed kind of any group passes its check.
 pub(crate) fn registry_v1_holds(kind: &str) -> bool {
-    REGISTRY_V1_KINDS.contains(&kind)
+    REGISTRY_V1_KINDS.iter().any(|(_, k)| *k == kind)
+}
+
+/// The group a kind registry+v1 holds is served in, where `kind` is one:
+/// OLM v0 installs such an object by its kind alone (a `ClusterRoleBinding`
+/// of any group becomes an RBAC binding), and OLM v1 applies it in the group
+/// written, where another API (OpenShift's `authorization.openshift.io`)
+/// may turn it into RBAC too; olm-rbac judges only the group it names.
+pub(crate) fn registry_v1_group(kind: &str) -> Option<&'static str> {
+    REGISTRY_V1_KINDS.iter().find(|(_, k)| *k == kind).map(|(g, _)| *g)
 }
 
 #[cfg(test)]

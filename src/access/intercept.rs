@@ -16,6 +16,12 @@
 //! object it matches (`get`); a mutating one also rewrites each object
 //! written through a request it matches (`create`, `update`, `patch`), for
 //! create, update and connect requests, as if it held those verbs itself.
+//! Some objects are worth more than the verbs on them ([`AMOUNTS_TO`]): a
+//! TokenReview carries a bearer token, a rewritten access review answers
+//! for anyone, and a rewritten role or binding escalates or binds with the
+//! requester's rights, since the API server checks those after mutating
+//! admission: each such rule also holds what it amounts to, cluster-wide.
+//!
 //! A namespaceSelector narrows only namespaced objects: a cluster-scoped
 //! object (a Namespace included, matched by its own labels) reaches the
 //! webhook whatever the selector says, so a rule that may match one is held
@@ -188,9 +194,10 @@ pub fn intercepted(
     let mut groups = every(rule.groups, "*");
     groups.sort();
     groups.dedup();
+    let patterns = every(rule.resources, "*/*");
     for group in &groups {
         let (mut cluster, mut namespaced) = (Vec::new(), Vec::new());
-        for pattern in &every(rule.resources, "*/*") {
+        for pattern in &patterns {
             let res = pattern.split('/').next().unwrap_or(pattern);
             if group != "*" && res != "*" && own(group, res) {
                 continue;
@@ -231,6 +238,103 @@ pub fn intercepted(
                 ..Default::default()
             };
             out.push(Interception { rule, cluster_wide });
+        }
+    }
+    out.extend(amounts_to(&groups, &patterns, kind, &own));
+    out
+}
+
+/// Where being sent a request is worth more than the verbs on what is sent:
+/// a review API whose objects carry credentials or decide access, and RBAC,
+/// whose escalation check runs after mutation and against the requester.
+/// Each is (group, resource, mutating only, what it amounts to, as a rule).
+const AMOUNTS_TO: &[(&str, &str, bool, Amount)] = &[
+    // A TokenReview carries the bearer token under review: whoever is sent
+    // it may act as that token's user, group or ServiceAccount.
+    ("authentication.k8s.io", "tokenreviews", false, ("", &["users", "groups", "serviceaccounts"], &["impersonate"])),
+    // A rewritten access review answers for whoever the webhook likes.
+    (
+        "authorization.k8s.io",
+        "subjectaccessreviews",
+        true,
+        ("", &["users", "groups", "serviceaccounts"], &["impersonate"]),
+    ),
+    (
+        "authorization.k8s.io",
+        "localsubjectaccessreviews",
+        true,
+        ("", &["users", "groups", "serviceaccounts"], &["impersonate"]),
+    ),
+    // The API server checks escalation on a role, and binding on a binding,
+    // against the requester (OLM, an admin), after mutating admission: a
+    // webhook rewriting them escalates and binds with their rights.
+    (
+        "rbac.authorization.k8s.io",
+        "roles",
+        true,
+        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["escalate"]),
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        true,
+        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["escalate"]),
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "rolebindings",
+        true,
+        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["bind"]),
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        true,
+        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["bind"]),
+    ),
+    // A rewritten certificate request (a node's, a signer's) is signed as
+    // the approver approved another.
+    (
+        "certificates.k8s.io",
+        "certificatesigningrequests",
+        true,
+        ("certificates.k8s.io", &["signers"], &["approve", "sign"]),
+    ),
+];
+
+/// A rule, as (group, resources, verbs).
+type Amount = (&'static str, &'static [&'static str], &'static [&'static str]);
+
+/// The rules [`AMOUNTS_TO`] says the rule's interceptions amount to, each
+/// cluster-wide.
+fn amounts_to(
+    groups: &[String],
+    patterns: &[String],
+    kind: WebhookKind,
+    own: &impl Fn(&str, &str) -> bool,
+) -> Vec<Interception> {
+    let mut out: Vec<Interception> = Vec::new();
+    for (group, resource, mutating_only, (g, resources, verbs)) in AMOUNTS_TO {
+        if *mutating_only && kind != WebhookKind::Mutating || own(group, resource) {
+            continue;
+        }
+        let group_matches = groups.iter().any(|x| x == "*" || x == group);
+        let resource_matches = patterns.iter().any(|p| {
+            let res = p.split('/').next().unwrap_or(p);
+            res == "*" || res == *resource
+        });
+        if !(group_matches && resource_matches) {
+            continue;
+        }
+        let rule = PolicyRule {
+            api_groups: Some(vec![g.to_string()]),
+            resources: Some(resources.iter().map(|r| r.to_string()).collect()),
+            verbs: verbs.iter().map(|v| v.to_string()).collect(),
+            ..Default::default()
+        };
+        let held = Interception { rule, cluster_wide: true };
+        if !out.contains(&held) {
+            out.push(held);
         }
     }
     out

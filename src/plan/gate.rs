@@ -34,6 +34,7 @@ use crate::model::*;
 use crate::plan::facts::grants::CsvGrant;
 use crate::plan::facts::input::{OperatorInput, Planning};
 use crate::plan::facts::origin::Origin;
+use crate::plan::types::Made;
 
 mod collisions;
 mod deputy;
@@ -109,7 +110,12 @@ struct Gate<'a> {
 /// `allow`, and each rule sharing a permission with `deny`, is an error naming
 /// who gets it, where, and where the bundle asks for it. Without a ceiling,
 /// dangerous permissions are warned about instead.
-pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Finding>) {
+///
+/// Returns what the install grants beyond RBAC rules, as the roles and
+/// bindings that would hold the same access (the operator's webhooks), for the
+/// judgement's model of the cluster: the diff and the catalog's gains measure
+/// them as they measure any grant. They are never written.
+pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
     let p = operator.planning;
     let policy = p.config.operator.policy.as_ref();
     let gate = Gate::new(operator);
@@ -117,7 +123,9 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
         refuse_unplaced_csvs(p, results);
     }
     let mut holdings = p.csv().map(|(csv, _)| gate.csv_holdings(csv, &operator.grants)).unwrap_or_default();
-    holdings.extend(p.csv().map(|(csv, _)| gate.webhook_holdings(csv)).unwrap_or_default());
+    let webhooks = p.csv().map(|(csv, _)| gate.webhook_holdings(csv)).unwrap_or_default();
+    let powers = webhooks::as_grants(&p.config.extension, &webhooks);
+    holdings.extend(webhooks);
     if p.csv.is_some() {
         holdings.extend(gate.bundle_holdings(results));
     }
@@ -131,15 +139,16 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     }
     let Some(policy) = policy else {
         warn_dangerous(&holdings, false, results);
-        return;
+        return powers;
     };
     entries::check_entries(p, policy, results);
-    let Some(ceiling) = ceiling_entries(p, policy, results) else { return };
+    let Some(ceiling) = ceiling_entries(p, policy, results) else { return powers };
     match &ceiling {
         Some(allow) => gate.check_ceiling(allow, &holdings, results),
         None => warn_dangerous(&holdings, true, results),
     }
     gate.check_deny(&policy.deny, &holdings, results);
+    powers
 }
 
 impl<'a> Gate<'a> {

@@ -58,6 +58,13 @@ pub(crate) fn operator_role(extension: &str, account: &str, all_namespaces: bool
     bounded_name(&format!("{extension}-operator-{account}"), if all_namespaces { "-all-namespaces" } else { "" })
 }
 
+/// What the operator's admission webhooks are sent, modelled as a role of its
+/// account for the diff and the catalog's gains (never written):
+/// `<extension>-webhooks-<account>`.
+pub(crate) fn webhook_role(extension: &str, account: &str) -> String {
+    bounded_name(&format!("{extension}-webhooks-{account}"), "")
+}
+
 /// The installer account, and its roles and bindings: `<extension>-installer`.
 pub(crate) fn installer(extension: &str) -> String {
     bounded_name(extension, "-installer")

@@ -57,7 +57,7 @@ fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>, granted_by_olm: &
         return Vec::new();
     }
     let operator = OperatorInput::new(p, results);
-    gate::check_policy(&operator, results);
+    granted_by_olm.extend(gate::check_policy(&operator, results));
     granted_by_olm.extend(permissions::as_olm_v1_grants(&operator));
     let mut written = permissions::plan_operator(&operator, results);
     written.extend(installer::plan_installer(&operator, results));

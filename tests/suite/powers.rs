@@ -195,3 +195,79 @@ fn bundle_docs_of(bundle: &str) -> Vec<String> {
     names.sort();
     names.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
 }
+
+/// OLM installs a bundle's `ClusterRoleBinding` by its kind alone, so one
+/// written in another API group became a real binding to cluster-admin that
+/// olm-rbac, reading the group, never judged (adversarial review, F1).
+#[test]
+fn an_rbac_kind_in_another_group_is_refused() {
+    let binding = "apiVersion: authorization.openshift.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: kube-green-admin
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects:
+- {kind: ServiceAccount, name: kube-green-controller-manager, namespace: kube-green}
+";
+    let drop = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  bundleObjects: Drop\n  operator:\n    installNamespace: kube-green\n";
+    let (code, stderr) = render_edited(|csv| csv, &[("binding.yaml", binding)], drop);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "apiVersion: the bundle holds a \"ClusterRoleBinding\" of API group \"authorization.openshift.io\""
+        ),
+        "{stderr}"
+    );
+}
+
+/// The API server checks binding against the requester after mutating
+/// admission: a webhook rewriting RoleBindings binds any role with OLM's or
+/// an admin's rights, which a deny on `bind` forbids (adversarial review, F2).
+#[test]
+fn a_webhook_rewriting_bindings_binds() {
+    let config = rbac(
+        "      deny:\n      - {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [bind]}\n",
+    );
+    let (code, stderr) = render_edited(webhook_on("rbac.authorization.k8s.io", "rolebindings"), &[], &config);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("verbs=[bind] apiGroups=[rbac.authorization.k8s.io] resources=[roles,clusterroles] cluster-wide, which spec.operator.policy.deny[0] forbids"), "{stderr}");
+}
+
+/// Shipping Argo CD's own CRD does not make `applications` the bundle's
+/// (adversarial review, F3): a webhook on it is still judged.
+#[test]
+fn a_deputys_api_is_never_the_bundles_own() {
+    let crd =
+        ARGO_CRD.replace("widgets", "applications").replace("Widget", "Application").replace("widget", "application");
+    let config = rbac("      deny:\n      - {apiGroups: [argoproj.io], resources: [applications], verbs: [create]}\n");
+    let extra = [("argoproj.io_applications.yaml", crd.as_str())];
+    let (code, stderr) = render_edited(webhook_on("argoproj.io", "applications"), &extra, &config);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("spec.webhookdefinitions[0].rules[0]"), "{stderr}");
+}
+
+/// Version 2.0.0 adds a cluster-wide pod-mutating webhook: render warned,
+/// but `diff -c` said "no change in access" and exited 0 with
+/// `--fail-on dangerous`. The webhook's holdings are in the judgement's
+/// model of the cluster, so the upgrade review counts them as gains.
+#[test]
+fn the_upgrade_review_sees_a_new_webhook() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    copy_dir(&repo(KUBE_GREEN), &old);
+    copy_dir(&repo(KUBE_GREEN), &new);
+    let csv = new.join(CSV);
+    std::fs::write(&csv, webhook_on("''", "pods")(std::fs::read_to_string(&csv).unwrap())).unwrap();
+    let config = dir.path().join("rbac.yaml");
+    let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
+    std::fs::write(&config, plain).unwrap();
+    let (c, o, n) = (config.display().to_string(), old.display().to_string(), new.display().to_string());
+    let out = run_bin(&["diff", "-c", &c, &o, &n, "--fail-on", "dangerous"], "");
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(said.starts_with("gained 1 rule (dangerous: 1 critical)"), "{said}");
+    assert!(said.contains("ServiceAccount kube-green/kube-green-controller-manager"), "{said}");
+    // Against itself, nothing changes.
+    let out = run_bin(&["diff", "-c", &c, &o, &o, "--fail-on", "dangerous"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

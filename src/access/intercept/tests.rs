@@ -327,7 +327,9 @@ fn a_namespace_selector_never_narrows_a_cluster_scoped_object() {
     let held = intercepted(&rule, WebhookKind::Mutating, &scopes, |_, _| false);
     let reach: Vec<(Vec<String>, bool)> =
         held.iter().map(|i| (i.rule.resources.clone().unwrap_or_default(), i.cluster_wide)).collect();
-    assert_eq!(reach, [(strings(&["clusterrolebindings"]), true), (strings(&["rolebindings"]), false)]);
+    assert_eq!(reach[..2], [(strings(&["clusterrolebindings"]), true), (strings(&["rolebindings"]), false)]);
+    // Rewriting a binding binds with the requester's rights.
+    assert_eq!(reach[2..], [(strings(&["roles", "clusterroles"]), true)]);
     // Namespaced scope leaves the cluster-scoped resource out.
     let rule = AdmissionRule { scope: Some("Namespaced"), ..rule };
     let held = intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false);
@@ -349,7 +351,8 @@ fn a_rule_the_api_server_refuses_is_read_at_its_widest() {
     }
     let rule = AdmissionRule { groups: &none, versions: &all, resources: &none, operations: &all, scope: None };
     let held = intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false);
-    assert_eq!(held.len(), 1);
+    // Every resource, and TokenReviews' tokens among them.
+    assert_eq!(held.len(), 2, "{held:?}");
     assert_eq!(
         (held[0].rule.api_groups.clone(), held[0].rule.resources.clone()),
         (Some(strings(&["*"])), Some(strings(&["*"])))
@@ -366,4 +369,26 @@ fn rbac_resources_cover_each_pattern() {
     let pods = rbac_resources("pods/*");
     assert!(pods.contains(&"pods".to_string()) && pods.contains(&"pods/exec".to_string()));
     assert!(pods.contains(&"pods/ephemeralcontainers".to_string()));
+}
+
+#[test]
+fn what_an_interception_amounts_to_is_held_too() {
+    let scopes = Resources::builtin();
+    let (all, ops) = (strings(ALL), strings(&["CREATE", "UPDATE"]));
+    let rbac = strings(&["rbac.authorization.k8s.io"]);
+    let bindings = strings(&["rolebindings"]);
+    let rule = AdmissionRule { groups: &rbac, versions: &all, resources: &bindings, operations: &ops, scope: None };
+    let bind = |held: &[Interception]| {
+        let request = Request::on("bind", "rbac.authorization.k8s.io", "clusterroles", None);
+        held.iter().any(|i| i.cluster_wide && rule_allows(&i.rule, &request))
+    };
+    assert!(bind(&intercepted(&rule, WebhookKind::Mutating, &scopes, |_, _| false)));
+    // Seeing a binding binds nothing.
+    assert!(!bind(&intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false)));
+    // A TokenReview's token is seen by a validating webhook too.
+    let (authn, reviews) = (strings(&["authentication.k8s.io"]), strings(&["tokenreviews"]));
+    let rule = AdmissionRule { groups: &authn, versions: &all, resources: &reviews, operations: &ops, scope: None };
+    let held = intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false);
+    let impersonate = Request::on("impersonate", "", "users", None);
+    assert!(held.iter().any(|i| rule_allows(&i.rule, &impersonate)), "{held:?}");
 }

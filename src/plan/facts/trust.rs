@@ -105,7 +105,23 @@ fn check_bundle_kinds(
     let bundle = objects.iter().enumerate().filter(|(i, _)| origins.is_bundle(*i) && !believed(*i)).map(|(_, o)| o);
     for o in bundle {
         let kind = o.header.kind.as_deref().unwrap_or_default();
-        if !crate::kinds::registry_v1_holds(kind) {
+        let group = o.header.group().unwrap_or_default();
+        // The ClusterServiceVersion is read by its kind whatever its group,
+        // by OLM and olm-rbac alike (`discover` warns about the group).
+        let judged_by_kind = matches!(o.body, crate::model::Body::Csv(_));
+        let expected = crate::kinds::registry_v1_group(kind).filter(|g| *g != group && !judged_by_kind);
+        if let Some(expected) = expected {
+            let served = if expected.is_empty() { "the core group".to_string() } else { format!("{expected:?}") };
+            results.push(
+                Finding::error(
+                    Code::BundleKindUnsupported,
+                    format!("the bundle holds a {kind:?} of API group {group:?}: OLM installs a {kind} by its kind alone, as the one of {served}, while olm-rbac would judge it as another API's object; a bundle's {kind} belongs to {served}"),
+                )
+                .on(&o.object_ref())
+                .at("apiVersion")
+                .in_file(o.file.as_ref()),
+            );
+        } else if !crate::kinds::registry_v1_holds(kind) {
             results.push(
                 Finding::error(
                     Code::BundleKindUnsupported,
