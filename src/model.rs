@@ -183,6 +183,8 @@ pub(crate) enum Body {
     Extension(ExtensionView),
     /// An OLM v1 ClusterCatalog.
     Catalog(CatalogView),
+    /// A Service: where it sends traffic.
+    Service(ServiceView),
     #[default]
     Other,
 }
@@ -354,6 +356,7 @@ pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
         (Some("rbac.authorization.k8s.io"), Some("ClusterRoleBinding" | "RoleBinding")) => Some(ViewKind::Binding),
         (Some(OLM_V1_GROUP), Some("ClusterExtension")) if is_extension(header) == Ok(true) => Some(ViewKind::Extension),
         (Some(OLM_V1_GROUP), Some("ClusterCatalog")) => Some(ViewKind::Catalog),
+        (Some(""), Some("Service")) => Some(ViewKind::Service),
         _ => None,
     }
 }
@@ -366,6 +369,7 @@ pub(crate) enum ViewKind {
     Binding,
     Extension,
     Catalog,
+    Service,
 }
 
 impl InputObject {

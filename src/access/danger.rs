@@ -254,10 +254,10 @@ const CATALOGUE: &[Danger] = &[
     },
     Danger {
         what: "install operators",
-        why: "OLM installs what a Subscription, an approved InstallPlan or a ClusterExtension asks for with its own rights (OLM v1 as cluster-admin), and the operator then holds every permission its bundle asks for: whoever writes them runs a bundle of their choosing with rights they do not hold.",
+        why: "OLM installs what a Subscription, an approved InstallPlan or a ClusterExtension asks for with its own rights (OLM v1 as cluster-admin), and OLM v0 runs the Deployments and grants the permissions a ClusterServiceVersion written in a namespace it watches asks for: whoever writes them runs a bundle of their choosing with rights they do not hold.",
         severity: Severity::Critical,
         sets: &[
-            any_of(&["operators.coreos.com"], &["subscriptions", "installplans"], CREATE_OR_CHANGE),
+            any_of(&["operators.coreos.com"], &["subscriptions", "installplans", "clusterserviceversions"], CREATE_OR_CHANGE),
             any_of(&["olm.operatorframework.io"], &["clusterextensions"], CREATE_OR_CHANGE),
         ],
         cluster_only: false,
@@ -274,12 +274,13 @@ const CATALOGUE: &[Danger] = &[
     },
     Danger {
         what: "deploy through a GitOps controller",
-        why: "Argo CD applies what an Application or ApplicationSet names, within what its AppProject allows, and Flux what a Kustomization or HelmRelease names, each with the controller's own account, usually cluster-admin: whoever writes them deploys anything, anywhere the controller reaches.",
+        why: "Argo CD applies what an Application or ApplicationSet names, within what its AppProject allows, Flux what a Kustomization or HelmRelease names, each with the controller's own account, usually cluster-admin, and a Tekton PipelineRun or TaskRun runs its steps as any ServiceAccount of its namespace it names: whoever writes them deploys or runs anything, anywhere the controller reaches.",
         severity: Severity::Critical,
         sets: &[
             any_of(&["argoproj.io"], &["applications", "applicationsets", "appprojects"], CREATE_OR_CHANGE),
             any_of(&["kustomize.toolkit.fluxcd.io"], &["kustomizations"], CREATE_OR_CHANGE),
             any_of(&["helm.toolkit.fluxcd.io"], &["helmreleases"], CREATE_OR_CHANGE),
+            any_of(&["tekton.dev"], &["pipelineruns", "taskruns"], CREATE_OR_CHANGE),
         ],
         cluster_only: false,
     },

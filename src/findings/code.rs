@@ -160,6 +160,8 @@ codes! {
         "the install grants what the catalogue of dangerous permissions marks";
     PodSecurity = "pod-security",
         "a pod the install creates fails a check of the Pod Security Standards level it is held to";
+    Interception = "interception",
+        "a Service of the install takes traffic meant for others: externalIPs, or an ExternalName inside the cluster";
     BeyondNamespaces = "beyond-namespaces",
         "a bundle binding grants the operator's account beyond the namespaces spec.operator chose";
     AccountUnjudged = "account-unjudged",

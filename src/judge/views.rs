@@ -35,6 +35,7 @@ pub(crate) fn read_objects<'a>(
                 Some(ViewKind::Binding) => yaml::parse_item(chunk).map(Body::Binding),
                 Some(ViewKind::Extension) => yaml::parse_item(chunk).map(Body::Extension),
                 Some(ViewKind::Catalog) => yaml::parse_item(chunk).map(Body::Catalog),
+                Some(ViewKind::Service) => yaml::parse_item(chunk).map(Body::Service),
             };
             let body = body.unwrap_or_else(|e| {
                 results.push(view_finding(e, Code::ObjectInvalid, &chunk.header.object_ref(), file.as_ref(), ""));

@@ -229,6 +229,28 @@ pub(crate) struct PodSpecView {
     pub service_account: Option<String>,
 }
 
+/// A Service: what of its spec decides where traffic goes.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct ServiceView {
+    #[serde(default, deserialize_with = "nullable")]
+    pub spec: ServiceSpecView,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ServiceSpecView {
+    /// `ClusterIP` (the default), `NodePort`, `LoadBalancer` or `ExternalName`.
+    #[serde(default, rename = "type", deserialize_with = "text")]
+    pub kind: Option<String>,
+    /// Addresses every node's proxy sends to this Service's endpoints,
+    /// whatever their owner.
+    #[serde(default, rename = "externalIPs", deserialize_with = "nullable")]
+    pub external_ips: Vec<String>,
+    /// For `ExternalName`: the DNS name the Service's name resolves to.
+    #[serde(default, deserialize_with = "text")]
+    pub external_name: Option<String>,
+}
+
 /// One of the CSV's `installModes`: which sets of target namespaces the
 /// operator supports.
 #[derive(Debug, Clone, Default, Deserialize)]

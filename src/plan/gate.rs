@@ -40,6 +40,7 @@ mod collisions;
 mod deputy;
 mod entries;
 mod holdings;
+mod network;
 mod pods;
 mod verdict;
 mod webhooks;
@@ -134,6 +135,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     }
     gate.warn_who_can_become(&holdings, results);
     gate.check_runs_as(results);
+    network::check_interception(p, gate.strict, results);
     if let Some((csv, view)) = p.csv() {
         pods::check_pods(csv, view, policy.and_then(|p| p.pod_security()), results);
     }

@@ -271,3 +271,32 @@ fn the_upgrade_review_sees_a_new_webhook() {
     let out = run_bin(&["diff", "-c", &c, &o, &o, "--fail-on", "dangerous"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
+
+/// A Service with `externalIPs` takes every pod's and node's traffic for
+/// those addresses (CVE-2020-8554); OLM installs the bundle's Services, and
+/// it drew no word. Refused under a policy that decides anything, a critical
+/// danger without one; an ExternalName into the cluster likewise, as high.
+#[test]
+fn a_service_that_intercepts_traffic_is_refused_under_a_policy() {
+    let service = "apiVersion: v1
+kind: Service
+metadata:
+  name: kube-green-dns
+spec:
+  selector: {app: kube-green}
+  ports: [{port: 53}]
+  externalIPs: [10.96.0.10]
+";
+    let deny = rbac("      deny:\n      - {apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}\n");
+    let (code, stderr) = render_edited(|csv| csv, &[("dns.yaml", service)], &deny);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("error: Service kube-green-dns: spec.externalIPs: the Service takes externalIPs 10.96.0.10"), "{stderr}");
+    let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
+    let (code, stderr) = render_edited(|csv| csv, &[("dns.yaml", service)], plain);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("warning: Service kube-green-dns: spec.externalIPs: "), "{stderr}");
+    let external = "apiVersion: v1\nkind: Service\nmetadata:\n  name: kube-green-api\nspec:\n  type: ExternalName\n  externalName: kubernetes.default.svc.cluster.local\n";
+    let (code, stderr) = render_edited(|csv| csv, &[("api.yaml", external)], &deny);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("spec.externalName: the Service is an ExternalName for \"kubernetes.default.svc.cluster.local\""), "{stderr}");
+}

@@ -1,0 +1,73 @@
+//! Traffic the install's Services take from others.
+//!
+//! OLM installs a bundle's Services in the install namespace. A Service's
+//! `externalIPs` make every node's proxy send traffic for those addresses,
+//! from any pod or node, to the Service's endpoints: whoever writes one
+//! intercepts traffic meant for another (CVE-2020-8554, which Kubernetes
+//! leaves to the `DenyServiceExternalIPs` admission plugin). An
+//! `ExternalName` Service pointing at a name inside the cluster redirects its
+//! clients to another namespace's Service, or to the API server. No RBAC rule
+//! shows either: each is critical or high, an error under a policy that
+//! decides anything, a warning without one.
+
+use crate::findings::{Code, DangerLevel, Finding};
+use crate::model::*;
+
+use crate::plan::facts::input::Planning;
+
+/// Each Service of the bundle's (or of no known file) that takes traffic
+/// meant for others: an error when `strict`, else a warning.
+pub(super) fn check_interception(p: &Planning<'_>, strict: bool, results: &mut Vec<Finding>) {
+    let finding =
+        |code, message: String| if strict { Finding::error(code, message) } else { Finding::warning(code, message) };
+    for (i, o) in p.objects().iter().enumerate() {
+        let Body::Service(view) = &o.body else { continue };
+        if p.origins().is_admin(i) {
+            continue;
+        }
+        let spec = &view.spec;
+        if !spec.external_ips.is_empty() {
+            let message = format!(
+                    "the Service takes externalIPs {}: every node's proxy sends traffic for those addresses, from any pod or node, to its endpoints, intercepting what was meant for whoever holds them (CVE-2020-8554); no RBAC rule shows it (critical)",
+                    spec.external_ips.join(", ")
+                );
+            let finding = finding(Code::Interception, message).dangerous(DangerLevel::Critical);
+            results.push(finding.on(&o.object_ref()).at("spec.externalIPs").in_file(o.file.as_ref()));
+        }
+        let external = spec.kind.as_deref() == Some("ExternalName");
+        if let Some(name) = spec.external_name.as_deref().filter(|n| external && inside_the_cluster(n)) {
+            let message = format!(
+                    "the Service is an ExternalName for {name:?}, a name inside the cluster: its clients are sent to another namespace's Service, or the API server, chosen by the bundle (high)"
+                );
+            let finding = finding(Code::Interception, message).dangerous(DangerLevel::High);
+            results.push(finding.on(&o.object_ref()).at("spec.externalName").in_file(o.file.as_ref()));
+        }
+    }
+}
+
+/// Whether a DNS name is the cluster's own: a Service's
+/// (`<service>.<namespace>.svc`, with the cluster domain or without) or the
+/// API server's (`kubernetes.default`).
+fn inside_the_cluster(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name.ends_with(".svc")
+        || name.contains(".svc.")
+        || name == "kubernetes.default"
+        || name.starts_with("kubernetes.default.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inside_the_cluster;
+
+    #[test]
+    fn a_name_inside_the_cluster_is_a_services_or_the_api_servers() {
+        for inside in ["web.other.svc", "web.other.svc.cluster.local.", "KUBERNETES.default", "kubernetes.default.svc"]
+        {
+            assert!(inside_the_cluster(inside), "{inside}");
+        }
+        for outside in ["example.com", "svc.example.com", "kubernetes.io"] {
+            assert!(!inside_the_cluster(outside), "{outside}");
+        }
+    }
+}
