@@ -290,7 +290,10 @@ spec:
     let deny = rbac("      deny:\n      - {apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}\n");
     let (code, stderr) = render_edited(|csv| csv, &[("dns.yaml", service)], &deny);
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("error: Service kube-green-dns: spec.externalIPs: the Service takes externalIPs 10.96.0.10"), "{stderr}");
+    assert!(
+        stderr.contains("error: Service kube-green-dns: spec.externalIPs: the Service takes externalIPs 10.96.0.10"),
+        "{stderr}"
+    );
     let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
     let (code, stderr) = render_edited(|csv| csv, &[("dns.yaml", service)], plain);
     assert_eq!(code, Some(0), "{stderr}");
@@ -298,5 +301,57 @@ spec:
     let external = "apiVersion: v1\nkind: Service\nmetadata:\n  name: kube-green-api\nspec:\n  type: ExternalName\n  externalName: kubernetes.default.svc.cluster.local\n";
     let (code, stderr) = render_edited(|csv| csv, &[("api.yaml", external)], &deny);
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("spec.externalName: the Service is an ExternalName for \"kubernetes.default.svc.cluster.local\""), "{stderr}");
+    assert!(
+        stderr
+            .contains("spec.externalName: the Service is an ExternalName for \"kubernetes.default.svc.cluster.local\""),
+        "{stderr}"
+    );
+}
+
+/// Kubernetes' own PodSecurity fixtures (`tests/fixtures/podsecurity/`, each
+/// a Pod the level admits or refuses) wrapped as kube-green's operator
+/// Deployment and rendered under a policy at that level: every `pass` Pod
+/// renders, every `fail` Pod is refused with `pod-security`. The unit tests
+/// hold the checker to the same files; this holds the whole path, from the
+/// CSV's YAML to the exit code.
+#[test]
+fn kubernetes_pod_security_fixtures_as_operator_deployments() {
+    let csv_text = std::fs::read_to_string(repo(KUBE_GREEN).join(CSV)).unwrap();
+    let csv: serde_json::Value = serde_saphyr::from_str(&csv_text).unwrap();
+    let mut counts = std::collections::BTreeMap::new();
+    for level in ["baseline", "restricted"] {
+        let config = rbac(&format!(
+            "      deny:\n      - {{apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}}\n      podSecurity: {level}\n"
+        ));
+        for outcome in ["pass", "fail"] {
+            let dir = repo("tests/fixtures/podsecurity").join(level).join(outcome);
+            let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+            files.sort();
+            for file in files {
+                let pod: serde_json::Value = serde_saphyr::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+                let mut wrapped = csv.clone();
+                let template = &mut wrapped["spec"]["install"]["spec"]["deployments"][0]["spec"]["template"];
+                let mut spec = pod["spec"].clone();
+                spec["serviceAccountName"] = "kube-green-controller-manager".into();
+                template["spec"] = spec;
+                template["metadata"]["annotations"] = pod["metadata"]["annotations"].clone();
+                let json = serde_json::to_string_pretty(&wrapped).unwrap();
+                let (code, stderr) = render_edited(|_| json.clone(), &[], &config);
+                let name = file.display();
+                match outcome {
+                    "pass" => assert_eq!(code, Some(0), "{name}: {stderr}"),
+                    _ => {
+                        assert_eq!(code, Some(1), "{name}: {stderr}");
+                        assert!(
+                            stderr.contains(&format!("the Pod Security level {level} refuses (")),
+                            "{name}: {stderr}"
+                        );
+                    }
+                }
+                *counts.entry((level, outcome)).or_insert(0) += 1;
+            }
+        }
+    }
+    let total: usize = counts.values().sum();
+    assert_eq!(total, 148, "{counts:?}");
 }
