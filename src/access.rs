@@ -407,6 +407,7 @@ fn subject_of(s: &SubjectView) -> Subject {
     }
 }
 
+pub(crate) mod aggregators;
 pub(crate) mod allowed;
 pub mod builtin;
 mod chain;

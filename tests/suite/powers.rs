@@ -355,3 +355,26 @@ fn kubernetes_pod_security_fixtures_as_operator_deployments() {
     let total: usize = counts.values().sum();
     assert_eq!(total, 148, "{counts:?}");
 }
+
+/// A ClusterRole granting everything, labelled for Crossplane's core
+/// controller, hands it all to that controller, which then acts on it; it
+/// passed a strict policy unmeasured. Well-known projects' aggregation
+/// labels are judged as holdings of the aggregating role's holder; a label
+/// that reads as aggregation for a role olm-rbac does not know cannot be
+/// measured (an error under a policy).
+#[test]
+fn a_cluster_role_gathered_by_another_projects_aggregating_role_is_judged_there() {
+    let role = |label: &str| {
+        format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: kube-green-extras\n  labels:\n    {label}: \"true\"\nrules:\n- {{apiGroups: ['*'], resources: ['*'], verbs: ['*']}}\n")
+    };
+    let deny = rbac("      deny:\n      - {apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}\n");
+    let crossplane = role("rbac.crossplane.io/aggregate-to-crossplane");
+    let (code, stderr) = render_edited(|csv| csv, &[("extras.yaml", &crossplane)], &deny);
+    assert_eq!(code, Some(1), "{stderr}");
+    let said = "install policy: ServiceAccount crossplane-system/crossplane (Crossplane's core controller) (through Crossplane's ClusterRole crossplane, which gathers rbac.crossplane.io/aggregate-to-crossplane=true) would be granted verbs=[*] apiGroups=[*] resources=[*] cluster-wide, which spec.operator.policy.deny[0] forbids";
+    assert!(stderr.contains(said), "{stderr}");
+    let unknown = role("example.io/aggregate-to-controller");
+    let (code, stderr) = render_edited(|csv| csv, &[("extras.yaml", &unknown)], &deny);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("metadata.labels.example.io/aggregate-to-controller: the bundle labels this ClusterRole example.io/aggregate-to-controller"), "{stderr}");
+}

@@ -43,6 +43,9 @@ pub(super) enum Holder {
     Bound { subject: BoundSubject, binding: ObjRef },
     /// The installer account, which must hold what it writes.
     Installer(ServiceAccountRef),
+    /// Whoever holds a well-known project's aggregating ClusterRole, which
+    /// gathers a bundle ClusterRole by its label (`access::aggregators`).
+    Aggregated(&'static crate::access::aggregators::Aggregator),
 }
 
 /// A subject of a binding, as the bundle writes it.
@@ -63,6 +66,13 @@ impl fmt::Display for Holder {
             Holder::Operator { name, namespace: None } => write!(f, "ServiceAccount {name}"),
             Holder::Bound { subject, binding } => write!(f, "{subject} (through the bundle's {binding})"),
             Holder::Installer(account) => write!(f, "installer {account} (which must hold what it writes)"),
+            Holder::Aggregated(a) => {
+                write!(
+                    f,
+                    "{} (through {}'s ClusterRole {}, which gathers {}=true)",
+                    a.holder, a.project, a.role, a.label
+                )
+            }
         }
     }
 }
@@ -83,6 +93,28 @@ pub(super) enum Reach {
     Cluster,
     /// In each of these namespaces.
     Namespaces(Vec<Namespace>),
+}
+
+/// What a bundle ClusterRole gives the holders of the well-known aggregating
+/// roles its labels gather it into: each rule, cluster-wide, held by them.
+fn aggregated_holdings<'o>(o: &'o InputObject, v: &RoleView) -> Vec<Holding<'o>> {
+    if o.role_kind() != Some(RoleRefKind::ClusterRole) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (label, aggregator) in crate::access::aggregators::gathering(&o.header.labels) {
+        for (j, r) in v.rules.iter().enumerate() {
+            out.push(Holding {
+                who: Holder::Aggregated(aggregator),
+                rule: r.to_policy_rule(),
+                reach: Reach::Cluster,
+                on: o.object_ref(),
+                file: o.file.as_ref(),
+                field: format!("rules[{j}] (gathered by metadata.labels.{label})"),
+            });
+        }
+    }
+    out
 }
 
 /// A rule a binding's role grants, with the object and field it is written in.
@@ -165,6 +197,7 @@ impl<'a> Gate<'a> {
                     self.check_aggregated(o, results);
                     if !v.aggregates() {
                         out.extend(self.installer_holdings(o, v));
+                        out.extend(aggregated_holdings(o, v));
                     }
                 }
                 Body::Binding(_) => out.extend(self.bound(o, i, &cluster, results)),
@@ -238,10 +271,11 @@ impl<'a> Gate<'a> {
             .filter(|role| labels.get(&role.label()).map(String::as_str) == Some("true"))
             .map(|role| (role.name().to_string(), level_gathered_by(role)))
             .collect();
+        let known = |k: &str| crate::access::aggregators::AGGREGATORS.iter().any(|a| a.label == k);
         let unseen = labels
             .keys()
-            .filter(|k| k.starts_with(AGGREGATE_PREFIX))
-            .filter(|k| AggregatingRole::of_label(k).is_none());
+            .filter(|k| k.starts_with(AGGREGATE_PREFIX) || crate::access::aggregators::looks_aggregating(k))
+            .filter(|k| AggregatingRole::of_label(k).is_none() && !known(k));
         for key in unseen {
             let message = format!(
                 "the bundle labels this ClusterRole {key}: a role olm-rbac does not see gathers its rules for whoever holds it, which olm-rbac cannot measure against spec.operator.policy"
