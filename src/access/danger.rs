@@ -296,6 +296,13 @@ const CATALOGUE: &[Danger] = &[
         cluster_only: false,
     },
     Danger {
+        what: "intercept service traffic",
+        why: "a Service's status sets a LoadBalancer's ingress address, and every node's proxy then sends traffic for that address, from any pod or node, to the Service's endpoints (CVE-2020-8554): the holder takes traffic meant for others. olm-rbac also counts a bundle Service's externalIPs, which do the same, as this.",
+        severity: Severity::High,
+        sets: &[any_of(&[""], &["services/status"], &["update", "patch"])],
+        cluster_only: false,
+    },
+    Danger {
         what: "modify namespaces",
         why: "changing a namespace's labels (its status and finalize subresources carry them too) can lower its Pod Security Admission level or take it out of network policies.",
         severity: Severity::Medium,

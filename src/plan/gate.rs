@@ -40,6 +40,7 @@ mod collisions;
 mod deputy;
 mod entries;
 mod holdings;
+mod modelled;
 mod network;
 mod pods;
 mod verdict;
@@ -113,9 +114,9 @@ struct Gate<'a> {
 /// dangerous permissions are warned about instead.
 ///
 /// Returns what the install grants beyond RBAC rules, as the roles and
-/// bindings that would hold the same access (the operator's webhooks), for the
-/// judgement's model of the cluster: the diff and the catalog's gains measure
-/// them as they measure any grant. They are never written.
+/// bindings that would hold the same access (`modelled`), for the judgement's
+/// model of the cluster: the diff and the catalog's gains measure them as
+/// they measure any grant. They are never written.
 pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
     let p = operator.planning;
     let policy = p.config.operator.policy.as_ref();
@@ -125,7 +126,8 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     }
     let mut holdings = p.csv().map(|(csv, _)| gate.csv_holdings(csv, &operator.grants)).unwrap_or_default();
     let webhooks = p.csv().map(|(csv, _)| gate.webhook_holdings(csv)).unwrap_or_default();
-    let powers = webhooks::as_grants(&p.config.extension, &webhooks);
+    // What is held beyond RBAC rules, modelled for the cluster (`modelled`).
+    let mut beyond = webhooks.clone();
     holdings.extend(webhooks);
     if p.csv.is_some() {
         holdings.extend(gate.bundle_holdings(results));
@@ -135,10 +137,14 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     }
     gate.warn_who_can_become(&holdings, results);
     gate.check_runs_as(results);
-    network::check_interception(p, gate.strict, results);
+    // Judged by their own findings (interception, pod security), and
+    // modelled for the cluster as what they amount to.
+    let holder = |account: &str| gate.operator_account(account);
+    beyond.extend(network::check_interception(p, gate.strict, &holder, results));
     if let Some((csv, view)) = p.csv() {
-        pods::check_pods(csv, view, policy.and_then(|p| p.pod_security()), results);
+        beyond.extend(pods::check_pods(csv, view, policy.and_then(|p| p.pod_security()), &holder, results));
     }
+    let powers = modelled::as_grants(&p.config.extension, &beyond);
     let Some(policy) = policy else {
         warn_dangerous(&holdings, false, results);
         return powers;

@@ -58,11 +58,12 @@ pub(crate) fn operator_role(extension: &str, account: &str, all_namespaces: bool
     bounded_name(&format!("{extension}-operator-{account}"), if all_namespaces { "-all-namespaces" } else { "" })
 }
 
-/// What the operator's admission webhooks are sent, modelled as a role of its
-/// account for the diff and the catalog's gains (never written):
-/// `<extension>-webhooks-<account>`.
-pub(crate) fn webhook_role(extension: &str, account: &str) -> String {
-    bounded_name(&format!("{extension}-webhooks-{account}"), "")
+/// What the install grants the operator's account beyond RBAC rules (its
+/// webhooks, its pods' nodes, its Services' traffic), modelled as a role for
+/// the diff and the catalog's gains, never written:
+/// `<extension>-beyond-rbac-<account>`.
+pub(crate) fn beyond_rbac_role(extension: &str, account: &str) -> String {
+    bounded_name(&format!("{extension}-beyond-rbac-{account}"), "")
 }
 
 /// The installer account, and its roles and bindings: `<extension>-installer`.

@@ -378,3 +378,35 @@ fn a_cluster_role_gathered_by_another_projects_aggregating_role_is_judged_there(
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("metadata.labels.example.io/aggregate-to-controller: the bundle labels this ClusterRole example.io/aggregate-to-controller"), "{stderr}");
 }
+
+/// An upgrade that makes the operator's pod reach into its node, or adds a
+/// Service with externalIPs, is a dangerous gain: each is in the
+/// judgement's model of the cluster as what it amounts to (`nodes/proxy`,
+/// `services/status`), which `diff -c` measures as any grant.
+#[test]
+fn the_upgrade_review_sees_a_privileged_pod_and_an_interception() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    copy_dir(&repo(KUBE_GREEN), &old);
+    copy_dir(&repo(KUBE_GREEN), &new);
+    let csv = new.join(CSV);
+    std::fs::write(&csv, on_the_node(std::fs::read_to_string(&csv).unwrap())).unwrap();
+    let config = dir.path().join("rbac.yaml");
+    let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
+    std::fs::write(&config, plain).unwrap();
+    let (c, o, n) = (config.display().to_string(), old.display().to_string(), new.display().to_string());
+    let out = run_bin(&["diff", "-c", &c, &o, &n, "--fail-on", "dangerous", "-o", "json"], "");
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("nodes/proxy"), "{}", text(&out.stdout));
+    // A Service with externalIPs, beside the same pod as shipped.
+    copy_dir(&repo(KUBE_GREEN), &dir.path().join("lb"));
+    let lb = dir.path().join("lb");
+    std::fs::write(
+        lb.join("manifests/dns.yaml"),
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: dns\nspec:\n  ports: [{port: 53}]\n  externalIPs: [10.96.0.10]\n",
+    )
+    .unwrap();
+    let out = run_bin(&["diff", "-c", &c, &o, &lb.display().to_string(), "--fail-on", "dangerous", "-o", "json"], "");
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("services/status"), "{}", text(&out.stdout));
+}

@@ -51,6 +51,7 @@ fn each_entry_is_flagged_by_a_minimal_rule() {
         (rule(&["olm.operatorframework.io"], &["clustercatalogs"], &["create"]), "write operator catalogs or groups"),
         (rule(&["argoproj.io"], &["applications"], &["create"]), "deploy through a GitOps controller"),
         (rule(&["source.toolkit.fluxcd.io"], &["gitrepositories"], &["update"]), "change GitOps sources"),
+        (rule(&[""], &["services/status"], &["patch"]), "intercept service traffic"),
         (rule(&[""], &["namespaces"], &["patch"]), "modify namespaces"),
     ];
     for (r, what) in &cases {
@@ -233,6 +234,7 @@ fn every_entry_has_its_severity() {
         ("write operator catalogs or groups", High),
         ("deploy through a GitOps controller", Critical),
         ("change GitOps sources", High),
+        ("intercept service traffic", High),
         ("modify namespaces", Medium),
     ];
     assert_eq!(levels, expected);

@@ -24,6 +24,7 @@ use crate::plan::operator::permissions::{judged_everywhere, read_namespaces};
 
 /// One rule someone will hold after the install: who, which rule, where, and
 /// the object and field that ask for it.
+#[derive(Clone)]
 pub(super) struct Holding<'a> {
     pub who: Holder,
     pub rule: PolicyRule,

@@ -15,9 +15,21 @@ use crate::model::*;
 
 use crate::plan::facts::input::Planning;
 
+use super::holdings::{Holder, Holding, Reach};
+
 /// Each Service of the bundle's (or of no known file) that takes traffic
-/// meant for others: an error when `strict`, else a warning.
-pub(super) fn check_interception(p: &Planning<'_>, strict: bool, results: &mut Vec<Finding>) {
+/// meant for others: an error when `strict`, else a warning. Returns what
+/// `externalIPs` amount to (`modelled::traffic_interception`) for each
+/// account the CSV's Deployments run as, whose pods the Service sends to.
+pub(super) fn check_interception<'o>(
+    p: &Planning<'o>,
+    strict: bool,
+    holder: &dyn Fn(&str) -> Holder,
+    results: &mut Vec<Finding>,
+) -> Vec<Holding<'o>> {
+    let mut held = Vec::new();
+    let accounts: Vec<&str> =
+        p.csv().map(|(_, v)| v.spec.install.spec.deployments.iter().map(|d| d.runs_as()).collect()).unwrap_or_default();
     let finding =
         |code, message: String| if strict { Finding::error(code, message) } else { Finding::warning(code, message) };
     for (i, o) in p.objects().iter().enumerate() {
@@ -33,6 +45,14 @@ pub(super) fn check_interception(p: &Planning<'_>, strict: bool, results: &mut V
                 );
             let finding = finding(Code::Interception, message).dangerous(DangerLevel::Critical);
             results.push(finding.on(&o.object_ref()).at("spec.externalIPs").in_file(o.file.as_ref()));
+            held.extend(accounts.iter().map(|a| Holding {
+                who: holder(a),
+                rule: super::modelled::traffic_interception(),
+                reach: Reach::Cluster,
+                on: o.object_ref(),
+                file: o.file.as_ref(),
+                field: "spec.externalIPs".into(),
+            }));
         }
         let external = spec.kind.as_deref() == Some("ExternalName");
         if let Some(name) = spec.external_name.as_deref().filter(|n| external && inside_the_cluster(n)) {
@@ -43,6 +63,7 @@ pub(super) fn check_interception(p: &Planning<'_>, strict: bool, results: &mut V
             results.push(finding.on(&o.object_ref()).at("spec.externalName").in_file(o.file.as_ref()));
         }
     }
+    held
 }
 
 /// Whether a DNS name is the cluster's own: a Service's

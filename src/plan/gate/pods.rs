@@ -14,9 +14,21 @@ use crate::findings::{Code, DangerLevel, Finding};
 use crate::model::*;
 use crate::podsecurity::{self, Level};
 
+use super::holdings::{Holder, Holding, Reach};
+
 /// Checks every Deployment of the CSV against `enforced` (`None`: no policy
-/// decides, so baseline violations are warned about).
-pub(super) fn check_pods(csv: &InputObject, view: &CsvView, enforced: Option<Level>, results: &mut Vec<Finding>) {
+/// decides, so baseline violations are warned about). Returns, for each
+/// Deployment whose pods fail baseline, what that amounts to for its
+/// account (`modelled::node_access`): the judgement's model of the cluster
+/// holds it, so an upgrade that makes a pod privileged is a gain.
+pub(super) fn check_pods<'o>(
+    csv: &'o InputObject,
+    view: &CsvView,
+    enforced: Option<Level>,
+    holder: &dyn Fn(&str) -> Holder,
+    results: &mut Vec<Finding>,
+) -> Vec<Holding<'o>> {
+    let mut held = Vec::new();
     for (i, d) in view.spec.install.spec.deployments.iter().enumerate() {
         let name = d.name.as_deref().unwrap_or_default();
         let template = format!("spec.install.spec.deployments[{i}].spec.template");
@@ -36,6 +48,16 @@ pub(super) fn check_pods(csv: &InputObject, view: &CsvView, enforced: Option<Lev
             }
         };
         let spec = pod.spec.unwrap_or_default();
+        if podsecurity::level_needed(pod.metadata.as_ref(), &spec) == Level::Privileged {
+            held.push(Holding {
+                who: holder(d.runs_as()),
+                rule: super::modelled::node_access(),
+                reach: Reach::Cluster,
+                on: csv.object_ref(),
+                file: csv.file.as_ref(),
+                field: format!("{template}.spec"),
+            });
+        }
         let level = enforced.unwrap_or(Level::Baseline);
         for v in podsecurity::check(pod.metadata.as_ref(), &spec, level) {
             let field = match v.field.strip_prefix("metadata.") {
@@ -65,6 +87,7 @@ pub(super) fn check_pods(csv: &InputObject, view: &CsvView, enforced: Option<Lev
             results.push(on(finding, field));
         }
     }
+    held
 }
 
 /// What a baseline check keeps a pod from holding.

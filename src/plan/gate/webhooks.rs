@@ -18,10 +18,6 @@ use crate::model::*;
 use crate::plan::types::{Api, ApiSource};
 
 use super::holdings::{Holder, Holding, Reach};
-use super::Namespace;
-use crate::plan::operator::accounts::{Account, AccountRole};
-use crate::plan::operator::permissions::UNNAMED_INSTALL_NAMESPACE;
-use crate::plan::types::Made;
 
 /// Where the operator's webhooks are sent namespaced objects (`selected`:
 /// the namespaces their namespaceSelector matches), and whose they are.
@@ -79,49 +75,4 @@ impl Webhooks<'_> {
         !catalogued
             && self.apis.iter().any(|a| a.source != ApiSource::CsvEntry && a.group == group && a.plural == plural)
     }
-}
-
-/// The webhooks' holdings as the roles and bindings that would grant the
-/// same access to the serving accounts: a ClusterRole and its binding for
-/// what reaches cluster-wide, a Role and its binding in each namespace the
-/// rest reaches. A namespace known only as "where it is applied" has no name
-/// to hold a role in, and is left out.
-pub(super) fn as_grants(extension: &str, holdings: &[Holding<'_>]) -> Vec<Made> {
-    use std::collections::BTreeMap;
-    type Rules = Vec<k8s_openapi::api::rbac::v1::PolicyRule>;
-    let mut by_account: BTreeMap<(String, String), (Rules, BTreeMap<String, Rules>)> = BTreeMap::new();
-    for h in holdings {
-        let Holder::Operator { name, namespace } = &h.who else { continue };
-        let install = namespace.clone().unwrap_or_else(|| UNNAMED_INSTALL_NAMESPACE.to_string());
-        let (cluster, namespaced) = by_account.entry((install.clone(), name.clone())).or_default();
-        match &h.reach {
-            Reach::Cluster => cluster.push(h.rule.clone()),
-            Reach::Namespaces(list) => {
-                for ns in list {
-                    let ns = match ns {
-                        Namespace::Named(n) => n.clone(),
-                        Namespace::UnnamedInstall => install.clone(),
-                        Namespace::Applied => continue,
-                    };
-                    namespaced.entry(ns).or_default().push(h.rule.clone());
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for ((install, name), (cluster, namespaced)) in by_account {
-        let account = Account {
-            extension,
-            role: AccountRole::Operator,
-            account: ServiceAccountRef::new(install.as_str(), name.as_str()),
-        };
-        let role = crate::plan::names::webhook_role(extension, &name);
-        if !cluster.is_empty() {
-            out.extend(account.cluster_pair(&role, cluster));
-        }
-        for (ns, rules) in namespaced {
-            out.extend(account.namespace_pair(&role, &ns, rules));
-        }
-    }
-    out
 }
