@@ -185,6 +185,10 @@ pub(crate) enum Body {
     Catalog(CatalogView),
     /// A Service: where it sends traffic.
     Service(ServiceView),
+    /// A Pod or a workload that makes pods: its pod template.
+    Workload(WorkloadView),
+    /// A Mutating or ValidatingWebhookConfiguration.
+    WebhookConfig(WebhookConfigView),
     #[default]
     Other,
 }
@@ -357,6 +361,13 @@ pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
         (Some(OLM_V1_GROUP), Some("ClusterExtension")) if is_extension(header) == Ok(true) => Some(ViewKind::Extension),
         (Some(OLM_V1_GROUP), Some("ClusterCatalog")) => Some(ViewKind::Catalog),
         (Some(""), Some("Service")) => Some(ViewKind::Service),
+        (Some(""), Some("Pod" | "ReplicationController"))
+        | (Some("apps"), Some("Deployment" | "DaemonSet" | "StatefulSet" | "ReplicaSet"))
+        | (Some("batch"), Some("Job" | "CronJob")) => Some(ViewKind::Workload),
+        (
+            Some("admissionregistration.k8s.io"),
+            Some("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration"),
+        ) => Some(ViewKind::WebhookConfig),
         _ => None,
     }
 }
@@ -370,6 +381,8 @@ pub(crate) enum ViewKind {
     Extension,
     Catalog,
     Service,
+    Workload,
+    WebhookConfig,
 }
 
 impl InputObject {

@@ -36,6 +36,8 @@ pub(crate) fn read_objects<'a>(
                 Some(ViewKind::Extension) => yaml::parse_item(chunk).map(Body::Extension),
                 Some(ViewKind::Catalog) => yaml::parse_item(chunk).map(Body::Catalog),
                 Some(ViewKind::Service) => yaml::parse_item(chunk).map(Body::Service),
+                Some(ViewKind::Workload) => yaml::parse_item(chunk).map(Body::Workload),
+                Some(ViewKind::WebhookConfig) => yaml::parse_item(chunk).map(Body::WebhookConfig),
             };
             let body = body.unwrap_or_else(|e| {
                 results.push(view_finding(e, Code::ObjectInvalid, &chunk.header.object_ref(), file.as_ref(), ""));

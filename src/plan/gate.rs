@@ -36,6 +36,7 @@ use crate::plan::facts::input::{OperatorInput, Planning};
 use crate::plan::facts::origin::Origin;
 use crate::plan::types::Made;
 
+mod beside;
 mod collisions;
 mod deputy;
 mod entries;
@@ -132,6 +133,7 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     if p.csv.is_some() {
         holdings.extend(gate.bundle_holdings(results));
     }
+    holdings.extend(beside::check_beside(p, policy.and_then(|p| p.pod_security()), results));
     if p.config.operator.permissions == OperatorPermissions::Namespaces {
         gate.warn_beyond_scope(&holdings, results);
     }

@@ -410,3 +410,49 @@ fn the_upgrade_review_sees_a_privileged_pod_and_an_interception() {
     assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
     assert!(text(&out.stdout).contains("services/status"), "{}", text(&out.stdout));
 }
+
+/// Objects of no known file beside a bundle (here on stdin) cannot be told
+/// from the bundle's, and the output applies them: a `*/*` mutating webhook
+/// configuration pointing at the vendor's URL, and a privileged Pod in the
+/// install namespace, reached the output with no word. Each is judged as
+/// the bundle's would be.
+#[test]
+fn a_webhook_configuration_or_a_pod_beside_the_bundle_is_judged() {
+    let webhook = "apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: vendor
+webhooks:
+- name: all.vendor.example
+  clientConfig: {url: 'https://hooks.vendor.example/mutate'}
+  rules:
+  - {apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*/*']}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+";
+    let pod = "apiVersion: v1
+kind: Pod
+metadata:
+  name: helper
+  namespace: kube-green
+spec:
+  hostPID: true
+  containers:
+  - {name: c, image: busybox, securityContext: {privileged: true}}
+";
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    let deny = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n    policy:\n      deny:\n      - {apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}\n";
+    std::fs::write(&config, deny).unwrap();
+    for (extra, said) in [
+        (webhook, "webhooks[0].rules[0]: install policy: the server at https://hooks.vendor.example/mutate (a webhook beside the bundle sends it requests) would be granted verbs=[get,create,update,patch] apiGroups=[*] resources=[*] cluster-wide, which spec.operator.policy.deny[0] forbids"),
+        (pod, "error: Pod kube-green/helper: spec.hostPID: Pod \"helper\", of no file of yours beside the bundle, runs pods that the Pod Security level baseline refuses (hostNamespaces: "),
+    ] {
+        let mut stdin: String = bundle_docs_of(KUBE_GREEN).join("---\n");
+        stdin.push_str("---\n");
+        stdin.push_str(extra);
+        let out = run_bin(&["render", "-c", &config.display().to_string(), "-"], &stdin);
+        assert_eq!(out.status.code(), Some(1), "{deny}\n{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(said), "{said}\n{}", text(&out.stderr));
+    }
+}

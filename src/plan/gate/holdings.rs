@@ -47,6 +47,8 @@ pub(super) enum Holder {
     /// Whoever holds a well-known project's aggregating ClusterRole, which
     /// gathers a bundle ClusterRole by its label (`access::aggregators`).
     Aggregated(&'static crate::access::aggregators::Aggregator),
+    /// The server a webhook configuration beside the bundle sends requests to.
+    Endpoint(String),
 }
 
 /// A subject of a binding, as the bundle writes it.
@@ -67,6 +69,7 @@ impl fmt::Display for Holder {
             Holder::Operator { name, namespace: None } => write!(f, "ServiceAccount {name}"),
             Holder::Bound { subject, binding } => write!(f, "{subject} (through the bundle's {binding})"),
             Holder::Installer(account) => write!(f, "installer {account} (which must hold what it writes)"),
+            Holder::Endpoint(server) => write!(f, "{server} (a webhook beside the bundle sends it requests)"),
             Holder::Aggregated(a) => {
                 write!(
                     f,

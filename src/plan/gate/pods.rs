@@ -30,25 +30,9 @@ pub(super) fn check_pods<'o>(
 ) -> Vec<Holding<'o>> {
     let mut held = Vec::new();
     for (i, d) in view.spec.install.spec.deployments.iter().enumerate() {
-        let name = d.name.as_deref().unwrap_or_default();
+        let what = format!("Deployment {:?}", d.name.as_deref().unwrap_or_default());
         let template = format!("spec.install.spec.deployments[{i}].spec.template");
-        let on = |f: Finding, field: String| f.on(&csv.object_ref()).at(field).in_file(csv.file.as_ref());
-        let pod = match d.spec.template.as_kubernetes() {
-            Ok(pod) => pod,
-            Err(e) => {
-                let message = format!(
-                    "the pod template of Deployment {name:?} does not decode as Kubernetes' PodTemplateSpec ({e}): the API server would refuse it, and olm-rbac cannot hold its pods to the Pod Security Standards"
-                );
-                let finding = match enforced {
-                    Some(_) => Finding::error(Code::Unmeasurable, message),
-                    None => Finding::warning(Code::Unmeasurable, message),
-                };
-                results.push(on(finding, template));
-                continue;
-            }
-        };
-        let spec = pod.spec.unwrap_or_default();
-        if podsecurity::level_needed(pod.metadata.as_ref(), &spec) == Level::Privileged {
+        if check_template(csv, &what, &template, &d.spec.template, enforced, results) {
             held.push(Holding {
                 who: holder(d.runs_as()),
                 rule: super::modelled::node_access(),
@@ -58,36 +42,67 @@ pub(super) fn check_pods<'o>(
                 field: format!("{template}.spec"),
             });
         }
-        let level = enforced.unwrap_or(Level::Baseline);
-        for v in podsecurity::check(pod.metadata.as_ref(), &spec, level) {
-            let field = match v.field.strip_prefix("metadata.") {
-                Some(meta) => format!("{template}.metadata.{meta}"),
-                None => format!("{template}.spec.{}", v.field),
-            };
-            let finding = match enforced {
-                Some(level) => Finding::error(
-                    Code::PodSecurity,
-                    format!(
-                        "Deployment {name:?} runs pods that the Pod Security level {level} refuses ({}: {}); spec.operator.policy.podSecurity is {level}",
-                        v.check, v.reason
-                    ),
-                ),
-                None => Finding::warning(
-                    Code::PodSecurity,
-                    format!(
-                        "Deployment {name:?} runs pods that the Pod Security level baseline refuses ({}: {}): {} ({}; set spec.operator.policy.podSecurity to decide the level its pods may need)",
-                        v.check,
-                        v.reason,
-                        power(v.check),
-                        danger(v.check).as_str(),
-                    ),
-                )
-                .dangerous(danger(v.check)),
-            };
-            results.push(on(finding, field));
-        }
     }
     held
+}
+
+/// Checks one pod template of `o`, at `field` (`""`: the object is a Pod),
+/// as `what` says it; whether its pods fail baseline.
+pub(super) fn check_template(
+    o: &InputObject,
+    what: &str,
+    field: &str,
+    template: &PodTemplateView,
+    enforced: Option<Level>,
+    results: &mut Vec<Finding>,
+) -> bool {
+    let on = |f: Finding, at: String| f.on(&o.object_ref()).at(at).in_file(o.file.as_ref());
+    let under = |rest: &str| if field.is_empty() { rest.to_string() } else { format!("{field}.{rest}") };
+    let pod = match template.as_kubernetes() {
+        Ok(pod) => pod,
+        Err(e) => {
+            let message = format!(
+                "the pod template of {what} does not decode as Kubernetes' PodTemplateSpec ({e}): the API server would refuse it, and olm-rbac cannot hold its pods to the Pod Security Standards"
+            );
+            let finding = match enforced {
+                Some(_) => Finding::error(Code::Unmeasurable, message),
+                None => Finding::warning(Code::Unmeasurable, message),
+            };
+            results.push(on(finding, if field.is_empty() { "spec".into() } else { field.to_string() }));
+            return false;
+        }
+    };
+    let spec = pod.spec.unwrap_or_default();
+    let privileged = podsecurity::level_needed(pod.metadata.as_ref(), &spec) == Level::Privileged;
+    let level = enforced.unwrap_or(Level::Baseline);
+    for v in podsecurity::check(pod.metadata.as_ref(), &spec, level) {
+        let at = match v.field.strip_prefix("metadata.") {
+            Some(meta) => under(&format!("metadata.{meta}")),
+            None => under(&format!("spec.{}", v.field)),
+        };
+        let finding = match enforced {
+            Some(level) => Finding::error(
+                Code::PodSecurity,
+                format!(
+                    "{what} runs pods that the Pod Security level {level} refuses ({}: {}); spec.operator.policy.podSecurity is {level}",
+                    v.check, v.reason
+                ),
+            ),
+            None => Finding::warning(
+                Code::PodSecurity,
+                format!(
+                    "{what} runs pods that the Pod Security level baseline refuses ({}: {}): {} ({}; set spec.operator.policy.podSecurity to decide the level its pods may need)",
+                    v.check,
+                    v.reason,
+                    power(v.check),
+                    danger(v.check).as_str(),
+                ),
+            )
+            .dangerous(danger(v.check)),
+        };
+        results.push(on(finding, at));
+    }
+    privileged
 }
 
 /// What a baseline check keeps a pod from holding.
