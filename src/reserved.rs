@@ -88,7 +88,7 @@ const KUBERNETES_EXTRA: [&str; 7] = [
 /// `local.storage.openshift.io`, ...): those are not reserved.
 /// `operator.openshift.io` is reserved resource by resource instead, see
 /// [`OPENSHIFT_OPERATOR_RESOURCES`].
-pub(crate) const OPENSHIFT_GROUPS: [&str; 43] = [
+pub(crate) const OPENSHIFT_GROUPS: [&str; 42] = [
     // Served by openshift-apiserver and oauth-apiserver.
     "apps.openshift.io",
     "authorization.openshift.io",
@@ -106,7 +106,6 @@ pub(crate) const OPENSHIFT_GROUPS: [&str; 43] = [
     "apiserver.openshift.io",
     "cloud.network.openshift.io",
     "config.openshift.io",
-    "console.openshift.io",
     "controlplane.operator.openshift.io",
     "etcd.openshift.io",
     "helm.openshift.io",
@@ -171,6 +170,27 @@ pub(crate) const OPENSHIFT_OPERATOR_RESOURCES: [&str; 26] = [
     "storages",
 ];
 
+/// The platform's resources in `console.openshift.io` (openshift/api,
+/// `console/v1`). Operators add their own console resources there
+/// (opendatahub-operator ships `odhquickstarts`), so the group is reserved
+/// resource by resource, as `operator.openshift.io` is.
+pub(crate) const OPENSHIFT_CONSOLE_RESOURCES: [&str; 9] = [
+    "consoleclidownloads",
+    "consolecustomizations",
+    "consoleexternalloglinks",
+    "consolelinks",
+    "consolenotifications",
+    "consoleplugins",
+    "consolequickstarts",
+    "consolesamples",
+    "consoleyamlsamples",
+];
+
+/// The groups the platform shares with operators: it reserves its own
+/// resources there, not the group.
+const SHARED_GROUPS: [(&str, &[&str]); 2] =
+    [("operator.openshift.io", &OPENSHIFT_OPERATOR_RESOURCES), ("console.openshift.io", &OPENSHIFT_CONSOLE_RESOURCES)];
+
 /// OLM's own API groups, v0 and v1, including the groups earlier releases
 /// served.
 pub(crate) const OLM_GROUPS: [&str; 8] = [
@@ -184,12 +204,19 @@ pub(crate) const OLM_GROUPS: [&str; 8] = [
     "app.coreos.com",
 ];
 
-/// Who owns the API `plural` in `group`, if the platform does.
+/// Who owns the API `plural` in `group`, if the platform does: the whole
+/// group, or, in a group it shares with operators, its own resources.
 pub fn owner_of(group: &str, plural: &str) -> Option<Owner> {
-    if group == "operator.openshift.io" && OPENSHIFT_OPERATOR_RESOURCES.contains(&plural) {
-        return Some(Owner::OpenShift);
+    match SHARED_GROUPS.iter().find(|(g, _)| *g == group) {
+        Some((_, platforms)) => platforms.contains(&plural).then_some(Owner::OpenShift),
+        None => owner(group),
     }
-    owner(group)
+}
+
+/// Who serves any resource of `group`, if the platform does: what routing
+/// the whole group elsewhere (an APIService) would take from it.
+pub(crate) fn serves_in(group: &str) -> Option<Owner> {
+    owner(group).or_else(|| SHARED_GROUPS.iter().any(|(g, _)| *g == group).then_some(Owner::OpenShift))
 }
 
 /// Who owns all of `group`, if the platform does.

@@ -149,6 +149,8 @@ fn crds_in_platform_groups_are_refused_in_every_mode() {
         ("security.openshift.io", "securitycontextconstraints"),
         ("config.openshift.io", "clusterversions"),
         ("operator.openshift.io", "olms"),
+        ("console.openshift.io", "consolelinks"),
+        ("console.openshift.io", "consoleplugins"),
         ("operators.coreos.com", "subscriptions"),
         ("olm.operatorframework.io", "clusterextensions"),
     ];
@@ -169,7 +171,15 @@ fn crds_in_platform_groups_are_refused_in_every_mode() {
 
 #[test]
 fn owned_apiservices_in_platform_groups_are_refused() {
-    for group in ["apps", "metrics.k8s.io", "user.openshift.io", "packages.operators.coreos.com"] {
+    // A group the platform shares with operators is still the platform's to route: an APIService takes all of it.
+    for group in [
+        "apps",
+        "metrics.k8s.io",
+        "user.openshift.io",
+        "packages.operators.coreos.com",
+        "operator.openshift.io",
+        "console.openshift.io",
+    ] {
         let docs = vec![doc("bundle/manifests/op.clusterserviceversion.yaml", &csv(&[], &[("things", group)], "v1"))];
         for run in run_both(&docs, "  mode: Aggregate\n") {
             assert_refused(&run, "spec.apiservicedefinitions.owned[0].group");
@@ -183,6 +193,8 @@ fn look_alike_groups_that_operators_really_own_keep_working() {
         ("hive.openshift.io", "clusterdeployments"),
         ("oadp.openshift.io", "dataprotectionapplications"),
         ("operator.openshift.io", "certmanagers"),
+        // opendatahub-operator 1.4.1 to 1.11.0 ship it: a resource of its own in a group the console shares.
+        ("console.openshift.io", "odhquickstarts"),
         ("app.k8s.io", "applications"),
         ("externaldns.k8s.io", "dnsendpoints"),
         ("cluster.x-k8s.io", "clusters"),

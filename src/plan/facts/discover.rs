@@ -12,6 +12,7 @@ use crate::names::{
 };
 
 use crate::plan::facts::trust;
+use crate::plan::facts::trust::Takes;
 use crate::plan::types::{Api, ApiSource};
 
 /// The apiVersion of a ClusterServiceVersion as OLM defines it.
@@ -203,7 +204,15 @@ fn owned_crd(
                 );
                 return None;
             };
-            if !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.name"), file, results) {
+            if !trust::check_group(
+                config,
+                group,
+                Takes::Resource(plural),
+                &csv_ref,
+                &format!("{field}.name"),
+                file,
+                results,
+            ) {
                 return None;
             }
             Api {
@@ -247,7 +256,7 @@ fn owned_api_service(
         }
     }
     if bad
-        || !trust::check_group(config, group, plural, &csv_ref, &format!("{field}.group"), file, results)
+        || !trust::check_group(config, group, Takes::Group, &csv_ref, &format!("{field}.group"), file, results)
         || !versions_ok(config, entry.version.as_deref(), &csv_ref, &format!("{field}.version"), file, results)
     {
         return None;
@@ -390,7 +399,7 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
         );
         return None;
     }
-    if !trust::check_group(config, group, plural, &obj_ref, "spec.group", file, results) {
+    if !trust::check_group(config, group, Takes::Resource(plural), &obj_ref, "spec.group", file, results) {
         return None;
     }
     let storage = spec

@@ -14,18 +14,32 @@ use crate::reserved::{self, Owner};
 use crate::plan::facts::origin::{own_folder, source_folder, Origins};
 use crate::plan::types::{Api, ApiSource};
 
-/// May the config's roles grant on `group`? Platform groups are refused; OLM's
-/// own groups only with the config's explicit opt-in.
+/// What an API takes on the cluster: one resource (a CRD), or a whole group
+/// and version (an APIService routes every resource of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Takes<'a> {
+    Resource(&'a str),
+    Group,
+}
+
+/// May the config's roles grant on `group`? Platform groups are refused, and
+/// in a group the platform shares with operators its own resources, or the
+/// whole group for an APIService; OLM's own groups only with the config's
+/// explicit opt-in.
 pub(crate) fn check_group(
     config: &Config,
     group: &str,
-    plural: &str,
+    takes: Takes<'_>,
     object: &ObjRef,
     field: &str,
     file: Option<&FileRef>,
     results: &mut Vec<Finding>,
 ) -> bool {
-    let owner = match reserved::owner_of(group, plural) {
+    let owner = match takes {
+        Takes::Resource(plural) => reserved::owner_of(group, plural),
+        Takes::Group => reserved::serves_in(group),
+    };
+    let owner = match owner {
         None => return true,
         Some(Owner::Olm) if config.allow_olm_groups.iter().any(|g| g == group) => return true,
         Some(owner) => owner,
@@ -273,7 +287,7 @@ fn check_api_service(o: &InputObject, results: &mut Vec<Finding>) {
     }
     let name = o.header.name.as_deref().unwrap_or_default();
     let group = name.split_once('.').map_or("", |(_, g)| g);
-    if let Some(owner) = reserved::owner(group) {
+    if let Some(owner) = reserved::serves_in(group) {
         results.push(
             Finding::error(Code::ApiGroupReserved, format!(
                 "this APIService serves {group:?}, {}: applying it re-routes that API for the whole cluster; olm-rbac refuses it unless it comes from your own files",
