@@ -73,6 +73,13 @@ pub struct Danger {
     cluster_only: bool,
 }
 
+impl Danger {
+    /// The entry for `*` itself, which names no resource.
+    pub fn is_wildcard(&self) -> bool {
+        self.sets.is_empty()
+    }
+}
+
 /// Any of `verbs` on any of `resources` in any of `groups`.
 struct PermissionSet {
     groups: &'static [&'static str],

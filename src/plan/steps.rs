@@ -278,6 +278,7 @@ fn summarise(p: &Planning<'_>, provided: &Provided, generated: &[Made], results:
     let roles = for_apis.iter().filter(|o| matches!(o, Object::ClusterRole(_))).count();
     let bindings = for_apis.len() - roles;
     report_per_api(apis, provided, generated, p.objects(), results);
+    crate::plan::apis::roles::warn_deputies(generated, results);
     let how = match config.mode {
         Mode::Aggregate => "aggregated into the built-in admin, edit and view roles".to_string(),
         _ => format!("bound by {bindings} binding(s)"),

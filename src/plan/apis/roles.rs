@@ -9,8 +9,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use crate::config::{Config, Mode, Naming, RoleKind};
 use crate::model::*;
 
+use crate::findings::{Code, Finding};
 use crate::plan::names;
-use crate::plan::types::{Api, ApiSource};
+use crate::plan::types::{About, Api, ApiSource, Made, Object};
 
 /// The ClusterRoles for one API, each with the version it is named for.
 pub(crate) fn cluster_roles(config: &Config, api: &Api) -> Vec<(Option<String>, RoleKind, ClusterRole)> {
@@ -142,4 +143,34 @@ pub(crate) fn generated_cluster_role(
 pub(crate) fn build_role(config: &Config, api: &Api, role: RoleKind, name: String) -> ClusterRole {
     let metadata = metadata(config, Some(&api.name), role.as_str());
     generated_cluster_role(config, metadata, name, role.aggregates_to(), vec![rule_for(api, role)])
+}
+
+/// A per-API role olm-rbac writes grants the selected level on the bundle's
+/// API, and nothing else; but where that API is one the danger catalogue
+/// names (a deputy's: Argo CD's `applications`, Flux's `kustomizations`),
+/// writing it is the deputy's power, and whoever holds the role gets it.
+/// Said as a warning with its level, in any namespace (`edit` and `admin`
+/// are bound namespace by namespace).
+pub(crate) fn warn_deputies(generated: &[Made], results: &mut Vec<Finding>) {
+    for (about, o) in generated {
+        let (About::Api { api, role, .. }, Object::ClusterRole(r)) = (about, o) else { continue };
+        for rule in r.rules.iter().flatten() {
+            let found: Vec<_> =
+                crate::access::danger::dangers(rule, false).into_iter().filter(|d| !d.is_wildcard()).collect();
+            let Some(worst) = found.iter().map(|d| d.severity).max() else { continue };
+            let what: Vec<String> = found.iter().map(|d| format!("{} ({})", d.what, d.severity)).collect();
+            results.push(
+                Finding::warning(
+                    Code::DangerousGrant,
+                    format!(
+                        "the {} role olm-rbac writes for API {api} lets whoever holds it {}: a controller acts on what they write, with its own rights (see docs/dangerous-permissions.md)",
+                        role.as_str(),
+                        what.join(", ")
+                    ),
+                )
+                .dangerous(worst)
+                .on(&o.object_ref()),
+            );
+        }
+    }
 }

@@ -11,8 +11,7 @@ use crate::names::{
     glob_match, is_crd_group, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, is_label_value,
 };
 
-use crate::plan::facts::trust;
-use crate::plan::facts::trust::Takes;
+use crate::plan::facts::trust::{self, Takes};
 use crate::plan::types::{Api, ApiSource};
 
 /// The apiVersion of a ClusterServiceVersion as OLM defines it.
@@ -204,15 +203,8 @@ fn owned_crd(
                 );
                 return None;
             };
-            if !trust::check_group(
-                config,
-                group,
-                Takes::Resource(plural),
-                &csv_ref,
-                &format!("{field}.name"),
-                file,
-                results,
-            ) {
+            let takes = Takes::Resource(plural);
+            if !trust::check_group(config, group, takes, &csv_ref, &format!("{field}.name"), file, results) {
                 return None;
             }
             Api {
