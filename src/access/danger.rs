@@ -281,13 +281,26 @@ const CATALOGUE: &[Danger] = &[
     },
     Danger {
         what: "deploy through a GitOps controller",
-        why: "Argo CD applies what an Application or ApplicationSet names, within what its AppProject allows, Flux what a Kustomization or HelmRelease names, each with the controller's own account, usually cluster-admin, and a Tekton PipelineRun or TaskRun runs its steps as any ServiceAccount of its namespace it names: whoever writes them deploys or runs anything, anywhere the controller reaches.",
+        why: "Argo CD applies what an Application or ApplicationSet names, within what its AppProject allows, Flux what a Kustomization or HelmRelease names, each with the controller's own account, usually cluster-admin, Rancher Fleet what a GitRepo, HelmOp or Bundle names, and a Tekton PipelineRun or TaskRun or an Argo Workflow runs its steps as any ServiceAccount of its namespace it names: whoever writes them deploys or runs anything, anywhere the controller reaches.",
         severity: Severity::Critical,
         sets: &[
             any_of(&["argoproj.io"], &["applications", "applicationsets", "appprojects"], CREATE_OR_CHANGE),
             any_of(&["kustomize.toolkit.fluxcd.io"], &["kustomizations"], CREATE_OR_CHANGE),
             any_of(&["helm.toolkit.fluxcd.io"], &["helmreleases"], CREATE_OR_CHANGE),
             any_of(&["tekton.dev"], &["pipelineruns", "taskruns"], CREATE_OR_CHANGE),
+            any_of(&["argoproj.io"], &["workflows", "cronworkflows"], CREATE_OR_CHANGE),
+            any_of(&["fleet.cattle.io"], &["gitrepos", "helmops", "bundles"], CREATE_OR_CHANGE),
+        ],
+        cluster_only: false,
+    },
+    Danger {
+        what: "write policy-engine policies",
+        why: "Kyverno's policies mutate and generate any object with Kyverno's own rights, and Gatekeeper's mutators rewrite any object as it is admitted, before the API server checks the requester's escalation and binding: whoever writes them changes what others create, roles and bindings included.",
+        severity: Severity::Critical,
+        sets: &[
+            any_of(&["kyverno.io"], &["clusterpolicies", "policies"], CREATE_OR_CHANGE),
+            any_of(&["policies.kyverno.io"], &["mutatingpolicies", "generatingpolicies"], CREATE_OR_CHANGE),
+            any_of(&["mutations.gatekeeper.sh"], &["assign", "assignmetadata", "modifyset", "assignimage"], CREATE_OR_CHANGE),
         ],
         cluster_only: false,
     },

@@ -40,10 +40,10 @@ pub(super) fn check_interception<'o>(
         let spec = &view.spec;
         if !spec.external_ips.is_empty() {
             let message = format!(
-                    "the Service takes externalIPs {}: every node's proxy sends traffic for those addresses, from any pod or node, to its endpoints, intercepting what was meant for whoever holds them (CVE-2020-8554); no RBAC rule shows it (critical)",
+                    "the Service takes externalIPs {}: every node's proxy sends traffic for those addresses, from any pod or node, to its endpoints, intercepting what was meant for whoever holds them (CVE-2020-8554); no RBAC rule shows it (high)",
                     spec.external_ips.join(", ")
                 );
-            let finding = finding(Code::Interception, message).dangerous(DangerLevel::Critical);
+            let finding = finding(Code::Interception, message).dangerous(DangerLevel::High);
             results.push(finding.on(&o.object_ref()).at("spec.externalIPs").in_file(o.file.as_ref()));
             held.extend(accounts.iter().map(|a| Holding {
                 who: holder(a),
@@ -61,20 +61,36 @@ pub(super) fn check_interception<'o>(
                 );
             let finding = finding(Code::Interception, message).dangerous(DangerLevel::High);
             results.push(finding.on(&o.object_ref()).at("spec.externalName").in_file(o.file.as_ref()));
+            held.extend(accounts.iter().map(|a| Holding {
+                who: holder(a),
+                rule: super::modelled::traffic_interception(),
+                reach: Reach::Cluster,
+                on: o.object_ref(),
+                file: o.file.as_ref(),
+                field: "spec.externalName".into(),
+            }));
         }
     }
     held
 }
 
-/// Whether a DNS name is the cluster's own: a Service's
-/// (`<service>.<namespace>.svc`, with the cluster domain or without) or the
-/// API server's (`kubernetes.default`).
+/// Whether an ExternalName target reaches inside the cluster: a Service's
+/// name (`<service>.<namespace>.svc`, with the cluster domain or without),
+/// a pod's (`<a-b-c-d>.<namespace>.pod...`, which cluster DNS answers with
+/// any address, the API server's included), the API server's
+/// (`kubernetes.default`), anything under `cluster.local`, or an address
+/// written as such (proxies connect to it directly). A public name whose
+/// records point into the cluster cannot be told offline.
 fn inside_the_cluster(name: &str) -> bool {
     let name = name.trim_end_matches('.').to_ascii_lowercase();
     name.ends_with(".svc")
         || name.contains(".svc.")
+        || name.contains(".pod.")
+        || name.ends_with(".pod")
+        || name.ends_with("cluster.local")
         || name == "kubernetes.default"
         || name.starts_with("kubernetes.default.")
+        || name.parse::<std::net::IpAddr>().is_ok()
 }
 
 #[cfg(test)]
