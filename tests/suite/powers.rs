@@ -298,14 +298,16 @@ spec:
     let (code, stderr) = render_edited(|csv| csv, &[("dns.yaml", service)], plain);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("warning: Service kube-green-dns: spec.externalIPs: "), "{stderr}");
-    let external = "apiVersion: v1\nkind: Service\nmetadata:\n  name: kube-green-api\nspec:\n  type: ExternalName\n  externalName: kubernetes.default.svc.cluster.local\n";
-    let (code, stderr) = render_edited(|csv| csv, &[("api.yaml", external)], &deny);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert!(
-        stderr
-            .contains("spec.externalName: the Service is an ExternalName for \"kubernetes.default.svc.cluster.local\""),
-        "{stderr}"
-    );
+    // Cluster DNS answers a pod name with any address, the API server's included.
+    for target in ["kubernetes.default.svc.cluster.local", "10-96-0-1.default.pod.cluster.local", "10.96.0.1"] {
+        let external = format!(
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: kube-green-api\nspec:\n  type: ExternalName\n  externalName: {target}\n"
+        );
+        let (code, stderr) = render_edited(|csv| csv, &[("api.yaml", &external)], &deny);
+        assert_eq!(code, Some(1), "{stderr}");
+        let said = format!("spec.externalName: the Service is an ExternalName for {target:?}");
+        assert!(stderr.contains(&said), "{stderr}");
+    }
 }
 
 /// Kubernetes' own PodSecurity fixtures (`tests/fixtures/podsecurity/`, each
