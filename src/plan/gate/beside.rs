@@ -11,7 +11,7 @@
 //! the bundle's to write); a workload's pod template against the Pod
 //! Security level, as the CSV's Deployments are.
 
-use crate::access::intercept::{intercepted, AdmissionRule, WebhookKind};
+use crate::access::intercept::{intercepted, WebhookKind};
 use crate::findings::Finding;
 use crate::model::*;
 use crate::plan::facts::input::Planning;
@@ -19,6 +19,7 @@ use crate::podsecurity::Level;
 
 use super::holdings::{Holder, Holding, Reach};
 use super::pods::check_template;
+use super::webhooks::admission_rule;
 
 /// Judges each object of no known file beside the bundle; returns the
 /// holdings its webhook configurations give their servers.
@@ -53,14 +54,7 @@ pub(super) fn check_beside<'o>(
                 for (j, w) in view.webhooks.iter().enumerate() {
                     let server = served_by(&w.client_config);
                     for (k, r) in w.rules.iter().enumerate() {
-                        let rule = AdmissionRule {
-                            groups: &r.api_groups,
-                            versions: &r.api_versions,
-                            resources: &r.resources,
-                            operations: &r.operations,
-                            scope: r.scope.as_deref(),
-                        };
-                        for held in intercepted(&rule, webhook, &p.input.resources, |_, _| false) {
+                        for held in intercepted(&admission_rule(r), webhook, &p.input.resources, |_, _| false) {
                             out.push(Holding {
                                 who: Holder::Endpoint(server.clone()),
                                 rule: held.rule,

@@ -38,37 +38,29 @@ pub(super) fn check_interception<'o>(
             continue;
         }
         let spec = &view.spec;
-        if !spec.external_ips.is_empty() {
-            let message = format!(
-                    "the Service takes externalIPs {}: every node's proxy sends traffic for those addresses, from any pod or node, to its endpoints, intercepting what was meant for whoever holds them (CVE-2020-8554); no RBAC rule shows it (high)",
-                    spec.external_ips.join(", ")
-                );
+        let mut intercepts = |field: &str, message: String| {
             let finding = finding(Code::Interception, message).dangerous(DangerLevel::High);
-            results.push(finding.on(&o.object_ref()).at("spec.externalIPs").in_file(o.file.as_ref()));
+            results.push(finding.on(&o.object_ref()).at(field).in_file(o.file.as_ref()));
             held.extend(accounts.iter().map(|a| Holding {
                 who: holder(a),
                 rule: super::modelled::traffic_interception(),
                 reach: Reach::Cluster,
                 on: o.object_ref(),
                 file: o.file.as_ref(),
-                field: "spec.externalIPs".into(),
+                field: field.to_string(),
             }));
+        };
+        if !spec.external_ips.is_empty() {
+            intercepts("spec.externalIPs", format!(
+                "the Service takes externalIPs {}: every node's proxy sends traffic for those addresses, from any pod or node, to its endpoints, intercepting what was meant for whoever holds them (CVE-2020-8554); no RBAC rule shows it (high)",
+                spec.external_ips.join(", ")
+            ));
         }
         let external = spec.kind.as_deref() == Some("ExternalName");
         if let Some(name) = spec.external_name.as_deref().filter(|n| external && inside_the_cluster(n)) {
-            let message = format!(
-                    "the Service is an ExternalName for {name:?}, a name inside the cluster: its clients are sent to another namespace's Service, or the API server, chosen by the bundle (high)"
-                );
-            let finding = finding(Code::Interception, message).dangerous(DangerLevel::High);
-            results.push(finding.on(&o.object_ref()).at("spec.externalName").in_file(o.file.as_ref()));
-            held.extend(accounts.iter().map(|a| Holding {
-                who: holder(a),
-                rule: super::modelled::traffic_interception(),
-                reach: Reach::Cluster,
-                on: o.object_ref(),
-                file: o.file.as_ref(),
-                field: "spec.externalName".into(),
-            }));
+            intercepts("spec.externalName", format!(
+                "the Service is an ExternalName for {name:?}, a name inside the cluster: its clients are sent to another namespace's Service, or the API server, chosen by the bundle (high)"
+            ));
         }
     }
     held

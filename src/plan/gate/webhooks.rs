@@ -43,14 +43,7 @@ impl Webhooks<'_> {
             let serving = deployments.iter().find(|d| d.name.is_some() && d.name == w.deployment_name);
             let account = serving.or(deployments.first()).map_or(DEFAULT_ACCOUNT, |d| d.runs_as());
             for (j, r) in w.rules.iter().enumerate() {
-                let rule = AdmissionRule {
-                    groups: &r.api_groups,
-                    versions: &r.api_versions,
-                    resources: &r.resources,
-                    operations: &r.operations,
-                    scope: r.scope.as_deref(),
-                };
-                for held in intercepted(&rule, kind, self.resources, |g, p| self.owns(g, p)) {
+                for held in intercepted(&admission_rule(r), kind, self.resources, |g, p| self.owns(g, p)) {
                     out.push(Holding {
                         who: (self.holder)(account),
                         rule: held.rule,
@@ -74,5 +67,17 @@ impl Webhooks<'_> {
         let catalogued = crate::access::danger::named_resources().any(|(g, r)| g == group && r == plural);
         !catalogued
             && self.apis.iter().any(|a| a.source != ApiSource::CsvEntry && a.group == group && a.plural == plural)
+    }
+}
+
+/// A webhook rule as written (a CSV's `webhookdefinitions`, or a webhook
+/// configuration's), in the admission kernel's terms.
+pub(super) fn admission_rule(r: &WebhookRuleView) -> AdmissionRule<'_> {
+    AdmissionRule {
+        groups: &r.api_groups,
+        versions: &r.api_versions,
+        resources: &r.resources,
+        operations: &r.operations,
+        scope: r.scope.as_deref(),
     }
 }
