@@ -429,5 +429,5 @@ pub use request::{Identity, Request, UrlRequest};
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;
 mod who;
-pub(crate) use deputy::Through;
+pub(crate) use deputy::{ByDeputy, Through};
 pub(crate) use who::{as_named, Grantee, HeldAccess};

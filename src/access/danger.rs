@@ -22,6 +22,7 @@ use std::fmt;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::matches::{or_empty, ALL};
+use super::Request;
 
 /// How much a dangerous permission gives its holder, from least to most, so
 /// that `max` picks the worst. docs/dangerous-permissions.md defines each level.
@@ -71,12 +72,28 @@ pub struct Danger {
     sets: &'static [PermissionSet],
     /// Dangerous only when granted in every namespace.
     cluster_only: bool,
+    /// For a deputy's entry: the controllers that act, with their own
+    /// rights, on what the holder writes.
+    pub deputy: Option<&'static str>,
 }
 
 impl Danger {
     /// The entry for `*` itself, which names no resource.
     pub fn is_wildcard(&self) -> bool {
         self.sets.is_empty()
+    }
+    /// One request per resource the entry names, with the first verb of its
+    /// set (`create`, for a deputy's), in `namespace` or cluster-wide.
+    pub(crate) fn requests(&self, namespace: Option<&str>) -> Vec<Request> {
+        self.sets
+            .iter()
+            .flat_map(|set| {
+                let verb = set.verbs.first().copied().unwrap_or("create");
+                set.groups
+                    .iter()
+                    .flat_map(move |g| set.resources.iter().map(move |r| Request::on(verb, g, r, namespace)))
+            })
+            .collect()
     }
 }
 
@@ -117,6 +134,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Medium,
         sets: &[],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "read secrets cluster-wide",
@@ -124,6 +142,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&[""], &["secrets"], READ)],
         cluster_only: true,
+        deputy: None,
     },
     Danger {
         what: "write secrets cluster-wide",
@@ -131,6 +150,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&[""], &["secrets"], CREATE_OR_CHANGE)],
         cluster_only: true,
+        deputy: None,
     },
     Danger {
         what: "create workloads cluster-wide",
@@ -142,6 +162,7 @@ const CATALOGUE: &[Danger] = &[
             any_of(&["batch"], &["jobs", "cronjobs"], CREATE_OR_CHANGE),
         ],
         cluster_only: true,
+        deputy: None,
     },
     Danger {
         what: "exec, attach or port-forward into pods",
@@ -149,6 +170,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&[""], &["pods/exec", "pods/attach", "pods/portforward"], &["create", "get"])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "add ephemeral containers to pods",
@@ -156,6 +178,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&[""], &["pods/ephemeralcontainers"], &["update", "patch"])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "create persistent volumes",
@@ -163,6 +186,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&[""], &["persistentvolumes"], &["create"])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "nodes/proxy",
@@ -170,6 +194,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Critical,
         sets: &[any_of(&[""], &["nodes/proxy"], &[ALL])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "escalate on roles",
@@ -177,6 +202,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Critical,
         sets: &[any_of(&[RBAC], &["roles", "clusterroles"], &["escalate"])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "bind roles",
@@ -184,6 +210,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Critical,
         sets: &[any_of(&[RBAC], &["roles", "clusterroles"], &["bind"])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "write cluster roles or their bindings",
@@ -191,6 +218,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Medium,
         sets: &[any_of(&[RBAC], &["clusterroles", "clusterrolebindings"], WRITE)],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "impersonate",
@@ -206,6 +234,7 @@ const CATALOGUE: &[Danger] = &[
             ),
         ],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "request service account tokens",
@@ -213,6 +242,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&[""], &["serviceaccounts/token"], &["create"])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "approve or sign certificates",
@@ -223,6 +253,7 @@ const CATALOGUE: &[Danger] = &[
             any_of(&["certificates.k8s.io"], &["signers"], &["approve", "sign"]),
         ],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "write admission webhooks",
@@ -230,6 +261,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Critical,
         sets: &[any_of(&[ADMISSION], &["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], WRITE)],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "write mutating admission policies",
@@ -237,6 +269,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Critical,
         sets: &[any_of(&[ADMISSION], &["mutatingadmissionpolicies", "mutatingadmissionpolicybindings"], WRITE)],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "write validating admission policies",
@@ -244,6 +277,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Medium,
         sets: &[any_of(&[ADMISSION], &["validatingadmissionpolicies", "validatingadmissionpolicybindings"], WRITE)],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "write API services",
@@ -251,6 +285,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Critical,
         sets: &[any_of(&["apiregistration.k8s.io"], &["apiservices"], WRITE)],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "write custom resource definitions",
@@ -258,6 +293,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&["apiextensions.k8s.io"], &["customresourcedefinitions"], WRITE)],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "install operators",
@@ -268,6 +304,7 @@ const CATALOGUE: &[Danger] = &[
             any_of(&["olm.operatorframework.io"], &["clusterextensions"], CREATE_OR_CHANGE),
         ],
         cluster_only: false,
+        deputy: Some("OLM"),
     },
     Danger {
         what: "write operator catalogs or groups",
@@ -278,6 +315,7 @@ const CATALOGUE: &[Danger] = &[
             any_of(&["olm.operatorframework.io"], &["clustercatalogs"], WRITE),
         ],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "deploy through a GitOps controller",
@@ -292,6 +330,7 @@ const CATALOGUE: &[Danger] = &[
             any_of(&["fleet.cattle.io"], &["gitrepos", "helmops", "bundles"], CREATE_OR_CHANGE),
         ],
         cluster_only: false,
+        deputy: Some("Argo CD, Flux, Fleet, Tekton or Argo Workflows"),
     },
     Danger {
         what: "write policy-engine policies",
@@ -303,6 +342,7 @@ const CATALOGUE: &[Danger] = &[
             any_of(&["mutations.gatekeeper.sh"], &["assign", "assignmetadata", "modifyset", "assignimage"], CREATE_OR_CHANGE),
         ],
         cluster_only: false,
+        deputy: Some("Kyverno or Gatekeeper"),
     },
     Danger {
         what: "change GitOps sources",
@@ -314,6 +354,7 @@ const CATALOGUE: &[Danger] = &[
             CREATE_OR_CHANGE,
         )],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "intercept service traffic",
@@ -321,6 +362,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::High,
         sets: &[any_of(&[""], &["services/status"], &["update", "patch"])],
         cluster_only: false,
+        deputy: None,
     },
     Danger {
         what: "modify namespaces",
@@ -328,6 +370,7 @@ const CATALOGUE: &[Danger] = &[
         severity: Severity::Medium,
         sets: &[any_of(&[""], &["namespaces", "namespaces/status", "namespaces/finalize"], &["update", "patch"])],
         cluster_only: false,
+        deputy: None,
     },
 ];
 

@@ -218,3 +218,57 @@ impl Policy {
         out
     }
 }
+
+/// Whoever may write what a deputy acts on: a controller (OLM, a GitOps
+/// controller, a policy engine) that acts with its own rights, which the
+/// input does not show (OLM v1 installs as cluster-admin), on what they
+/// write. Said by `who-can` beside the direct holders, for any request.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ByDeputy {
+    /// The writer's right to write the deputy's object, where, by which chain.
+    pub held: HeldAccess,
+    /// The controllers that act for the writer (the catalogue's `deputy`).
+    pub deputy: &'static str,
+    /// The catalogue's name for the power: `install operators`.
+    pub what: &'static str,
+    /// What the writer may write: `create clusterextensions.olm.operatorframework.io`.
+    pub writes: String,
+}
+
+impl Policy {
+    /// Who may have a deputy act for them in `place`: the input's subjects
+    /// (Kubernetes' bootstrap bindings aside) that may write an object a
+    /// deputy of the danger catalogue acts on, less those already among
+    /// `holders`. One answer per subject and deputy.
+    pub(crate) fn who_can_through_deputies(&self, place: Place<'_>, holders: &[HeldAccess]) -> Vec<ByDeputy> {
+        let namespace = match place {
+            Place::Namespace(ns) => Some(ns),
+            Place::ClusterWide | Place::Each => None,
+        };
+        let mut out: Vec<ByDeputy> = Vec::new();
+        for danger in crate::access::danger::catalogue() {
+            let Some(deputy) = danger.deputy else { continue };
+            for request in danger.requests(namespace) {
+                // A namespaced deputy object written in any namespace will do.
+                let asked_in = if namespace.is_none() { Place::Each } else { place };
+                for held in self.who_can(Asked::Resource(&request), asked_in) {
+                    let known = |g: &Grantee| {
+                        holders.iter().any(|h| &h.grantee == g)
+                            || out.iter().any(|b| &b.held.grantee == g && b.what == danger.what)
+                    };
+                    if held.chain.via.builtin() || known(&held.grantee) {
+                        continue;
+                    }
+                    let resource = if request.group.is_empty() {
+                        request.resource.clone()
+                    } else {
+                        format!("{}.{}", request.resource, request.group)
+                    };
+                    let writes = format!("{} {resource}", request.verb);
+                    out.push(ByDeputy { held, deputy, what: danger.what, writes });
+                }
+            }
+        }
+        out
+    }
+}

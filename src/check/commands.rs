@@ -2,7 +2,7 @@
 //! what to print and the exit code.
 
 use super::load::{read, Loaded};
-use super::shapes::{encode, HeldAccessOut, PermissionOut, ThroughOut, WhoCanOut};
+use super::shapes::{encode, DeputyOut, HeldAccessOut, PermissionOut, ThroughOut, WhoCanOut};
 use super::{graph, matrix};
 use crate::access::allowed::{resource_text, Place, Target};
 use crate::access::builtin::{BuiltinRoles, KUBERNETES_VERSION};
@@ -337,6 +337,12 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
         };
         let holders = policy.who_can(asked.asked(), place);
         let through = policy.who_can_through_accounts(&holders);
+        // A deputy acts with rights the input does not show, so it may make
+        // any request on a resource; a URL is the API server's own.
+        let deputies = match &asked {
+            Question::Resource(_) => policy.who_can_through_deputies(place, &holders),
+            Question::Url(_) => Vec::new(),
+        };
         if matches!(output, Format::Json | Format::Yaml) {
             let (resource, non_resource_url) = match &asked {
                 Question::Resource(_) => (Some(asked.target()), None),
@@ -349,7 +355,9 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
             };
             let holders = holders.iter().map(HeldAccessOut::of).collect();
             let through = through.iter().map(ThroughOut::of).collect();
-            let shaped = WhoCanOut { verb: q.verb.to_string(), resource, non_resource_url, scope, holders, through };
+            let deputies = deputies.iter().map(DeputyOut::of).collect();
+            let shaped =
+                WhoCanOut { verb: q.verb.to_string(), resource, non_resource_url, scope, holders, through, deputies };
             return encoded(&shaped, output);
         }
         let row = |a: &HeldAccess| {
@@ -381,10 +389,21 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
                 rows.push(r);
             }
         }
+        if !deputies.is_empty() {
+            rows.push(vec![DEPUTIES_NOTE.into()]);
+            for d in &deputies {
+                let mut r = row(&d.held);
+                r[2] = format!("{} → {} acts for it ({}), granted by {}", d.writes, d.deputy, d.what, d.held.chain);
+                rows.push(r);
+            }
+        }
         let stdout = super::table::columns(&header, &rows, 2);
         Outcome { stdout, stderr: String::new(), code: 0 }
     })
 }
+
+/// The line before `who-can`'s answers through a deputy.
+const DEPUTIES_NOTE: &str = "# Through a deputy: a controller acts with its own rights, which the input does not show (OLM v1's are cluster-admin's), on what these subjects may write; an admission policy may narrow what it accepts:";
 
 /// The access matrix per extension, with Kubernetes' bootstrap roles.
 pub fn report(inputs: &[Source], format: Format) -> Outcome {

@@ -60,6 +60,41 @@ pub(crate) struct WhoCanOut {
     /// requesting its tokens in its namespace.
     #[serde(rename = "throughServiceAccounts", skip_serializing_if = "Vec::is_empty")]
     pub through: Vec<ThroughOut>,
+    /// Who may have a deputy (OLM, a GitOps controller, a policy engine) act
+    /// for them, with rights the input does not show.
+    #[serde(rename = "throughDeputies", skip_serializing_if = "Vec::is_empty")]
+    pub deputies: Vec<DeputyOut>,
+}
+
+/// One subject that may have a deputy act for it.
+#[derive(Debug, Serialize)]
+pub(crate) struct DeputyOut {
+    /// As `holders` names a holder.
+    pub holder: String,
+    /// What it may write: `create clusterextensions.olm.operatorframework.io`.
+    pub writes: String,
+    /// The controllers that act on it.
+    pub deputy: String,
+    /// The danger catalogue's name for the power: `install operators`.
+    pub danger: String,
+    /// Where it may write it: `"*"` cluster-wide, or the namespace.
+    #[serde(rename = "where")]
+    pub scope: String,
+    /// The chain that grants it the write.
+    pub grant: GrantChainOut,
+}
+
+impl DeputyOut {
+    pub(crate) fn of(d: &crate::access::ByDeputy) -> DeputyOut {
+        DeputyOut {
+            holder: d.held.grantee.to_string(),
+            writes: d.writes.clone(),
+            deputy: d.deputy.to_string(),
+            danger: d.what.to_string(),
+            scope: where_text(&d.held.namespace),
+            grant: GrantChainOut::of(&d.held.chain),
+        }
+    }
 }
 
 /// One path to the request through a ServiceAccount.

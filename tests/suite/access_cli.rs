@@ -527,3 +527,41 @@ fn hostile_names_in_paths_reach_the_terminal_escaped() {
     let report = text(&run_bin(&["report"], &hostile).stdout);
     assert!(!report.contains('\u{1b}') && !report.contains('\u{202e}'), "{report}");
 }
+
+/// Whoever may write what a deputy acts on (a ClusterExtension, which OLM v1
+/// installs as cluster-admin) may have it act for them, with rights the
+/// input does not show: `who-can` says so under a line of its own, for any
+/// request on a resource, in text and JSON.
+#[test]
+fn who_can_shows_who_may_have_a_deputy_act_for_them() {
+    let installer = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: installs}
+rules:
+- {apiGroups: [olm.operatorframework.io], resources: [clusterextensions], verbs: [create]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: carol-installs}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: installs}
+subjects: [{kind: User, name: carol, apiGroup: rbac.authorization.k8s.io}]
+";
+    let out = run_bin(&["who-can", "get", "secrets", "-A"], installer);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let (_, deputies) = table.split_once("# Through a deputy: ").unwrap_or_else(|| panic!("{table}"));
+    let carol = deputies.lines().find(|l| l.starts_with("User carol ")).unwrap_or_else(|| panic!("{table}"));
+    let carol: Vec<&str> = carol.split_whitespace().collect();
+    assert_eq!(
+        carol.join(" "),
+        "User carol cluster-wide create clusterextensions.olm.operatorframework.io → OLM acts for it (install operators), granted by ClusterRoleBinding carol-installs → installs → rule verbs=[create] apiGroups=[olm.operatorframework.io] resources=[clusterextensions]"
+    );
+    let json = run_bin(&["who-can", "get", "secrets", "-A", "-o", "json"], installer);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let deputy = &json["throughDeputies"][0];
+    assert_eq!((deputy["holder"].as_str(), deputy["deputy"].as_str()), (Some("User carol"), Some("OLM")), "{json}");
+    assert_eq!(deputy["danger"], "install operators");
+    // A non-resource URL is the API server's own: no deputy serves it.
+    let url = text(&run_bin(&["who-can", "get", "/healthz"], installer).stdout);
+    assert!(!url.contains("Through a deputy"), "{url}");
+}
