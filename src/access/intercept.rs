@@ -46,6 +46,33 @@ pub struct AdmissionRule<'a> {
     pub scope: Option<&'a str>,
 }
 
+/// A webhook's `matchPolicy`: whether a request for a resource its rules do
+/// not name is sent to it converted to an equivalent one they do (the same
+/// objects served in another group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatchPolicy {
+    /// `Equivalent`, the API server's default.
+    #[default]
+    Equivalent,
+    /// `Exact`.
+    Exact,
+}
+
+impl MatchPolicy {
+    /// As written; absent, or a value the API server refuses, is `Equivalent`
+    /// (the wider reading).
+    pub fn of(written: Option<&str>) -> MatchPolicy {
+        match written {
+            Some("Exact") => MatchPolicy::Exact,
+            _ => MatchPolicy::Equivalent,
+        }
+    }
+}
+
+/// Resources Kubernetes 1.33 serves in two groups, the same objects either
+/// way: a rule on one is sent the other's requests under `Equivalent`.
+const EQUIVALENT: &[((&str, &str), (&str, &str))] = &[(("", "events"), ("events.k8s.io", "events"))];
+
 /// What the webhook does with what it is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WebhookKind {
@@ -184,6 +211,7 @@ fn verbs(kind: WebhookKind, operations: &[String]) -> Vec<String> {
 pub fn intercepted(
     rule: &AdmissionRule<'_>,
     kind: WebhookKind,
+    policy: MatchPolicy,
     scopes: &Resources,
     own: impl Fn(&str, &str) -> bool,
 ) -> Vec<Interception> {
@@ -241,6 +269,46 @@ pub fn intercepted(
         }
     }
     out.extend(amounts_to(&groups, &patterns, kind, &own));
+    if policy == MatchPolicy::Equivalent {
+        out.extend(equivalents(&out));
+    }
+    out
+}
+
+/// The interceptions of the resources equivalent to those `held` names, in
+/// their other group.
+fn equivalents(held: &[Interception]) -> Vec<Interception> {
+    let mut out = Vec::new();
+    for i in held {
+        let (groups, resources) =
+            (i.rule.api_groups.as_deref().unwrap_or_default(), i.rule.resources.as_deref().unwrap_or_default());
+        for pair in EQUIVALENT {
+            for ((g, r), (other_group, other)) in [(pair.0, pair.1), (pair.1, pair.0)] {
+                let names =
+                    groups.iter().any(|x| x == g) && resources.iter().any(|x| x == r || x.split('/').next() == Some(r));
+                if !names {
+                    continue;
+                }
+                let subs: Vec<String> = resources
+                    .iter()
+                    .filter_map(|x| {
+                        if x == r {
+                            Some(other.to_string())
+                        } else {
+                            x.strip_prefix(&format!("{r}/")).map(|s| format!("{other}/{s}"))
+                        }
+                    })
+                    .collect();
+                let rule = PolicyRule {
+                    api_groups: Some(vec![other_group.to_string()]),
+                    resources: Some(subs),
+                    verbs: i.rule.verbs.clone(),
+                    ..Default::default()
+                };
+                out.push(Interception { rule, cluster_wide: i.cluster_wide });
+            }
+        }
+    }
     out
 }
 

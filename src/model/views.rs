@@ -95,6 +95,9 @@ pub(crate) struct WebhookView {
     /// Its name, from which OLM names the webhook configuration.
     #[serde(default, deserialize_with = "text")]
     pub generate_name: Option<String>,
+    /// `Exact` or `Equivalent` (the default).
+    #[serde(default, deserialize_with = "text")]
+    pub match_policy: Option<String>,
     /// A conversion webhook's CustomResourceDefinitions, by name.
     #[serde(default, rename = "conversionCRDs", deserialize_with = "nullable")]
     pub conversion_crds: Vec<String>,
@@ -289,6 +292,9 @@ pub(crate) struct WebhookConfigView {
 pub(crate) struct WebhookEntryView {
     #[serde(default, deserialize_with = "nullable")]
     pub client_config: ClientConfigView,
+    /// `Exact` or `Equivalent` (the default).
+    #[serde(default, deserialize_with = "text")]
+    pub match_policy: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub rules: Vec<WebhookRuleView>,
 }

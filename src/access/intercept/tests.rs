@@ -271,7 +271,7 @@ fn every_request_a_webhook_is_sent_is_one_its_interceptions_allow() {
             scope: case.scope,
         };
         for kind in [WebhookKind::Validating, WebhookKind::Mutating] {
-            let held = intercepted(&rule, kind, &scopes, |_, _| false);
+            let held = intercepted(&rule, kind, MatchPolicy::Equivalent, &scopes, |_, _| false);
             for a in case.matched {
                 let attrs = attributes(a);
                 let cluster_scoped =
@@ -308,14 +308,14 @@ fn the_bundle_owns_resources_not_groups() {
     let own = |g: &str, r: &str| g == "argoproj.io" && r == "widgets";
     let rule = |resources| AdmissionRule { groups: &groups, versions: &all, resources, operations: &ops, scope: None };
     let widgets = strings(&["widgets", "widgets/status"]);
-    assert!(intercepted(&rule(&widgets), WebhookKind::Mutating, &scopes, own).is_empty());
+    assert!(intercepted(&rule(&widgets), WebhookKind::Mutating, MatchPolicy::Equivalent, &scopes, own).is_empty());
     let applications = strings(&["widgets", "applications"]);
-    let held = intercepted(&rule(&applications), WebhookKind::Mutating, &scopes, own);
+    let held = intercepted(&rule(&applications), WebhookKind::Mutating, MatchPolicy::Equivalent, &scopes, own);
     let names: Vec<&Vec<String>> = held.iter().filter_map(|i| i.rule.resources.as_ref()).collect();
     assert_eq!(names, [&strings(&["applications"])]);
     // A wildcard is never the bundle's own.
     let every = strings(&["*"]);
-    assert_eq!(intercepted(&rule(&every), WebhookKind::Mutating, &scopes, own).len(), 1);
+    assert_eq!(intercepted(&rule(&every), WebhookKind::Mutating, MatchPolicy::Equivalent, &scopes, own).len(), 1);
 }
 
 #[test]
@@ -324,7 +324,7 @@ fn a_namespace_selector_never_narrows_a_cluster_scoped_object() {
     let (rbac, all, ops) = (strings(&["rbac.authorization.k8s.io"]), strings(ALL), strings(&["*"]));
     let resources = strings(&["clusterrolebindings", "rolebindings"]);
     let rule = AdmissionRule { groups: &rbac, versions: &all, resources: &resources, operations: &ops, scope: None };
-    let held = intercepted(&rule, WebhookKind::Mutating, &scopes, |_, _| false);
+    let held = intercepted(&rule, WebhookKind::Mutating, MatchPolicy::Equivalent, &scopes, |_, _| false);
     let reach: Vec<(Vec<String>, bool)> =
         held.iter().map(|i| (i.rule.resources.clone().unwrap_or_default(), i.cluster_wide)).collect();
     assert_eq!(reach[..2], [(strings(&["clusterrolebindings"]), true), (strings(&["rolebindings"]), false)]);
@@ -332,7 +332,7 @@ fn a_namespace_selector_never_narrows_a_cluster_scoped_object() {
     assert_eq!(reach[2..], [(strings(&["roles", "clusterroles"]), true)]);
     // Namespaced scope leaves the cluster-scoped resource out.
     let rule = AdmissionRule { scope: Some("Namespaced"), ..rule };
-    let held = intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false);
+    let held = intercepted(&rule, WebhookKind::Validating, MatchPolicy::Equivalent, &scopes, |_, _| false);
     assert_eq!(held.len(), 1);
     assert_eq!(held[0].rule.resources, Some(strings(&["rolebindings"])));
     assert_eq!(held[0].rule.verbs, ["get"]);
@@ -345,12 +345,12 @@ fn a_rule_the_api_server_refuses_is_read_at_its_widest() {
     let core = strings(&[""]);
     for (versions, operations, scope) in [(&none, &all, None), (&all, &none, None), (&all, &all, Some("Everywhere"))] {
         let rule = AdmissionRule { groups: &core, versions, resources: &pods, operations, scope };
-        let held = intercepted(&rule, WebhookKind::Mutating, &scopes, |_, _| false);
+        let held = intercepted(&rule, WebhookKind::Mutating, MatchPolicy::Equivalent, &scopes, |_, _| false);
         assert_eq!(held.len(), 1, "{held:?}");
         assert_eq!(held[0].rule.verbs, ["get", "create", "update", "patch"]);
     }
     let rule = AdmissionRule { groups: &none, versions: &all, resources: &none, operations: &all, scope: None };
-    let held = intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false);
+    let held = intercepted(&rule, WebhookKind::Validating, MatchPolicy::Equivalent, &scopes, |_, _| false);
     // Every resource, and TokenReviews' tokens among them.
     assert_eq!(held.len(), 2, "{held:?}");
     assert_eq!(
@@ -382,13 +382,26 @@ fn what_an_interception_amounts_to_is_held_too() {
         let request = Request::on("bind", "rbac.authorization.k8s.io", "clusterroles", None);
         held.iter().any(|i| i.cluster_wide && rule_allows(&i.rule, &request))
     };
-    assert!(bind(&intercepted(&rule, WebhookKind::Mutating, &scopes, |_, _| false)));
+    assert!(bind(&intercepted(&rule, WebhookKind::Mutating, MatchPolicy::Equivalent, &scopes, |_, _| false)));
     // Seeing a binding binds nothing.
-    assert!(!bind(&intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false)));
+    assert!(!bind(&intercepted(&rule, WebhookKind::Validating, MatchPolicy::Equivalent, &scopes, |_, _| false)));
     // A TokenReview's token is seen by a validating webhook too.
     let (authn, reviews) = (strings(&["authentication.k8s.io"]), strings(&["tokenreviews"]));
     let rule = AdmissionRule { groups: &authn, versions: &all, resources: &reviews, operations: &ops, scope: None };
-    let held = intercepted(&rule, WebhookKind::Validating, &scopes, |_, _| false);
+    let held = intercepted(&rule, WebhookKind::Validating, MatchPolicy::Equivalent, &scopes, |_, _| false);
     let impersonate = Request::on("impersonate", "", "users", None);
     assert!(held.iter().any(|i| rule_allows(&i.rule, &impersonate)), "{held:?}");
+}
+
+#[test]
+fn an_equivalent_resource_in_another_group_is_sent_too_unless_exact() {
+    let scopes = Resources::builtin();
+    let (events_group, all, events) = (strings(&["events.k8s.io"]), strings(ALL), strings(&["events"]));
+    let rule =
+        AdmissionRule { groups: &events_group, versions: &all, resources: &events, operations: &all, scope: None };
+    let core_events = Request::on("create", "", "events", Some("ns"));
+    let held = intercepted(&rule, WebhookKind::Mutating, MatchPolicy::Equivalent, &scopes, |_, _| false);
+    assert!(held.iter().any(|i| rule_allows(&i.rule, &core_events)), "{held:?}");
+    let held = intercepted(&rule, WebhookKind::Mutating, MatchPolicy::Exact, &scopes, |_, _| false);
+    assert!(!held.iter().any(|i| rule_allows(&i.rule, &core_events)), "{held:?}");
 }

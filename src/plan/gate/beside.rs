@@ -11,7 +11,7 @@
 //! the bundle's to write); a workload's pod template against the Pod
 //! Security level, as the CSV's Deployments are.
 
-use crate::access::intercept::{intercepted, WebhookKind};
+use crate::access::intercept::{intercepted, MatchPolicy, WebhookKind};
 use crate::findings::Finding;
 use crate::model::*;
 use crate::plan::facts::input::Planning;
@@ -54,7 +54,13 @@ pub(super) fn check_beside<'o>(
                 for (j, w) in view.webhooks.iter().enumerate() {
                     let server = served_by(&w.client_config);
                     for (k, r) in w.rules.iter().enumerate() {
-                        for held in intercepted(&admission_rule(r), webhook, &p.input.resources, |_, _| false) {
+                        for held in intercepted(
+                            &admission_rule(r),
+                            webhook,
+                            MatchPolicy::of(w.match_policy.as_deref()),
+                            &p.input.resources,
+                            |_, _| false,
+                        ) {
                             out.push(Holding {
                                 who: Holder::Endpoint(server.clone()),
                                 rule: held.rule,

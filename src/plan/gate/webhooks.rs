@@ -12,7 +12,7 @@
 //! (the group and plural of each API it defines) are left out; another
 //! resource of the same group is not its own.
 
-use crate::access::intercept::{intercepted, AdmissionRule, WebhookKind};
+use crate::access::intercept::{intercepted, AdmissionRule, MatchPolicy, WebhookKind};
 use crate::access::Resources;
 use crate::model::*;
 use crate::plan::types::{Api, ApiSource};
@@ -43,7 +43,13 @@ impl Webhooks<'_> {
             let serving = deployments.iter().find(|d| d.name.is_some() && d.name == w.deployment_name);
             let account = serving.or(deployments.first()).map_or(DEFAULT_ACCOUNT, |d| d.runs_as());
             for (j, r) in w.rules.iter().enumerate() {
-                for held in intercepted(&admission_rule(r), kind, self.resources, |g, p| self.owns(g, p)) {
+                for held in intercepted(
+                    &admission_rule(r),
+                    kind,
+                    MatchPolicy::of(w.match_policy.as_deref()),
+                    self.resources,
+                    |g, p| self.owns(g, p),
+                ) {
                     out.push(Holding {
                         who: (self.holder)(account),
                         rule: held.rule,
