@@ -71,7 +71,10 @@ impl MatchPolicy {
 
 /// Resources Kubernetes 1.33 serves in two groups, the same objects either
 /// way: a rule on one is sent the other's requests under `Equivalent`.
-const EQUIVALENT: &[((&str, &str), (&str, &str))] = &[(("", "events"), ("events.k8s.io", "events"))];
+const EQUIVALENT: &[(GroupResource, GroupResource)] = &[(("", "events"), ("events.k8s.io", "events"))];
+
+/// A resource by its API group and plural.
+type GroupResource = (&'static str, &'static str);
 
 /// What the webhook does with what it is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
