@@ -17,48 +17,13 @@
 //! That is why entries are matched here rather than with
 //! `cover::overlaps`, which reads both sides as rules.
 
-use std::fmt;
-
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::matches::{or_empty, ALL};
 use super::Request;
 
-/// How much a dangerous permission gives its holder, from least to most, so
-/// that `max` picks the worst. docs/dangerous-permissions.md defines each level.
-// Serialised as `as_str` writes it, in `diff -o json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Weakens a safeguard, spreads what the holder already has, or damages
-    /// what others run; it does not by itself give another identity's rights.
-    Medium,
-    /// Reaches the credentials, identities or code of other workloads or of a
-    /// node, or replaces whole APIs; how far that goes depends on what runs in
-    /// the cluster.
-    High,
-    /// Takes the cluster on its own: the holder can grant itself anything, act
-    /// as any identity, run code in any pod or node, or see and change what
-    /// others send to the API server.
-    Critical,
-}
-
-impl Severity {
-    /// The level as the docs and messages write it: "critical", "high", "medium".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Critical => "critical",
-            Severity::High => "high",
-            Severity::Medium => "medium",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+mod severity;
+pub use severity::Severity;
 
 /// A permission well known to let its holder escalate or reach beyond its job.
 pub struct Danger {
@@ -82,16 +47,18 @@ impl Danger {
     pub fn is_wildcard(&self) -> bool {
         self.sets.is_empty()
     }
-    /// One request per resource the entry names, with the first verb of its
-    /// set (`create`, for a deputy's), in `namespace` or cluster-wide.
+
+    /// One request per verb and resource the entry names, in `namespace`
+    /// or cluster-wide.
     pub(crate) fn requests(&self, namespace: Option<&str>) -> Vec<Request> {
         self.sets
             .iter()
             .flat_map(|set| {
-                let verb = set.verbs.first().copied().unwrap_or("create");
-                set.groups
-                    .iter()
-                    .flat_map(move |g| set.resources.iter().map(move |r| Request::on(verb, g, r, namespace)))
+                set.verbs.iter().flat_map(move |verb| {
+                    set.groups
+                        .iter()
+                        .flat_map(move |g| set.resources.iter().map(move |r| Request::on(verb, g, r, namespace)))
+                })
             })
             .collect()
     }

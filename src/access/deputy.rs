@@ -236,22 +236,19 @@ pub(crate) struct ByDeputy {
 }
 
 impl Policy {
-    /// Who may have a deputy act for them in `place`: the input's subjects
-    /// (Kubernetes' bootstrap bindings aside) that may write an object a
-    /// deputy of the danger catalogue acts on, less those already among
+    /// Who may have a deputy act for them, wherever the question is asked:
+    /// the input's subjects (Kubernetes' bootstrap bindings aside) that may
+    /// write (create, update or patch) an object a deputy of the danger
+    /// catalogue acts on, in any namespace, less those already among
     /// `holders`. One answer per subject and deputy.
-    pub(crate) fn who_can_through_deputies(&self, place: Place<'_>, holders: &[HeldAccess]) -> Vec<ByDeputy> {
-        let namespace = match place {
-            Place::Namespace(ns) => Some(ns),
-            Place::ClusterWide | Place::Each => None,
-        };
+    pub(crate) fn who_can_through_deputies(&self, holders: &[HeldAccess]) -> Vec<ByDeputy> {
         let mut out: Vec<ByDeputy> = Vec::new();
         for danger in crate::access::danger::catalogue() {
             let Some(deputy) = danger.deputy else { continue };
-            for request in danger.requests(namespace) {
-                // A namespaced deputy object written in any namespace will do.
-                let asked_in = if namespace.is_none() { Place::Each } else { place };
-                for held in self.who_can(Asked::Resource(&request), asked_in) {
+            for request in danger.requests(None) {
+                // A deputy acts with its own rights, cluster-wide: its object
+                // written in any namespace will do, whatever place is asked.
+                for held in self.who_can(Asked::Resource(&request), Place::Each) {
                     let known = |g: &Grantee| {
                         holders.iter().any(|h| &h.grantee == g)
                             || out.iter().any(|b| &b.held.grantee == g && b.what == danger.what)

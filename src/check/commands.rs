@@ -340,7 +340,7 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
         // A deputy acts with rights the input does not show, so it may make
         // any request on a resource; a URL is the API server's own.
         let deputies = match &asked {
-            Question::Resource(_) => policy.who_can_through_deputies(place, &holders),
+            Question::Resource(_) => policy.who_can_through_deputies(&holders),
             Question::Url(_) => Vec::new(),
         };
         if matches!(output, Format::Json | Format::Yaml) {

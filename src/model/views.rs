@@ -170,11 +170,17 @@ pub(crate) struct DeploymentView {
 }
 
 impl DeploymentView {
-    /// The ServiceAccount its pods run as, as Kubernetes decides it:
+    /// The ServiceAccount its pods run as ([`PodSpecView::runs_as`]).
+    pub(crate) fn runs_as(&self) -> &str {
+        self.spec.template.spec.runs_as()
+    }
+}
+
+impl PodSpecView {
+    /// The ServiceAccount a pod runs as, as Kubernetes decides it:
     /// `serviceAccountName`, else the deprecated `serviceAccount`, else `default`.
     pub(crate) fn runs_as(&self) -> &str {
-        let pod = &self.spec.template.spec;
-        [&pod.service_account_name, &pod.service_account]
+        [&self.service_account_name, &self.service_account]
             .into_iter()
             .flatten()
             .map(String::as_str)

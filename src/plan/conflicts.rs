@@ -40,6 +40,7 @@ pub(super) fn check_conflicts(input: &Input<'_>, plan: &mut Draft) {
                 About::Olm(_) => "set spec.olmAPIs to Unmanaged",
                 About::Pin => "set spec.admissionPolicy to None",
                 About::Delegation => "leave spec.delegations out",
+                About::Modelled => "rename your object",
                 about if about.account().is_some() => "leave spec.operator and spec.installer out",
                 About::Api { .. } | About::Operator(_) | About::Installer(_) => {
                     "leave the API out with spec.apis.exclude"

@@ -133,7 +133,9 @@ pub(super) fn check_policy(operator: &OperatorInput<'_>, results: &mut Vec<Findi
     if p.csv.is_some() {
         holdings.extend(gate.bundle_holdings(results));
     }
-    holdings.extend(beside::check_beside(p, policy.and_then(|p| p.pod_security()), results));
+    let beside = beside::check_beside(p, policy.and_then(|p| p.pod_security()), gate.strict, results);
+    holdings.extend(beside.judged);
+    beyond.extend(beside.modelled);
     if p.config.operator.permissions == OperatorPermissions::Namespaces {
         gate.warn_beyond_scope(&holdings, results);
     }

@@ -148,13 +148,16 @@ pub(crate) enum About {
     /// A team's role or binding, or the admission policy or its binding,
     /// for delegated installs (`spec.delegations`).
     Delegation,
+    /// A role, or its binding, of the judgement's model of the cluster: what
+    /// the install grants beyond RBAC rules (`gate::modelled`), never written.
+    Modelled,
 }
 
 impl About {
     /// The ServiceAccount the object is for: the operator's or the installer's.
     pub(crate) fn account(&self) -> Option<&ServiceAccountRef> {
         match self {
-            About::Api { .. } | About::Olm(_) | About::Pin | About::Delegation => None,
+            About::Api { .. } | About::Olm(_) | About::Pin | About::Delegation | About::Modelled => None,
             About::Operator(account) | About::Installer(account) => Some(account),
         }
     }
@@ -166,6 +169,7 @@ impl About {
             (About::Olm(_), _) => "OLM's own APIs (spec.olmAPIs)".to_string(),
             (About::Pin, _) => "the admission policy (spec.admissionPolicy)".to_string(),
             (About::Delegation, _) => "delegated installs (spec.delegations)".to_string(),
+            (About::Modelled, _) => "what the install grants beyond RBAC rules".to_string(),
             (_, Some(account)) => account.to_string(),
             (_, None) => String::new(),
         }
@@ -192,7 +196,9 @@ pub(crate) fn output_order((about, object): &Made) -> (bool, String, u8, String,
     let (api, version, role) = match about {
         About::Api { api, version, role } => (api.clone(), version.clone(), *role as u8),
         About::Olm(role) => (String::new(), None, *role as u8),
-        About::Operator(_) | About::Installer(_) | About::Pin | About::Delegation => (String::new(), None, 9),
+        About::Operator(_) | About::Installer(_) | About::Pin | About::Delegation | About::Modelled => {
+            (String::new(), None, 9)
+        }
     };
     let olm = matches!(about, About::Olm(_));
     (olm, api, rank, m.namespace.clone().unwrap_or_default(), version, role, m.name.clone().unwrap_or_default())

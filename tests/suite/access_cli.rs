@@ -565,3 +565,41 @@ subjects: [{kind: User, name: carol, apiGroup: rbac.authorization.k8s.io}]
     let url = text(&run_bin(&["who-can", "get", "/healthz"], installer).stdout);
     assert!(!url.contains("Through a deputy"), "{url}");
 }
+
+/// Patching an existing ClusterExtension makes OLM install another bundle,
+/// and an Application written in any namespace has Argo CD act cluster-wide:
+/// every write verb, wherever the question is asked (third review).
+#[test]
+fn who_can_finds_every_deputy_write_wherever_it_is_asked() {
+    let patcher = "apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: patches}
+rules:
+- {apiGroups: [olm.operatorframework.io], resources: [clusterextensions], verbs: [patch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: carol-patches}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: patches}
+subjects: [{kind: User, name: carol, apiGroup: rbac.authorization.k8s.io}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: apps, namespace: argocd}
+rules:
+- {apiGroups: [argoproj.io], resources: [applications], verbs: [update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: alice-apps, namespace: argocd}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: apps}
+subjects: [{kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}]
+";
+    let table = text(&run_bin(&["who-can", "create", "secrets", "-n", "team-a"], patcher).stdout);
+    let (_, deputies) = table.split_once("# Through a deputy: ").unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        deputies.contains("User carol") && deputies.contains("patch clusterextensions.olm.operatorframework.io"),
+        "{table}"
+    );
+    assert!(deputies.contains("User alice") && deputies.contains("update applications.argoproj.io"), "{table}");
+}

@@ -458,3 +458,61 @@ spec:
         assert!(text(&out.stderr).contains(said), "{said}\n{}", text(&out.stderr));
     }
 }
+
+/// Beside a bundle, an object of no known file whose kind olm-rbac does not
+/// read cannot be judged, so it is not let through silently (third review):
+/// an APIService for Argo CD's group, a ValidatingAdmissionPolicy, an
+/// OpenShift RBAC binding to cluster-admin. A kind a bundle may ship, or one
+/// of the admin's configuration kinds, passes.
+#[test]
+fn an_unread_kind_beside_the_bundle_is_refused_under_a_policy() {
+    let objects = [
+        ("APIService", "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1.argoproj.io}\nspec: {group: argoproj.io, version: v1, service: {namespace: kube-green, name: x}, groupPriorityMinimum: 1000, versionPriority: 15}\n"),
+        ("ValidatingAdmissionPolicy", "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {validations: [{expression: 'true'}]}\n"),
+        ("ClusterRoleBinding", "apiVersion: authorization.openshift.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: vendor-admin}\nroleRef: {name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: kube-green-controller-manager, namespace: kube-green}]\n"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    let strict = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  bundleObjects: Drop\n  operator:\n    installNamespace: kube-green\n    policy:\n      deny:\n      - {apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}\n";
+    std::fs::write(&config, strict).unwrap();
+    let stdin_with = |extra: &str| format!("{}---\n{extra}", bundle_docs_of(KUBE_GREEN).join("---\n"));
+    for (kind, object) in objects {
+        let out = run_bin(&["render", "-c", &config.display().to_string(), "-"], &stdin_with(object));
+        assert_eq!(out.status.code(), Some(1), "{kind}: {}", text(&out.stderr));
+        let said = format!("kind: a {kind} of API group");
+        assert!(text(&out.stderr).contains(&said), "{said}\n{}", text(&out.stderr));
+    }
+    // The admin's own kinds and a kind a bundle may ship pass beside it.
+    let admin = "apiVersion: v1\nkind: Namespace\nmetadata: {name: kube-green}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: kube-green}\n";
+    let out = run_bin(&["render", "-c", &config.display().to_string(), "-"], &stdin_with(admin));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+/// A webhook configuration or a privileged workload added beside the bundle
+/// is a gain in the upgrade review (third review): the server it names, and
+/// the workload's account, hold what they amount to in the model of the
+/// cluster.
+#[test]
+fn the_upgrade_review_sees_what_is_added_beside_the_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+    copy_dir(&repo(KUBE_GREEN), &old);
+    copy_dir(&repo(KUBE_GREEN), &new);
+    std::fs::create_dir_all(new.join("extra")).unwrap();
+    std::fs::write(
+        new.join("extra/hook.yaml"),
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: vendor}\nwebhooks:\n- name: pods.vendor.example\n  clientConfig: {url: 'https://hooks.vendor.example/mutate'}\n  rules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n  sideEffects: None\n  admissionReviewVersions: [v1]\n",
+    )
+    .unwrap();
+    let config = dir.path().join("rbac.yaml");
+    let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
+    std::fs::write(&config, plain).unwrap();
+    let (c, o, n) = (config.display().to_string(), old.display().to_string(), new.display().to_string());
+    let out = run_bin(&["diff", "-c", &c, &o, &n, "--fail-on", "dangerous"], "");
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("User the server at https://hooks.vendor.example/mutate"),
+        "{}",
+        text(&out.stdout)
+    );
+}

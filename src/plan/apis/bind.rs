@@ -216,7 +216,9 @@ fn to_object(config: &Config, (namespace, name): (Option<String>, String), p: Pl
     let mut meta: ObjectMeta = match &p.about {
         About::Api { api, role, .. } => metadata(config, Some(api), role.as_str()),
         About::Olm(role) => metadata(config, None, role.label()),
-        About::Operator(_) | About::Installer(_) | About::Pin | About::Delegation => ObjectMeta::default(),
+        About::Operator(_) | About::Installer(_) | About::Pin | About::Delegation | About::Modelled => {
+            ObjectMeta::default()
+        }
     };
     meta.name = Some(name);
     let object = match namespace {

@@ -6,12 +6,14 @@
 //! catalog's gains, which measure them as any grant, so an upgrade that adds
 //! a webhook or a privileged pod is a gain.
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::model::*;
 use crate::plan::operator::accounts::{Account, AccountRole};
 use crate::plan::operator::permissions::UNNAMED_INSTALL_NAMESPACE;
-use crate::plan::types::Made;
+use crate::plan::types::{About, Made, Object};
 
 use super::holdings::{Holder, Holding, Reach};
 use super::Namespace;
@@ -46,10 +48,14 @@ fn rule(group: &str, resource: &str, verbs: &[&str]) -> PolicyRule {
 /// namespace known only as "where it is applied" has no name to hold a role
 /// in, and is left out.
 pub(super) fn as_grants<'h>(extension: &str, holdings: impl IntoIterator<Item = &'h Holding<'h>>) -> Vec<Made> {
-    use std::collections::BTreeMap;
     type Rules = Vec<k8s_openapi::api::rbac::v1::PolicyRule>;
     let mut by_account: BTreeMap<(String, String), (Rules, BTreeMap<String, Rules>)> = BTreeMap::new();
+    let mut endpoints: BTreeMap<&str, Rules> = BTreeMap::new();
     for h in holdings {
+        if let Holder::Endpoint(server) = &h.who {
+            endpoints.entry(server.as_str()).or_default().push(h.rule.clone());
+            continue;
+        }
         let Holder::Operator { name, namespace } = &h.who else { continue };
         let install = namespace.clone().unwrap_or_else(|| UNNAMED_INSTALL_NAMESPACE.to_string());
         let (cluster, namespaced) = by_account.entry((install.clone(), name.clone())).or_default();
@@ -82,5 +88,36 @@ pub(super) fn as_grants<'h>(extension: &str, holdings: impl IntoIterator<Item = 
             out.extend(account.namespace_pair(&role, &ns, rules));
         }
     }
+    // The server a webhook beside the bundle names, as a User of that name:
+    // the diff says who gained what by it.
+    for (n, (server, rules)) in endpoints.into_iter().enumerate() {
+        out.extend(server_pair(
+            &crate::plan::names::beyond_rbac_role(extension, &format!("server-{n}")),
+            server,
+            rules,
+        ));
+    }
     out
+}
+
+/// A ClusterRole with `rules` and its binding to the User named `server`.
+fn server_pair(name: &str, server: &str, rules: Vec<PolicyRule>) -> [Made; 2] {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Subject};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    let metadata = ObjectMeta { name: Some(name.to_string()), ..Default::default() };
+    let subject = Subject {
+        kind: SubjectKind::User.as_str().to_string(),
+        api_group: Some(RBAC_GROUP.to_string()),
+        name: server.to_string(),
+        namespace: None,
+    };
+    [
+        Object::ClusterRole(ClusterRole { metadata: metadata.clone(), rules: Some(rules), aggregation_rule: None }),
+        Object::ClusterRoleBinding(ClusterRoleBinding {
+            metadata,
+            role_ref: RoleRefKind::ClusterRole.role_ref(name),
+            subjects: Some(vec![subject]),
+        }),
+    ]
+    .map(|o| (About::Modelled, o))
 }

@@ -196,7 +196,12 @@ fn summarise(config: &Config, install: &str, written: &[Made], results: &mut Vec
         .iter()
         .filter_map(|(about, _)| match about {
             About::Operator(account) => Some(account.qualified_name()),
-            About::Api { .. } | About::Installer(_) | About::Olm(_) | About::Pin | About::Delegation => None,
+            About::Api { .. }
+            | About::Installer(_)
+            | About::Olm(_)
+            | About::Pin
+            | About::Delegation
+            | About::Modelled => None,
         })
         .collect();
     accounts.sort();
