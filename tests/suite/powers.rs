@@ -252,24 +252,40 @@ fn a_deputys_api_is_never_the_bundles_own() {
 /// model of the cluster, so the upgrade review counts them as gains.
 #[test]
 fn the_upgrade_review_sees_a_new_webhook() {
+    let (code, said) = upgrade_review(|new| edit_csv(new, webhook_on("''", "pods")), false);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.starts_with("gained 1 rule (dangerous: 1 critical)"), "{said}");
+    assert!(said.contains("ServiceAccount kube-green/kube-green-controller-manager"), "{said}");
+    // Against itself, nothing changes.
+    let (code, said) = upgrade_review(|_| {}, false);
+    assert_eq!(code, Some(0), "{said}");
+}
+
+/// `diff -c` from kube-green as shipped to a copy `edit` changes, with a
+/// config that sets no policy, failing on a dangerous gain: its exit code and
+/// what it printed (`-o json` when `json`).
+fn upgrade_review(edit: impl Fn(&std::path::Path), json: bool) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().unwrap();
     let (old, new) = (dir.path().join("old"), dir.path().join("new"));
     copy_dir(&repo(KUBE_GREEN), &old);
     copy_dir(&repo(KUBE_GREEN), &new);
-    let csv = new.join(CSV);
-    std::fs::write(&csv, webhook_on("''", "pods")(std::fs::read_to_string(&csv).unwrap())).unwrap();
+    edit(&new);
     let config = dir.path().join("rbac.yaml");
     let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
     std::fs::write(&config, plain).unwrap();
     let (c, o, n) = (config.display().to_string(), old.display().to_string(), new.display().to_string());
-    let out = run_bin(&["diff", "-c", &c, &o, &n, "--fail-on", "dangerous"], "");
-    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
-    let said = text(&out.stdout);
-    assert!(said.starts_with("gained 1 rule (dangerous: 1 critical)"), "{said}");
-    assert!(said.contains("ServiceAccount kube-green/kube-green-controller-manager"), "{said}");
-    // Against itself, nothing changes.
-    let out = run_bin(&["diff", "-c", &c, &o, &o, "--fail-on", "dangerous"], "");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let mut args = vec!["diff", "-c", c.as_str(), o.as_str(), n.as_str(), "--fail-on", "dangerous"];
+    if json {
+        args.extend(["-o", "json"]);
+    }
+    let out = run_bin(&args, "");
+    (out.status.code(), format!("{}{}", text(&out.stdout), text(&out.stderr)))
+}
+
+/// Rewrites kube-green's CSV in the bundle folder `bundle` with `edit`.
+fn edit_csv(bundle: &std::path::Path, edit: impl Fn(String) -> String) {
+    let csv = bundle.join(CSV);
+    std::fs::write(&csv, edit(std::fs::read_to_string(&csv).unwrap())).unwrap();
 }
 
 /// A Service with `externalIPs` takes every pod's and node's traffic for
@@ -387,30 +403,14 @@ fn a_cluster_role_gathered_by_another_projects_aggregating_role_is_judged_there(
 /// `services/status`), which `diff -c` measures as any grant.
 #[test]
 fn the_upgrade_review_sees_a_privileged_pod_and_an_interception() {
-    let dir = tempfile::tempdir().unwrap();
-    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
-    copy_dir(&repo(KUBE_GREEN), &old);
-    copy_dir(&repo(KUBE_GREEN), &new);
-    let csv = new.join(CSV);
-    std::fs::write(&csv, on_the_node(std::fs::read_to_string(&csv).unwrap())).unwrap();
-    let config = dir.path().join("rbac.yaml");
-    let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
-    std::fs::write(&config, plain).unwrap();
-    let (c, o, n) = (config.display().to_string(), old.display().to_string(), new.display().to_string());
-    let out = run_bin(&["diff", "-c", &c, &o, &n, "--fail-on", "dangerous", "-o", "json"], "");
-    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(text(&out.stdout).contains("nodes/proxy"), "{}", text(&out.stdout));
-    // A Service with externalIPs, beside the same pod as shipped.
-    copy_dir(&repo(KUBE_GREEN), &dir.path().join("lb"));
-    let lb = dir.path().join("lb");
-    std::fs::write(
-        lb.join("manifests/dns.yaml"),
-        "apiVersion: v1\nkind: Service\nmetadata:\n  name: dns\nspec:\n  ports: [{port: 53}]\n  externalIPs: [10.96.0.10]\n",
-    )
-    .unwrap();
-    let out = run_bin(&["diff", "-c", &c, &o, &lb.display().to_string(), "--fail-on", "dangerous", "-o", "json"], "");
-    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(text(&out.stdout).contains("services/status"), "{}", text(&out.stdout));
+    let (code, said) = upgrade_review(|new| edit_csv(new, on_the_node), true);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("nodes/proxy"), "{said}");
+    // A Service with externalIPs, beside the pod as shipped.
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: dns\nspec:\n  ports: [{port: 53}]\n  externalIPs: [10.96.0.10]\n";
+    let (code, said) = upgrade_review(|new| std::fs::write(new.join("manifests/dns.yaml"), service).unwrap(), true);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("services/status"), "{said}");
 }
 
 /// Objects of no known file beside a bundle (here on stdin) cannot be told
@@ -494,25 +494,12 @@ fn an_unread_kind_beside_the_bundle_is_refused_under_a_policy() {
 /// cluster.
 #[test]
 fn the_upgrade_review_sees_what_is_added_beside_the_bundle() {
-    let dir = tempfile::tempdir().unwrap();
-    let (old, new) = (dir.path().join("old"), dir.path().join("new"));
-    copy_dir(&repo(KUBE_GREEN), &old);
-    copy_dir(&repo(KUBE_GREEN), &new);
-    std::fs::create_dir_all(new.join("extra")).unwrap();
-    std::fs::write(
-        new.join("extra/hook.yaml"),
-        "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: vendor}\nwebhooks:\n- name: pods.vendor.example\n  clientConfig: {url: 'https://hooks.vendor.example/mutate'}\n  rules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n  sideEffects: None\n  admissionReviewVersions: [v1]\n",
-    )
-    .unwrap();
-    let config = dir.path().join("rbac.yaml");
-    let plain = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n";
-    std::fs::write(&config, plain).unwrap();
-    let (c, o, n) = (config.display().to_string(), old.display().to_string(), new.display().to_string());
-    let out = run_bin(&["diff", "-c", &c, &o, &n, "--fail-on", "dangerous"], "");
-    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("User the server at https://hooks.vendor.example/mutate"),
-        "{}",
-        text(&out.stdout)
-    );
+    let hook = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: vendor}\nwebhooks:\n- name: pods.vendor.example\n  clientConfig: {url: 'https://hooks.vendor.example/mutate'}\n  rules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n  sideEffects: None\n  admissionReviewVersions: [v1]\n";
+    let add = |new: &std::path::Path| {
+        std::fs::create_dir_all(new.join("extra")).unwrap();
+        std::fs::write(new.join("extra/hook.yaml"), hook).unwrap();
+    };
+    let (code, said) = upgrade_review(add, false);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("User the server at https://hooks.vendor.example/mutate"), "{said}");
 }
