@@ -199,7 +199,7 @@ fn report_dropped(p: &Planning<'_>, dropped: &BTreeSet<usize>, results: &mut Vec
     if unknown > 0 {
         results.push(
             Finding::warning(Code::OriginUnknown, format!(
-                "bundleObjects: Drop left out the CSV and the CRDs, but {unknown} other object(s) do not say which file they came from, so bundle manifests among them were kept; with kustomize, add `buildMetadata: [originAnnotations]` to the kustomization"
+                "bundleObjects: Drop left out the CSV and the CRDs, but {unknown} other object(s) come from no file olm-rbac can tell from the bundle's (stdin, a runner that names no files, or a folder beside manifests/), so bundle manifests among them were kept; with kustomize, add `buildMetadata: [originAnnotations]` to the kustomization"
             ))
             .on(&cfg)
             .at("spec.bundleObjects"),
