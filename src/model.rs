@@ -189,6 +189,8 @@ pub(crate) enum Body {
     Workload(WorkloadView),
     /// A Mutating or ValidatingWebhookConfiguration.
     WebhookConfig(WebhookConfigView),
+    /// An OpenShift console plugin: what the console forwards to its backend.
+    ConsolePlugin(ConsolePluginView),
     #[default]
     Other,
 }
@@ -368,6 +370,7 @@ pub(crate) fn view_for(header: &Header) -> Option<ViewKind> {
             Some("admissionregistration.k8s.io"),
             Some("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration"),
         ) => Some(ViewKind::WebhookConfig),
+        (Some("console.openshift.io"), Some("ConsolePlugin")) => Some(ViewKind::ConsolePlugin),
         _ => None,
     }
 }
@@ -383,6 +386,7 @@ pub(crate) enum ViewKind {
     Service,
     Workload,
     WebhookConfig,
+    ConsolePlugin,
 }
 
 impl InputObject {

@@ -38,6 +38,7 @@ pub(crate) fn read_objects<'a>(
                 Some(ViewKind::Service) => yaml::parse_item(chunk).map(Body::Service),
                 Some(ViewKind::Workload) => yaml::parse_item(chunk).map(Body::Workload),
                 Some(ViewKind::WebhookConfig) => yaml::parse_item(chunk).map(Body::WebhookConfig),
+                Some(ViewKind::ConsolePlugin) => yaml::parse_item(chunk).map(Body::ConsolePlugin),
             };
             let body = body.unwrap_or_else(|e| {
                 results.push(view_finding(e, Code::ObjectInvalid, &chunk.header.object_ref(), file.as_ref(), ""));

@@ -503,3 +503,26 @@ fn the_upgrade_review_sees_what_is_added_beside_the_bundle() {
     assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("User the server at https://hooks.vendor.example/mutate"), "{said}");
 }
+
+/// A ConsolePlugin whose proxy asks for `UserToken` has the OpenShift
+/// console send every user's token, cluster-admins' included, to the
+/// bundle's backend once an admin enables it (third review): said as a high
+/// danger, never refused, since the admin's enabling decides it.
+#[test]
+fn a_console_plugin_that_forwards_user_tokens_is_said() {
+    let plugin = "apiVersion: console.openshift.io/v1
+kind: ConsolePlugin
+metadata: {name: kube-green}
+spec:
+  displayName: kube-green
+  backend: {type: Service, service: {name: kube-green, namespace: kube-green, port: 9443}}
+  proxy:
+  - alias: api
+    authorization: UserToken
+    endpoint: {type: Service, service: {name: kube-green, namespace: kube-green, port: 9443}}
+";
+    let deny = rbac("      deny:\n      - {apiGroups: [\"\"], resources: [nodes/proxy], verbs: [get]}\n");
+    let (code, stderr) = render_edited(|csv| csv, &[("plugin.yaml", plugin)], &deny);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("warning: ConsolePlugin kube-green: spec.proxy[0].authorization: the console plugin asks the OpenShift console to send the token of whoever uses it"), "{stderr}");
+}

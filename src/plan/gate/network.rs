@@ -1,4 +1,4 @@
-//! Traffic the install's Services take from others.
+//! Traffic and credentials the install's objects take from others.
 //!
 //! OLM installs a bundle's Services in the install namespace. A Service's
 //! `externalIPs` make every node's proxy send traffic for those addresses,
@@ -7,8 +7,11 @@
 //! leaves to the `DenyServiceExternalIPs` admission plugin). An
 //! `ExternalName` Service pointing at a name inside the cluster redirects its
 //! clients to another namespace's Service, or to the API server. No RBAC rule
-//! shows either: each is critical or high, an error under a policy that
-//! decides anything, a warning without one.
+//! shows either: each is high, an error under a policy that decides
+//! anything, a warning without one. A ConsolePlugin proxy with
+//! `authorization: UserToken` has the OpenShift console send the token of
+//! whoever uses it to the bundle's backend: high too, but always a warning,
+//! since an admin enables a plugin before it runs.
 
 use crate::findings::{Code, DangerLevel, Finding};
 use crate::model::*;
@@ -33,6 +36,18 @@ pub(super) fn check_interception<'o>(
     let finding =
         |code, message: String| if strict { Finding::error(code, message) } else { Finding::warning(code, message) };
     for (i, o) in p.objects().iter().enumerate() {
+        if let Body::ConsolePlugin(view) = &o.body {
+            for (j, proxy) in view.spec.proxy.iter().enumerate() {
+                if proxy.authorization.as_deref() == Some("UserToken") {
+                    let message = "the console plugin asks the OpenShift console to send the token of whoever uses it, cluster-admins included, to the bundle's backend, once an admin enables the plugin; no RBAC rule shows it (high)";
+                    // The admin's enabling decides it, so it is said, never refused.
+                    let finding = Finding::warning(Code::Interception, message).dangerous(DangerLevel::High);
+                    let at = format!("spec.proxy[{j}].authorization");
+                    results.push(finding.on(&o.object_ref()).at(at).in_file(o.file.as_ref()));
+                }
+            }
+            continue;
+        }
         let Body::Service(view) = &o.body else { continue };
         if p.origins().is_admin(i) {
             continue;
