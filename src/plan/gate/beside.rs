@@ -95,8 +95,8 @@ pub(super) fn check_beside<'o>(
                 }
             }
             _ => {
-                let group = o.header.group().unwrap_or_default();
-                if let Some(refusal) = unread(group, kind) {
+                if let Some(refusal) = unread(o, &p.config.extension) {
+                    let group = o.header.group().unwrap_or_default();
                     let message = format!(
                         "a {kind} of API group {group:?} from no file of yours beside the bundle: olm-rbac cannot tell it from the bundle's, and {refusal}; pass your own objects as files outside the bundle's folder"
                     );
@@ -141,25 +141,29 @@ impl std::fmt::Display for Unread {
 
 /// Whether an object beside the bundle that olm-rbac reads no view of
 /// passes: a kind a bundle may ship in its own group, or one of the admin's
-/// configuration kinds; `None` when it does.
-fn unread(group: &str, kind: &str) -> Option<Unread> {
+/// configuration objects ([`passes_beside`]); `None` when it does.
+fn unread(o: &InputObject, extension: &str) -> Option<Unread> {
+    let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
     if let Some(expected) = crate::kinds::registry_v1_group(kind) {
         return (expected != group).then_some(Unread::ForeignGroup(expected));
     }
-    passes_beside(group, kind).not().then_some(Unread::Unjudged)
+    passes_beside(o, extension).not().then_some(Unread::Unjudged)
 }
 
-/// The admin's own configuration kinds, which a rendered package holds
-/// beside the bundle: the Namespace, this tool's and kpt's configuration,
-/// and OLM v1's objects (the ClusterExtension the pin judges, its catalog).
-fn passes_beside(group: &str, kind: &str) -> bool {
-    matches!(
-        (group, kind),
-        ("", "Namespace")
-            | ("olm-rbac.io", "RBACConfig")
-            | ("kpt.dev", "Kptfile")
-            | ("olm.operatorframework.io", "ClusterExtension" | "ClusterCatalog")
-    )
+/// The admin's own configuration objects, which a rendered package holds
+/// beside the bundle: this tool's and kpt's configuration, a Namespace that
+/// sets no Pod Security level (its labels decide what pods it admits), and
+/// the extension's own ClusterExtension, which the pin judges. Another
+/// ClusterExtension installs another package as cluster-admin, and a
+/// ClusterCatalog decides what OLM may install: neither is judged here.
+fn passes_beside(o: &InputObject, extension: &str) -> bool {
+    let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
+    match (group, kind) {
+        ("olm-rbac.io", "RBACConfig") | ("kpt.dev", "Kptfile") => true,
+        ("", "Namespace") => !o.header.labels.keys().any(|k| k.starts_with("pod-security.kubernetes.io/")),
+        (OLM_V1_GROUP, "ClusterExtension") => o.header.name.as_deref() == Some(extension),
+        _ => false,
+    }
 }
 
 /// Who receives a webhook's requests, in words.
