@@ -469,7 +469,11 @@ fn an_unread_kind_beside_the_bundle_is_refused_under_a_policy() {
     let objects = [
         ("APIService", "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: v1.argoproj.io}\nspec: {group: argoproj.io, version: v1, service: {namespace: kube-green, name: x}, groupPriorityMinimum: 1000, versionPriority: 15}\n"),
         ("ValidatingAdmissionPolicy", "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec: {validations: [{expression: 'true'}]}\n"),
-        ("ClusterRoleBinding", "apiVersion: authorization.openshift.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: vendor-admin}\nroleRef: {name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: kube-green-controller-manager, namespace: kube-green}]\n"),        // Another package, installed by OLM v1 as cluster-admin.
+        ("ClusterRoleBinding", "apiVersion: authorization.openshift.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: vendor-admin}\nroleRef: {name: cluster-admin}\nsubjects: [{kind: ServiceAccount, name: kube-green-controller-manager, namespace: kube-green}]\n"),        // Named as the extension: the pin judges only the admin's own (fourth review).
+        ("ClusterExtension", "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata: {name: kube-green}\nspec: {namespace: kube-green, source: {sourceType: Catalog, catalog: {packageName: evil-operator, upgradeConstraintPolicy: SelfCertified}}}\n"),
+        // Dressed as olm-rbac's earlier output for another extension: a claim alone is the bundle's to make (fourth review).
+        ("ValidatingAdmissionPolicy", "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: other-pin\n  labels: {app.kubernetes.io/managed-by: olm-rbac, olm-rbac.io/extension: other, olm-rbac.io/role: admission-policy}\nspec: {paramKind: {apiVersion: v1, kind: Secret}, validations: [{expression: 'false', messageExpression: 'string(params.data)'}]}\n"),
+        // Another package, installed by OLM v1 as cluster-admin.
         ("ClusterExtension", "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata: {name: vendor-extra}\nspec: {namespace: kube-green, source: {sourceType: Catalog, catalog: {packageName: vendor-extra}}}\n"),
         // A Pod Security level the bundle chooses for a namespace.
         ("Namespace", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kube-green\n  labels: {pod-security.kubernetes.io/enforce: privileged}\n"),

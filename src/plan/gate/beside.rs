@@ -51,7 +51,10 @@ pub(super) fn check_beside<'o>(
     }
     let install = p.config.install_namespace();
     for (i, o) in p.objects().iter().enumerate() {
-        if p.origins().is_admin(i) || p.origins().is_bundle(i) || p.claims[i].is_some() {
+        // olm-rbac's earlier output passes only where it is exactly an object
+        // this run writes again: a claim alone is the bundle's to make.
+        let written_again = p.claims[i].is_some() && p.held_anyway.contains(&i);
+        if p.origins().is_admin(i) || p.origins().is_bundle(i) || written_again {
             continue;
         }
         let kind = o.header.kind.as_deref().unwrap_or_default();
@@ -95,7 +98,7 @@ pub(super) fn check_beside<'o>(
                 }
             }
             _ => {
-                if let Some(refusal) = unread(o, &p.config.extension) {
+                if let Some(refusal) = unread(o) {
                     let group = o.header.group().unwrap_or_default();
                     let message = format!(
                         "a {kind} of API group {group:?} from no file of yours beside the bundle: olm-rbac cannot tell it from the bundle's, and {refusal}; pass your own objects as files outside the bundle's folder"
@@ -142,26 +145,30 @@ impl std::fmt::Display for Unread {
 /// Whether an object beside the bundle that olm-rbac reads no view of
 /// passes: a kind a bundle may ship in its own group, or one of the admin's
 /// configuration objects ([`passes_beside`]); `None` when it does.
-fn unread(o: &InputObject, extension: &str) -> Option<Unread> {
+fn unread(o: &InputObject) -> Option<Unread> {
     let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
     if let Some(expected) = crate::kinds::registry_v1_group(kind) {
         return (expected != group).then_some(Unread::ForeignGroup(expected));
     }
-    passes_beside(o, extension).not().then_some(Unread::Unjudged)
+    passes_beside(o).not().then_some(Unread::Unjudged)
 }
 
+/// Namespace labels that decide what pods the namespace admits: Kubernetes'
+/// Pod Security levels, and OpenShift's run level (a namespace at run level
+/// 0 or 1 skips security context constraints) and SCC settings.
+const SECURITY_LABELS: [&str; 3] = ["pod-security.kubernetes.io/", "openshift.io/run-level", "security.openshift.io/"];
+
 /// The admin's own configuration objects, which a rendered package holds
-/// beside the bundle: this tool's and kpt's configuration, a Namespace that
-/// sets no Pod Security level (its labels decide what pods it admits), and
-/// the extension's own ClusterExtension, which the pin judges. Another
-/// ClusterExtension installs another package as cluster-admin, and a
-/// ClusterCatalog decides what OLM may install: neither is judged here.
-fn passes_beside(o: &InputObject, extension: &str) -> bool {
+/// beside the bundle: this tool's and kpt's configuration, and a Namespace
+/// that sets no Pod Security level (its labels decide what pods it admits).
+/// A ClusterExtension installs a package as cluster-admin, and the pin
+/// judges only one from the admin's files; a ClusterCatalog decides what OLM
+/// may install: neither passes from no known file.
+fn passes_beside(o: &InputObject) -> bool {
     let (group, kind) = (o.header.group().unwrap_or_default(), o.header.kind.as_deref().unwrap_or_default());
     match (group, kind) {
         ("olm-rbac.io", "RBACConfig") | ("kpt.dev", "Kptfile") => true,
-        ("", "Namespace") => !o.header.labels.keys().any(|k| k.starts_with("pod-security.kubernetes.io/")),
-        (OLM_V1_GROUP, "ClusterExtension") => o.header.name.as_deref() == Some(extension),
+        ("", "Namespace") => !o.header.labels.keys().any(|k| SECURITY_LABELS.iter().any(|p| k.starts_with(p))),
         _ => false,
     }
 }
