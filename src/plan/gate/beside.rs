@@ -16,9 +16,9 @@
 //! SecurityContextConstraints, a workload kind olm-rbac does not read) is
 //! refused under a policy that decides anything, and said without one.
 
-use crate::access::intercept::{intercepted, MatchPolicy, WebhookKind};
 use std::ops::Not;
 
+use crate::access::intercept::{intercepted, MatchPolicy, WebhookKind};
 use crate::findings::{Code, Finding};
 use crate::model::*;
 use crate::plan::facts::input::Planning;
