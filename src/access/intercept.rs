@@ -30,6 +30,7 @@
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::resources::Resources;
+use crate::model::RBAC_GROUP;
 
 /// One rule of a webhook, as written (`RuleWithOperations`).
 #[derive(Debug, Clone, Copy)]
@@ -339,30 +340,10 @@ const AMOUNTS_TO: &[(&str, &str, bool, Amount)] = &[
     // The API server checks escalation on a role, and binding on a binding,
     // against the requester (OLM, an admin), after mutating admission: a
     // webhook rewriting them escalates and binds with their rights.
-    (
-        "rbac.authorization.k8s.io",
-        "roles",
-        true,
-        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["escalate"]),
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "clusterroles",
-        true,
-        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["escalate"]),
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "rolebindings",
-        true,
-        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["bind"]),
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "clusterrolebindings",
-        true,
-        ("rbac.authorization.k8s.io", &["roles", "clusterroles"], &["bind"]),
-    ),
+    (RBAC_GROUP, "roles", true, (RBAC_GROUP, &["roles", "clusterroles"], &["escalate"])),
+    (RBAC_GROUP, "clusterroles", true, (RBAC_GROUP, &["roles", "clusterroles"], &["escalate"])),
+    (RBAC_GROUP, "rolebindings", true, (RBAC_GROUP, &["roles", "clusterroles"], &["bind"])),
+    (RBAC_GROUP, "clusterrolebindings", true, (RBAC_GROUP, &["roles", "clusterroles"], &["bind"])),
     // A rewritten certificate request (a node's, a signer's) is signed as
     // the approver approved another.
     (
