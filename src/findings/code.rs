@@ -156,8 +156,6 @@ codes! {
         "subjects the input binds in the install namespace may run pods as the operator's ServiceAccount, and so hold its dangerous grants";
     PolicyEntryUnknown = "policy-entry-unknown",
         "an entry of spec.operator.policy names a verb, API group or resource the cluster does not have, so that part of it matches nothing";
-    DangerousGrant = "dangerous-grant",
-        "the install grants what the catalogue of dangerous permissions marks";
     PodSecurity = "pod-security",
         "a pod the install creates fails a check of the Pod Security Standards level it is held to";
     Interception = "interception",
@@ -174,6 +172,62 @@ codes! {
         "what a bundle object grants or takes depends on the cluster, so olm-rbac cannot measure it";
     CeilingInvalid = "ceiling-invalid",
         "spec.operator.policy.allowClusterRole names a ClusterRole that cannot serve as a ceiling";
+
+    // Dangerous grants: one code per entry of the catalogue of dangerous
+    // permissions (`access::danger`, its `id` after `danger-`), so that SARIF
+    // files each kind under its own rule and a user can accept one kind alone.
+    DangerWildcard = "danger-wildcard",
+        "the install grants what the catalogue of dangerous permissions calls \"wildcard verbs or resources\"";
+    DangerReadSecrets = "danger-read-secrets",
+        "the install grants what the catalogue of dangerous permissions calls \"read secrets cluster-wide\"";
+    DangerWriteSecrets = "danger-write-secrets",
+        "the install grants what the catalogue of dangerous permissions calls \"write secrets cluster-wide\"";
+    DangerCreateWorkloads = "danger-create-workloads",
+        "the install grants what the catalogue of dangerous permissions calls \"create workloads cluster-wide\"";
+    DangerExecPods = "danger-exec-pods",
+        "the install grants what the catalogue of dangerous permissions calls \"exec, attach or port-forward into pods\"";
+    DangerEphemeralContainers = "danger-ephemeral-containers",
+        "the install grants what the catalogue of dangerous permissions calls \"add ephemeral containers to pods\"";
+    DangerPersistentVolumes = "danger-persistent-volumes",
+        "the install grants what the catalogue of dangerous permissions calls \"create persistent volumes\"";
+    DangerNodesProxy = "danger-nodes-proxy",
+        "the install grants what the catalogue of dangerous permissions calls \"nodes/proxy\"";
+    DangerEscalate = "danger-escalate",
+        "the install grants what the catalogue of dangerous permissions calls \"escalate on roles\"";
+    DangerBind = "danger-bind",
+        "the install grants what the catalogue of dangerous permissions calls \"bind roles\"";
+    DangerWriteClusterRbac = "danger-write-cluster-rbac",
+        "the install grants what the catalogue of dangerous permissions calls \"write cluster roles or their bindings\"";
+    DangerImpersonate = "danger-impersonate",
+        "the install grants what the catalogue of dangerous permissions calls \"impersonate\"";
+    DangerServiceAccountTokens = "danger-service-account-tokens",
+        "the install grants what the catalogue of dangerous permissions calls \"request service account tokens\"";
+    DangerCertificates = "danger-certificates",
+        "the install grants what the catalogue of dangerous permissions calls \"approve or sign certificates\"";
+    DangerAdmissionWebhooks = "danger-admission-webhooks",
+        "the install grants what the catalogue of dangerous permissions calls \"write admission webhooks\"";
+    DangerMutatingPolicies = "danger-mutating-policies",
+        "the install grants what the catalogue of dangerous permissions calls \"write mutating admission policies\"";
+    DangerValidatingPolicies = "danger-validating-policies",
+        "the install grants what the catalogue of dangerous permissions calls \"write validating admission policies\"";
+    DangerApiServices = "danger-api-services",
+        "the install grants what the catalogue of dangerous permissions calls \"write API services\"";
+    DangerCrds = "danger-crds",
+        "the install grants what the catalogue of dangerous permissions calls \"write custom resource definitions\"";
+    DangerInstallOperators = "danger-install-operators",
+        "the install grants what the catalogue of dangerous permissions calls \"install operators\"";
+    DangerOperatorCatalogs = "danger-operator-catalogs",
+        "the install grants what the catalogue of dangerous permissions calls \"write operator catalogs or groups\"";
+    DangerGitopsDeploy = "danger-gitops-deploy",
+        "the install grants what the catalogue of dangerous permissions calls \"deploy through a GitOps controller\"";
+    DangerPolicyEngines = "danger-policy-engines",
+        "the install grants what the catalogue of dangerous permissions calls \"write policy-engine policies\"";
+    DangerGitopsSources = "danger-gitops-sources",
+        "the install grants what the catalogue of dangerous permissions calls \"change GitOps sources\"";
+    DangerInterceptTraffic = "danger-intercept-traffic",
+        "the install grants what the catalogue of dangerous permissions calls \"intercept service traffic\"";
+    DangerModifyNamespaces = "danger-modify-namespaces",
+        "the install grants what the catalogue of dangerous permissions calls \"modify namespaces\"";
 
     // The installer account.
     InstallerLacks = "installer-lacks",
@@ -220,6 +274,22 @@ codes! {
         "a subject gains access between two renders (olm-rbac diff)";
 }
 
+impl Code {
+    /// The code of a grant the catalogue of dangerous permissions marks: the
+    /// one its entry's id names (`danger-<id>`). Every entry has one
+    /// (`tests::every_danger_has_its_code`).
+    pub(crate) fn of_danger(danger: &crate::access::danger::Danger) -> Code {
+        let id = danger.id;
+        Code::ALL.iter().copied().find(|c| c.id().strip_prefix("danger-") == Some(id)).unwrap_or(Code::DangerWildcard)
+    }
+
+    /// Whether the code is one of the catalogue's dangerous grants.
+    #[cfg(test)]
+    pub(crate) fn is_danger(self) -> bool {
+        self.id().starts_with("danger-")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +309,18 @@ mod tests {
             let text = code.describe();
             assert!(!text.is_empty() && !text.contains('\n') && !text.ends_with('.'), "{id}: {text:?}");
         }
+    }
+
+    #[test]
+    fn every_danger_has_its_code_and_every_danger_code_its_entry() {
+        let catalogue = crate::access::danger::catalogue();
+        for danger in catalogue {
+            let code = Code::of_danger(danger);
+            assert_eq!(code.id(), format!("danger-{}", danger.id), "{}", danger.what);
+            assert!(code.describe().contains(&format!("{:?}", danger.what)), "{}", code.describe());
+        }
+        let danger_codes = Code::ALL.iter().filter(|c| c.is_danger()).count();
+        assert_eq!(danger_codes, catalogue.len(), "one code per entry, no more");
     }
 
     /// The table of codes in docs/runners.md, as the doc must hold it.

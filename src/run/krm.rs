@@ -316,7 +316,10 @@ fn write_list(list: &ListText<'_>, plan: &mut Plan, eol: &str) -> Result<String,
     if !wrote_items {
         items_block(&mut out, "items:\n");
     }
-    let results = yaml::with_line_ending(&results_yaml(plan.results())?, eol);
+    // Every finding is a result, those past the text's cap too: kpt's users
+    // read the list, not stderr's text.
+    let every: Vec<Finding> = plan.findings().cloned().collect();
+    let results = yaml::with_line_ending(&results_yaml(&every)?, eol);
     push_line(&mut out, &results);
     Ok(out)
 }

@@ -94,17 +94,17 @@ mod tests {
     fn errors_come_last_and_a_summary_counts_them() {
         let results = [
             Finding::error(Code::ConfigInvalid, "e1"),
-            Finding::warning(Code::DangerousGrant, "w1"),
+            Finding::warning(Code::DangerWildcard, "w1"),
             Finding::info(Code::Summary, "i1"),
             Finding::error(Code::ConfigInvalid, "e2"),
-            Finding::warning(Code::DangerousGrant, "w2"),
+            Finding::warning(Code::DangerWildcard, "w2"),
         ];
         assert_eq!(
             stderr_lines(&results, false),
             "info: i1\nwarning: w1\nwarning: w2\nerror: e1\nerror: e2\n2 errors, 2 warnings\n"
         );
         assert_eq!(stderr_lines(&results, true), "error: e1\nerror: e2\n", "quiet: the errors alone");
-        assert_eq!(summary(&[Finding::warning(Code::DangerousGrant, "w")]).as_deref(), Some("0 errors, 1 warning"));
+        assert_eq!(summary(&[Finding::warning(Code::DangerWildcard, "w")]).as_deref(), Some("0 errors, 1 warning"));
         assert_eq!(summary(&[Finding::error(Code::ConfigInvalid, "e")]).as_deref(), Some("1 error, 0 warnings"));
         assert_eq!(
             stderr_lines(&[Finding::info(Code::Summary, "i")], false),

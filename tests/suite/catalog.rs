@@ -512,15 +512,15 @@ fn audit_rolls_up_each_package_and_rows_name_their_package() {
     let (roll_up, rows) = stdout.split_once("\n\n").unwrap();
     let roll_up: Vec<Vec<&str>> = roll_up.lines().map(|l| l.split_whitespace().collect()).collect();
     assert_eq!(roll_up[0], ["PACKAGE", "BUNDLES", "PASS", "WORST", "DANGEROUS", "WORST", "BUNDLE"]);
-    assert_eq!(roll_up[1], ["trident-operator", "12", "12", "critical", "11", "trident-operator.v24.2.0"]);
-    assert_eq!(roll_up[2], ["kube-green", "10", "10", "critical", "4", "kube-green.v0.6.0"]);
+    assert_eq!(roll_up[1], ["trident-operator", "12", "12", "critical", "12", "trident-operator.v24.2.0"]);
+    assert_eq!(roll_up[2], ["kube-green", "10", "10", "critical", "5", "kube-green.v0.6.0"]);
     assert_eq!(roll_up.len(), 3, "one line per package");
     assert!(rows.starts_with("PACKAGE "), "{rows}");
     assert_eq!(rows.lines().filter(|l| l.starts_with("kube-green ")).count(), 10, "{rows}");
     let markdown = run_bin(&["catalog", "audit", "--catalog", &catalog, "-o", "markdown"], "");
     let markdown = text(&markdown.stdout);
     assert!(markdown.starts_with("| package | bundles | pass | worst | dangerous | worst bundle |\n"), "{markdown}");
-    assert!(markdown.contains("| `kube-green` | 10 | 10 | critical | 4 | `kube-green.v0.6.0` |\n"), "{markdown}");
+    assert!(markdown.contains("| `kube-green` | 10 | 10 | critical | 5 | `kube-green.v0.6.0` |\n"), "{markdown}");
     assert!(markdown.contains("| `kube-green` | `kube-green.v0.6.0` | 0.6.0 | pass |"), "{markdown}");
 }
 

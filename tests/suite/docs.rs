@@ -264,13 +264,13 @@ fn the_check_itself_tells_real_messages_from_drifted_ones() {
 }
 
 /// docs/dangerous-permissions.md lists exactly the catalogue olm-rbac checks, in its order, each row with
-/// the entry's severity, permissions and scope as the code has them, and explains every entry and level.
+/// the entry's result code, severity, permissions and scope as the code has them, and explains every entry and level.
 #[test]
 fn the_dangerous_permission_table_is_the_catalogue() {
     let doc = std::fs::read_to_string(repo("docs/dangerous-permissions.md")).unwrap();
     let rows: Vec<Vec<String>> = doc
         .lines()
-        .skip_while(|l| !l.starts_with("| what | severity | permissions | counts |"))
+        .skip_while(|l| !l.starts_with("| what | code | severity | permissions | counts |"))
         .skip(2)
         .take_while(|l| l.starts_with("| "))
         .map(|l| l.trim_start_matches("| ").trim_end_matches(" |").split(" | ").map(str::to_string).collect())
@@ -280,7 +280,8 @@ fn the_dangerous_permission_table_is_the_catalogue() {
         .iter()
         .map(|d| {
             let counts = if d.cluster_wide_only() { "cluster-wide only" } else { "anywhere" };
-            vec![d.what.to_string(), d.severity.to_string(), d.permissions(), counts.to_string()]
+            let code = format!("`danger-{}`", d.id);
+            vec![d.what.to_string(), code, d.severity.to_string(), d.permissions(), counts.to_string()]
         })
         .collect();
     assert_eq!(rows, expected);

@@ -480,7 +480,7 @@ subjects:
     let spec = "  bundleObjects: Drop\n  operator:\n    installNamespace: ops\n    policy: {}\n";
     let (_, results) = render_results(&files(&[("bundle/manifests/zz.yaml", rbac.to_string())]), &admin_config(spec));
     let dangerous: Vec<&str> =
-        results.iter().filter(|r| r.code == "dangerous-grant").map(|r| r.message.as_str()).collect();
+        results.iter().filter(|r| r.code.starts_with("danger-")).map(|r| r.message.as_str()).collect();
     // A policy is set, without a ceiling: the fix is one.
     assert!(
         dangerous.iter().all(|m| m.ends_with(
@@ -493,6 +493,9 @@ subjects:
             dangerous.iter().any(|m| m.contains("ClusterRole ack-deputy") && m.contains(what)),
             "{what}: {dangerous:#?}"
         );
+    }
+    for code in ["danger-install-operators", "danger-gitops-deploy"] {
+        assert!(results.iter().any(|r| r.code == code), "{code}, a rule of its own: {results:#?}");
     }
 }
 

@@ -405,8 +405,8 @@ fn tagged_keys_and_directives_are_refused() {
 }
 
 /// The catalog reads the judgement's values, not render's text: a bundle
-/// with sixteen dangerous rules (more than render's text shows for one
-/// account) reports sixteen, and a resource name holding a line break cannot
+/// with seventeen dangerous grants (more than render's text shows for one
+/// account; one rule both reads and writes secrets) reports seventeen, and a resource name holding a line break cannot
 /// move the worst level out of reach.
 #[test]
 fn every_dangerous_grant_is_counted_and_the_worst_is_a_value() {
@@ -432,7 +432,7 @@ fn every_dangerous_grant_is_counted_and_the_worst_is_a_value() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let row = rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
-    assert_eq!(row["dangerous"].as_array().unwrap().len(), 16, "{row}");
+    assert_eq!(row["dangerous"].as_array().unwrap().len(), 17, "{row}");
     assert_eq!(row["worst"], "critical");
     // Worst first.
     assert!(row["dangerous"][0].as_str().unwrap().contains("(critical)"), "{row}");

@@ -89,7 +89,10 @@ fn render_writes_its_errors_and_the_gates_verdicts_as_sarif() {
             .all(|r| r["message"]["text"].as_str().unwrap().contains("spec.operator.policy.deny\\[0\\] forbids")),
         "{results:#?}"
     );
-    let dangerous = under("dangerous-grant");
+    let dangerous: Vec<_> =
+        results.iter().filter(|r| r["ruleId"].as_str().is_some_and(|id| id.starts_with("danger-"))).collect();
+    let kinds: std::collections::BTreeSet<&str> = dangerous.iter().filter_map(|r| r["ruleId"].as_str()).collect();
+    assert!(kinds.len() > 1, "each kind of danger under its own rule: {kinds:?}");
     assert!(
         !dangerous.is_empty() && dangerous.iter().all(|r| r["level"] == "warning"),
         "the catalogue's warnings, without a ceiling"

@@ -1,5 +1,8 @@
 use super::*;
 
+const RBAC: &str = "rbac.authorization.k8s.io";
+const ADMISSION: &str = "admissionregistration.k8s.io";
+
 fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
     let v = |s: &[&str]| Some(s.iter().map(|x| x.to_string()).collect::<Vec<_>>());
     PolicyRule {

@@ -155,22 +155,22 @@ pub(crate) fn warn_deputies(generated: &[Made], results: &mut Vec<Finding>) {
     for (about, o) in generated {
         let (About::Api { api, role, .. }, Object::ClusterRole(r)) = (about, o) else { continue };
         for rule in r.rules.iter().flatten() {
-            let found: Vec<_> =
-                crate::access::danger::dangers(rule, false).into_iter().filter(|d| !d.is_wildcard()).collect();
-            let Some(worst) = found.iter().map(|d| d.severity).max() else { continue };
-            let what: Vec<String> = found.iter().map(|d| format!("{} ({})", d.what, d.severity)).collect();
-            results.push(
-                Finding::warning(
-                    Code::DangerousGrant,
-                    format!(
-                        "the {} role olm-rbac writes for API {api} lets whoever holds it {}: a controller acts on what they write, with its own rights (see docs/dangerous-permissions.md)",
-                        role.as_str(),
-                        what.join(", ")
-                    ),
-                )
-                .dangerous(worst)
-                .on(&o.object_ref()),
-            );
+            let found = crate::access::danger::dangers(rule, false).into_iter().filter(|d| !d.is_wildcard());
+            for d in found {
+                results.push(
+                    Finding::warning(
+                        Code::of_danger(d),
+                        format!(
+                            "the {} role olm-rbac writes for API {api} lets whoever holds it {} ({}): a controller acts on what they write, with its own rights (see docs/dangerous-permissions.md)",
+                            role.as_str(),
+                            d.what,
+                            d.severity
+                        ),
+                    )
+                    .dangerous(d.severity)
+                    .on(&o.object_ref()),
+                );
+            }
         }
     }
 }

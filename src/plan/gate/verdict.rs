@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use crate::access::cover::{overlaps, uncovered_rules};
-use crate::access::danger::dangers;
+use crate::access::danger::{dangers, Danger};
 use crate::access::describe_rule;
 use crate::config::{PolicyEntry, PolicyScope};
 use crate::findings::{Code, Finding, Shown};
@@ -212,21 +212,19 @@ pub(super) fn warn_dangerous(holdings: &[Holding], policy_set: bool, results: &m
         "set spec.operator.policy to decide what the operator may hold"
     };
     let mut results = Capped::new(results);
-    // Worst first, so that the cap on the text never hides a grant more
-    // dangerous than those it shows (the order is otherwise the CSV's).
-    let mut dangerous: Vec<(&Holding, Vec<_>)> = holdings
+    // One result per kind of danger a holding grants, each under its own
+    // code, so that a user accepts or suppresses one kind, never a rule's
+    // others; worst first, so that the cap on the text never hides a grant
+    // more dangerous than those it shows (the order is otherwise the CSV's).
+    let mut dangerous: Vec<(&Holding, &Danger)> = holdings
         .iter()
-        .map(|g| (g, dangers(&g.rule, g.reach == Reach::Cluster)))
-        .filter(|(_, d)| !d.is_empty())
+        .flat_map(|g| dangers(&g.rule, g.reach == Reach::Cluster).into_iter().map(move |d| (g, d)))
         .collect();
-    dangerous.sort_by_key(|(_, d)| std::cmp::Reverse(d.iter().map(|d| d.severity).max()));
-    for (g, dangers) in dangerous {
-        let what: Vec<String> = dangers.iter().map(|d| format!("{} ({})", d.what, d.severity)).collect();
+    dangerous.sort_by_key(|(_, d)| std::cmp::Reverse(d.severity));
+    for (g, d) in dangerous {
         let message =
-            format!("{}: {} (see docs/dangerous-permissions.md; {decide})", g.describe(None), what.join(", "));
-        let worst = dangers.iter().map(|d| d.severity).max();
-        let finding = Finding::warning(Code::DangerousGrant, message);
-        results.push(g, worst.map_or(finding.clone(), |w| finding.dangerous(w)));
+            format!("{}: {} ({}) (see docs/dangerous-permissions.md; {decide})", g.describe(None), d.what, d.severity);
+        results.push(g, Finding::warning(Code::of_danger(d), message).dangerous(d.severity));
     }
     results.finish();
 }
@@ -265,7 +263,10 @@ impl<'r> Capped<'r> {
     fn finish(self) {
         for (who, first) in self.first {
             let more = self.said.get(&who).copied().unwrap_or_default() - Self::EACH;
-            let message = format!("and {more} more like it for {who} (the first {} are shown)", Self::EACH);
+            let message = format!(
+                "and {more} more like it for {who} (the first {} are shown; the KRM function's results, render --sarif and the catalog commands' -o json list every one)",
+                Self::EACH
+            );
             self.results.push(Finding { message, danger: None, shown: Shown::CapCount, ..first });
         }
     }
