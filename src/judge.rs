@@ -136,7 +136,7 @@ impl Judged<'_> {
     /// the operator's as OLM v1 grants them where the output writes none; for
     /// the access kernel (`check::load::policy_of`).
     pub(crate) fn rbac(&self) -> Vec<InputObject> {
-        use crate::model::{view_for, Body, ViewKind};
+        use crate::model::Body;
         let mut out: Vec<InputObject> = Vec::new();
         for (i, o) in self.objects.iter().enumerate() {
             if !matches!(o.body, Body::Role(_) | Body::Binding(_)) {
@@ -160,64 +160,44 @@ impl Judged<'_> {
         }
         let written = self.plan.generated().iter().map(|g| (&g.object, false));
         let by_olm = self.plan.granted_by_olm().map(|o| (o, true));
-        let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+        let mut renamed: BTreeMap<(String, String), String> = BTreeMap::new();
         for (object, olm) in written.chain(by_olm) {
-            let Ok(mut value) = serde_json::to_value(object) else { continue };
+            let Some(mut o) = object.as_input_object() else { continue };
             if olm {
                 // OLM names its own objects: none of the input's is one of
                 // them, so a bundle role named as olm-rbac names OLM's grant
                 // neither replaces it nor is replaced.
-                unclash(&mut value, &out, &mut renamed);
+                unclash(&mut o, &out, &mut renamed);
             }
-            let meta = &value["metadata"];
-            let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
-            let map = |v: &serde_json::Value| serde_json::from_value(v.clone()).unwrap_or_default();
-            let header = crate::model::Header {
-                api_version: text(&value["apiVersion"]),
-                kind: text(&value["kind"]),
-                name: text(&meta["name"]),
-                namespace: text(&meta["namespace"]),
-                labels: map(&meta["labels"]),
-                annotations: map(&meta["annotations"]),
-                list: false,
-            };
-            let body = match view_for(&header) {
-                Some(ViewKind::Role) => serde_json::from_value(value).map(Body::Role),
-                Some(ViewKind::Binding) => serde_json::from_value(value).map(Body::Binding),
-                _ => continue,
-            };
-            if let Ok(body) = body {
-                out.push(InputObject { header, body, file: None });
-            }
+            out.push(o);
         }
         out
     }
 }
 
-/// Renames one of OLM's grants (a role or binding as JSON) while an object of
-/// `taken` has its kind and name, and points a binding at its role's new name.
-fn unclash(value: &mut serde_json::Value, taken: &[InputObject], renamed: &mut BTreeMap<String, String>) {
-    let kind = value["kind"].as_str().unwrap_or_default().to_string();
-    let name = value["metadata"]["name"].as_str().unwrap_or_default().to_string();
+/// Renames one of OLM's grants while an object of `taken` has its kind and
+/// name, and points a binding at its role's new name.
+fn unclash(o: &mut InputObject, taken: &[InputObject], renamed: &mut BTreeMap<(String, String), String>) {
+    use crate::model::Body;
+    let kind = o.header.kind.clone().unwrap_or_default();
+    let name = o.header.name.clone().unwrap_or_default();
     let clashes =
-        |n: &str| taken.iter().any(|o| o.header.kind.as_deref() == Some(&kind) && o.header.name.as_deref() == Some(n));
+        |n: &str| taken.iter().any(|t| t.header.kind.as_deref() == Some(&kind) && t.header.name.as_deref() == Some(n));
     let mut unique = name.clone();
     while clashes(&unique) {
         unique.push_str("-olm");
     }
     if unique != name {
-        value["metadata"]["name"] = serde_json::Value::String(unique.clone());
-        if kind.ends_with("Role") {
-            renamed.insert(format!("{kind}/{name}"), unique);
+        o.header.name = Some(unique.clone());
+        if matches!(o.body, Body::Role(_)) {
+            renamed.insert((kind, name), unique);
         }
     }
-    let role = format!(
-        "{}/{}",
-        value["roleRef"]["kind"].as_str().unwrap_or_default(),
-        value["roleRef"]["name"].as_str().unwrap_or_default()
-    );
-    if let Some(new) = renamed.get(&role) {
-        value["roleRef"]["name"] = serde_json::Value::String(new.clone());
+    if let Body::Binding(b) = &mut o.body {
+        let role = (b.role_ref.kind.clone().unwrap_or_default(), b.role_ref.name.clone().unwrap_or_default());
+        if let Some(new) = renamed.get(&role) {
+            b.role_ref.name = Some(new.clone());
+        }
     }
 }
 

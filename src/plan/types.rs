@@ -2,6 +2,8 @@
 //! each is about, the steps' draft and the plan it becomes. Every room of the
 //! planner reads them from here; `plan.rs` only runs the steps.
 
+mod kernel;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::admissionregistration::v1::{ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding};
