@@ -419,6 +419,7 @@ pub(crate) mod matches;
 mod rbac;
 mod request;
 mod resources;
+pub(crate) mod subresources;
 pub use crate::model::{AggregatingRole, RoleRefKind, SubjectKind};
 pub use chain::{describe_rule, ChainRole, GrantChain, Via};
 pub use rbac::BindingKind;

@@ -91,7 +91,8 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     }
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
-    match judge_all(&catalog, args.bundles, &admitted, asked, |_| args.config.to_vec()) {
+    let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };
+    match judge_all(&catalog, args.bundles, &admitted, extension, |_| args.config.to_vec()) {
         Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -131,7 +132,7 @@ fn audit_all(
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<(read::Catalog, Result<Vec<report::Row>, String>), String> {
     let mut unreadable: Option<String> = None;
-    let (catalog, mut rows) = judging(None, |judge| {
+    let (catalog, mut rows) = judging(crate::judge::Extension::Given { asked: None, object: None }, |judge| {
         read::Catalog::read_with(
             path,
             Some(&mut |entry: Entry, objects| {
@@ -186,10 +187,10 @@ fn judge_all(
     catalog: &read::Catalog,
     bundles: Option<&Path>,
     entries: &[Entry],
-    asked: crate::judge::Asked<'_>,
+    extension: crate::judge::Extension<'_>,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
-    let ((), mut rows) = judging(Some(asked), |judge| {
+    let ((), mut rows) = judging(extension, |judge| {
         catalog.each_bundle(entries, |entry, objects| {
             let sources = match objects? {
                 Some(objects) => Ok(objects),
@@ -212,9 +213,9 @@ fn judge_all(
 /// row keeps its place in the catalog's order, whichever judge finishes
 /// first. Kubernetes' bootstrap roles, which every judgement needs, are read
 /// meanwhile on a thread of their own.
-/// `asked`: what the ClusterExtension asks of each install, when one is read.
+/// `extension`: what the ClusterExtension asks of each install, when one is read.
 fn judging<T>(
-    asked: Option<crate::judge::Asked<'_>>,
+    extension: crate::judge::Extension<'_>,
     read: impl FnOnce(&mut Judge<'_>) -> Result<T, String>,
 ) -> Result<(T, Vec<report::Row>), String> {
     let (queue, queued) = std::sync::mpsc::sync_channel::<Judging>(1);
@@ -223,7 +224,7 @@ fn judging<T>(
     let stopped = || "a bundle's judge stopped".to_string();
     let (read, mut judged) = std::thread::scope(|scope| {
         scope.spawn(|| crate::access::builtin::policy().is_ok());
-        let workers: Vec<_> = (0..judges).map(|_| scope.spawn(|| judge_queued(&queued, asked))).collect();
+        let workers: Vec<_> = (0..judges).map(|_| scope.spawn(|| judge_queued(&queued, extension))).collect();
         let mut next = 0usize;
         let read = read(&mut |entry, sources, config| {
             next += 1;
@@ -256,7 +257,7 @@ type Judging = (usize, Entry, Result<Vec<Source>, String>, Vec<Source>);
 /// Judges bundles from the queue until it is closed; each row with its place.
 fn judge_queued(
     queued: &std::sync::Mutex<std::sync::mpsc::Receiver<Judging>>,
-    asked: Option<crate::judge::Asked<'_>>,
+    extension: crate::judge::Extension<'_>,
 ) -> Vec<(usize, report::Row)> {
     let mut rows = Vec::new();
     loop {
@@ -269,7 +270,7 @@ fn judge_queued(
             Err(why) => report::unjudged(&entry, why),
             Ok(sources) => match unjudgeable(&entry, &sources) {
                 Some(why) => report::unjudged(&entry, why),
-                None => report::judge_one(&entry, &sources, &config, asked),
+                None => report::judge_one(&entry, &sources, &config, extension),
             },
         };
         rows.push((at, row));

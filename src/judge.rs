@@ -14,21 +14,34 @@ use crate::plan::origin::{folder_of, BundleFolders};
 use crate::plan::{plan_in, set_aside, BundleRoots, Plan, SetAside};
 use crate::yaml::{self, Chunk};
 
+mod verdict;
 pub(crate) mod views;
 
 use views::{read_config, read_objects, yaml_finding};
 
 pub(crate) use crate::plan::installable::Asked;
 pub(crate) use crate::plan::JudgedRange;
+pub(crate) use verdict::Extension;
+pub use verdict::Verdict;
 
-/// What [`judge`] decided, and what it read to decide it.
+/// What [`judge`] read, as text, and decided.
 pub(crate) struct Judged<'a> {
     /// The RBACConfig documents, each with its file.
     pub configs: Vec<(Chunk<'a>, FileRef)>,
     /// The other documents, each with its file, as they go out (less those
     /// set aside as a previous version's bundle).
     pub kept: Vec<(Chunk<'a>, FileRef)>,
-    /// The objects `kept` holds, as the planner read them.
+    /// What was decided from them.
+    pub judgement: Judgement,
+}
+
+/// What was decided, as values: the objects as the planner read them, the
+/// plan with every finding, and what the verdict reads besides
+/// ([`Judgement::verdict`]). The KRM function's comes from its
+/// ResourceList's items ([`judge_objects`]), render's and the catalog's from
+/// files ([`judge`]).
+pub(crate) struct Judgement {
+    /// The objects, as the planner read them.
     pub objects: Vec<InputObject>,
     /// What to change and generate, and every finding.
     pub plan: Plan,
@@ -36,6 +49,35 @@ pub(crate) struct Judged<'a> {
     pub olm_feature_gates: Vec<crate::config::FeatureGate>,
     /// The namespace the configs judge the operator in, when one names it.
     pub install_namespace: Option<String>,
+}
+
+impl std::ops::Deref for Judged<'_> {
+    type Target = Judgement;
+    fn deref(&self) -> &Judgement {
+        &self.judgement
+    }
+}
+
+/// Plans `objects` with `configs`, `earlier` (what reading them found)
+/// before the plan's own results: the KRM function's judgement, whose
+/// objects come from one ResourceList and whose config is its functionConfig.
+pub(crate) fn judge_objects(configs: &[config::Config], objects: Vec<InputObject>, earlier: Vec<Finding>) -> Judgement {
+    let plan = if has_error(&earlier) {
+        Plan::refused(earlier)
+    } else {
+        let mut plan = crate::plan::plan(configs, &objects);
+        plan.add_results(earlier, Vec::new());
+        plan
+    };
+    Judgement::of(configs, objects, plan)
+}
+
+impl Judgement {
+    fn of(configs: &[config::Config], objects: Vec<InputObject>, plan: Plan) -> Judgement {
+        let olm_feature_gates = configs.iter().flat_map(|c| c.olm_feature_gates.iter().copied()).collect();
+        let install_namespace = configs.iter().find_map(|c| c.install_namespace().map(str::to_string));
+        Judgement { objects, plan, olm_feature_gates, install_namespace }
+    }
 }
 
 /// Reads `inputs` (and the configs of `configs` and among the inputs) as
@@ -98,35 +140,16 @@ pub(crate) fn judge_with<'a>(
         plan
     };
     plan.add_results(bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
-    let olm_feature_gates = parsed.iter().flat_map(|c| c.olm_feature_gates.iter().copied()).collect();
-    let install_namespace = parsed.iter().find_map(|c| c.install_namespace().map(str::to_string));
-    Judged { configs: split.configs, kept: split.kept, objects, plan, olm_feature_gates, install_namespace }
+    Judged { configs: split.configs, kept: split.kept, judgement: Judgement::of(&parsed, objects, plan) }
 }
 
-impl Judged<'_> {
+impl Judgement {
     /// The ClusterServiceVersion judged, the first the inputs hold.
     pub(crate) fn csv(&self) -> Option<&crate::model::CsvView> {
         self.objects.iter().find_map(|o| match &o.body {
             crate::model::Body::Csv(view) => Some(view),
             _ => None,
         })
-    }
-
-    /// Why OLM v1 would refuse to install the bundle judged, each said in
-    /// full with the ClusterServiceVersion's field (`plan::installable`):
-    /// empty when it installs it, or when the inputs hold no CSV.
-    /// `extension`: what the ClusterExtension asks, when one is known.
-    pub(crate) fn installability(&self, extension: Option<crate::plan::installable::Asked<'_>>) -> Vec<String> {
-        use crate::config::FeatureGate;
-        use crate::model::Body;
-        let single_own_namespace = FeatureGate::single_own_namespace(&self.olm_feature_gates);
-        let install = &crate::plan::installable::Install { single_own_namespace, extension };
-        let crds =
-            self.objects.iter().filter(|o| matches!(o.body, Body::Crd(_))).filter_map(|o| o.header.name.as_deref());
-        let Some(csv) = self.csv() else { return Vec::new() };
-        let refusals = crate::plan::installable::refusals(csv, crds, install);
-        let on = |r: &crate::plan::installable::Refusal| if r.on_extension() { "ClusterExtension " } else { "" };
-        refusals.iter().map(|r| format!("{}{}: {}", on(r), r.field, r.message())).collect()
     }
 
     /// The roles and bindings the cluster holds after the install, as values:

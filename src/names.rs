@@ -140,3 +140,64 @@ mod tests {
         assert!(!glob_match("a*b", "acbd"));
     }
 }
+
+/// The one of `known` that `word` most likely misspells: the nearest by
+/// edits (an insertion, a deletion, a substitution or two neighbours
+/// swapped): one for a word of four to nine letters, two for a longer one,
+/// none for a shorter; never `word` itself. What a typo in a policy was
+/// meant as.
+pub(crate) fn near_miss<'k>(word: &str, known: impl IntoIterator<Item = &'k str>) -> Option<&'k str> {
+    let most = match word.chars().count() {
+        0..=3 => 0,
+        4..=9 => 1,
+        _ => 2,
+    };
+    known
+        .into_iter()
+        .filter(|k| *k != word)
+        .map(|k| (edits(word, k), k))
+        .filter(|(d, _)| *d <= most)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// The edits that turn `a` into `b` (optimal string alignment distance).
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    rows[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1).min(rows[i][j - 1] + 1).min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod near_miss_tests {
+    use super::near_miss;
+
+    #[test]
+    fn a_typo_is_read_as_the_nearest_known_word() {
+        assert_eq!(near_miss("execs", ["exec", "attach"]), Some("exec"));
+        assert_eq!(
+            near_miss("rbac.authorisation.k8s.io", ["rbac.authorization.k8s.io", "apps"]),
+            Some("rbac.authorization.k8s.io")
+        );
+        assert_eq!(near_miss("signer", ["signers"]), Some("signers"));
+        assert_eq!(near_miss("sercets", ["secrets"]), Some("secrets"), "two letters swapped");
+        // Short words and far ones are not guessed at.
+        assert_eq!(near_miss("log", ["pod"]), None);
+        assert_eq!(near_miss("widgets", ["gadgets"]), None);
+        assert_eq!(near_miss("exec", ["exec"]), None, "a known word is no miss");
+    }
+}

@@ -147,25 +147,7 @@ pub fn matches(rule: &AdmissionRule<'_>, attrs: &Attributes<'_>) -> bool {
         && resource
 }
 
-/// The subresources Kubernetes serves, by name: what `resource/*` may match
-/// beside the resource itself. A custom resource has only `status` and
-/// `scale`.
-pub const SUBRESOURCES: &[&str] = &[
-    "approval",
-    "attach",
-    "binding",
-    "ephemeralcontainers",
-    "eviction",
-    "exec",
-    "finalize",
-    "log",
-    "portforward",
-    "proxy",
-    "resize",
-    "scale",
-    "status",
-    "token",
-];
+pub use super::subresources::SUBRESOURCES;
 
 /// The RBAC resources that cover every request an admission rule's resource
 /// pattern matches.

@@ -266,6 +266,17 @@ impl Resources {
         self.table.scope.keys().any(|(g, _)| g == group)
     }
 
+    /// Every API group the table knows, each once.
+    pub(crate) fn groups(&self) -> std::collections::BTreeSet<&str> {
+        self.table.scope.keys().map(|(g, _)| g.as_str()).collect()
+    }
+
+    /// Every resource of one of `groups` (any, for `*`), each once.
+    pub(crate) fn plurals_in(&self, groups: &[&str]) -> std::collections::BTreeSet<&str> {
+        let wanted = |g: &str| groups.iter().any(|want| *want == "*" || *want == g);
+        self.table.scope.keys().filter(|(g, _)| wanted(g)).map(|(_, p)| p.as_str()).collect()
+    }
+
     /// Whether `plural` is a resource of one of `groups` (any, for `*`).
     pub(crate) fn knows_resource(&self, groups: &[&str], plural: &str) -> bool {
         self.table.scope.keys().any(|(g, p)| p == plural && groups.iter().any(|want| *want == "*" || want == g))

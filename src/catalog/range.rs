@@ -30,7 +30,8 @@ pub(crate) fn judged_range(path: &Path, inputs: &[Source], configs: &[Source]) -
     let catalog = read::Catalog::read(path).map_err(at)?;
     let admitted = resolve::admitted(&catalog.entries, &wanted);
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
-    let rows = super::judge_all(&catalog, None, &admitted, asked, |_| configs.to_vec()).map_err(at)?;
+    let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };
+    let rows = super::judge_all(&catalog, None, &admitted, extension, |_| configs.to_vec()).map_err(at)?;
     let (passed, failed): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.passes(Images::ByDigest));
     let said = |r: &Row| r.version.clone().unwrap_or_else(|| "-".into());
     let why = |r: &Row| match r.tag_refused(Images::ByDigest) {

@@ -462,10 +462,10 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
             }
             let view: ExtensionView =
                 crate::yaml::parse_item(chunk).map_err(|e| format!("{}: {}", s.name, e.message))?;
-            found.push((s, view));
+            found.push((s, view, chunk.header.object_ref()));
         }
     }
-    let [(source, view)] = found.as_slice() else {
+    let [(source, view, object)] = found.as_slice() else {
         return Err(format!(
             "-f must hold exactly one ClusterExtension (olm.operatorframework.io/v1); it holds {}",
             found.len()
@@ -485,5 +485,14 @@ pub(super) fn extension(sources: &[Source]) -> Result<Wanted, String> {
     };
     let self_certified = catalog.upgrade_constraint_policy.as_deref() == Some("SelfCertified");
     let (namespace, config) = (view.spec.namespace.clone(), view.spec.config.clone());
-    Ok(Wanted { package, range, written_range, channels: catalog.channels, self_certified, namespace, config })
+    Ok(Wanted {
+        package,
+        range,
+        written_range,
+        channels: catalog.channels,
+        self_certified,
+        namespace,
+        config,
+        object: object.clone(),
+    })
 }

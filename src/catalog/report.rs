@@ -55,12 +55,20 @@ pub struct Row {
     /// What each subject gains over the package's next lower version that rendered (`diff -o json`'s
     /// `gained`); empty for the lowest, and for a bundle that did not render.
     pub gained: Vec<Value>,
+    /// What render warns of besides the dangerous grants: its warnings on the bundle's objects (a pod's
+    /// security, an unmeasurable aggregation, ...) and on the admin's config (a policy entry that
+    /// matches nothing), as render says them.
+    pub warnings: Vec<String>,
     /// What the package's `olm.deprecations` says of the bundle, of a channel that lists it, or of
     /// the package: OLM v1 still installs a deprecated bundle and reports it on the ClusterExtension.
     pub deprecations: Vec<String>,
     #[serde(skip)]
     #[schemars(skip)]
     parsed_version: Option<Version>,
+    /// Those of `warnings` about the admin's RBACConfig, said once for the run.
+    #[serde(skip)]
+    #[schemars(skip)]
+    config_warnings: Vec<String>,
     /// The roles and bindings its install leaves on the cluster, kept for the
     /// gains and then dropped: the objects, not the cluster's RBAC built from
     /// them, which holds Kubernetes' bootstrap roles too and would make a
@@ -70,27 +78,7 @@ pub struct Row {
     rbac: Option<Vec<crate::model::InputObject>>,
 }
 
-/// How one bundle fared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Pass,
-    Fail,
-    Unjudged,
-    /// OLM v1 refuses to install it, whatever its RBAC (`errors` say which rule).
-    Uninstallable,
-}
-
-impl Verdict {
-    fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Fail => "fail",
-            Verdict::Unjudged => "unjudged",
-            Verdict::Uninstallable => "uninstallable",
-        }
-    }
-}
+pub use crate::judge::Verdict;
 
 impl Row {
     /// Whether its image is named by tag where only digests are accepted:
@@ -124,75 +112,59 @@ fn row_of(entry: &Entry) -> Row {
         worst: None,
         errors: Vec::new(),
         dangerous: Vec::new(),
+        warnings: Vec::new(),
         gained: Vec::new(),
         deprecations: entry.deprecations.clone(),
         parsed_version: entry.version.clone(),
+        config_warnings: Vec::new(),
         rbac: None,
     }
 }
 
-/// Judges the bundle as `render` would its folder, with `config`, and reads
-/// the verdict's values: every error, every dangerous grant (worst first,
-/// none left out), the worst level, and the cluster's RBAC for the gains.
+/// Judges the bundle as `render` would its folder, with `config`, and writes
+/// the judgement's verdict as a row: its reasons, every dangerous grant
+/// (worst first, none left out), the worst level, and the cluster's RBAC for
+/// the gains.
 pub(super) fn judge_one(
     entry: &Entry,
     sources: &[Source],
     config: &[Source],
-    asked: Option<crate::judge::Asked<'_>>,
+    extension: crate::judge::Extension<'_>,
 ) -> Row {
-    use crate::findings::Severity as Said;
     let mut row = row_of(entry);
     let judged = crate::judge::judge(sources, config, &[]);
+    let decision = judged.verdict(extension);
+    if decision.verdict == Verdict::Unjudged {
+        let unread = |f: &crate::findings::Finding| {
+            format!("its manifests cannot be read as OLM reads them: {}", f.said_in_file())
+        };
+        row.errors = decision.reasons.iter().map(unread).collect();
+        return row;
+    }
     if let Some(why) = not_the_bundle(entry, &judged) {
         row.errors.push(why);
         return row;
     }
-    let findings: Vec<&crate::findings::Finding> = judged.plan.findings().collect();
-    // Whether the admission policy can be written is about the
-    // ClusterExtension in render's own input: a catalog's bundle is judged
-    // without one (catalog judge reads its own), so that is no verdict on it.
-    let of_the_bundle = |f: &&&crate::findings::Finding| {
-        f.severity == Said::Error && f.code != crate::findings::Code::AdmissionPolicyBlocked
-    };
-    row.errors = findings.iter().filter(of_the_bundle).map(|f| f.said_in_file()).collect();
-    let refused = !row.errors.is_empty();
-    let mut dangerous: Vec<_> = findings.iter().filter(|f| f.danger.is_some()).collect();
-    dangerous.sort_by_key(|f| std::cmp::Reverse(f.danger));
-    row.dangerous = dangerous.iter().map(|f| f.said_in_file()).collect();
-    row.worst = dangerous.first().and_then(|f| f.danger);
-    // What OLM v1 refuses is never installed, whatever the policy says: its
-    // reasons come first, and its RBAC is no version's to gain over.
-    let refusals = judged.installability(asked);
-    if !refusals.is_empty() {
-        row.errors.splice(0..0, refusals);
-        row.verdict = Verdict::Uninstallable;
-        return row;
-    }
-    // The ClusterExtension installs where the operator was judged, or the
-    // verdict is about another install (render says the same).
-    let elsewhere = asked.and_then(|a| a.namespace).zip(judged.install_namespace.as_deref()).filter(|(a, j)| a != j);
-    if let Some((asked, judged_in)) = elsewhere {
-        row.errors.push(format!(
-            "ClusterExtension: spec.namespace: {asked:?} is not {judged_in:?}, the namespace olm-rbac judged the operator in (spec.operator.installNamespace): its namespaced permissions would land in another namespace than judged; set one to the other"
-        ));
-    }
-    row.verdict = if refused || elsewhere.is_some() { Verdict::Fail } else { Verdict::Pass };
-    if !refused {
+    row.verdict = decision.verdict;
+    row.errors = decision.reasons.iter().map(|f| f.said_in_file()).collect();
+    row.dangerous = decision.dangerous.iter().map(|f| f.said_in_file()).collect();
+    row.warnings = decision.warnings.iter().map(|f| f.said_in_file()).collect();
+    row.config_warnings = decision.about_the_config().map(|f| f.said_in_file()).collect();
+    row.worst = decision.worst();
+    // What OLM v1 refuses is never installed, and what did not render left
+    // nothing: neither is a version to gain over.
+    if decision.rendered && decision.verdict != Verdict::Uninstallable {
         row.rbac = Some(judged.rbac());
     }
     row
 }
 
 /// Why the manifests read are not the bundle OLM installs, if they are
-/// not: manifests OLM cannot read (the bundle is unjudged, never failed: what
-/// OLM cannot read is never a policy word), or other than exactly one
-/// ClusterServiceVersion, named as the bundle, at the catalog's version.
+/// not: other than exactly one ClusterServiceVersion, named as the bundle,
+/// at the catalog's version (the bundle is unjudged, never failed).
 /// Read from the judgement's own values, so each manifest is read once.
 fn not_the_bundle(entry: &Entry, judged: &crate::judge::Judged<'_>) -> Option<String> {
     use crate::model::{view_for, ViewKind};
-    if let Some(f) = judged.plan.findings().find(|f| f.code == crate::findings::Code::YamlInvalid) {
-        return Some(format!("its manifests cannot be read as OLM reads them: {}", f.said_in_file()));
-    }
     let csvs: Vec<Option<&str>> = judged
         .kept
         .iter()
@@ -282,6 +254,20 @@ fn packages(ranked: &[Row]) -> Vec<Package<'_>> {
     out
 }
 
+/// The warnings about the admin's RBACConfig, the same for every bundle
+/// judged with it: each once, on stderr, as render says them (what each row
+/// warns of on its own objects is in `-o json`).
+pub(super) fn config_warnings(rows: &[Row]) -> String {
+    let mut said = std::collections::BTreeSet::new();
+    let mut out = String::new();
+    for w in rows.iter().flat_map(|r| &r.config_warnings) {
+        if said.insert(w) {
+            out.push_str(&format!("warning: {}\n", crate::check::table::printable(w)));
+        }
+    }
+    out
+}
+
 /// What a bundle image named by tag says where only digests are accepted.
 pub(super) const TAG_IMAGE: &str = "its image is named by tag, not by digest: what OLM pulls under it can change after this judgement, so the verdict does not bind it; name the bundle image by digest in the catalog, or pass --allow-tag-images to accept tag images";
 
@@ -293,6 +279,7 @@ pub(super) fn write(mut rows: Vec<Row>, listing: Listing, format: Format, images
     let failed = rows.iter().filter(|r| !r.passes(images)).count();
     let mut stderr =
         format!("{} bundle(s): {} pass, {failed} fail or cannot be judged\n", rows.len(), rows.len() - failed);
+    stderr.insert_str(0, &config_warnings(&rows));
     let tags = rows.iter().filter(|r| tagged(r)).count();
     if tags > 0 {
         stderr.push_str(&format!(

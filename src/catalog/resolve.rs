@@ -46,6 +46,8 @@ pub struct Wanted {
     pub namespace: Option<String>,
     /// `spec.config`: how it configures each (its watch namespace).
     pub config: Option<crate::model::ExtensionConfig>,
+    /// The ClusterExtension, as results name it.
+    pub object: crate::model::ObjRef,
 }
 
 pub(super) fn admitted(entries: &[Entry], wanted: &Wanted) -> Vec<Entry> {

@@ -249,6 +249,9 @@ pub(crate) struct Plan {
     pub(in crate::plan) results: Vec<Finding>,
     /// Findings past the text's cap (`Shown::PastCap`): values only.
     pub(in crate::plan) past_cap: Vec<Finding>,
+    /// Whether the input was planned at all, not refused before planning:
+    /// only then are the facts of what OLM installs (`shipped`) known.
+    pub(in crate::plan) planned: bool,
 }
 
 impl Plan {
@@ -256,7 +259,7 @@ impl Plan {
     pub(super) fn decide(draft: Draft) -> Plan {
         let Draft { remove, patches, generated, granted_by_olm, shipped, results } = draft;
         let (past_cap, results) = results.into_iter().partition(|f| f.shown == crate::findings::Shown::PastCap);
-        let mut plan = Plan { remove, patches, generated, granted_by_olm, shipped, results, past_cap };
+        let mut plan = Plan { remove, patches, generated, granted_by_olm, shipped, results, past_cap, planned: true };
         plan.change_nothing_on_error();
         plan
     }
@@ -302,6 +305,11 @@ impl Plan {
 
     pub(crate) fn results(&self) -> &[Finding] {
         &self.results
+    }
+
+    /// See the field: whether the input was planned, not refused before.
+    pub(crate) fn planned(&self) -> bool {
+        self.planned
     }
 
     /// See the field: what OLM installs from the bundle, as shipped.

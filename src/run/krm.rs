@@ -12,8 +12,10 @@ use super::Outcome;
 use crate::config::{self, BundleObjects, Config};
 use crate::findings::{krm_results, Code, Finding, ObjRef};
 use crate::judge::views::{read_config, read_objects, view_finding, yaml_finding};
+use crate::judge::{Extension, Verdict};
 use crate::model::{InputObject, RunnerMarks};
-use crate::plan::{plan, Generated, Plan};
+use crate::outcome::Exit;
+use crate::plan::{Generated, Plan};
 use crate::yaml::{self, Chunk, Layout, ListText};
 
 const LIST_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
@@ -76,20 +78,16 @@ pub fn function(input: &str) -> Outcome {
             .at("spec.bundleObjects"),
         );
     }
-    let mut plan = match config {
-        Some(config) if exit_code(&results) == 0 => {
-            let mut plan = plan(&[config], &objects);
-            plan.add_results(results, Vec::new());
-            plan
-        }
-        _ => Plan::refused(results),
-    };
+    let configs: Vec<Config> = config.into_iter().collect();
+    let judgement = crate::judge::judge_objects(&configs, objects, results);
+    let verdict = judgement.verdict(Extension::InInput).verdict;
+    let mut plan = judgement.plan;
     if reserialised {
         plan.add_results(Vec::new(), vec![Finding::info(Code::Reserialised,
             "the ResourceList was not in block style (JSON, or items in flow style), so it was re-serialised as block YAML; comments in it are lost",
         )]);
     }
-    let code = exit_code(plan.results());
+    let code = if verdict == Verdict::Pass { exit_code(plan.results()) } else { Exit::Refused.code() };
     match write_list(&list, &mut plan, yaml::line_ending(input)) {
         Ok(stdout) => {
             // kpt shows the results and stderr both; other runners (kustomize) only stderr.

@@ -8,7 +8,8 @@ use super::output::{describe, exit_code, item_text, stderr_lines};
 use super::{json, Outcome, Source};
 use crate::findings::{Code, FileRef, Finding};
 use crate::input::BundleRoot;
-use crate::judge::Judged;
+use crate::judge::{Extension, Judged, Verdict};
+use crate::outcome::Exit;
 use crate::plan::Plan;
 use crate::yaml::{self, Chunk};
 
@@ -61,8 +62,10 @@ pub(crate) fn render_judged(
     options: &RenderOptions,
     judged_range: Option<&crate::judge::JudgedRange>,
 ) -> Outcome {
-    let Judged { configs: config_chunks, kept, plan, .. } =
-        crate::judge::judge_with(inputs, configs, &options.bundle_roots, judged_range);
+    let judged = crate::judge::judge_with(inputs, configs, &options.bundle_roots, judged_range);
+    let verdict = judged.verdict(Extension::InInput).verdict;
+    let Judged { configs: config_chunks, kept, judgement } = judged;
+    let plan = judgement.plan;
     let split = (config_chunks, kept);
     if let Some(path) = &options.sarif {
         let lines = split.0.iter().chain(&split.1).map(|(c, f)| ((f.path.clone(), f.index), c.line));
@@ -73,8 +76,10 @@ pub(crate) fn render_judged(
             return Outcome::failure(&format!("--sarif {}: {e}", path.display()), 1);
         }
     }
-    let code = exit_code(plan.results());
-    if code != 0 {
+    // Only a pass writes output: a failed, uninstallable or unjudged bundle
+    // leaves nothing half-written.
+    if verdict != Verdict::Pass {
+        let code = Exit::Refused.code();
         return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results(), options.quiet), code };
     }
     write_output(inputs, &split.1, plan, options)

@@ -47,7 +47,7 @@ fn judge(catalog: &str, bundles: Option<&str>, version: &str, output: &str) -> s
 fn judged_text(catalog: &std::path::Path, config: &std::path::Path, ext: &std::path::Path) -> (Option<i32>, String) {
     let [catalog, config, ext] = [catalog, config, ext].map(|p| p.display().to_string());
     let out = run_bin(&["catalog", "judge", "--catalog", &catalog, "-c", &config, "-f", &ext], "");
-    (out.status.code(), text(&out.stdout))
+    (out.status.code(), text(&out.stdout) + &text(&out.stderr))
 }
 
 fn verdicts(out: &std::process::Output) -> Vec<(String, String)> {
@@ -548,6 +548,38 @@ fn a_mistyped_deny_is_refused_and_the_corrected_one_fails_trident() {
     assert!(right.contains("trident-operator.v24.2.0") && right.contains(" fail "), "{right}");
     assert!(right.contains("spec.operator.policy.deny[0]"), "{right}");
     assert!(!right.contains("did you mean"), "{right}");
+    // A subresource no request names, a group a letter off, a singular the
+    // table does not list (a virtual resource): each denies nothing as
+    // written, so each is refused with what it was meant as.
+    for (deny, said) in [
+        (
+            "{apiGroups: [''], resources: [pods/execs], verbs: [create]}",
+            "\"pods/execs\" names \"execs\", which is not a subresource any request names; did you mean \"pods/exec\"?",
+        ),
+        (
+            "{apiGroups: [rbac.authorisation.k8s.io], resources: [clusterroles], verbs: [escalate]}",
+            "\"rbac.authorisation.k8s.io\" is not an API group of Kubernetes, OLM or the input's CRDs; did you mean \"rbac.authorization.k8s.io\"?",
+        ),
+        (
+            "{apiGroups: [certificates.k8s.io], resources: [signer], verbs: [sign]}",
+            "\"signer\" is not a resource of API group(s) \"certificates.k8s.io\"; did you mean \"signers\"?",
+        ),
+    ] {
+        let (code, typo) = judge(deny);
+        assert_eq!(code, Some(1), "{deny}: {typo}");
+        assert!(typo.contains(said), "{deny}: {typo}");
+    }
+    // Subresources requests do name pass, the kubelet's and finalizers too.
+    let (_, fine) = judge("{apiGroups: ['', apps, authentication.k8s.io], resources: [pods/exec, nodes/metrics, deployments/finalizers, userextras/anything], verbs: [create, get, update, impersonate]}");
+    assert!(!fine.contains("warning:") && !fine.contains("did you mean"), "{fine}");
+    // What is only a warning (a name olm-rbac does not know may be an API
+    // of the cluster's) is said once, as render says it, not dropped.
+    let (_, unknown) = judge("{apiGroups: [widgets.example.com], resources: [widgets], verbs: [get]}");
+    assert_eq!(
+        count(&unknown, "warning: RBACConfig trident: spec.operator.policy.deny[0].apiGroups[0]: \"widgets.example.com\" is not an API group"),
+        1,
+        "{unknown}"
+    );
 }
 
 /// Found in review: `catalog judge` holds the ClusterExtension's namespace

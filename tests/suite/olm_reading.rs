@@ -620,6 +620,10 @@ fn a_bundle_object_of_a_kind_olm_refuses_is_refused() {
         assert_eq!(out.status.code(), Some(1), "{kind}: {stderr}");
         assert!(stderr.contains(&format!("kind: the bundle holds a {kind:?}, a kind registry+v1 bundles may not hold: OLM refuses the bundle")), "{kind}: {stderr}");
         assert!(text(&out.stdout).is_empty(), "{kind}: nothing is written");
+        // The catalog's verdict is the same judgement's: OLM refuses the
+        // bundle, so it is uninstallable, not a policy's fail.
+        let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+        assert_eq!(verdict_of(&judged, "0.5.2"), Some("uninstallable"), "{kind}: {:#?}", judged.rows);
     }
     // Every kind registry+v1 allows passes that check (a Secret, say).
     std::fs::write(bundle.join("manifests/extra.yaml"), "apiVersion: v1\nkind: Secret\nmetadata:\n  name: fine\n")
@@ -651,7 +655,7 @@ fn a_bundle_olm_v1_refuses_is_uninstallable() {
     assert_eq!(row["verdict"], "uninstallable", "{row}");
     let why = row["errors"][0].as_str().unwrap();
     assert!(
-        why.starts_with("spec.installModes: OLM v1 will not install this bundle (applier/provider.go, operator-controller v1.11.0): it does not support the AllNamespaces install mode (it supports OwnNamespace)"),
+        why.starts_with("ClusterServiceVersion placeholder/kube-green.v0.5.2: spec.installModes: OLM v1 will not install this bundle (applier/provider.go, operator-controller v1.11.0): it does not support the AllNamespaces install mode (it supports OwnNamespace)"),
         "{why}"
     );
     let others: Vec<&serde_json::Value> = judged.rows.iter().filter(|r| r["version"] != "0.5.2").collect();

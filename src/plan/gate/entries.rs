@@ -3,17 +3,19 @@
 //! accepts any string in a rule, and matches it exactly, so `secret` or
 //! `Bind` match nothing: a `deny` entry written so forbids nothing, and the
 //! admin believes they are protected. A value that is a near miss of one
-//! that exists (another case, a singular, a kind) is an error in `deny`, a
+//! that exists (another case, a singular, a kind, a letter or two off, a
+//! subresource no request names: `pods/execs`) is an error in `deny`, a
 //! warning in `allow` (which then allows less than written, never more);
 //! one olm-rbac does not know at all (an API of the cluster's that neither
 //! Kubernetes, OLM nor the input defines) is a warning either way.
 
 use std::collections::BTreeSet;
 
-use crate::access::{builtin, danger, Resources};
+use crate::access::{builtin, danger, subresources, Resources};
 use crate::config::{InstallPolicy, PolicyEntry};
 use crate::findings::{Code, Finding};
 use crate::model::*;
+use crate::names::near_miss;
 
 use crate::plan::facts::input::Planning;
 
@@ -117,7 +119,10 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
             out.push(Unknown {
                 field: format!("verbs[{j}]"),
                 why: format!("{verb:?} is not a verb the cluster serves"),
-                meant: verbs.contains(&lower).then_some(lower),
+                meant: verbs
+                    .contains(&lower)
+                    .then_some(lower)
+                    .or_else(|| near_miss(verb, verbs.iter().map(String::as_str)).map(str::to_string)),
             });
         }
     }
@@ -129,33 +134,49 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
         table.knows_resource(&groups, r)
             || named().any(|(g, nr)| nr == r && groups.iter().any(|w| *w == "*" || *w == g))
     };
+    let all_groups = || {
+        let mut all = table.groups();
+        all.extend(named().map(|(g, _)| g));
+        all
+    };
     for (j, group) in groups.iter().enumerate() {
         if *group != "*" && !knows_group(group) {
             let lower = group.to_ascii_lowercase();
+            let meant =
+                if knows_group(&lower) { Some(lower) } else { near_miss(group, all_groups()).map(str::to_string) };
             out.push(Unknown {
                 field: format!("apiGroups[{j}]"),
                 why: format!("{group:?} is not an API group of Kubernetes, OLM or the input's CRDs"),
-                meant: knows_group(&lower).then_some(lower),
+                meant,
             });
         }
     }
+    let plurals = || {
+        let mut all = table.plurals_in(&groups);
+        all.extend(named().filter(|(g, _)| groups.iter().any(|w| *w == "*" || w == g)).map(|(_, r)| r));
+        all
+    };
     for (j, resource) in rule.resources.iter().flatten().enumerate() {
         let (base, sub) = resource.split_once('/').map_or((resource.as_str(), None), |(b, s)| (b, Some(s)));
         // Resource and subresource names are lower case, always.
         let lower = sub.is_none_or(|s| s == s.to_lowercase());
+        let field = format!("resources[{j}]");
         if base == "*" || (lower && knows_resource(base)) {
+            // `userextras/<key>` names any key of an impersonated extra field.
+            let any_key = base == "userextras";
+            if let Some(sub) = sub.filter(|s| *s != "*" && !any_key && !subresources::is_subresource(s)) {
+                let meant = near_miss(sub, subresources::all()).map(|m| format!("{base}/{m}"));
+                let why = format!("{resource:?} names {sub:?}, which is not a subresource any request names");
+                out.push(Unknown { field, why, meant });
+            }
             continue;
         }
-        let meant = table.meant(&groups, base).map(|m| match sub {
+        let meant = table.meant(&groups, base).or_else(|| near_miss(base, plurals())).map(|m| match sub {
             Some(s) => format!("{m}/{}", s.to_lowercase()),
             None => m.to_string(),
         });
         let in_groups = groups.iter().map(|g| format!("{g:?}")).collect::<Vec<_>>().join(", ");
-        out.push(Unknown {
-            field: format!("resources[{j}]"),
-            why: format!("{resource:?} is not a resource of API group(s) {in_groups}"),
-            meant,
-        });
+        out.push(Unknown { field, why: format!("{resource:?} is not a resource of API group(s) {in_groups}"), meant });
     }
     out
 }
