@@ -7,6 +7,7 @@
 //! a policy and prints the answers.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
@@ -102,100 +103,7 @@ pub struct Policy {
     pub kept_as_written: BTreeSet<(Bootstrap, String)>,
 }
 
-/// What [`Policy::visit_rules`] calls with each rule: the chain of roles,
-/// the role that writes the rule, its index there, and the rule.
-type RuleVisitor<'p, 'f> = dyn FnMut(&[String], &'p RoleDef, usize, &'p PolicyRule) + 'f;
-
-/// One rule a role holds ([`Policy::sourced_rules`]): the chain of roles it
-/// comes through, and where it is written.
-#[derive(Debug, Clone)]
-pub struct SourcedRule {
-    /// The role asked about, then each aggregated role down to the one that writes the rule.
-    pub roles: Vec<String>,
-    /// The rule.
-    pub rule: PolicyRule,
-    /// The [`RoleDef::source`] of the role that writes it.
-    pub source: Option<usize>,
-    /// Its index in that role's `rules`.
-    pub index: usize,
-}
-
 impl Policy {
-    /// A role's rules with the chain of roles each comes from, following
-    /// aggregation rules by label (transitively, cycles cut).
-    pub fn effective_rules(&self, role: &RoleDef) -> Vec<(Vec<String>, PolicyRule)> {
-        self.sourced_rules(role).into_iter().map(|h| (h.roles, h.rule)).collect()
-    }
-
-    /// [`Policy::effective_rules`], each rule with the role object and index
-    /// it is written at: what the install gate names as granting it.
-    pub fn sourced_rules(&self, role: &RoleDef) -> Vec<SourcedRule> {
-        let mut out = Vec::new();
-        self.visit_rules(role, &mut vec![role.name.clone()], &mut BTreeSet::new(), &mut |path, member, index, rule| {
-            out.push(SourcedRule { roles: path.to_vec(), rule: rule.clone(), source: member.source, index })
-        });
-        out
-    }
-
-    /// Each rule of [`Policy::effective_rules`], borrowed: for those who read
-    /// the rules and keep neither them nor their chains.
-    pub(crate) fn each_effective_rule<'p>(&'p self, role: &'p RoleDef, mut each: impl FnMut(&'p PolicyRule)) {
-        self.visit_rules(role, &mut vec![role.name.clone()], &mut BTreeSet::new(), &mut |_, _, _, rule| each(rule));
-    }
-
-    /// Calls `each` with every rule the role holds: the chain of roles to the
-    /// one that writes it (`path`), that role, the rule's index and the rule.
-    fn visit_rules<'p>(
-        &'p self,
-        role: &'p RoleDef,
-        path: &mut Vec<String>,
-        seen: &mut BTreeSet<String>,
-        each: &mut RuleVisitor<'p, '_>,
-    ) {
-        let written = |path: &[String], role: &'p RoleDef, each: &mut RuleVisitor<'p, '_>| {
-            for (index, rule) in role.rules.iter().enumerate() {
-                each(path, role, index, rule);
-            }
-        };
-        if !seen.insert(format!("{}/{}", role.namespace.as_deref().unwrap_or_default(), role.name)) {
-            // Aggregating roles that select each other: the controller copies
-            // rules around the cycle, so what is written on any role in it can
-            // stay on all of them, whatever order it syncs them in. Count it.
-            let before = &path[..path.len().saturating_sub(1)];
-            if let Some(start) = before.iter().position(|n| *n == role.name) {
-                for name in &before[start..] {
-                    if let Some(member) = self.cluster_roles.get(name) {
-                        written(path, member, each);
-                    }
-                }
-            }
-            return;
-        }
-        if role.aggregation.is_empty() || role.namespace.is_some() {
-            written(path, role, each);
-            return;
-        }
-        // The aggregation controller replaces an aggregating role's rules with
-        // those of the roles it selects; its own `rules` are not kept.
-        for member in self.cluster_roles.values() {
-            if member.name != role.name && role.aggregation.iter().any(|s| selects(s, &member.labels)) {
-                path.push(member.name.clone());
-                self.visit_rules(member, path, seen, each);
-                path.pop();
-            }
-        }
-    }
-
-    /// The role a binding refers to: a ClusterRole, or a Role in a
-    /// RoleBinding's own namespace. `None` when the policy has no such role.
-    pub(crate) fn bound_role(&self, b: &BindingDef) -> Option<&RoleDef> {
-        match (b.role_ref_kind()?, &b.namespace) {
-            (RoleRefKind::ClusterRole, _) => self.cluster_roles.get(&b.role_name),
-            (RoleRefKind::Role, Some(ns)) => self.roles.get(&(ns.clone(), b.role_name.clone())),
-            (RoleRefKind::Role, None) => None,
-        }
-    }
-
     /// Whether the request is cluster-scoped (unknown resources count as
     /// namespaced). A request for one Namespace object is made in that
     /// namespace, so RoleBindings there apply to it, as on a cluster.
@@ -218,22 +126,26 @@ impl Policy {
         }
     }
 
-    /// The chains through one binding that grant the request, ignoring who asks.
-    fn chains_through(&self, b: &BindingDef, asked: Asked<'_>) -> Vec<GrantChain> {
+    /// The chains through one binding that grant the request, ignoring who
+    /// asks: the first rule of its role that allows it, if any.
+    fn chains_through(&self, b: &BindingDef, asked: Asked<'_>) -> Option<GrantChain> {
         if !self.binding_applies(b, asked) {
-            return Vec::new();
+            return None;
         }
-        let Some(role) = self.bound_role(b) else { return Vec::new() };
-        self.effective_rules(role)
-            .into_iter()
-            .filter(|(_, rule)| asked.allowed_by(rule))
-            .map(|(roles, rule)| GrantChain {
+        let mut found = None;
+        self.visit_binding(b, &mut |held| {
+            if !asked.allowed_by(held.rule) {
+                return ControlFlow::Continue(());
+            }
+            found = Some(GrantChain {
                 via: Via::Binding { namespace: b.namespace.clone(), name: b.name.clone(), builtin: b.builtin },
-                roles: self.chain_roles(&roles, b.role_ref_kind() == Some(RoleRefKind::ClusterRole)),
-                rule,
+                roles: self.chain_roles(held.roles, b.role_ref_kind() == Some(RoleRefKind::ClusterRole)),
+                rule: held.rule.clone(),
                 namespace: b.namespace.clone(),
-            })
-            .collect()
+            });
+            ControlFlow::Break(())
+        });
+        found
     }
 
     /// The roles of a path of [`Policy::effective_rules`], marked built-in or
@@ -263,20 +175,7 @@ impl Policy {
             Asked::Resource(req) => req.namespace.as_deref().map_or(Place::ClusterWide, Place::Namespace),
             Asked::Url(_) => Place::ClusterWide,
         };
-        self.bindings_for(who, place).find_map(|b| self.chains_through(b, asked).into_iter().next())
-    }
-
-    /// The bindings that reach the identity and apply in the place: the one
-    /// resolver of who holds what where, for `can`, `can-i --list` and the
-    /// installer's held rights.
-    pub(crate) fn bindings_for<'a>(
-        &'a self,
-        who: &'a Identity,
-        place: Place<'a>,
-    ) -> impl Iterator<Item = &'a BindingDef> + 'a {
-        self.bindings.iter().filter(move |b| {
-            b.applies_in(place) && b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref()))
-        })
+        self.bindings_for(who, place).find_map(|b| self.chains_through(b, asked))
     }
 }
 
@@ -414,10 +313,12 @@ mod chain;
 pub mod cover;
 pub mod danger;
 mod deputy;
+pub(crate) mod diff;
 pub mod intercept;
 pub(crate) mod matches;
 mod rbac;
 mod request;
+mod resolve;
 mod resources;
 pub(crate) mod subresources;
 pub use crate::model::{AggregatingRole, RoleRefKind, SubjectKind};
@@ -426,6 +327,7 @@ pub use rbac::BindingKind;
 pub(crate) use request::Asked;
 pub(crate) use request::MASTERS;
 pub use request::{Identity, Request, UrlRequest};
+pub use resolve::SourcedRule;
 #[cfg(test)]
 pub(crate) use resources::CrdNames;
 pub use resources::Resources;

@@ -215,28 +215,26 @@ fn account_access(policy: &Policy) -> Vec<AccountAccess> {
             let who = Identity::service_account(&ns, &name);
             let mut rules = Vec::new();
             let mut routes = Vec::new();
-            for b in
-                policy.bindings.iter().filter(|b| b.subjects.iter().any(|s| who.is_subject(s, b.namespace.as_deref())))
-            {
-                let Some(role) = policy.bound_role(b) else { continue };
+            // Every binding that names the account, wherever it applies.
+            let _ = policy.visit_rules_for(&who, Place::Each, &mut |held| {
+                let (b, rule) = (held.binding, held.rule);
                 let scope = b.namespace.clone().unwrap_or_else(|| "*".into());
-                for (_, rule) in policy.effective_rules(role) {
-                    let found = dangers(&rule, b.namespace.is_none());
-                    let dangerous = found.iter().map(|d| d.what.to_string()).collect();
-                    let row = AccountRule { scope: scope.clone(), rule: describe_rule(&rule), dangerous };
-                    if !rules.contains(&row) {
-                        rules.push(row);
-                    }
-                    // Kubernetes' bootstrap bindings, which every user or service account
-                    // holds, stay in the table but out of the pictures.
-                    if let Some(route) = Route::through(b).filter(|_| !b.builtin) {
-                        let way = AccountRoute { route, rule };
-                        if !routes.contains(&way) {
-                            routes.push(way);
-                        }
+                let found = dangers(rule, b.namespace.is_none());
+                let dangerous = found.iter().map(|d| d.what.to_string()).collect();
+                let row = AccountRule { scope, rule: describe_rule(rule), dangerous };
+                if !rules.contains(&row) {
+                    rules.push(row);
+                }
+                // Kubernetes' bootstrap bindings, which every user or service account
+                // holds, stay in the table but out of the pictures.
+                if let Some(route) = Route::through(b).filter(|_| !b.builtin) {
+                    let way = AccountRoute { route, rule: rule.clone() };
+                    if !routes.contains(&way) {
+                        routes.push(way);
                     }
                 }
-            }
+                std::ops::ControlFlow::Continue(())
+            });
             rules.sort_by(|a, b| (a.scope != "*", &a.scope).cmp(&(b.scope != "*", &b.scope)));
             let acted_as_by = acted_as_by(policy, &ns, &name, &rules);
             AccountAccess { account: format!("{ns}/{name}"), role, extension, rules, acted_as_by, routes }

@@ -1,6 +1,6 @@
 //! The gains column: what each bundle's install adds to the cluster's RBAC
 //! over its package's next lower version that rendered, measured on two
-//! values by the access kernel (`check::diff::upgrades`).
+//! values by the access kernel (`access::diff::upgrades`).
 
 use std::collections::BTreeMap;
 
@@ -11,7 +11,7 @@ use crate::check::diff::ChangeOut;
 
 /// Fills each row's gains over its package's next lower version that
 /// passed: what the cluster's RBAC gains when the newer bundle's is applied
-/// over the older's (`check::diff::upgrades`, on the two values), then drops
+/// over the older's (`access::diff::upgrades`, on the two values), then drops
 /// the values.
 pub(in crate::catalog) fn add_gains(rows: &mut [Row]) {
     let mut order: Vec<usize> = (0..rows.len()).collect();
@@ -39,7 +39,7 @@ pub(in crate::catalog) fn add_gains(rows: &mut [Row]) {
 }
 
 /// What the new row of each (old, new) pair gains, in the pairs' order. Each
-/// pair is an upgrade diff of its own (`check::diff::upgrades`, which
+/// pair is an upgrade diff of its own (`access::diff::upgrades`, which
 /// measures a version once for the two upgrades it is a side of), taken
 /// [`CHUNK`] pairs at a time, whose rows' RBAC is built and then dropped:
 /// the peak holds a few bundles' RBAC, not the catalog's. Half of the pairs
@@ -77,8 +77,8 @@ fn chunk_gains(rows: &[Row], pairs: &[(usize, usize)]) -> Vec<Vec<Value>> {
     let paired: Vec<Option<(usize, usize)>> = pairs.iter().map(|&(old, new)| place(old).zip(place(new))).collect();
     let diffed: Vec<(usize, usize)> = paired.iter().flatten().copied().collect();
     let policies: Vec<&crate::access::Policy> = policies.iter().collect();
-    let mut changes = crate::check::diff::upgrades(&policies, &diffed).into_iter();
-    let gained = |c: crate::check::diff::Changes| {
+    let mut changes = crate::access::diff::upgrades(&policies, &diffed).into_iter();
+    let gained = |c: crate::access::diff::Changes| {
         c.gained.iter().map(|c| serde_json::to_value(ChangeOut::of(c)).unwrap_or_default()).collect()
     };
     paired.iter().map(|p| p.and_then(|_| changes.next()).map(gained).unwrap_or_default()).collect()

@@ -4,7 +4,7 @@
 //! one as it is; with `bundleObjects: Keep` the rendered output also applies
 //! each namespaced one as written. The installer and the install gate both
 //! resolve the bundle's bindings over this one placement, through the
-//! kernel's resolver ([`Policy::bound_role`], [`Policy::sourced_rules`]), as
+//! kernel's resolver ([`Policy::binding_rules`], [`Policy::binds_a_role`]), as
 //! the cluster will.
 
 use crate::access::{Policy, Resources};

@@ -10,7 +10,7 @@ use std::fmt;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 
 use crate::access::cover::uncovered_rules;
-use crate::access::{self, describe_rule, selects, BindingDef, Policy, RoleDef};
+use crate::access::{self, describe_rule, selects, BindingDef, Policy, SourcedRule};
 use crate::config::{BundleObjects, RoleKind, SubjectKind};
 use crate::findings::{Code, Finding, ObjRef};
 use crate::model::*;
@@ -365,9 +365,8 @@ impl<'a> Gate<'a> {
             let report = !reported;
             let found = self.resolve(o, copy, cluster, n == 0, report, results);
             reported |= report && found.is_none();
-            let Some(role) = found else { continue };
-            let rules: Vec<RoleRule<'a>> = cluster
-                .sourced_rules(role)
+            let Some(held) = found else { continue };
+            let rules: Vec<RoleRule<'a>> = held
                 .into_iter()
                 .map(|held| match held.source.and_then(|j| objects.get(j)) {
                     Some(r) => (held.rule, r.object_ref(), r.file.as_ref(), format!("rules[{}]", held.index)),
@@ -400,21 +399,21 @@ impl<'a> Gate<'a> {
     /// be. `None` when it binds nothing, or when what it binds cannot be told
     /// (a built-in role olm-rbac does not model, or a role nobody ships
     /// there: reported when `report`).
-    fn resolve<'p>(
+    fn resolve(
         &self,
         o: &InputObject,
         copy: &BindingDef,
-        cluster: &'p Policy,
+        cluster: &Policy,
         olm_copy: bool,
         report: bool,
         results: &mut Vec<Finding>,
-    ) -> Option<&'p RoleDef> {
+    ) -> Option<Vec<SourcedRule>> {
         let (kind, name) = (copy.role_kind, copy.role_name.as_str());
         // A ClusterRoleBinding to a Role binds nothing (the API server refuses it).
         if kind == Some(RoleRefKind::Role) && copy.namespace.is_none() {
             return None;
         }
-        let found = cluster.bound_role(copy);
+        let found = cluster.binding_rules(copy);
         if found.is_none() && report && !olm_copy && kind == Some(RoleRefKind::Role) {
             let ns = copy.namespace.as_deref().map(Namespace::placed).map(|n| n.to_string()).unwrap_or_default();
             let message = format!(

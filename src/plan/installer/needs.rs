@@ -304,7 +304,7 @@ fn bundle_role_needs(
             Body::Binding(b) => {
                 // The role the binding gets where OLM puts both, as the kernel resolves it.
                 let def = placed.bindings.iter().find(|d| d.source == Some(i));
-                if def.and_then(|d| placed.bound_role(d)).is_none() {
+                if !def.is_some_and(|d| placed.binds_a_role(d)) {
                     results.push(
                         Finding::error(Code::InstallerNeedsForeignRole, format!(
                             "spec.installer: the bundle binds {} {:?}, which it does not ship: the installer would have to hold whatever that grants",
