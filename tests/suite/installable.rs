@@ -169,3 +169,34 @@ fn a_clusterextension_of_the_judged_package_under_another_name_is_warned_about()
     );
     assert!(results.iter().any(|r| r.code == "pin-package"));
 }
+
+/// A bundle cut down from multicluster-operators-subscription 0.2.6
+/// (`tests/fixtures/derived/SOURCES.md`): its `deployables` CRD is written
+/// `apiextensions.k8s.io/v1beta1` with `scope: ""`.
+const EMPTY_SCOPE: &str = "tests/fixtures/derived/empty-scope";
+
+/// The manifests of a bundle folder under `tests/fixtures/`, in file-name
+/// order, each named as render names a file of the folder.
+fn manifests_of(folder: &str) -> Vec<Source> {
+    let dir = repo(folder).join("manifests");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let name = |f: &std::path::Path| format!("{folder}/manifests/{}", f.file_name().unwrap().to_string_lossy());
+    files.iter().map(|f| Source { name: name(f), text: std::fs::read_to_string(f).unwrap() }).collect()
+}
+
+/// Regression (issue 47): a v1beta1 CRD written `scope: ""` was refused as
+/// `crd-invalid`, though the API server's v1beta1 defaulting reads an empty
+/// scope as Namespaced; two community bundles that rendered before no
+/// longer did. The scope is read as the API server defaults it.
+#[test]
+fn a_crd_written_with_an_empty_scope_is_read_as_the_api_server_defaults_it() {
+    let spec = "  mode: Aggregate\n";
+    let configs =
+        [Source { name: "admin/rbac.yaml".into(), text: config("multicluster-operators-subscription", spec) }];
+    let (out, results) = render_results(&manifests_of(EMPTY_SCOPE), &configs);
+    assert!(!has_code(&results, "crd-invalid", None), "{results:#?}");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Its API gets its roles, as any namespaced CRD's.
+    assert!(out.stdout.contains("name: deployables.apps.open-cluster-management.io-edit"), "{}", out.stdout);
+}
