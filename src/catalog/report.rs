@@ -161,9 +161,12 @@ pub(super) fn judge_one(
     row.dangerous = dangerous.iter().map(|f| f.said_in_file()).collect();
     row.worst = dangerous.first().and_then(|f| f.danger);
     // What OLM v1 refuses is never installed, whatever the policy says: its
-    // reasons come first, and its RBAC is no version's to gain over.
+    // reasons come first, and its RBAC is no version's to gain over. The
+    // planner refuses some of it itself, as `uninstallable` errors.
     let refusals = judged.installability(asked);
-    if !refusals.is_empty() {
+    let olm_refuses =
+        findings.iter().any(|f| f.severity == Said::Error && f.code == crate::findings::Code::Uninstallable);
+    if !refusals.is_empty() || olm_refuses {
         row.errors.splice(0..0, refusals);
         row.verdict = Verdict::Uninstallable;
         return row;

@@ -658,6 +658,34 @@ fn a_bundle_olm_v1_refuses_is_uninstallable() {
     assert!(others.iter().all(|r| r["verdict"] != "uninstallable"), "{others:#?}");
 }
 
+/// A bundle that ships an `apiextensions.k8s.io/v1beta1` CRD, which no API
+/// server has served since Kubernetes 1.22, is `uninstallable` in the
+/// catalog as in render (issue 47): `catalog judge` and `catalog audit` alike,
+/// the CRD's apiVersion named.
+#[test]
+fn a_bundle_with_a_v1beta1_crd_is_uninstallable_in_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let crd = bundles.join("kube-green/0.5.2/manifests/kube-green.com_sleepinfos.yaml");
+    let written = std::fs::read_to_string(&crd).unwrap();
+    let legacy =
+        written.replacen("apiVersion: apiextensions.k8s.io/v1\n", "apiVersion: apiextensions.k8s.io/v1beta1\n", 1);
+    assert_ne!(legacy, written);
+    std::fs::write(&crd, legacy).unwrap();
+    let said = "CustomResourceDefinition sleepinfos.kube-green.com: apiVersion: OLM v1 will not install this bundle (the API server, Kubernetes 1.22 and later)";
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
+    let row = judged.rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "uninstallable", "{row}");
+    assert!(row["errors"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(said)), "{row}");
+    let audited: Vec<serde_json::Value> = serde_json::from_slice(&audit(&bundles).stdout).unwrap();
+    let row = audited.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "uninstallable", "{row}");
+    let others = audited.iter().filter(|r| r["version"] != "0.5.2");
+    assert!(others.clone().all(|r| r["verdict"] != "uninstallable"), "{:#?}", others.collect::<Vec<_>>());
+}
+
 /// What OLM v1 grants the operator is measured beside the bundle's own RBAC:
 /// a bundle ClusterRole named as olm-rbac names OLM's grant neither replaces
 /// it nor hides what it grants from the gains.

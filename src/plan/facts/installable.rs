@@ -9,7 +9,10 @@
 //! of the registry+v1 validators
 //! (`internal/operator-controller/rukpak/render/registryv1/validators/validator.go`).
 //! Kinds of objects OLM refuses (`CheckObjectSupport`) are refused where the
-//! bundle is read (`trust::check_bundle_kinds`).
+//! bundle is read (`trust::check_bundle_kinds`), and so are the
+//! CustomResourceDefinitions no API server creates any more
+//! ([`crd_refusal`], `trust::check_crd_versions`), whether or not a
+//! ClusterExtension asks for the bundle.
 //!
 //! What the cluster's OLM runs with and what the ClusterExtension asks for
 //! count too ([`Install`]): with the alpha `SingleOwnNamespaceInstallSupport`
@@ -21,7 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{CsvView, ExtensionConfig, InstallMode, WebhookView};
+use crate::model::{CrdView, CsvView, ExtensionConfig, InstallMode, WebhookView};
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 
 /// The rule that refuses a bundle, by the function of operator-controller
@@ -51,6 +54,11 @@ pub(crate) enum Rule {
     /// `UnmarshalConfig`, against `buildBundleConfigSchema`'s schema: the
     /// ClusterExtension's `spec.config` as the bundle's install modes allow it.
     Config,
+    /// Not operator-controller's own check: it reads a bundle's CRDs into
+    /// `apiextensions.k8s.io/v1` ones (`bundle/source/source.go`,
+    /// `GetBundle`) and applies them as written, and the API server has not
+    /// served `apiextensions.k8s.io/v1beta1` since Kubernetes 1.22.
+    CrdApiVersion,
 }
 
 impl Rule {
@@ -67,6 +75,7 @@ impl Rule {
             Rule::ConversionCrds => "CheckConversionWebhookCRDReferenceUniqueness, CheckConversionWebhooksReferenceOwnedCRDs",
             Rule::WebhookRules => "CheckWebhookRules",
             Rule::Config => "config.UnmarshalConfig, bundle.buildBundleConfigSchema",
+            Rule::CrdApiVersion => "the API server, Kubernetes 1.22 and later",
         }
     }
 }
@@ -99,8 +108,24 @@ impl Refusal {
 
     /// The rule's source and what breaks it, with the fix.
     pub(crate) fn reason(&self) -> String {
-        format!("({}, operator-controller v1.11.0): {}", self.rule.source(), self.why)
+        match self.rule {
+            Rule::CrdApiVersion => format!("({}): {}", self.rule.source(), self.why),
+            _ => format!("({}, operator-controller v1.11.0): {}", self.rule.source(), self.why),
+        }
     }
+}
+
+/// Why OLM v1 cannot create a CustomResourceDefinition the bundle ships, if
+/// it cannot: one written `apiextensions.k8s.io/v1beta1`, which no API
+/// server has served since Kubernetes 1.22. A refusal of its `apiVersion`.
+pub(crate) fn crd_refusal(crd: &CrdView) -> Option<Refusal> {
+    crd.is_v1beta1().then(|| {
+        Refusal::new(
+            Rule::CrdApiVersion,
+            "apiVersion",
+            "the API server has not served apiextensions.k8s.io/v1beta1 since Kubernetes 1.22, so OLM v1 cannot create this CustomResourceDefinition; install a version of the bundle whose CRDs are apiextensions.k8s.io/v1, or ask its publisher for one (a v1 CRD gives each version its own schema)",
+        )
+    })
 }
 
 /// What the cluster's OLM runs with, and what the ClusterExtension asks of
