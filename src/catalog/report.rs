@@ -131,18 +131,20 @@ fn row_of(entry: &Entry) -> Row {
     }
 }
 
-/// Judges the bundle as `render` would its folder, with `config`, and reads
-/// the verdict's values: every error, every dangerous grant (worst first,
-/// none left out), the worst level, and the cluster's RBAC for the gains.
+/// Judges the bundle as `render` would its folder, with `config` (and what
+/// reading its folder found of its layout, `roots`), and reads the verdict's
+/// values: every error, every dangerous grant (worst first, none left out),
+/// the worst level, and the cluster's RBAC for the gains.
 pub(super) fn judge_one(
     entry: &Entry,
     sources: &[Source],
     config: &[Source],
     asked: Option<crate::judge::Asked<'_>>,
+    roots: &[crate::input::BundleRoot],
 ) -> Row {
     use crate::findings::Severity as Said;
     let mut row = row_of(entry);
-    let judged = crate::judge::judge(sources, config, &[]);
+    let judged = crate::judge::judge(sources, config, roots);
     if let Some(why) = not_the_bundle(entry, &judged) {
         row.errors.push(why);
         return row;

@@ -59,6 +59,9 @@ pub(crate) enum Rule {
     /// `GetBundle`) and applies them as written, and the API server has not
     /// served `apiextensions.k8s.io/v1beta1` since Kubernetes 1.22.
     CrdApiVersion,
+    /// `rukpak/bundle/source/source.go`, `GetBundle`: every file of
+    /// `manifests/`, and "subdirectories are not allowed" in it.
+    ManifestsFolder,
 }
 
 impl Rule {
@@ -76,6 +79,7 @@ impl Rule {
             Rule::WebhookRules => "CheckWebhookRules",
             Rule::Config => "config.UnmarshalConfig, bundle.buildBundleConfigSchema",
             Rule::CrdApiVersion => "the API server, Kubernetes 1.22 and later",
+            Rule::ManifestsFolder => "bundle/source/source.go GetBundle",
         }
     }
 }
@@ -113,6 +117,17 @@ impl Refusal {
             _ => format!("({}, operator-controller v1.11.0): {}", self.rule.source(), self.why),
         }
     }
+}
+
+/// Why OLM v1 refuses a bundle whose `manifests/` holds `folder` (as the
+/// reader reached it): operator-controller reads the files of `manifests/`
+/// and fails on a folder there. A refusal of the bundle's layout, no field.
+pub(crate) fn subfolder_refusal(folder: &str) -> Refusal {
+    Refusal::new(
+        Rule::ManifestsFolder,
+        "",
+        format!("its manifests/ holds the folder {folder:?}, and operator-controller reads only files there and refuses a bundle with a folder in it (olm-rbac did not read the folder); move its files into manifests/, or out of the bundle"),
+    )
 }
 
 /// Why OLM v1 cannot create a CustomResourceDefinition the bundle ships, if
