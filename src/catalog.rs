@@ -141,7 +141,7 @@ fn audit_all(
                     return Ok(());
                 }
                 let found = objects.and_then(|objects| match objects {
-                    Some(objects) => Ok(Ok(objects)),
+                    Some(objects) => Ok(Ok(from_catalog(objects))),
                     None => bundle_folder(bundles, &entry),
                 });
                 match found {
@@ -193,7 +193,7 @@ fn judge_all(
     let ((), mut rows) = judging(extension, |judge| {
         catalog.each_bundle(entries, |entry, objects| {
             let sources = match objects? {
-                Some(objects) => Ok(objects),
+                Some(objects) => Ok(from_catalog(objects)),
                 None => bundle_folder(bundles, entry)?,
             };
             judge(entry.clone(), sources, config_for(entry))
@@ -249,10 +249,20 @@ const JUDGES: usize = 2;
 
 /// What [`judging`]'s reader calls with each bundle: its entry, its
 /// manifests (or why they cannot be read as OLM reads them) and its config.
-type Judge<'f> = dyn FnMut(Entry, Result<Vec<Source>, String>, Vec<Source>) -> Result<(), String> + 'f;
+type Judge<'f> = dyn FnMut(Entry, Result<Manifests, String>, Vec<Source>) -> Result<(), String> + 'f;
 
 /// A bundle for a judge: its place in the catalog's order, then what [`Judge`] takes.
-type Judging = (usize, Entry, Result<Vec<Source>, String>, Vec<Source>);
+type Judging = (usize, Entry, Result<Manifests, String>, Vec<Source>);
+
+/// A bundle's manifests: from the catalog's `olm.bundle.object`s, or from
+/// its folder under `--bundles`, with what reading the folder found of its
+/// layout (a folder in `manifests/`, which OLM refuses the bundle for).
+type Manifests = crate::input::Inputs;
+
+/// The manifests a catalog's `olm.bundle.object`s hold.
+fn from_catalog(sources: Vec<Source>) -> Manifests {
+    Manifests { sources, bundle_roots: Vec::new() }
+}
 
 /// Judges bundles from the queue until it is closed; each row with its place.
 fn judge_queued(
@@ -268,9 +278,9 @@ fn judge_queued(
         let Ok((at, entry, sources, config)) = next else { return rows };
         let row = match sources {
             Err(why) => report::unjudged(&entry, why),
-            Ok(sources) => match unjudgeable(&entry, &sources) {
+            Ok(read) => match unjudgeable(&entry, &read.sources) {
                 Some(why) => report::unjudged(&entry, why),
-                None => report::judge_one(&entry, &sources, &config, extension),
+                None => report::judge_one(&entry, &read.sources, &config, extension, &read.bundle_roots),
             },
         };
         rows.push((at, row));
@@ -322,26 +332,29 @@ fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
 
 /// The bundle's manifests from `--bundles`: `<package>/<version>/manifests/`
 /// (the community operator repositories' layout) or `<bundle>/manifests/`,
-/// read as operator-controller reads a bundle's (every file, no subfolder);
-/// none when neither is there. The inner result is why the folder cannot be
-/// read as OLM reads it (the bundle is then unjudged); the outer, a folder
-/// reached through a link.
-fn bundle_folder(bundles: Option<&Path>, entry: &Entry) -> Result<Result<Vec<Source>, String>, String> {
-    let Some(root) = bundles else { return Ok(Ok(Vec::new())) };
+/// read as operator-controller reads a bundle's (every file; a folder in it,
+/// not read, said by the bundle's root, for the judgement to refuse); none
+/// when neither is there. The inner result is why the folder cannot be read
+/// as OLM reads it (the bundle is then unjudged); the outer, a folder reached
+/// through a link.
+fn bundle_folder(bundles: Option<&Path>, entry: &Entry) -> Result<Result<Manifests, String>, String> {
+    let Some(root) = bundles else { return Ok(Ok(Manifests::default())) };
     let mut candidates: Vec<PathBuf> = vec![root.join(&entry.name).join("manifests")];
     if let Some(v) = &entry.version {
         candidates.insert(0, root.join(&entry.package).join(v.to_string()).join("manifests"));
     }
-    let Some(dir) = candidates.iter().find(|d| d.is_dir()) else { return Ok(Ok(Vec::new())) };
+    let Some(dir) = candidates.iter().find(|d| d.is_dir()) else { return Ok(Ok(Manifests::default())) };
     refuse_links(root, dir)?;
     let named = format!("{}/manifests", entry.name);
-    Ok(crate::input::read_bundle_manifests(dir).map(|sources| {
-        sources
+    Ok(crate::input::read_bundle_manifests(dir).map(|read| {
+        let sources = read
+            .sources
             .into_iter()
             .map(|s| {
                 let file = Path::new(&s.name).file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
                 Source { name: format!("{named}/{file}"), text: s.text }
             })
-            .collect()
+            .collect();
+        Manifests { sources, bundle_roots: read.bundle_roots }
     }))
 }

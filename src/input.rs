@@ -54,6 +54,10 @@ pub struct BundleRoot {
     pub path: String,
     /// The folders not read, by name: `metadata`, and `tests` when there is one.
     pub skipped: Vec<String>,
+    /// The folders inside its `manifests/`, as reached: operator-controller
+    /// refuses a bundle whose `manifests/` holds one, so the bundle cannot be
+    /// installed. Not read.
+    pub subfolders: Vec<String>,
 }
 
 impl BundleRoot {
@@ -63,7 +67,15 @@ impl BundleRoot {
             return None;
         }
         let skipped = ["metadata", "tests"].into_iter().filter(|d| dir.join(d).is_dir()).map(String::from).collect();
-        Some(BundleRoot { path: dir.display().to_string(), skipped })
+        Some(BundleRoot { path: dir.display().to_string(), skipped, subfolders: Vec::new() })
+    }
+
+    /// The root of `manifests`, a bundle's `manifests/` folder read on its own
+    /// (named on the command line, or a catalog's `--bundles` folder): nothing
+    /// of the root is skipped, since nothing else of it was read.
+    fn of_manifests(manifests: &Path, subfolders: Vec<String>) -> BundleRoot {
+        let root = manifests.parent().unwrap_or(Path::new(""));
+        BundleRoot { path: root.display().to_string(), skipped: Vec::new(), subfolders }
     }
 
     /// The folder the bundle's objects are read from: `<root>/manifests`.
@@ -87,28 +99,52 @@ pub struct Inputs {
 }
 
 /// A file, stdin (`-`), or every manifest (`*.yaml`, `*.yml`, `*.json`)
-/// under a directory, in name order.
+/// under a directory, in name order. A folder inside a bundle's `manifests/`
+/// is an error here: the commands that read this way judge no bundle.
 pub fn read_path(path: &Path) -> Result<Vec<Source>, String> {
-    read_input(path).map(|read| read.sources)
+    let read = read_input(path)?;
+    match read.bundle_roots.iter().flat_map(|r| &r.subfolders).next() {
+        Some(folder) => Err(subfolder_refused(Path::new(folder))),
+        None => Ok(read.sources),
+    }
 }
 
 /// A bundle's `manifests/` folder, read as operator-controller reads a
 /// registry+v1 bundle: every regular file in it, whatever its name (OLM
-/// decodes each as YAML or JSON and installs what it holds), and no
-/// subfolder (OLM refuses the bundle). Links are followed only inside the
-/// folder, as everywhere.
-pub fn read_bundle_manifests(dir: &Path) -> Result<Vec<Source>, String> {
-    let files = walk_with(dir, Files::Bundle).map(|(files, _)| files)?;
-    files.iter().map(|f| read_file(f)).collect()
+/// decodes each as YAML or JSON and installs what it holds). A folder in it
+/// is not read: OLM refuses the bundle for it, which the root the read gives
+/// says ([`BundleRoot::subfolders`]; none without a folder). Links are
+/// followed only inside the folder, as everywhere.
+pub fn read_bundle_manifests(dir: &Path) -> Result<Inputs, String> {
+    let walked = walk_with(dir, Files::Bundle)?;
+    let sources = walked.files.iter().map(|f| read_file(f)).collect::<Result<_, _>>()?;
+    let bundle_roots = match walked.subfolders.is_empty() {
+        true => Vec::new(),
+        false => {
+            let subfolders = walked.subfolders.iter().map(|p| p.display().to_string()).collect();
+            vec![BundleRoot::of_manifests(dir, subfolders)]
+        }
+    };
+    Ok(Inputs { sources, bundle_roots })
 }
 
-/// [`read_path`], saying which folders were read as a bundle's root.
+/// [`read_path`], saying which folders were read as a bundle's root, and the
+/// folders inside a bundle's `manifests/`, which were not read.
 pub fn read_input(path: &Path) -> Result<Inputs, String> {
     if path == Path::new("-") {
         let text = read_stdin().map_err(|e| format!("reading stdin: {e}"))?;
         return Ok(Inputs { sources: vec![Source { name: "-".into(), text }], bundle_roots: Vec::new() });
     }
-    let (files, bundle_roots) = walk(path)?;
+    let Walked { files, mut bundle_roots, subfolders } = walk_with(path, Files::Manifests)?;
+    for folder in subfolders {
+        let manifests = folder.parent().unwrap_or(Path::new(""));
+        let found = bundle_roots.iter_mut().find(|r| Path::new(&r.manifests()) == manifests);
+        match found {
+            Some(root) => root.subfolders.push(folder.display().to_string()),
+            // A bundle's manifests/ named on its own.
+            None => bundle_roots.push(BundleRoot::of_manifests(manifests, vec![folder.display().to_string()])),
+        }
+    }
     let sources = files.iter().map(|f| read_file(f)).collect::<Result<_, _>>()?;
     Ok(Inputs { sources, bundle_roots })
 }
@@ -118,7 +154,11 @@ pub fn read_input(path: &Path) -> Result<Inputs, String> {
 /// name order, no link leading out), without reading them: for a caller that
 /// reads each as a stream.
 pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, String> {
-    walk_with(path, Files::Manifests).map(|(files, _)| files)
+    let walked = walk_with(path, Files::Manifests)?;
+    match walked.subfolders.first() {
+        Some(folder) => Err(subfolder_refused(folder)),
+        None => Ok(walked.files),
+    }
 }
 
 /// The name of the files that say which files of a catalog opm skips.
@@ -128,7 +168,7 @@ const INDEX_IGNORE: &str = ".indexignore";
 /// regular file, whatever its name, but those the `.indexignore` files in it
 /// ignore (see [`indexignore`]); in opm's order. A file named on its own is read.
 pub fn catalog_files(path: &Path) -> Result<Vec<PathBuf>, String> {
-    let files = walk_with(path, Files::Every).map(|(files, _)| files)?;
+    let files = walk_with(path, Files::Every)?.files;
     if !std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?.is_dir() {
         return Ok(files);
     }
@@ -171,7 +211,7 @@ enum Files {
     Manifests,
     /// Every regular file.
     Every,
-    /// A bundle's `manifests/`: every regular file, no subfolder.
+    /// A bundle's `manifests/`: every regular file; a folder is noted, not read.
     Bundle,
 }
 
@@ -193,18 +233,27 @@ fn subfolder_refused(path: &Path) -> String {
     )
 }
 
-/// The files under `path`, and the folders among them read as a bundle's root.
-fn walk(path: &Path) -> Result<(Vec<PathBuf>, Vec<BundleRoot>), String> {
-    walk_with(path, Files::Manifests)
+/// What a walk found: the files to read, the folders read as a bundle's
+/// root, and the folders inside a bundle's `manifests/` (not read).
+struct Walked {
+    files: Vec<PathBuf>,
+    bundle_roots: Vec<BundleRoot>,
+    subfolders: Vec<PathBuf>,
 }
 
-fn walk_with(path: &Path, files: Files) -> Result<(Vec<PathBuf>, Vec<BundleRoot>), String> {
+fn walk_with(path: &Path, files: Files) -> Result<Walked, String> {
     // A path named on the command line is followed wherever it leads: the user chose it.
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_dir() {
         let root = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut walk =
-            Walk { root, dirs: BTreeSet::new(), files: BTreeSet::new(), found: Vec::new(), bundle_roots: Vec::new() };
+        let mut walk = Walk {
+            root,
+            dirs: BTreeSet::new(),
+            files: BTreeSet::new(),
+            found: Vec::new(),
+            bundle_roots: Vec::new(),
+            subfolders: Vec::new(),
+        };
         // A bundle's manifests/ named on its own is read as the bundle's.
         let wanted = match files {
             Files::Manifests if is_bundle_manifests(path) => Files::Bundle,
@@ -212,12 +261,12 @@ fn walk_with(path: &Path, files: Files) -> Result<(Vec<PathBuf>, Vec<BundleRoot>
         };
         walk.dir(path, wanted)?;
         walk.found.sort();
-        return Ok((walk.found, walk.bundle_roots));
+        return Ok(Walked { files: walk.found, bundle_roots: walk.bundle_roots, subfolders: walk.subfolders });
     }
     if !meta.is_file() {
         return Err(not_regular(path));
     }
-    Ok((vec![path.to_path_buf()], Vec::new()))
+    Ok(Walked { files: vec![path.to_path_buf()], bundle_roots: Vec::new(), subfolders: Vec::new() })
 }
 
 fn not_regular(path: &Path) -> String {
@@ -247,6 +296,7 @@ struct Walk {
     files: BTreeSet<PathBuf>,
     found: Vec<PathBuf>,
     bundle_roots: Vec<BundleRoot>,
+    subfolders: Vec<PathBuf>,
 }
 
 impl Walk {
@@ -277,7 +327,8 @@ impl Walk {
                 continue;
             }
             if wanted == Files::Bundle && (kind.is_dir() || (kind.is_symlink() && path.is_dir())) {
-                return Err(subfolder_refused(&path));
+                self.subfolders.push(path);
+                continue;
             }
             let wanted = if manifests.as_ref() == Some(&path) { Files::Bundle } else { wanted };
             if kind.is_symlink() {
@@ -398,7 +449,8 @@ mod tests {
         let read = read_input(&root).unwrap();
         assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml"]);
         let skipped = vec!["metadata".to_string(), "tests".to_string()];
-        assert_eq!(read.bundle_roots, [BundleRoot { path: root.display().to_string(), skipped }]);
+        let subfolders = Vec::new();
+        assert_eq!(read.bundle_roots, [BundleRoot { path: root.display().to_string(), skipped, subfolders }]);
         // Without metadata/annotations.yaml it is an ordinary folder.
         std::fs::remove_file(root.join("metadata/annotations.yaml")).unwrap();
         let read = read_input(&root).unwrap();
@@ -422,15 +474,32 @@ mod tests {
         assert_eq!(names(&read_path(&root).unwrap(), &root), want);
         // Named on its own, or read for a catalog's --bundles, alike.
         assert_eq!(names(&read_path(&root.join("manifests")).unwrap(), &root), want);
-        assert_eq!(names(&read_bundle_manifests(&root.join("manifests")).unwrap(), &root), want);
-        // A folder inside manifests/ is refused, as OLM refuses the bundle.
+        let read = read_bundle_manifests(&root.join("manifests")).unwrap();
+        assert_eq!(names(&read.sources, &root), want);
+        assert_eq!(read.bundle_roots, [], "nothing to say of its root");
+        // A folder inside manifests/ is not read, and the bundle's root says
+        // so (OLM refuses the bundle): read as a root, on its own, or for --bundles.
         std::fs::create_dir_all(root.join("manifests/more")).unwrap();
-        for err in [read_path(&root).unwrap_err(), read_bundle_manifests(&root.join("manifests")).unwrap_err()] {
-            assert!(err.contains("manifests/more: a folder inside a bundle's manifests/; OLM refuses"), "{err}");
+        std::fs::write(root.join("manifests/more/hidden.yaml"), "kind: ClusterRole\n").unwrap();
+        let more = root.join("manifests/more").display().to_string();
+        for read in [
+            read_input(&root).unwrap(),
+            read_input(&root.join("manifests")).unwrap(),
+            read_bundle_manifests(&root.join("manifests")).unwrap(),
+        ] {
+            assert_eq!(names(&read.sources, &root), want);
+            let roots: Vec<(&str, &[String])> =
+                read.bundle_roots.iter().map(|r| (r.path.as_str(), r.subfolders.as_slice())).collect();
+            assert_eq!(roots, [(root.display().to_string().as_str(), std::slice::from_ref(&more))]);
         }
-        std::fs::remove_dir(root.join("manifests/more")).unwrap();
+        // Where no bundle is judged, it is an error.
+        assert!(read_path(&root)
+            .unwrap_err()
+            .contains("manifests/more: a folder inside a bundle's manifests/; OLM refuses"));
+        std::fs::remove_dir_all(root.join("manifests/more")).unwrap();
         symlink(root.join("metadata"), root.join("manifests/linked")).unwrap();
         assert!(read_path(&root).unwrap_err().contains("manifests/linked: a folder inside"));
+        assert!(manifest_files(&root).unwrap_err().contains("manifests/linked: a folder inside"));
     }
 
     #[test]

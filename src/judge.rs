@@ -139,7 +139,8 @@ pub(crate) fn judge_with<'a>(
         plan.add_results(results, Vec::new());
         plan
     };
-    plan.add_results(bundle_roots.iter().map(layout_note).chain(previous).collect(), Vec::new());
+    let layout = bundle_roots.iter().flat_map(|r| layout_note(r).into_iter().chain(subfolder_refusals(r)));
+    plan.add_results(layout.chain(previous).collect(), Vec::new());
     Judged { configs: split.configs, kept: split.kept, judgement: Judgement::of(&parsed, objects, plan) }
 }
 
@@ -292,8 +293,11 @@ fn package_of(annotations: &str) -> Result<Option<String>, String> {
     }
 }
 
-/// Says how a bundle's root was read.
-fn layout_note(root: &BundleRoot) -> Finding {
+/// Says how a bundle's root was read, when any of it was left out.
+fn layout_note(root: &BundleRoot) -> Option<Finding> {
+    if root.skipped.is_empty() {
+        return None;
+    }
     let parts: Vec<&str> = root
         .skipped
         .iter()
@@ -303,11 +307,20 @@ fn layout_note(root: &BundleRoot) -> Finding {
         })
         .collect();
     let (verb, holds) = if parts.len() == 1 { ("was", "it holds") } else { ("were", "they hold") };
-    Finding::info(Code::InputRead, format!(
+    Some(Finding::info(Code::InputRead, format!(
         "{}: read as an OLM bundle (registry+v1 layout): its objects are in manifests/; {} {verb} not read, since {holds} no objects to apply",
         root.path,
         parts.join(" and ")
-    ))
+    )))
+}
+
+/// A folder inside a bundle's `manifests/`: OLM v1 refuses the bundle
+/// (`plan::installable::subfolder_refusal`), whatever its RBAC.
+fn subfolder_refusals(root: &BundleRoot) -> impl Iterator<Item = Finding> + '_ {
+    root.subfolders.iter().map(|folder| {
+        let refusal = crate::plan::installable::subfolder_refusal(folder);
+        Finding::error(Code::Uninstallable, format!("{}: {}", root.path, refusal.message()))
+    })
 }
 
 /// A document in a config file that is not an RBACConfig.

@@ -38,12 +38,22 @@ pub enum Via {
     },
     /// Any binding to this built-in ClusterRole, wherever one is.
     AnyBindingTo(AggregatingRole),
+    /// Kubernetes' privileged group, `system:masters`: the API server allows
+    /// it every request, whatever RBAC holds, and RBAC's subject locator
+    /// (`AllowedSubjects`) names it for every request.
+    PrivilegedGroup,
 }
 
 impl Via {
     /// Is it one of Kubernetes' bootstrap bindings?
     pub fn builtin(&self) -> bool {
         matches!(self, Via::Binding { builtin: true, .. })
+    }
+
+    /// Is it Kubernetes' own, not the input's: a bootstrap binding, or the
+    /// privileged group?
+    pub fn kubernetes_own(&self) -> bool {
+        self.builtin() || *self == Via::PrivilegedGroup
     }
 }
 
@@ -55,6 +65,9 @@ impl fmt::Display for Via {
             Via::Binding { namespace: Some(ns), name, .. } => write!(f, "RoleBinding {ns}/{name}"),
             Via::Binding { namespace: None, name, .. } => write!(f, "ClusterRoleBinding {name}"),
             Via::AnyBindingTo(role) => write!(f, "any binding to ClusterRole {role}"),
+            Via::PrivilegedGroup => {
+                write!(f, "Kubernetes' privileged group: the API server allows it every request, whatever RBAC holds")
+            }
         }
     }
 }
@@ -88,6 +101,9 @@ impl fmt::Display for GrantChain {
                 format!(" (built-in, Kubernetes {})", builtin::KUBERNETES_VERSION)
             }
         };
+        if self.via == Via::PrivilegedGroup {
+            return write!(f, "{}", self.via);
+        }
         write!(f, "{}{}", self.via, mark(self.via.builtin()))?;
         for (i, role) in self.roles.iter().enumerate() {
             let step = if i == 0 { "→" } else { "← aggregates" };

@@ -153,7 +153,7 @@ impl Policy {
     fn through_ways(&self, namespace: &str, ways: Vec<Way>) -> Vec<Becomer> {
         let holders = |r: &Request| -> Vec<HeldAccess> {
             let held = self.who_can(Asked::Resource(r), Place::Namespace(namespace));
-            held.into_iter().filter(|h| !h.chain.via.builtin()).collect()
+            held.into_iter().filter(|h| !h.chain.via.kubernetes_own()).collect()
         };
         let mut out: Vec<Becomer> = Vec::new();
         for way in ways {
@@ -203,7 +203,7 @@ impl Policy {
         let mut out = Vec::new();
         // What a namespace's ways answer is the same for each account there.
         let mut by_namespace: std::collections::BTreeMap<String, Vec<Becomer>> = Default::default();
-        for held in holders.iter().filter(|h| !h.chain.via.builtin()) {
+        for held in holders.iter().filter(|h| !h.chain.via.kubernetes_own()) {
             let Grantee::Subject(s) = &held.grantee else { continue };
             let (Some(SubjectKind::ServiceAccount), Some(ns)) = (SubjectKind::of(s), s.namespace.as_deref()) else {
                 continue;
@@ -253,7 +253,7 @@ impl Policy {
                         holders.iter().any(|h| &h.grantee == g)
                             || out.iter().any(|b| &b.held.grantee == g && b.what == danger.what)
                     };
-                    if held.chain.via.builtin() || known(&held.grantee) {
+                    if held.chain.via.kubernetes_own() || known(&held.grantee) {
                         continue;
                     }
                     let resource = if request.group.is_empty() {

@@ -117,7 +117,7 @@ impl Resources {
         let (g, p) = (crd.spec.group.as_deref()?, names.plural.as_deref()?);
         let named =
             CrdNames { kind: names.kind.as_deref(), singular: names.singular.as_deref(), short: &names.short_names };
-        self.add_named(g, p, crd.spec.cluster_scoped(), &named);
+        self.add_named(g, p, crd.cluster_scoped(), &named);
         Some((g, p))
     }
 

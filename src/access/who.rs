@@ -3,16 +3,19 @@
 
 use std::fmt;
 
-use k8s_openapi::api::rbac::v1::Subject;
+use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
 
 use super::allowed::Place;
 use super::request::subject_namespace;
-use super::{AggregatingRole, Asked, GrantChain, Policy, Request, SubjectKind, Via};
+use super::{AggregatingRole, Asked, GrantChain, Policy, Request, SubjectKind, Via, MASTERS};
 
 impl Policy {
     /// Every subject that may make the request in the place: cluster-wide
     /// (ClusterRoleBindings only), in one namespace, or in each namespace
-    /// (each answer says where). Holders of the built-in aggregated roles
+    /// (each answer says where). The group `system:masters` comes first, for
+    /// every request and whatever the input and the built-in roles hold, as
+    /// Kubernetes' subject locator (`AllowedSubjects`) names it: the API
+    /// server allows it everything. Holders of the built-in aggregated roles
     /// appear as [`Grantee::AnyoneBoundTo`], since bindings to them usually live
     /// on the cluster, not in the input.
     pub(crate) fn who_can(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<HeldAccess> {
@@ -25,7 +28,9 @@ impl Policy {
     /// an answer per binding that grants it, in the same order (the report's
     /// graphs draw every binding through which a subject holds access).
     pub(crate) fn who_can_through_each(&self, asked: Asked<'_>, place: Place<'_>) -> Vec<HeldAccess> {
-        let mut out: Vec<HeldAccess> = Vec::new();
+        // First among its own answers (the sort is stable), so that it is the
+        // one `who_can` keeps of the privileged group's.
+        let mut out: Vec<HeldAccess> = vec![privileged_group()];
         for b in &self.bindings {
             // The request as made where the binding could answer it.
             let scoped;
@@ -88,6 +93,22 @@ impl Policy {
     }
 }
 
+/// `system:masters`, cluster-wide: the API server allows it every request
+/// before RBAC is asked, so it holds whatever is asked, everywhere.
+fn privileged_group() -> HeldAccess {
+    let every = || Some(vec!["*".to_string()]);
+    let rule = PolicyRule {
+        verbs: vec!["*".into()],
+        api_groups: every(),
+        resources: every(),
+        non_resource_urls: every(),
+        resource_names: None,
+    };
+    let subject = Subject { kind: "Group".into(), name: MASTERS.into(), ..Default::default() };
+    let chain = GrantChain { via: Via::PrivilegedGroup, roles: Vec::new(), rule, namespace: None };
+    HeldAccess { grantee: Grantee::Subject(subject), namespace: None, chain }
+}
+
 /// A binding's subject as one names it everywhere: without `apiGroup`
 /// (written or not, the subject is the same), a ServiceAccount with its
 /// namespace (its RoleBinding's when it has none). `None` for a
@@ -116,10 +137,15 @@ pub(crate) enum Grantee {
 }
 
 impl Grantee {
+    /// `system:masters` first, as Kubernetes names it; then whoever is bound
+    /// to a built-in role; then subjects by kind, namespace and name.
     fn sort_key(&self) -> (u8, String, String, String) {
         match self {
-            Grantee::AnyoneBoundTo { role, .. } => (0, String::new(), String::new(), role.name().to_string()),
-            Grantee::Subject(s) => (1, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
+            Grantee::Subject(s) if SubjectKind::of(s) == Some(SubjectKind::Group) && s.name == MASTERS => {
+                (0, String::new(), String::new(), String::new())
+            }
+            Grantee::AnyoneBoundTo { role, .. } => (1, String::new(), String::new(), role.name().to_string()),
+            Grantee::Subject(s) => (2, s.kind.clone(), s.namespace.clone().unwrap_or_default(), s.name.clone()),
         }
     }
 }

@@ -121,18 +121,20 @@ fn row_of(entry: &Entry) -> Row {
     }
 }
 
-/// Judges the bundle as `render` would its folder, with `config`, and writes
-/// the judgement's verdict as a row: its reasons, every dangerous grant
-/// (worst first, none left out), the worst level, and the cluster's RBAC for
-/// the gains.
+/// Judges the bundle as `render` would its folder, with `config` (and what
+/// reading its folder found of its layout, `roots`), and writes the
+/// judgement's verdict as a row: its reasons, every dangerous grant (worst
+/// first, none left out), the worst level, and the cluster's RBAC for the
+/// gains.
 pub(super) fn judge_one(
     entry: &Entry,
     sources: &[Source],
     config: &[Source],
     extension: crate::judge::Extension<'_>,
+    roots: &[crate::input::BundleRoot],
 ) -> Row {
     let mut row = row_of(entry);
-    let judged = crate::judge::judge(sources, config, &[]);
+    let judged = crate::judge::judge(sources, config, roots);
     let decision = judged.verdict(extension);
     if decision.verdict == Verdict::Unjudged {
         let unread = |f: &crate::findings::Finding| {

@@ -96,6 +96,7 @@ impl Route {
             Via::Binding { namespace, name, .. } => {
                 policy.bindings.iter().find(|b| &b.namespace == namespace && &b.name == name).and_then(Route::through)
             }
+            Via::PrivilegedGroup => None,
         }
     }
 }
@@ -292,7 +293,7 @@ fn holders_of_verb(policy: &Policy, group: &str, plural: &str, verb: &str) -> Ve
         }
         // Kubernetes' own bindings reach control-plane components (the
         // controller manager lists and watches everything), not users.
-        if access.chain.via.builtin() {
+        if access.chain.via.kubernetes_own() {
             continue;
         }
         let scope = match (&access.grantee, &access.namespace) {

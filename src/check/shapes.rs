@@ -158,9 +158,13 @@ pub(crate) struct AnyoneBoundTo {
 /// The chain that grants it: binding, roles, rule.
 #[derive(Debug, Serialize)]
 pub(crate) struct GrantChainOut {
-    /// Absent for `anyoneBoundTo`.
+    /// Absent for `anyoneBoundTo` and the privileged group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub binding: Option<BindingOut>,
+    /// `true` for `system:masters`, which the API server allows every
+    /// request whatever RBAC holds (no binding, no roles); absent otherwise.
+    #[serde(rename = "privilegedGroup", skip_serializing_if = "std::ops::Not::not")]
+    pub privileged_group: bool,
     /// From the bound role to the one that holds the rule, each aggregated
     /// into the one before it.
     pub roles: Vec<ChainRoleOut>,
@@ -190,7 +194,7 @@ pub(crate) struct ChainRoleOut {
 impl GrantChainOut {
     fn of(grant: &GrantChain) -> GrantChainOut {
         let binding = match &grant.via {
-            Via::AnyBindingTo(_) => None,
+            Via::AnyBindingTo(_) | Via::PrivilegedGroup => None,
             Via::Binding { namespace, name, builtin } => Some(BindingOut {
                 kind: BindingKind::in_namespace(namespace.as_deref()).as_str(),
                 name: name.clone(),
@@ -199,7 +203,8 @@ impl GrantChainOut {
             }),
         };
         let roles = grant.roles.iter().map(|r| ChainRoleOut { name: r.name.clone(), builtin: r.builtin }).collect();
-        GrantChainOut { binding, roles, rule: grant.rule.clone() }
+        let privileged_group = grant.via == Via::PrivilegedGroup;
+        GrantChainOut { binding, privileged_group, roles, rule: grant.rule.clone() }
     }
 }
 

@@ -226,15 +226,16 @@ fn who_can_lists_subjects_and_where() {
     let all = who_can_anywhere(&p, &Request::on("get", "", "pods", None));
     let names: Vec<String> =
         all.iter().map(|a| format!("{} @ {}", a.grantee, a.namespace.as_deref().unwrap_or("*"))).collect();
-    // The bootstrap policy's holders come first: whoever is bound to admin, edit
-    // or view (which read pods), and the scheduler (`system:kube-scheduler`).
+    // system:masters first, as Kubernetes names it; then the bootstrap policy's
+    // holders: whoever is bound to admin, edit or view (which read pods), and
+    // the scheduler (`system:kube-scheduler`).
     assert_eq!(
         names,
         [
+            "Group system:masters @ *",
             "anyone bound to ClusterRole admin @ *",
             "anyone bound to ClusterRole edit @ *",
             "anyone bound to ClusterRole view @ *",
-            "Group system:masters @ *",
             "User jane @ default",
             "User system:kube-scheduler @ *"
         ]
@@ -250,10 +251,10 @@ fn who_can_lists_subjects_and_where() {
     assert_eq!(
         cluster_wide,
         [
+            "Group system:masters",
             "anyone bound to ClusterRole admin by a ClusterRoleBinding",
             "anyone bound to ClusterRole edit by a ClusterRoleBinding",
             "anyone bound to ClusterRole view by a ClusterRoleBinding",
-            "Group system:masters",
             "User system:kube-scheduler"
         ],
         "without a namespace, what `can-i` without -n answers: jane's RoleBinding does not"

@@ -57,7 +57,7 @@ codes! {
     BundlePlacement = "bundle-placement",
         "with bundleObjects: Keep, a bundle object would land in another namespace than the one OLM places it in";
     Uninstallable = "uninstallable",
-        "OLM v1 refuses to install the bundle (operator-controller v1.11.0's rules): no verdict on its RBAC makes it installable";
+        "OLM v1 refuses to install the bundle (operator-controller v1.11.0's rules, or a CRD no API server creates since Kubernetes 1.22): no verdict on its RBAC makes it installable";
     InputDuplicate = "input-duplicate",
         "the input holds the same object twice";
     BuiltinReconciled = "builtin-reconciled",

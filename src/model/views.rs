@@ -6,6 +6,9 @@ use super::*;
 /// The parts of a CustomResourceDefinition (v1 or v1beta1) the core reads.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub(crate) struct CrdView {
+    /// As written: the API server defaults `spec` by it ([`CrdView::scope`]).
+    #[serde(default, rename = "apiVersion", deserialize_with = "text")]
+    pub api_version: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub spec: CrdSpec,
 }
@@ -22,11 +25,46 @@ pub(crate) struct CrdSpec {
     pub version: Option<String>,
 }
 
-impl CrdSpec {
-    /// Whether the CRD's resource is cluster-scoped: `spec.scope: Cluster`,
-    /// written so (the API server accepts `Cluster` and `Namespaced` only).
+/// Where a CRD's objects live: in a namespace, or cluster-wide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CrdScope {
+    Namespaced,
+    Cluster,
+}
+
+impl CrdView {
+    /// The scope the API server gives the CRD's resource, or why it refuses
+    /// `spec.scope`: the one reading of the field. `Cluster` and `Namespaced`
+    /// as written (case counts); empty or missing is `Namespaced` in
+    /// `apiextensions.k8s.io/v1beta1`, whose defaulting fills it in
+    /// (`SetDefaults_CustomResourceDefinitionSpec`), and refused in any other
+    /// version, which has no such default and requires the field.
+    pub(crate) fn scope(&self) -> Result<CrdScope, String> {
+        match self.spec.scope.as_deref().unwrap_or_default() {
+            "Cluster" => Ok(CrdScope::Cluster),
+            "Namespaced" => Ok(CrdScope::Namespaced),
+            "" if self.is_v1beta1() => Ok(CrdScope::Namespaced),
+            "" => Err(format!(
+                "is {}: the API server requires Cluster or Namespaced in {} (only apiextensions.k8s.io/v1beta1 defaulted it to Namespaced)",
+                if self.spec.scope.is_some() { "empty" } else { "missing" },
+                self.api_version.as_deref().unwrap_or("this apiVersion")
+            )),
+            other => Err(format!("{other:?} is not a scope: the API server takes Cluster or Namespaced, written so")),
+        }
+    }
+
+    /// Whether the CRD's resource is cluster-scoped ([`CrdView::scope`]); a
+    /// scope the API server refuses counts as namespaced, and is refused
+    /// where the CRD is checked (`plan::discover`).
     pub(crate) fn cluster_scoped(&self) -> bool {
-        self.scope.as_deref() == Some("Cluster")
+        self.scope() == Ok(CrdScope::Cluster)
+    }
+
+    /// Whether it is written as `apiextensions.k8s.io/v1beta1`, the version
+    /// API servers stopped serving in Kubernetes 1.22.
+    pub(crate) fn is_v1beta1(&self) -> bool {
+        self.api_version.as_deref().and_then(ApiVersion::parse).map(|v| (v.group, v.version))
+            == Some(("apiextensions.k8s.io", "v1beta1"))
     }
 }
 

@@ -22,6 +22,7 @@ fn crd(plural: &str, group: &str, version: &str) -> InputObject {
     InputObject {
         header: header("apiextensions.k8s.io/v1", "CustomResourceDefinition", &format!("{plural}.{group}")),
         body: Body::Crd(CrdView {
+            api_version: Some("apiextensions.k8s.io/v1".into()),
             spec: CrdSpec {
                 group: Some(group.into()),
                 names: CrdNames { plural: Some(plural.into()), kind: None, ..Default::default() },

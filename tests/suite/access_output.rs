@@ -40,7 +40,11 @@ fn json_and_yaml_print_one_shape_each() {
             }
         })
     );
-    let anyone = &who["holders"][0];
+    let masters = &who["holders"][0];
+    assert_eq!(masters["subject"], serde_json::json!({"kind": "Group", "name": "system:masters"}));
+    assert_eq!((&masters["where"], &masters["grant"]["privilegedGroup"]), (&"*".into(), &true.into()));
+    assert!(masters["grant"].get("binding").is_none(), "{masters}");
+    let anyone = &who["holders"][1];
     assert_eq!(anyone["anyoneBoundTo"], serde_json::json!({"clusterRole": "admin", "clusterRoleBindingOnly": false}));
     assert_eq!(anyone["where"], "team-a");
     assert!(anyone.get("subject").is_none() && anyone["grant"].get("binding").is_none());

@@ -50,9 +50,12 @@ struct SubjectOut {
 /// the evaluator is asked what "anyone bound to ClusterRole edit" may do.
 const EDIT_HOLDER: &str = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: probe-edit\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: edit\nsubjects:\n- {kind: User, name: edit-holder}\n";
 
-/// A bundle's manifests rendered with the config's spec; panics on an error.
+/// A bundle's manifests rendered with the config's spec (legacy CRDs read as
+/// v1, as `bundle_docs` reads them); panics on an error.
 fn rendered(bundle: &str, spec: &str) -> String {
-    let inputs = read_path(&bundles_dir().join(bundle)).unwrap();
+    let read = read_path(&bundles_dir().join(bundle)).unwrap();
+    let inputs: Vec<Source> =
+        read.into_iter().map(|s| Source { text: legacy_crd_as_v1(s.text), name: s.name }).collect();
     let configs = [Source { name: "rbac.yaml".into(), text: config(bundle, &admin_spec(bundle, spec)) }];
     let out = olm_rbac::run::render(&inputs, &configs);
     assert_eq!(out.code, 0, "{bundle}: {}", out.stderr);

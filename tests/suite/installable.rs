@@ -9,7 +9,7 @@ use crate::common::*;
 /// Renders `bundle` from its folder with an admin's ClusterExtension for it:
 /// the `uninstallable` results, each as `field: message`.
 fn refusals(bundle: &str) -> (i32, Vec<Coded>) {
-    let mut inputs: Vec<Source> = bundle_docs(bundle)
+    let mut inputs: Vec<Source> = published_docs(bundle)
         .into_iter()
         .map(|(name, text)| Source { name: format!("{bundle}/manifests/{name}"), text })
         .collect();
@@ -29,8 +29,20 @@ fn installability_follows_operator_controller_on_every_fixture_bundle() {
         ("argocd-operator-0.6.0", &[]),
         ("cert-manager-1.16.5", &[]),
         ("clickhouse-operator-0.27.2", &[]),
-        // provider.go: "apiServiceDefintions are not supported".
-        ("enmasse-0.30.2", &["OLM v1 will not install this bundle (applier/provider.go, operator-controller v1.11.0): it owns API services"]),
+        // Its 8 CRDs are apiextensions.k8s.io/v1beta1, which no API server
+        // serves since Kubernetes 1.22; provider.go: "apiServiceDefintions are
+        // not supported".
+        ("enmasse-0.30.2", &[
+            "CustomResourceDefinition addressplans.admin.enmasse.io: apiVersion: OLM v1 will not install this bundle (the API server, Kubernetes 1.22 and later): the API server has not served apiextensions.k8s.io/v1beta1",
+            "CustomResourceDefinition addressspaceplans.admin.enmasse.io: apiVersion: OLM v1",
+            "CustomResourceDefinition authenticationservices.admin.enmasse.io: apiVersion: OLM v1",
+            "CustomResourceDefinition brokeredinfraconfigs.admin.enmasse.io: apiVersion: OLM v1",
+            "CustomResourceDefinition consoleservices.admin.enmasse.io: apiVersion: OLM v1",
+            "CustomResourceDefinition iotconfigs.iot.enmasse.io: apiVersion: OLM v1",
+            "CustomResourceDefinition iotprojects.iot.enmasse.io: apiVersion: OLM v1",
+            "CustomResourceDefinition standardinfraconfigs.admin.enmasse.io: apiVersion: OLM v1",
+            "OLM v1 will not install this bundle (applier/provider.go, operator-controller v1.11.0): it owns API services",
+        ]),
         ("memcached-operator-0.0.1", &[]),
         ("opentelemetry-operator-0.158.0", &[]),
         // provider.go: "bundle does not support AllNamespaces install mode".
@@ -168,4 +180,82 @@ fn a_clusterextension_of_the_judged_package_under_another_name_is_warned_about()
         out.stderr
     );
     assert!(results.iter().any(|r| r.code == "pin-package"));
+}
+
+/// A bundle cut down from multicluster-operators-subscription 0.2.6
+/// (`tests/fixtures/derived/SOURCES.md`): its `deployables` CRD is written
+/// `apiextensions.k8s.io/v1beta1` with `scope: ""`.
+const EMPTY_SCOPE: &str = "tests/fixtures/derived/empty-scope";
+
+/// The manifests of a bundle folder under `tests/fixtures/`, in file-name
+/// order, each named as render names a file of the folder.
+fn manifests_of(folder: &str) -> Vec<Source> {
+    let dir = repo(folder).join("manifests");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let name = |f: &std::path::Path| format!("{folder}/manifests/{}", f.file_name().unwrap().to_string_lossy());
+    files.iter().map(|f| Source { name: name(f), text: std::fs::read_to_string(f).unwrap() }).collect()
+}
+
+/// Regression (issue 47): a v1beta1 CRD written `scope: ""` was refused as
+/// `crd-invalid`, though the API server's v1beta1 defaulting reads an empty
+/// scope as Namespaced; two community bundles that rendered before no
+/// longer did. The scope is read as the API server defaults it, and the
+/// bundle is refused for what OLM v1 refuses it for: its CRD's apiVersion.
+#[test]
+fn a_crd_written_with_an_empty_scope_is_read_as_the_api_server_defaults_it() {
+    let spec = "  mode: Aggregate\n";
+    let configs =
+        [Source { name: "admin/rbac.yaml".into(), text: config("multicluster-operators-subscription", spec) }];
+    let (out, results) = render_results(&manifests_of(EMPTY_SCOPE), &configs);
+    assert!(!has_code(&results, "crd-invalid", None), "{results:#?}");
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let errors: Vec<&Coded> = results.iter().filter(|r| r.severity == "error").collect();
+    assert!(errors.len() == 1 && errors[0].code == "uninstallable", "{errors:#?}");
+    let on_the_crd = "error: CustomResourceDefinition deployables.apps.open-cluster-management.io: apiVersion: OLM v1 will not install this bundle";
+    assert!(out.stderr.contains(on_the_crd), "{}", out.stderr);
+}
+
+/// Issue 47: no API server has served `apiextensions.k8s.io/v1beta1` since
+/// Kubernetes 1.22, so OLM v1 cannot install a bundle that ships such a
+/// CRD. Each is an `uninstallable` error on its `apiVersion`, with or
+/// without a ClusterExtension in the input; the same CRD written as v1
+/// passes.
+#[test]
+fn a_bundle_with_a_v1beta1_crd_is_uninstallable_with_or_without_a_clusterextension() {
+    let bundle = "memcached-operator-0.0.1";
+    let docs = bundle_docs(bundle);
+    let crd = docs.iter().position(|(_, d)| d.contains("kind: CustomResourceDefinition")).unwrap();
+    for v1beta1 in [false, true] {
+        for with_extension in [false, true] {
+            let mut inputs: Vec<Source> = docs
+                .iter()
+                .enumerate()
+                .map(|(i, (name, text))| {
+                    let text = match i == crd && v1beta1 {
+                        true => text.replacen("apiextensions.k8s.io/v1\n", "apiextensions.k8s.io/v1beta1\n", 1),
+                        false => text.clone(),
+                    };
+                    Source { name: format!("{bundle}/manifests/{name}"), text }
+                })
+                .collect();
+            if with_extension {
+                let extension = "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: ext\nspec:\n  namespace: ops\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: memcached-operator\n";
+                inputs.push(Source { name: "admin/clusterextension.yaml".into(), text: extension.into() });
+            }
+            let configs = [Source { name: "admin/rbac.yaml".into(), text: config("ext", "  mode: Aggregate\n") }];
+            let (out, results) = render_results(&inputs, &configs);
+            let refused: Vec<&Coded> = results.iter().filter(|r| r.code == "uninstallable").collect();
+            let case = format!("v1beta1 {v1beta1}, ClusterExtension {with_extension}");
+            assert_eq!(refused.len(), usize::from(v1beta1), "{case}: {refused:#?}");
+            if v1beta1 {
+                assert_eq!(out.code, 1, "{case}: {}", out.stderr);
+                assert!(
+                    out.stderr.contains(": apiVersion: OLM v1 will not install this bundle (the API server, Kubernetes 1.22 and later): the API server has not served apiextensions.k8s.io/v1beta1 since Kubernetes 1.22"),
+                    "{case}: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
 }

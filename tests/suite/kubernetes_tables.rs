@@ -4,7 +4,9 @@
 //! (`staging/src/k8s.io/component-helpers/auth/rbac/validation/policy_comparator_test.go`:
 //! which rules cover which) and the rule resolver's
 //! (`pkg/registry/rbac/validation/rule_test.go`: which subjects a binding
-//! applies to). The cases are Kubernetes'; the code is ours. Where a case
+//! applies to) and the subject locator's
+//! (`plugin/pkg/auth/authorizer/rbac/subject_locator_test.go`: who may make a
+//! request, `who-can`). The cases are Kubernetes'; the code is ours. Where a case
 //! needs our wording (a request is `Policy::can` on a one-role policy, a
 //! non-resource request is a one-URL rule for `cover::covers`), the comment
 //! says so.
@@ -695,6 +697,108 @@ fn who_can_create_pods_lists_edit_and_admin_holders() {
     );
     assert!(!out.stdout.contains("ClusterRole view") && !out.stdout.contains("User v"), "{}", out.stdout);
     assert!(out.stdout.contains("Group system:masters"), "{}", out.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// The subject locator's table (`plugin/pkg/auth/authorizer/rbac/subject_locator_test.go`,
+// `TestSubjectLocator`): who may make a request, as `who-can --builtin-roles none`
+// answers it. Kubernetes' `AllowedSubjects` names the group `system:masters`
+// first for every request, whatever the roles and bindings, then the subjects
+// of each binding whose role allows it. Where ours is worded otherwise:
+// Kubernetes' rules and requests write the resource `Pods` (matched as
+// written on both sides), here `pods`; its Role's rule also lists the URL `*`,
+// which a Role cannot grant, left out here; its second case runs the authorizer
+// with a super-user (`foo`), a setting the API server does not give it (and
+// olm-rbac has none), so `foo` is not expected; and `who-can` orders subjects
+// by kind and name after `system:masters` (Kubernetes, by binding), so the
+// rest is compared as a set.
+
+/// A ClusterRole or Role `name` with one rule (`verbs`, `resources`, in every group).
+fn locator_role(kind: &str, namespace: Option<&str>, name: &str, verbs: &str, resources: &str, urls: bool) -> String {
+    let namespace = namespace.map(|ns| format!("\n  namespace: {ns}")).unwrap_or_default();
+    let urls = if urls { ", nonResourceURLs: [\"*\"]" } else { "" };
+    format!("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}{namespace}\nrules:\n- {{verbs: [\"{verbs}\"], apiGroups: [\"*\"], resources: [\"{resources}\"]{urls}}}\n")
+}
+
+/// A binding `name` of the role `role_kind/role` to `subjects` (`Kind:name`).
+fn locator_binding(namespace: Option<&str>, name: &str, role_kind: &str, role: &str, subjects: &[&str]) -> String {
+    let (kind, namespace) = match namespace {
+        Some(ns) => ("RoleBinding", format!("\n  namespace: {ns}")),
+        None => ("ClusterRoleBinding", String::new()),
+    };
+    let subjects: String = subjects
+        .iter()
+        .map(|s| s.split_once(':').unwrap())
+        .map(|(k, n)| format!("- {{kind: {k}, name: {n}, apiGroup: rbac.authorization.k8s.io}}\n"))
+        .collect();
+    format!("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}{namespace}\nroleRef: {{apiGroup: rbac.authorization.k8s.io, kind: {role_kind}, name: {role}}}\nsubjects:\n{subjects}")
+}
+
+/// `who-can VERB RESOURCE [-n NAMESPACE] --builtin-roles none -o json` of
+/// `objects`: the subjects named, each `Kind name`, in order.
+fn located(objects: &str, verb: &str, resource: &str, namespace: Option<&str>) -> Vec<String> {
+    use olm_rbac::check::commands::{who_can_with, Common, Format, WhoCan};
+    let inputs = [Source { name: "rbac.yaml".into(), text: objects.into() }];
+    let question = WhoCan { verb, resource, namespace, all_namespaces: false };
+    let common = Common { builtin_roles: builtin::BuiltinRoles::None, quiet: true };
+    let out = who_can_with(&inputs, &question, Format::Json, common);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let answer: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let holders = answer["holders"].as_array().cloned().unwrap_or_default();
+    let subject =
+        |h: &serde_json::Value| Some(format!("{} {}", h["subject"]["kind"].as_str()?, h["subject"]["name"].as_str()?));
+    holders.iter().filter_map(subject).collect()
+}
+
+/// A case: its name, the objects, the verb, resource and namespace asked,
+/// and the subjects expected after `system:masters`.
+type LocatorCase<'a> = (&'a str, &'a str, &'a str, &'a str, Option<&'a str>, &'a [&'a str]);
+
+#[test]
+fn who_can_names_the_subjects_kubernetes_subject_locator_names() {
+    let no_super_user = [
+        locator_role("ClusterRole", None, "admin", "*", "*", true),
+        locator_binding(None, "admin", "ClusterRole", "admin", &["User:super-admin", "Group:super-admins"]),
+        locator_binding(Some("ns1"), "admin", "ClusterRole", "admin", &["User:admin", "Group:admins"]),
+    ]
+    .concat();
+    let local_roles = [
+        locator_role("ClusterRole", None, "admin", "*", "*", true),
+        locator_binding(None, "admin", "ClusterRole", "admin", &["User:super-admin", "Group:super-admins"]),
+        locator_role("Role", Some("ns1"), "admin", "get", "pods", false),
+        locator_binding(Some("ns1"), "admin", "Role", "admin", &["User:admin", "Group:admins"]),
+    ]
+    .concat();
+    let everyone = ["User super-admin", "Group super-admins", "User admin", "Group admins"].as_slice();
+    let cluster_admins = ["User super-admin", "Group super-admins"].as_slice();
+    let cases: [LocatorCase; 6] = [
+        ("no super user, star matches star", &no_super_user, "get", "pods", Some("ns1"), everyone),
+        (
+            "no super user: cluster role matches star in namespace",
+            &no_super_user,
+            "*",
+            "pods",
+            Some("*"),
+            cluster_admins,
+        ),
+        ("no super user: empty ns", &no_super_user, "*", "pods", None, cluster_admins),
+        ("super user, local roles work", &local_roles, "get", "pods", Some("ns1"), everyone),
+        ("super user: verb matches correctly", &local_roles, "create", "pods", Some("ns1"), cluster_admins),
+        ("super user: binding only works in correct ns", &local_roles, "get", "pods", Some("ns2"), cluster_admins),
+    ];
+    for (case, objects, verb, resource, namespace, rest) in cases {
+        let subjects = located(objects, verb, resource, namespace);
+        assert_eq!(subjects.first().map(String::as_str), Some("Group system:masters"), "{case}: {subjects:?}");
+        let got: BTreeSet<&str> = subjects[1..].iter().map(String::as_str).collect();
+        assert_eq!(subjects.len() - 1, got.len(), "{case}: each subject once: {subjects:?}");
+        assert_eq!(got, rest.iter().copied().collect::<BTreeSet<_>>(), "{case}");
+    }
+    // Not cases of the table, but what `AllowedSubjects` gives by its code:
+    // with no binding at all, for a resource or a URL, system:masters alone.
+    let nothing = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: ns1}\n";
+    for (resource, namespace) in [("pods", Some("ns1")), ("pods", None), ("/healthz", None)] {
+        assert_eq!(located(nothing, "get", resource, namespace), ["Group system:masters"], "get {resource}");
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -277,18 +277,43 @@ fn a_manifest_without_a_yaml_name_is_read_as_operator_controller_reads_it() {
     let out = render_bundle(dir.path(), &bundle);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("extra-rbac"), "{}", text(&out.stderr));
-    // A folder inside manifests/: OLM refuses the bundle, so it is unjudged, not failed.
-    std::fs::remove_file(bundle.join("manifests/extra-rbac")).unwrap();
+}
+
+/// A folder inside a bundle's `manifests/`: operator-controller reads the
+/// files of `manifests/` and refuses a bundle with a folder there
+/// (`bundle/source/source.go`, `GetBundle`: "subdirectories are not
+/// allowed"), so the bundle is `uninstallable`, the folder named: render
+/// exits 1 (not 2, the bundle is readable), the catalog's row says so, and
+/// what the folder holds is not read. Issue 47.
+#[test]
+fn a_bundle_with_a_folder_in_its_manifests_is_uninstallable() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bundles, _, _) = bundles_with_csv(dir.path());
+    let bundle = bundles.join("kube-green/0.5.2");
     std::fs::create_dir(bundle.join("manifests/more")).unwrap();
+    std::fs::write(bundle.join("manifests/more/hidden.yaml"), "kind: not yaml: [\n").unwrap();
+    let folder = bundle.join("manifests/more").display().to_string();
+    let (config, sarif) = (dir.path().join("rbac.yaml"), dir.path().join("render.sarif"));
+    std::fs::write(&config, CONFIG).unwrap();
+    let (config, path, log) = (config.display().to_string(), bundle.display().to_string(), sarif.display().to_string());
+    let out = run_bin(&["render", "-c", &config, &path, "--sarif", &log], "");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty(), "nothing is written");
+    let log: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let errors: Vec<&serde_json::Value> =
+        log["runs"][0]["results"].as_array().unwrap().iter().filter(|r| r["level"] == "error").collect();
+    let said = format!("its manifests/ holds the folder {folder:?}");
+    assert!(errors.len() == 1 && errors[0]["ruleId"] == "uninstallable", "{errors:#?}");
+    assert!(errors[0]["message"]["text"].as_str().unwrap().contains(&said), "{errors:#?}");
     let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
     let row = judged.rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
-    assert_eq!(row["verdict"], "unjudged", "{row}");
-    assert!(
-        row["errors"][0].as_str().unwrap().contains("manifests/more: a folder inside a bundle's manifests/"),
-        "{row}"
-    );
-    let out = render_bundle(dir.path(), &bundle);
-    assert_eq!(out.status.code(), Some(2), "a bundle OLM refuses is unreadable input: {}", text(&out.stderr));
+    assert_eq!(row["verdict"], "uninstallable", "{row}");
+    assert!(row["errors"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(&said)), "{row}");
+    // The folder's parent as a bundle's manifests/ named on its own, alike.
+    let out = render_bundle(dir.path(), &bundle.join("manifests"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(&said), "{}", text(&out.stderr));
 }
 
 /// opendatahub-operator's CRDs continue a single-quoted description at the
@@ -660,6 +685,34 @@ fn a_bundle_olm_v1_refuses_is_uninstallable() {
     );
     let others: Vec<&serde_json::Value> = judged.rows.iter().filter(|r| r["version"] != "0.5.2").collect();
     assert!(others.iter().all(|r| r["verdict"] != "uninstallable"), "{others:#?}");
+}
+
+/// A bundle that ships an `apiextensions.k8s.io/v1beta1` CRD, which no API
+/// server has served since Kubernetes 1.22, is `uninstallable` in the
+/// catalog as in render (issue 47): `catalog judge` and `catalog audit` alike,
+/// the CRD's apiVersion named.
+#[test]
+fn a_bundle_with_a_v1beta1_crd_is_uninstallable_in_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo(BUNDLES), &bundles);
+    let crd = bundles.join("kube-green/0.5.2/manifests/kube-green.com_sleepinfos.yaml");
+    let written = std::fs::read_to_string(&crd).unwrap();
+    let legacy =
+        written.replacen("apiVersion: apiextensions.k8s.io/v1\n", "apiVersion: apiextensions.k8s.io/v1beta1\n", 1);
+    assert_ne!(legacy, written);
+    std::fs::write(&crd, legacy).unwrap();
+    let said = "CustomResourceDefinition sleepinfos.kube-green.com: apiVersion: OLM v1 will not install this bundle (the API server, Kubernetes 1.22 and later)";
+    let judged = judge(&repo(METADATA_ONLY), Some(&bundles));
+    assert_eq!(judged.code, Some(1), "{}", judged.stderr);
+    let row = judged.rows.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "uninstallable", "{row}");
+    assert!(row["errors"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(said)), "{row}");
+    let audited: Vec<serde_json::Value> = serde_json::from_slice(&audit(&bundles).stdout).unwrap();
+    let row = audited.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "uninstallable", "{row}");
+    let others = audited.iter().filter(|r| r["version"] != "0.5.2");
+    assert!(others.clone().all(|r| r["verdict"] != "uninstallable"), "{:#?}", others.collect::<Vec<_>>());
 }
 
 /// What OLM v1 grants the operator is measured beside the bundle's own RBAC:

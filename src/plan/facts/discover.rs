@@ -376,7 +376,9 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
     let spec = &view.spec;
     let group = spec.group.as_deref().unwrap_or_default();
     let plural = spec.names.plural.as_deref().unwrap_or_default();
-    if !fields_ok(obj.header.name.as_deref().unwrap_or_default(), group, plural, spec.scope.as_deref(), &mut fail) {
+    // The scope as the API server reads it, defaults included (`CrdView::scope`).
+    let scope = view.scope().map_err(|why| fail("spec.scope", why));
+    if !fields_ok(obj.header.name.as_deref().unwrap_or_default(), group, plural, &mut fail) || scope.is_err() {
         return None;
     }
     let name = format!("{plural}.{group}");
@@ -416,14 +418,14 @@ fn crd_api(obj: &InputObject, view: &CrdView, config: &Config, results: &mut Vec
         kind: spec.names.kind.clone(),
         source: ApiSource::Crd,
         versions: storage.into_iter().collect(),
-        cluster_scoped: spec.cluster_scoped(),
+        cluster_scoped: scope == Ok(CrdScope::Cluster),
         origin: obj_ref,
         field: "spec.group".into(),
     })
 }
 
 /// The fields that name a CRD's resource, each said where it is wrong.
-fn fields_ok(name: &str, group: &str, plural: &str, scope: Option<&str>, fail: &mut impl FnMut(&str, String)) -> bool {
+fn fields_ok(name: &str, group: &str, plural: &str, fail: &mut impl FnMut(&str, String)) -> bool {
     let mut ok = true;
     if name.is_empty() {
         fail("metadata.name", "is missing".into());
@@ -444,10 +446,6 @@ fn fields_ok(name: &str, group: &str, plural: &str, scope: Option<&str>, fail: &
             "spec.names.plural",
             format!("{plural:?} is not a valid resource name (lowercase letters, digits and '-')"),
         );
-        ok = false;
-    }
-    if let Some(scope) = scope.filter(|s| !matches!(*s, "Cluster" | "Namespaced")) {
-        fail("spec.scope", format!("{scope:?} is not a scope: the API server takes Cluster or Namespaced, written so"));
         ok = false;
     }
     ok

@@ -9,7 +9,10 @@
 //! of the registry+v1 validators
 //! (`internal/operator-controller/rukpak/render/registryv1/validators/validator.go`).
 //! Kinds of objects OLM refuses (`CheckObjectSupport`) are refused where the
-//! bundle is read (`trust::check_bundle_kinds`).
+//! bundle is read (`trust::check_bundle_kinds`), and so are the
+//! CustomResourceDefinitions no API server creates any more
+//! ([`crd_refusal`], `trust::check_crd_versions`), whether or not a
+//! ClusterExtension asks for the bundle.
 //!
 //! What the cluster's OLM runs with and what the ClusterExtension asks for
 //! count too ([`Install`]): with the alpha `SingleOwnNamespaceInstallSupport`
@@ -21,7 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{CsvView, ExtensionConfig, InstallMode, WebhookView};
+use crate::model::{CrdView, CsvView, ExtensionConfig, InstallMode, WebhookView};
 use crate::names::{is_dns1123_label, is_dns1123_subdomain};
 
 /// The rule that refuses a bundle, by the function of operator-controller
@@ -51,6 +54,14 @@ pub(crate) enum Rule {
     /// `UnmarshalConfig`, against `buildBundleConfigSchema`'s schema: the
     /// ClusterExtension's `spec.config` as the bundle's install modes allow it.
     Config,
+    /// Not operator-controller's own check: it reads a bundle's CRDs into
+    /// `apiextensions.k8s.io/v1` ones (`bundle/source/source.go`,
+    /// `GetBundle`) and applies them as written, and the API server has not
+    /// served `apiextensions.k8s.io/v1beta1` since Kubernetes 1.22.
+    CrdApiVersion,
+    /// `rukpak/bundle/source/source.go`, `GetBundle`: every file of
+    /// `manifests/`, and "subdirectories are not allowed" in it.
+    ManifestsFolder,
 }
 
 impl Rule {
@@ -67,6 +78,8 @@ impl Rule {
             Rule::ConversionCrds => "CheckConversionWebhookCRDReferenceUniqueness, CheckConversionWebhooksReferenceOwnedCRDs",
             Rule::WebhookRules => "CheckWebhookRules",
             Rule::Config => "config.UnmarshalConfig, bundle.buildBundleConfigSchema",
+            Rule::CrdApiVersion => "the API server, Kubernetes 1.22 and later",
+            Rule::ManifestsFolder => "bundle/source/source.go GetBundle",
         }
     }
 }
@@ -99,8 +112,35 @@ impl Refusal {
 
     /// The rule's source and what breaks it, with the fix.
     pub(crate) fn reason(&self) -> String {
-        format!("({}, operator-controller v1.11.0): {}", self.rule.source(), self.why)
+        match self.rule {
+            Rule::CrdApiVersion => format!("({}): {}", self.rule.source(), self.why),
+            _ => format!("({}, operator-controller v1.11.0): {}", self.rule.source(), self.why),
+        }
     }
+}
+
+/// Why OLM v1 refuses a bundle whose `manifests/` holds `folder` (as the
+/// reader reached it): operator-controller reads the files of `manifests/`
+/// and fails on a folder there. A refusal of the bundle's layout, no field.
+pub(crate) fn subfolder_refusal(folder: &str) -> Refusal {
+    Refusal::new(
+        Rule::ManifestsFolder,
+        "",
+        format!("its manifests/ holds the folder {folder:?}, and operator-controller reads only files there and refuses a bundle with a folder in it (olm-rbac did not read the folder); move its files into manifests/, or out of the bundle"),
+    )
+}
+
+/// Why OLM v1 cannot create a CustomResourceDefinition the bundle ships, if
+/// it cannot: one written `apiextensions.k8s.io/v1beta1`, which no API
+/// server has served since Kubernetes 1.22. A refusal of its `apiVersion`.
+pub(crate) fn crd_refusal(crd: &CrdView) -> Option<Refusal> {
+    crd.is_v1beta1().then(|| {
+        Refusal::new(
+            Rule::CrdApiVersion,
+            "apiVersion",
+            "the API server has not served apiextensions.k8s.io/v1beta1 since Kubernetes 1.22, so OLM v1 cannot create this CustomResourceDefinition; install a version of the bundle whose CRDs are apiextensions.k8s.io/v1, or ask its publisher for one (a v1 CRD gives each version its own schema)",
+        )
+    })
 }
 
 /// What the cluster's OLM runs with, and what the ClusterExtension asks of

@@ -77,6 +77,53 @@ fn a_crd_scope_the_api_server_would_refuse_is_refused() {
     );
 }
 
+/// `crd_scoped`, written as `apiextensions.k8s.io/<version>` with `scope`
+/// as given (`None`: no `spec.scope` at all).
+fn crd_in(version: &str, scope: Option<&str>) -> InputObject {
+    let mut o = crd_scoped("widgets", "example.com", "Widget", "Namespaced");
+    let api_version = format!("apiextensions.k8s.io/{version}");
+    o.header.api_version = Some(api_version.clone());
+    if let Body::Crd(v) = &mut o.body {
+        v.api_version = Some(api_version);
+        v.spec.scope = scope.map(str::to_string);
+    }
+    o
+}
+
+/// `spec.scope` as the API server reads it, in one place (`CrdView::scope`),
+/// for the planner and the scope table alike: apiextensions v1beta1's
+/// defaulting (`SetDefaults_CustomResourceDefinitionSpec`) fills an empty or
+/// missing scope in as Namespaced; v1's has no such default, and its
+/// validation requires the field. Two real bundles (hive-operator 1.1.5,
+/// multicluster-operators-subscription 0.2.6) write `scope: ""` on v1beta1 CRDs.
+#[test]
+fn a_crd_scope_is_read_as_the_api_server_defaults_and_validates_it() {
+    use crate::model::CrdScope::{Cluster, Namespaced};
+    let cases: [(&str, Option<&str>, Option<crate::model::CrdScope>); 10] = [
+        ("v1", Some("Cluster"), Some(Cluster)),
+        ("v1", Some("Namespaced"), Some(Namespaced)),
+        ("v1beta1", Some("Cluster"), Some(Cluster)),
+        ("v1beta1", Some("Namespaced"), Some(Namespaced)),
+        ("v1beta1", Some(""), Some(Namespaced)),
+        ("v1beta1", None, Some(Namespaced)),
+        ("v1", Some(""), None),
+        ("v1", None, None),
+        ("v1", Some("cluster"), None),
+        ("v1beta1", Some("namespaced"), None),
+    ];
+    for (version, scope, read) in cases {
+        let objects = [crd_in(version, scope)];
+        let Body::Crd(view) = &objects[0].body else { unreachable!() };
+        assert_eq!(view.scope().ok(), read, "{version} {scope:?}");
+        let plan = plan_of(Config::new("widgets", Mode::Aggregate), &objects);
+        let refused =
+            errors(&plan).iter().any(|f| f.code == Code::CrdInvalid && f.field.as_deref() == Some("spec.scope"));
+        assert_eq!(refused, read.is_none(), "{version} {scope:?}: {:?}", plan.results());
+        let cluster = Resources::of_input(&objects).cluster_scoped("example.com", "widgets");
+        assert_eq!(cluster, Some(read == Some(Cluster)), "{version} {scope:?}");
+    }
+}
+
 #[test]
 fn a_crd_cannot_take_over_the_kind_of_a_platform_resource() {
     // A CRD declaring OLM v1's ClusterExtension kind under another plural

@@ -255,3 +255,20 @@ fn with_the_gate_a_multi_namespace_only_bundle_is_refused() {
     assert_eq!(refused.iter().map(|r| r.rule).collect::<Vec<_>>(), [Rule::AllNamespaces]);
     assert!(refused[0].why.starts_with("it supports none of AllNamespaces, SingleNamespace and OwnNamespace"));
 }
+
+/// Not a check of operator-controller's: it reads a bundle's CRDs into v1
+/// ones and applies them as written (`bundle/source/source.go`), and no API
+/// server has served `apiextensions.k8s.io/v1beta1` since Kubernetes 1.22.
+#[test]
+fn a_v1beta1_crd_cannot_be_created() {
+    let crd = |api_version: &str| -> CrdView {
+        serde_saphyr::from_str(&format!("apiVersion: {api_version}\nspec: {{group: example.com, scope: Namespaced}}\n"))
+            .unwrap()
+    };
+    let refused = crd_refusal(&crd("apiextensions.k8s.io/v1beta1")).map(|r| (r.rule, r.field));
+    assert_eq!(refused, Some((Rule::CrdApiVersion, "apiVersion".to_string())));
+    assert_eq!(crd_refusal(&crd("apiextensions.k8s.io/v1")), None);
+    let said = crd_refusal(&crd("apiextensions.k8s.io/v1beta1")).map(|r| r.message()).unwrap_or_default();
+    assert!(said.contains("has not served apiextensions.k8s.io/v1beta1 since Kubernetes 1.22"), "{said}");
+    assert!(!said.contains("operator-controller v1.11.0"), "not operator-controller's own check: {said}");
+}
