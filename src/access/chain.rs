@@ -138,3 +138,19 @@ pub fn describe_rule(rule: &PolicyRule) -> String {
     }
     out
 }
+
+impl GrantChain {
+    /// `system:masters`' grant: the API server allows the group every
+    /// request before RBAC is asked, cluster-wide.
+    pub(crate) fn privileged_group() -> GrantChain {
+        let every = || Some(vec!["*".to_string()]);
+        let rule = PolicyRule {
+            verbs: vec!["*".into()],
+            api_groups: every(),
+            resources: every(),
+            non_resource_urls: every(),
+            resource_names: None,
+        };
+        GrantChain { via: Via::PrivilegedGroup, roles: Vec::new(), rule, namespace: None }
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
+use k8s_openapi::api::rbac::v1::Subject;
 
 use super::allowed::Place;
 use super::request::subject_namespace;
@@ -96,17 +96,8 @@ impl Policy {
 /// `system:masters`, cluster-wide: the API server allows it every request
 /// before RBAC is asked, so it holds whatever is asked, everywhere.
 fn privileged_group() -> HeldAccess {
-    let every = || Some(vec!["*".to_string()]);
-    let rule = PolicyRule {
-        verbs: vec!["*".into()],
-        api_groups: every(),
-        resources: every(),
-        non_resource_urls: every(),
-        resource_names: None,
-    };
     let subject = Subject { kind: "Group".into(), name: MASTERS.into(), ..Default::default() };
-    let chain = GrantChain { via: Via::PrivilegedGroup, roles: Vec::new(), rule, namespace: None };
-    HeldAccess { grantee: Grantee::Subject(subject), namespace: None, chain }
+    HeldAccess { grantee: Grantee::Subject(subject), namespace: None, chain: GrantChain::privileged_group() }
 }
 
 /// A binding's subject as one names it everywhere: without `apiGroup`

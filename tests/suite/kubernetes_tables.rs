@@ -23,7 +23,7 @@ use olm_rbac::access::{builtin, BindingDef, Identity, Policy, Request, RoleDef, 
 use olm_rbac::check::load;
 use olm_rbac::input::Source;
 
-use crate::common::{repo, request_for};
+use crate::common::{repo, request_for, run_bin, text};
 use crate::property::Rng;
 
 // ---------------------------------------------------------------------------
@@ -956,4 +956,26 @@ fn can_i_asks_a_url_under_a_pattern_of_several_stars_as_the_authorizer_does() {
     for (url, want) in [("/logsx", 0), ("/logs/kubelet", 0), ("/log", 1)] {
         assert_eq!(ask_as_u(&input, "get", url).code, want, "{url}");
     }
+}
+
+/// can-i agrees with who-can: the API server allows `system:masters` every
+/// request before RBAC is asked, so with no role or binding at all, and no
+/// built-in roles, a member of it may do anything anywhere.
+#[test]
+fn can_i_allows_system_masters_whatever_the_policy_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n").unwrap();
+    let file = empty.display().to_string();
+    let ask = |group: &str| {
+        run_bin(
+            &["can-i", "delete", "nodes", "-f", &file, "--as", "alice", "--as-group", group, "--builtin-roles", "none"],
+            "",
+        )
+    };
+    let out = ask("system:masters");
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("yes"), "{}", text(&out.stdout));
+    let out = ask("team-a");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
 }
