@@ -36,7 +36,7 @@ pub use report::{json_schema, Format};
 pub(crate) use resolve::{Entry, Wanted};
 
 /// Exit code for unreadable input.
-pub const INPUT_ERROR: i32 = crate::outcome::Exit::Input.code();
+pub const INPUT_ERROR: crate::outcome::Exit = crate::outcome::Exit::Input;
 
 /// What `catalog judge` takes.
 pub struct JudgeArgs<'a> {
@@ -86,7 +86,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
                 args.catalog.display(),
                 resolve::why_none(&catalog.entries, &wanted)
             ),
-            1,
+            crate::outcome::Exit::Refused,
         );
     }
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
@@ -112,7 +112,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
     if catalog.entries.is_empty() {
         return Outcome::failure(
             &format!("the catalog {} lists no bundles: nothing was audited", args.catalog.display()),
-            1,
+            crate::outcome::Exit::Refused,
         );
     }
     match rows {

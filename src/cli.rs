@@ -258,7 +258,7 @@ impl SchemaArgs {
             SchemaOf::Catalog => crate::catalog::json_schema(),
             SchemaOf::CatalogFilter => crate::catalog::filter_json_schema(),
         };
-        Outcome { stdout, stderr: String::new(), code: 0 }
+        Outcome { stdout, stderr: String::new(), code: crate::outcome::Exit::Ok }
     }
 }
 

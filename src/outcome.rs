@@ -30,7 +30,25 @@ impl Exit {
 
 /// Exit code when a command is run so that it cannot work (nothing to read),
 /// as for clap's usage errors.
-pub const USAGE_ERROR: i32 = Exit::Input.code();
+pub const USAGE_ERROR: Exit = Exit::Input;
+
+impl Exit {
+    /// 0 when nothing said otherwise, else 1: a command's refusal.
+    pub const fn refused_if(refused: bool) -> Exit {
+        if refused {
+            Exit::Refused
+        } else {
+            Exit::Ok
+        }
+    }
+}
+
+/// An exit read as its number, as tests and scripts compare it.
+impl PartialEq<i32> for Exit {
+    fn eq(&self, code: &i32) -> bool {
+        self.code() == *code
+    }
+}
 
 /// What a run prints and how it exits. Errors never leave partial output:
 /// KRM mode returns the items unchanged, render mode prints nothing.
@@ -40,13 +58,13 @@ pub struct Outcome {
     pub stdout: String,
     /// What goes to stderr: results, warnings and errors, each on its line.
     pub stderr: String,
-    /// The exit code asked for; [`Outcome::exit_status`] decides the process's.
-    pub code: i32,
+    /// How it asks to exit; [`Outcome::exit_status`] decides the process's.
+    pub code: Exit,
 }
 
 impl Outcome {
     /// A failure: `error: {message}` on stderr, nothing on stdout.
-    pub fn failure(message: &str, code: i32) -> Outcome {
+    pub fn failure(message: &str, code: Exit) -> Outcome {
         Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code }
     }
 
@@ -67,7 +85,7 @@ impl Outcome {
     pub fn exit_status(&self, written: std::io::Result<()>) -> u8 {
         match written {
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => 1,
-            _ => u8::try_from(self.code).unwrap_or(1),
+            _ => self.code as u8,
         }
     }
 }
@@ -79,20 +97,26 @@ mod tests {
     #[test]
     fn the_exit_status_is_the_outcome_code_unless_stdout_failed() {
         use std::io::{Error, ErrorKind};
-        let outcome = |code: i32| Outcome { stdout: String::new(), stderr: String::new(), code };
-        assert_eq!(outcome(0).exit_status(Ok(())), 0);
-        assert_eq!(outcome(2).exit_status(Ok(())), 2);
-        assert_eq!(outcome(300).exit_status(Ok(())), 1, "a code the process cannot return is a failure");
-        assert_eq!(outcome(-1).exit_status(Ok(())), 1);
+        let outcome = |code: Exit| Outcome { stdout: String::new(), stderr: String::new(), code };
+        assert_eq!(outcome(Exit::Ok).exit_status(Ok(())), 0);
+        assert_eq!(outcome(Exit::Input).exit_status(Ok(())), 2);
+        assert_eq!(outcome(Exit::CannotTell).exit_status(Ok(())), 3);
         // `| head -1`: the reader has what it wanted.
-        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 0);
-        assert_eq!(outcome(1).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 1, "an error stays one");
-        assert_eq!(outcome(0).exit_status(Err(Error::from(ErrorKind::StorageFull))), 1, "a full disk is not");
+        assert_eq!(outcome(Exit::Ok).exit_status(Err(Error::from(ErrorKind::BrokenPipe))), 0);
+        assert_eq!(
+            outcome(Exit::Refused).exit_status(Err(Error::from(ErrorKind::BrokenPipe))),
+            1,
+            "an error stays one"
+        );
+        assert_eq!(outcome(Exit::Ok).exit_status(Err(Error::from(ErrorKind::StorageFull))), 1, "a full disk is not");
     }
 
     #[test]
     fn a_failure_is_one_error_line_and_no_output() {
         let failed = Outcome::failure("no input", USAGE_ERROR);
-        assert_eq!(failed, Outcome { stdout: String::new(), stderr: "error: no input\n".into(), code: 2 });
+        assert_eq!(
+            failed,
+            Outcome { stdout: String::new(), stderr: "error: no input\n".into(), code: crate::outcome::Exit::Input }
+        );
     }
 }

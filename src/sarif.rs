@@ -34,8 +34,8 @@ impl Level {
 /// One result: which rule, how much it matters, what it says, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Result {
-    /// A rule of [`RULES`]: the id of the result's code.
-    pub rule: &'static str,
+    /// Its rule: the result's code (one of [`RULES`], every code being one).
+    pub(crate) rule: Code,
     /// How much it matters.
     pub level: Level,
     /// What it says, as render or `diff` words it.
@@ -66,8 +66,9 @@ pub fn log(version: &str, results: &[Result]) -> String {
         .iter()
         .map(|r| {
             let mut result = json!({
-                "ruleId": r.rule,
-                "ruleIndex": RULES.iter().position(|(id, _)| *id == r.rule).unwrap_or(0),
+                "ruleId": r.rule.id(),
+                // `RULES` lists `Code::ALL` in order: a code's place is its rule's.
+                "ruleIndex": r.rule as usize,
                 "level": r.level.as_str(),
                 "message": {"text": plain_text(&r.message)},
             });

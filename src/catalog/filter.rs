@@ -59,7 +59,7 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
     };
     if catalog.entries.is_empty() {
         let said = format!("the catalog {} lists no bundles: nothing was written", args.catalog.display());
-        return Outcome::failure(&said, 1);
+        return Outcome::failure(&said, crate::outcome::Exit::Refused);
     }
     let packages = match packages_of(&catalog) {
         Ok(packages) => packages,
@@ -68,11 +68,19 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     let kept = match Kept::decide(&packages, &rows, images) {
         Ok(kept) => kept,
-        Err(e) => return Outcome::failure(&format!("{}: {e}; nothing was written", args.catalog.display()), 1),
+        Err(e) => {
+            return Outcome::failure(
+                &format!("{}: {e}; nothing was written", args.catalog.display()),
+                crate::outcome::Exit::Refused,
+            )
+        }
     };
     if kept.bundles.is_empty() {
         let said = format!("no bundle of {} passes: nothing was written", args.catalog.display());
-        return Outcome { code: 1, ..report::write(&catalog, rows, &kept, images, args.report, &said) };
+        return Outcome {
+            code: crate::outcome::Exit::Refused,
+            ..report::write(&catalog, rows, &kept, images, args.report, &said)
+        };
     }
     if let Err(e) = write_catalog(&catalog, &kept, &target) {
         return Outcome::failure(&e, INPUT_ERROR);

@@ -288,7 +288,7 @@ pub(super) fn write(mut rows: Vec<Row>, listing: Listing, format: Format, images
             "{tags} bundle image(s) named by tag, each judged but not accepted: pass --allow-tag-images to accept them\n"
         ));
     }
-    Outcome { stdout, stderr, code: i32::from(failed > 0) }
+    Outcome { stdout, stderr, code: crate::outcome::Exit::refused_if(failed > 0) }
 }
 
 /// The rows as `format` writes them, in `listing`'s order; where only

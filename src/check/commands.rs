@@ -13,7 +13,7 @@ use crate::outcome::Outcome;
 pub use super::shapes::Format;
 
 /// Exit code for a broken input or a usage error, apart from can-i's "no" (1).
-pub const INPUT_ERROR: i32 = crate::outcome::Exit::Input.code();
+pub const INPUT_ERROR: crate::outcome::Exit = crate::outcome::Exit::Input;
 
 fn input_error(message: String) -> Outcome {
     Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code: INPUT_ERROR }
@@ -188,10 +188,12 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
         };
         let who = Identity::new(q.user, q.groups);
         let (mut stdout, code) = match policy.can_asked(&who, asked.asked()) {
-            Some(grant) if q.explain => (format!("yes\n  {grant}\n"), 0),
-            Some(_) => ("yes\n".to_string(), 0),
-            None if q.explain => (format!("no\n  {}\n", refusal(&asked, q, &who, policy)), 1),
-            None => ("no\n".to_string(), 1),
+            Some(grant) if q.explain => (format!("yes\n  {grant}\n"), crate::outcome::Exit::Ok),
+            Some(_) => ("yes\n".to_string(), crate::outcome::Exit::Ok),
+            None if q.explain => {
+                (format!("no\n  {}\n", refusal(&asked, q, &who, policy)), crate::outcome::Exit::Refused)
+            }
+            None => ("no\n".to_string(), crate::outcome::Exit::Refused),
         };
         if q.common.quiet {
             stdout.clear();
@@ -287,14 +289,14 @@ pub fn can_i_list_with(inputs: &[Source], q: &CanIList<'_>, output: Format, comm
             header.insert(0, "Namespace".into());
         }
         let stdout = super::table::columns(&header, &rows, 3);
-        Outcome { stdout, stderr: String::new(), code: 0 }
+        Outcome { stdout, stderr: String::new(), code: crate::outcome::Exit::Ok }
     })
 }
 
 /// `value` in the format asked, exit 0; should it not encode, an error.
 pub(super) fn encoded<T: serde::Serialize>(value: &T, format: Format) -> Outcome {
     match encode(value, format) {
-        Ok(stdout) => Outcome { stdout, stderr: String::new(), code: 0 },
+        Ok(stdout) => Outcome { stdout, stderr: String::new(), code: crate::outcome::Exit::Ok },
         Err(e) => input_error(format!("could not write the output: {e}")),
     }
 }
@@ -398,7 +400,7 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
             }
         }
         let stdout = super::table::columns(&header, &rows, 2);
-        Outcome { stdout, stderr: String::new(), code: 0 }
+        Outcome { stdout, stderr: String::new(), code: crate::outcome::Exit::Ok }
     })
 }
 
@@ -416,16 +418,22 @@ pub fn report_with(inputs: &[Source], format: Format, common: Common) -> Outcome
     with_policy(inputs, common, |policy, _| {
         let r = matrix::build(policy);
         match format {
-            Format::Table => Outcome { stdout: matrix::table(&r), stderr: String::new(), code: 0 },
+            Format::Table => {
+                Outcome { stdout: matrix::table(&r), stderr: String::new(), code: crate::outcome::Exit::Ok }
+            }
             Format::Markdown => {
                 let picture = |extension: &Option<String>| {
                     let picture = graph::cluster(&r, extension);
                     (!picture.nodes.is_empty()).then(|| graph::mermaid(&picture))
                 };
-                Outcome { stdout: matrix::markdown(&r, picture), stderr: String::new(), code: 0 }
+                Outcome { stdout: matrix::markdown(&r, picture), stderr: String::new(), code: crate::outcome::Exit::Ok }
             }
             Format::Json | Format::Yaml => encoded(&r, format),
-            Format::Dot => Outcome { stdout: graph::dot(&graph::clusters(&r)), stderr: String::new(), code: 0 },
+            Format::Dot => Outcome {
+                stdout: graph::dot(&graph::clusters(&r)),
+                stderr: String::new(),
+                code: crate::outcome::Exit::Ok,
+            },
             // The command line offers SARIF for diff only.
             Format::Sarif => input_error("report writes no SARIF: use diff -o sarif".into()),
         }

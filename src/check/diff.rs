@@ -74,7 +74,7 @@ pub(crate) fn diff_policies(old: &Policy, new: &Policy, options: DiffOptions, ar
     out
 }
 
-/// The changes written as `options` say, and the exit code: 1 when
+/// The changes written as `options` say, and the exit code: crate::outcome::Exit::Refused when
 /// `fail_on` says a gain fails. A right to install an operator is a right to
 /// run a bundle as cluster-admin: every such gain is dangerous.
 fn written(
@@ -89,8 +89,8 @@ fn written(
         FailOn::Dangerous => changes.gained.iter().any(|c| c.severity.is_some()) || !installs.0.is_empty(),
     };
     let mut out = shape::write(changes, installs, options.format, artifact);
-    if out.code == 0 && failed {
-        out.code = 1;
+    if out.code == crate::outcome::Exit::Ok && failed {
+        out.code = crate::outcome::Exit::Refused;
     }
     if options.common.quiet {
         out.stdout.clear();

@@ -17,7 +17,7 @@ use crate::outcome::Outcome;
 use crate::yaml;
 
 /// Exit code when the answer cannot be told offline.
-pub const CANNOT_TELL: i32 = crate::outcome::Exit::CannotTell.code();
+pub const CANNOT_TELL: crate::outcome::Exit = crate::outcome::Exit::CannotTell;
 
 /// What `can-install` asks.
 pub struct CanInstall<'a> {
@@ -118,9 +118,9 @@ pub fn can_install(manifests: &[Source], q: &CanInstall<'_>) -> Outcome {
         lines.push("admission: no ValidatingAdmissionPolicy in the input is bound".to_string());
     }
     let (word, code) = match (rbac.is_some(), answer) {
-        (false, _) | (_, Answer::Refused) => ("no", 1),
+        (false, _) | (_, Answer::Refused) => ("no", crate::outcome::Exit::Refused),
         (true, Answer::CannotTell) => ("cannot tell", CANNOT_TELL),
-        (true, Answer::Admitted) => ("yes", 0),
+        (true, Answer::Admitted) => ("yes", crate::outcome::Exit::Ok),
     };
     let mut stdout = format!("{word}\n");
     if q.explain || code != 0 {

@@ -87,7 +87,7 @@ pub fn function(input: &str) -> Outcome {
             "the ResourceList was not in block style (JSON, or items in flow style), so it was re-serialised as block YAML; comments in it are lost",
         )]);
     }
-    let code = if verdict == Verdict::Pass { exit_code(plan.results()) } else { Exit::Refused.code() };
+    let code = if verdict == Verdict::Pass { exit_code(plan.results()) } else { Exit::Refused };
     match write_list(&list, &mut plan, yaml::line_ending(input)) {
         Ok(stdout) => {
             // kpt shows the results and stderr both; other runners (kustomize) only stderr.
@@ -379,6 +379,6 @@ fn fatal(finding: Finding) -> Outcome {
     Outcome {
         stdout: format!("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n{results}"),
         stderr: stderr_lines(std::slice::from_ref(&finding), false),
-        code: 1,
+        code: crate::outcome::Exit::Refused,
     }
 }

@@ -38,8 +38,8 @@ pub(super) fn describe(r: &ObjRef) -> String {
     }
 }
 
-pub(super) fn exit_code(results: &[Finding]) -> i32 {
-    i32::from(results.iter().any(|r| r.severity == Severity::Error))
+pub(super) fn exit_code(results: &[Finding]) -> crate::outcome::Exit {
+    crate::outcome::Exit::refused_if(results.iter().any(|r| r.severity == Severity::Error))
 }
 
 /// The results in the order stderr shows them: what was done (info), then

@@ -73,13 +73,13 @@ pub(crate) fn render_judged(
         // text's count of them.
         let log = sarif_log(plan.findings(), &lines.collect());
         if let Err(e) = std::fs::write(path, log) {
-            return Outcome::failure(&format!("--sarif {}: {e}", path.display()), 1);
+            return Outcome::failure(&format!("--sarif {}: {e}", path.display()), crate::outcome::Exit::Refused);
         }
     }
     // Only a pass writes output: a failed, uninstallable or unjudged bundle
     // leaves nothing half-written.
     if verdict != Verdict::Pass {
-        let code = Exit::Refused.code();
+        let code = Exit::Refused;
         return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results(), options.quiet), code };
     }
     write_output(inputs, &split.1, plan, options)
@@ -102,7 +102,7 @@ fn sarif_log<'a>(
             };
             let file = f.file.as_ref().filter(|file| file.path != "-");
             Some(sarif::Result {
-                rule: f.code.id(),
+                rule: f.code,
                 level,
                 message: f.said(),
                 uri: file.map(|file| file.path.clone()),
@@ -185,5 +185,5 @@ fn write_documents(inputs: &[Source], docs: &[Out<'_>]) -> Result<String, String
 }
 
 fn fatal_render(error: Finding, quiet: bool) -> Outcome {
-    Outcome { stdout: String::new(), stderr: stderr_lines(&[error], quiet), code: 1 }
+    Outcome { stdout: String::new(), stderr: stderr_lines(&[error], quiet), code: crate::outcome::Exit::Refused }
 }

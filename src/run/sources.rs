@@ -23,7 +23,7 @@ pub fn function_on_stdin() -> Outcome {
     }
     match read_stdin() {
         Ok(text) => function(&text),
-        Err(e) => Outcome::failure(&format!("reading stdin: {e}"), Exit::Input.code()),
+        Err(e) => Outcome::failure(&format!("reading stdin: {e}"), Exit::Input),
     }
 }
 
@@ -60,17 +60,17 @@ pub(crate) fn render_paths_judging(
     let unreadable = |e: &str| {
         if let Some(path) = &options.sarif {
             let result = crate::sarif::Result {
-                rule: crate::findings::Code::InputUnreadable.id(),
+                rule: crate::findings::Code::InputUnreadable,
                 level: crate::sarif::Level::Error,
                 message: e.to_string(),
                 uri: None,
                 line: None,
             };
             if let Err(w) = std::fs::write(path, crate::sarif::log(env!("CARGO_PKG_VERSION"), &[result])) {
-                return Outcome::failure(&format!("{e}; and --sarif {}: {w}", path.display()), Exit::Input.code());
+                return Outcome::failure(&format!("{e}; and --sarif {}: {w}", path.display()), Exit::Input);
             }
         }
-        Outcome::failure(e, Exit::Input.code())
+        Outcome::failure(e, Exit::Input)
     };
     let configs = match config.map(read_path).transpose() {
         Ok(c) => c.unwrap_or_default(),

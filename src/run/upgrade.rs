@@ -23,10 +23,10 @@ use crate::outcome::{Exit, Outcome};
 pub fn diff_judged(config: &Path, old: &Path, new: &Path, options: DiffOptions) -> Outcome {
     let configs = match read_path(config) {
         Ok(c) => c,
-        Err(e) => return Outcome::failure(&e, Exit::Input.code()),
+        Err(e) => return Outcome::failure(&e, Exit::Input),
     };
     let side = |path: &Path| -> Result<Vec<crate::model::InputObject>, Outcome> {
-        let read = read_input(path).map_err(|e| Outcome::failure(&e, Exit::Input.code()))?;
+        let read = read_input(path).map_err(|e| Outcome::failure(&e, Exit::Input))?;
         let judged = judge(&read.sources, &configs, &read.bundle_roots);
         let results = judged.plan.results();
         if results.iter().any(|f| f.severity == Severity::Error) {
@@ -37,7 +37,7 @@ pub fn diff_judged(config: &Path, old: &Path, new: &Path, options: DiffOptions) 
                 path.display(),
                 config.display()
             );
-            return Err(Outcome { stdout: String::new(), stderr: errors + &why, code: Exit::Refused.code() });
+            return Err(Outcome { stdout: String::new(), stderr: errors + &why, code: Exit::Refused });
         }
         Ok(judged.rbac())
     };

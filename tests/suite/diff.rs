@@ -74,7 +74,7 @@ fn options(format: Format, fail_on: FailOn) -> DiffOptions {
 fn json_diff(old: &str, new: &str) -> (DiffOut, i32) {
     let out = diff(&source("old.yaml", old), &source("new.yaml", new), options(Format::Json, FailOn::Gain));
     let shaped: DiffOut = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
-    (shaped, out.code)
+    (shaped, out.code.code())
 }
 
 fn policy(text: &str) -> Policy {
@@ -137,7 +137,7 @@ fn a_render_diffed_with_itself_is_empty() {
         let text = rendered(&bundle, "  mode: Aggregate\n");
         let out = diff(&source("a.yaml", &text), &source("b.yaml", &text), DiffOptions::default());
         assert_eq!(
-            (out.code, out.stdout.as_str()),
+            (out.code.code(), out.stdout.as_str()),
             (0, "no change in access: OLD and NEW grant the same\n"),
             "{bundle}: {}",
             out.stderr

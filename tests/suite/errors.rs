@@ -140,12 +140,12 @@ fn render_prints_nothing_on_error_and_names_the_file() {
 
     let inputs = [Source { name: "crd.yaml".into(), text: CRD.replace("  group: example.com\n", "") }];
     let out = render(&inputs, &[Source { name: "rbac.yaml".into(), text: config("ext", "  mode: Aggregate\n") }]);
-    assert_eq!((out.code, out.stdout.as_str()), (1, ""));
+    assert_eq!((out.code.code(), out.stdout.as_str()), (1, ""));
     assert!(out.stderr.contains("spec.group: is missing"), "{}", out.stderr);
     assert!(out.stderr.contains("[crd.yaml#0]"), "{}", out.stderr);
 
     let out = render(&[Source { name: "crd.yaml".into(), text: CRD.into() }], &[]);
-    assert_eq!((out.code, out.stdout.as_str()), (1, ""));
+    assert_eq!((out.code.code(), out.stdout.as_str()), (1, ""));
     assert!(out.stderr.contains("no RBACConfig found"), "{}", out.stderr);
 }
 
@@ -282,7 +282,7 @@ fn a_repeated_key_names_the_key_file_and_line_in_olm_rbacs_words() {
     let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: a\nrules:\n- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n  verbs: [\"*\"]\n";
     let cfg = [Source { name: "rbac.yaml".into(), text: config("ext", "  mode: Aggregate\n") }];
     let out = render(&[Source { name: "bundle/dup.yaml".into(), text: role.into() }], &cfg);
-    assert_eq!((out.code, out.stdout.as_str()), (1, ""));
+    assert_eq!((out.code.code(), out.stdout.as_str()), (1, ""));
     assert_eq!(
         out.stderr,
         "error: ClusterRole a: rules[0].verbs: the key \"verbs\" is written twice in one mapping: kubectl keeps the last one without a word, while kustomize and the API server's strict field validation refuse it; keep one (line 9, column 3) [bundle/dup.yaml#0]\n1 error, 0 warnings\n"

@@ -125,7 +125,7 @@ subjects: [{kind: ServiceAccount, name: op, namespace: ops}]
     assert!(
         out.code != 0 || out.stderr.contains("op-role"),
         "diff exits {} and says only {:?}{:?}: a gain (or at least the dangling binding) goes unreported",
-        out.code,
+        out.code.code(),
         out.stdout,
         out.stderr
     );

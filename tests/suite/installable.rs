@@ -17,7 +17,7 @@ fn refusals(bundle: &str) -> (i32, Vec<Coded>) {
     inputs.push(Source { name: "admin/clusterextension.yaml".into(), text: extension.into() });
     let configs = [Source { name: "admin/rbac.yaml".into(), text: config("ext", "  mode: Aggregate\n") }];
     let (out, results) = render_results(&inputs, &configs);
-    (out.code, results.into_iter().filter(|r| r.code == "uninstallable").collect())
+    (out.code.code(), results.into_iter().filter(|r| r.code == "uninstallable").collect())
 }
 
 /// Each fixture bundle, and the start of each refusal OLM v1 gives it.

@@ -164,7 +164,7 @@ fn upgrading_argocd_from_0_6_0_to_0_19_0_needs_nothing_more_than_installing_0_19
     inputs.extend(files("argocd-operator-0.19.0", "new"));
     let upgrade = run(inputs, &spec("Generate", true));
     let alone = run(files("argocd-operator-0.19.0", "new"), &spec("Generate", false));
-    assert_eq!((upgrade.code, alone.code), (0, 0), "{}{}", upgrade.stderr, alone.stderr);
+    assert_eq!((upgrade.code.code(), alone.code.code()), (0, 0), "{}{}", upgrade.stderr, alone.stderr);
     assert_same_text(&upgrade.stdout, &alone.stdout, "the upgrade's render");
     // The previous version's files are left out of the output, and the run says so.
     let said = "info: RBACConfig argocd: spec.installer.upgradeFrom: the previous version \"argocd-operator.v0.6.0\": 9 object(s) from old/manifests read for the installer's upgrade only; they are not planned from or written";
@@ -195,7 +195,7 @@ subjects: [{kind: Group, name: system:authenticated, apiGroup: rbac.authorizatio
     let aggregate = "  mode: Aggregate\n";
     let upgrade = run(inputs, &format!("{aggregate}{}", spec("Generate", true)));
     let alone = run(files("argocd-operator-0.19.0", "new"), &format!("{aggregate}{}", spec("Generate", false)));
-    assert_eq!((upgrade.code, alone.code), (0, 0), "{}{}", upgrade.stderr, alone.stderr);
+    assert_eq!((upgrade.code.code(), alone.code.code()), (0, 0), "{}{}", upgrade.stderr, alone.stderr);
     assert!(!upgrade.stdout.contains("argocd-old-everything"), "the old bundle is not written");
     let not_installer = |out: &str| -> Vec<String> {
         olm_rbac::yaml::split_documents(out)

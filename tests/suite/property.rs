@@ -862,7 +862,7 @@ fn verdict(case: &Case, outcome: &olm_rbac::outcome::Outcome) -> Result<&'static
     let (docs, krm) = (&case.docs, case.krm);
     let namespaces = NAMESPACES.to_string();
     let input_text = docs.iter().chain([&namespaces]).cloned().collect::<Vec<_>>().join("---\n");
-    match outcome.code {
+    match outcome.code.code() {
         1 => {
             if std::env::var_os("OLM_RBAC_PROPERTY_VERBOSE").is_some() {
                 let first = outcome.stderr.lines().find(|l| l.contains("error")).unwrap_or_default();
@@ -1174,7 +1174,7 @@ fn the_oracle_finds_what_a_broken_gate_would_let_through() {
         let stdout = format!("{}---\n{NAMESPACES}", docs.join("---\n"));
         let case =
             Case { docs, spec: String::new(), krm: false, kpt: false, operator: Some(operator), installer: None };
-        verdict(&case, &olm_rbac::outcome::Outcome { stdout, stderr: String::new(), code: 0 })
+        verdict(&case, &olm_rbac::outcome::Outcome { stdout, stderr: String::new(), code: olm_rbac::outcome::Exit::Ok })
     };
     let role = |rule: &str| {
         format!(

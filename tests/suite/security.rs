@@ -50,7 +50,7 @@ fn run_both(docs: &[Doc], spec: &str) -> [Run; 2] {
 }
 
 fn as_run(runner: &'static str, o: Outcome) -> Run {
-    Run { runner, code: o.code, output: o.stdout.clone(), messages: format!("{}\n{}", o.stderr, o.stdout) }
+    Run { runner, code: o.code.code(), output: o.stdout.clone(), messages: format!("{}\n{}", o.stderr, o.stdout) }
 }
 
 /// Someone bound to the built-in `role` in namespace `team-a`, as a cluster

@@ -36,6 +36,10 @@ struct Removed<'a> {
     version: Option<&'a str>,
     /// The result code: `catalog-bundle-fails`, `-uninstallable`, `-unjudged` or `-tag-image`.
     code: &'static str,
+    /// That code, as SARIF files the result.
+    #[serde(skip)]
+    #[schemars(skip)]
+    rule: Code,
     /// Its row's errors: why.
     why: &'a [String],
 }
@@ -128,6 +132,7 @@ pub(super) fn write(
             bundle: &r.bundle,
             version: r.version.as_deref(),
             code: code_of(r).id(),
+            rule: code_of(r),
             why: &r.errors,
         })
         .collect();
@@ -172,7 +177,7 @@ pub(super) fn write(
         out.removed.len(),
         out.rewired.len()
     );
-    Outcome { stdout, stderr, code: 0 }
+    Outcome { stdout, stderr, code: crate::outcome::Exit::Ok }
 }
 
 /// `replaces` as a rewired entry now says it.
@@ -253,7 +258,7 @@ fn sarif(catalog: &Catalog, out: &Out<'_>) -> String {
         .removed
         .iter()
         .map(|r| Result {
-            rule: r.code,
+            rule: r.rule,
             level: Level::Warning,
             message: format!("{} of package {} is left out: {}", r.bundle, r.package, r.why.join("; ")),
             uri: uri(r.package, r.bundle),
@@ -261,7 +266,7 @@ fn sarif(catalog: &Catalog, out: &Out<'_>) -> String {
         })
         .collect();
     results.extend(out.rewired.iter().map(|r| Result {
-        rule: Code::CatalogEdgeRewired.id(),
+        rule: Code::CatalogEdgeRewired,
         level: Level::Note,
         message: format!("channel {} of package {}: {} {}", r.channel, r.package, r.bundle, rewired_said(r)),
         uri: uri(r.package, r.bundle),

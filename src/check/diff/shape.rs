@@ -166,7 +166,7 @@ pub(super) fn write(
         Format::Table | Format::Dot => text(changes) + &install_lines(installs, false),
         Format::Markdown => markdown(changes) + &install_lines(installs, true),
     };
-    Outcome { stdout, stderr: String::new(), code: 0 }
+    Outcome { stdout, stderr: String::new(), code: crate::outcome::Exit::Ok }
 }
 
 /// Each gain as a SARIF result: a warning, an error when the catalogue of
@@ -183,7 +183,7 @@ fn sarif(changes: &Changes, artifact: Option<&str>) -> String {
             let names = if names.is_empty() { String::new() } else { format!(" named [{names}]") };
             let danger = c.severity.map(|s| format!(" (dangerous: {s})")).unwrap_or_default();
             sarif::Result {
-                rule: crate::findings::Code::AccessGained.id(),
+                rule: crate::findings::Code::AccessGained,
                 level: if c.severity.is_some() { Level::Error } else { Level::Warning },
                 message: format!("{} gains {what}{names} {}{danger}", holder_text(&c.holder), place_text(&c.namespace)),
                 uri: artifact.filter(|a| *a != "-").map(String::from),
