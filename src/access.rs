@@ -104,13 +104,11 @@ pub struct Policy {
 }
 
 impl Policy {
-    /// Whether the request is cluster-scoped (unknown resources count as
-    /// namespaced). A request for one Namespace object is made in that
-    /// namespace, so RoleBindings there apply to it, as on a cluster.
+    /// Whether the request is cluster-scoped, as the scope table reads a
+    /// request ([`Resources::request_is_cluster_scoped`]).
     fn cluster_scoped(&self, req: &Request) -> bool {
-        let own_namespace =
-            req.group.is_empty() && req.resource == "namespaces" && req.name.is_some() && req.name == req.namespace;
-        !own_namespace && self.resources.cluster_scoped(&req.group, &req.resource).unwrap_or(false)
+        let (name, namespace) = (req.name.as_deref(), req.namespace.as_deref());
+        self.resources.request_is_cluster_scoped(&req.group, &req.resource, name, namespace)
     }
 
     /// Can a binding apply to this request at all, given its scope?

@@ -146,10 +146,23 @@ impl Resources {
     /// not know in a group whose kinds are all cluster-scoped (admission
     /// policies, OLM v1's APIs) counts as one; any other unknown kind does not.
     pub(crate) fn kind_is_cluster_scoped(&self, group: &str, kind: &str) -> bool {
-        match self.of_kind(group, kind) {
-            Some(r) => r.cluster,
-            None => matches!(group, "admissionregistration.k8s.io" | "olm.operatorframework.io"),
-        }
+        self.of_kind(group, kind).map_or_else(|| unknown_is_cluster_scoped(group), |r| r.cluster)
+    }
+
+    /// Whether a request for `plural` of `group` is made cluster-wide: as the
+    /// table has the resource, or, for one it does not know, by
+    /// [`unknown_is_cluster_scoped`]. A request for one Namespace object
+    /// (`name` the namespace asked in) is made in that namespace, so
+    /// RoleBindings there apply to it, as on a cluster.
+    pub(crate) fn request_is_cluster_scoped(
+        &self,
+        group: &str,
+        plural: &str,
+        name: Option<&str>,
+        namespace: Option<&str>,
+    ) -> bool {
+        let own_namespace = group.is_empty() && plural == "namespaces" && name.is_some() && name == namespace;
+        !own_namespace && self.cluster_scoped(group, plural).unwrap_or_else(|| unknown_is_cluster_scoped(group))
     }
 
     /// A CRD's resource: its scope, and the kind, singular and short names it
@@ -186,7 +199,8 @@ impl Resources {
     }
 
     /// Whether the resource (group, plural) is cluster-scoped; `None` when neither the built-in kinds nor the input's
-    /// CRDs define it (the checks then read it as namespaced).
+    /// CRDs define it: a request reads it by [`unknown_is_cluster_scoped`]
+    /// ([`Resources::request_is_cluster_scoped`]), a webhook's rule at its widest.
     pub fn cluster_scoped(&self, group: &str, plural: &str) -> Option<bool> {
         self.table.scope.get(&(group.to_string(), plural.to_string())).map(|k| k.cluster)
     }
@@ -319,4 +333,11 @@ fn is_version(s: &str) -> bool {
             || ["alpha", "beta"]
                 .iter()
                 .any(|p| tail.strip_prefix(p).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))))
+}
+
+/// The one rule for a resource or kind the table does not know: in a group
+/// whose resources are all cluster-scoped (admission policies, OLM v1's
+/// APIs) it is cluster-scoped; in any other, namespaced.
+pub(crate) fn unknown_is_cluster_scoped(group: &str) -> bool {
+    matches!(group, "admissionregistration.k8s.io" | "olm.operatorframework.io")
 }

@@ -136,8 +136,7 @@ fn question(
         warnings.push(format!("warning: {unknown}"));
     }
     let (group, plural, subresource) = (resolved.group, resolved.plural, resolved.subresource);
-    let own_namespace = group.is_empty() && plural == "namespaces" && name.is_some() && name == namespace;
-    let cluster = !own_namespace && policy.resources.cluster_scoped(&group, &plural).unwrap_or(false);
+    let cluster = policy.resources.request_is_cluster_scoped(&group, &plural, name, namespace);
     if let (true, Some(ns)) = (cluster, namespace) {
         let text = resource_text(&group, &plural);
         warnings.push(format!("warning: {text} is cluster-scoped: -n {ns} is ignored"));

@@ -65,6 +65,23 @@ fn kinds_are_read_as_written_and_unknown_ones_by_their_group() {
     assert!(!table.kind_is_cluster_scoped("", "ConfigMap"));
 }
 
+/// A request's scope follows the same one rule for what the table does not
+/// know as a kind's, by plural: never a second default.
+#[test]
+fn requests_are_read_by_the_same_rule_as_kinds() {
+    let table = Resources::of_input(&[crd_scoped("widgets", "example.com", "Widget", "Cluster")]);
+    let asks = |g: &str, p: &str| table.request_is_cluster_scoped(g, p, None, Some("team-a"));
+    assert!(asks("example.com", "widgets"));
+    assert!(asks("admissionregistration.k8s.io", "somenewpolicies"), "an unknown admission resource");
+    assert!(asks("olm.operatorframework.io", "clusterthings"));
+    assert!(!asks("example.com", "gadgets"));
+    assert!(!asks("", "configmaps"));
+    assert!(asks("", "namespaces"), "the Namespace objects are cluster-scoped");
+    // One Namespace object, asked in itself, is asked in that namespace.
+    assert!(!table.request_is_cluster_scoped("", "namespaces", Some("team-a"), Some("team-a")));
+    assert!(table.request_is_cluster_scoped("", "namespaces", Some("team-b"), Some("team-a")));
+}
+
 #[test]
 fn a_crd_scope_the_api_server_would_refuse_is_refused() {
     let objects = [crd_scoped("widgets", "example.com", "Widget", "cluster")];
