@@ -4,7 +4,7 @@
 //! ClusterRoles that an aggregating role gathers, and what the installer must
 //! hold to write the bundle's roles. What cannot be measured is reported.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use k8s_openapi::api::rbac::v1::{PolicyRule, Subject};
@@ -17,10 +17,10 @@ use crate::model::*;
 use crate::reserved::is_reserved_role_name;
 
 use crate::plan::apis::roles::level_gathered_by;
-use crate::plan::facts::grants::{CsvGrant, GrantScope};
+use crate::plan::facts::grants::{olm_grants, CsvGrant};
 use crate::plan::facts::placement::Placement;
 use crate::plan::gate::{Gate, Namespace};
-use crate::plan::operator::permissions::{judged_everywhere, read_namespaces};
+use crate::plan::operator::permissions::judged_everywhere;
 
 /// One rule someone will hold after the install: who, which rule, where, and
 /// the object and field that ask for it.
@@ -129,42 +129,26 @@ impl<'a> Gate<'a> {
         Holder::Operator { name: name.to_string(), namespace: self.install_named().map(String::from) }
     }
 
-    /// The CSV's rules, where they are granted, and the `namespaces` rule
-    /// added when `permissions` are promoted.
+    /// OLM's grant of the CSV's rules ([`olm_grants`]), judged where it
+    /// reaches: cluster-wide, or in the namespaces the operator is bound in.
     pub(super) fn csv_holdings<'o>(&self, csv: &'o InputObject, grants: &[CsvGrant]) -> Vec<Holding<'o>> {
         let (config, watch) = (self.planning.config, self.planning.watch_namespace());
-        let promoted = matches!(&csv.body, Body::Csv(v) if judged_everywhere(config, v, watch));
-        let place = |scope: GrantScope| {
-            if scope == GrantScope::Cluster || promoted {
-                Reach::Cluster
-            } else {
-                Reach::Namespaces(self.operator_namespaces.clone())
-            }
-        };
-        let mut out: Vec<Holding> = grants
-            .iter()
+        let everywhere = matches!(&csv.body, Body::Csv(v) if judged_everywhere(config, v, watch));
+        olm_grants(grants, everywhere)
+            .into_iter()
             .map(|g| Holding {
                 who: self.operator_account(&g.account),
-                rule: g.rule.clone(),
-                reach: place(g.scope),
+                reach: if g.cluster_wide {
+                    Reach::Cluster
+                } else {
+                    Reach::Namespaces(self.operator_namespaces.clone())
+                },
+                rule: g.rule,
                 on: csv.object_ref(),
                 file: csv.file.as_ref(),
-                field: g.field.clone(),
+                field: g.field,
             })
-            .collect();
-        if promoted {
-            let accounts: BTreeSet<&str> =
-                grants.iter().filter(|g| g.scope == GrantScope::WhereBound).map(|g| g.account.as_str()).collect();
-            out.extend(accounts.into_iter().map(|a| Holding {
-                who: self.operator_account(a),
-                rule: read_namespaces(),
-                reach: Reach::Cluster,
-                on: csv.object_ref(),
-                file: csv.file.as_ref(),
-                field: "spec.install.spec.permissions".into(),
-            }));
-        }
-        out
+            .collect()
     }
 
     /// What the bundle's own RBAC grants, subject by subject. What cannot be

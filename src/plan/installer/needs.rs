@@ -14,10 +14,10 @@ use crate::kinds::{resource as resource_table, ApiResource};
 use crate::model::policy_rule as rule;
 use crate::model::*;
 
-use crate::plan::facts::grants::GrantScope;
+use crate::plan::facts::grants::olm_grants;
 use crate::plan::facts::placement::Placement;
 use crate::plan::installer::Installing;
-use crate::plan::operator::permissions::{promoted, read_namespaces};
+use crate::plan::operator::permissions::promoted;
 
 /// One permission the installer needs: where, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -207,25 +207,29 @@ impl Installing<'_> {
             self.operator.report_targets(results);
             places.extend(self.operator.watched_namespaces(ns).into_iter().flatten());
         }
-        let any_in = |scope: GrantScope| grants.iter().any(|g| g.scope == scope);
+        let olm = olm_grants(grants, promoted);
         let mut needs = Vec::new();
         // OLM names these objects with a hash of their content, so no resourceNames.
         let why = "write the operator's RBAC (OLM names it with a hash, so by any name)";
         let rbac = |plural: &str| core_resource(RBAC_GROUP, plural);
-        if any_in(GrantScope::Cluster) || (promoted && any_in(GrantScope::WhereBound)) {
+        if olm.iter().any(|g| g.cluster_wide) {
             needs.extend(writing(&rbac("clusterroles"), None, Place::Cluster, why));
             needs.extend(writing(&rbac("clusterrolebindings"), None, Place::Cluster, why));
         }
-        if !promoted && any_in(GrantScope::WhereBound) {
+        if olm.iter().any(|g| !g.cluster_wide) {
             for place in &places {
                 needs.extend(writing(&rbac("roles"), None, Place::Namespace(place.clone()), why));
                 needs.extend(writing(&rbac("rolebindings"), None, Place::Namespace(place.clone()), why));
             }
         }
-        for g in grants {
-            let why = format!("grant the operator {}", g.field);
-            if g.scope == GrantScope::Cluster || promoted {
-                needs.push(Need { place: Place::Cluster, rule: g.rule.clone(), why, to_grant: true });
+        for g in olm {
+            let why = if g.added {
+                "grant the operator read access to namespaces, which OLM adds when it promotes permissions".to_string()
+            } else {
+                format!("grant the operator {}", g.field)
+            };
+            if g.cluster_wide {
+                needs.push(Need { place: Place::Cluster, rule: g.rule, why, to_grant: true });
             } else {
                 needs.extend(places.iter().map(|p| Need {
                     place: Place::Namespace(p.clone()),
@@ -234,14 +238,6 @@ impl Installing<'_> {
                     to_grant: true,
                 }));
             }
-        }
-        if promoted && any_in(GrantScope::WhereBound) {
-            needs.push(Need {
-                place: Place::Cluster,
-                rule: read_namespaces(),
-                why: "grant the operator read access to namespaces, which OLM adds when it promotes permissions".into(),
-                to_grant: true,
-            });
         }
         needs
     }

@@ -18,7 +18,7 @@ use crate::findings::{Code, Finding};
 use crate::model::*;
 use crate::plan::names;
 
-use crate::plan::facts::grants::{CsvGrant, GrantScope};
+use crate::plan::facts::grants::{olm_grants, CsvGrant, GrantScope};
 use crate::plan::facts::input::OperatorInput;
 use crate::plan::operator::accounts::{Account, AccountRole};
 use crate::plan::types::{About, Made};
@@ -264,15 +264,17 @@ impl Writer<'_> {
     /// and binding; its namespaced rules promoted (`namespaces` = `None`) or as
     /// a Role and RoleBinding in each namespace.
     fn objects(&self, grants: &[CsvGrant], namespaces: Option<BTreeSet<String>>) -> Vec<Made> {
-        let mut by_account: BTreeMap<&str, (Vec<PolicyRule>, Vec<PolicyRule>)> = BTreeMap::new();
-        for g in grants {
-            let (namespaced, cluster) = by_account.entry(&g.account).or_default();
+        // OLM's grant ([`olm_grants`]): promoted where no namespaces are
+        // listed, the `namespaces` rule then among the promoted ones.
+        let mut by_account: BTreeMap<String, (Vec<PolicyRule>, Vec<PolicyRule>)> = BTreeMap::new();
+        for g in olm_grants(grants, namespaces.is_none()) {
+            let (namespaced, cluster) = by_account.entry(g.account).or_default();
             let list = match g.scope {
                 GrantScope::Cluster => cluster,
                 GrantScope::WhereBound => namespaced,
             };
             if !list.contains(&g.rule) {
-                list.push(g.rule.clone());
+                list.push(g.rule);
             }
         }
         let mut out = Vec::new();
@@ -280,24 +282,23 @@ impl Writer<'_> {
             let account = Account {
                 extension: &self.config.extension,
                 role: AccountRole::Operator,
-                account: ServiceAccountRef::new(self.install, name),
+                account: ServiceAccountRef::new(self.install, &name),
             };
             if !cluster.is_empty() {
-                out.extend(account.cluster_pair(&names::operator_role(&self.config.extension, name, false), cluster));
+                out.extend(account.cluster_pair(&names::operator_role(&self.config.extension, &name, false), cluster));
             }
             if namespaced.is_empty() {
                 continue;
             }
             match &namespaces {
                 None => {
-                    let mut rules = namespaced;
-                    rules.push(read_namespaces());
-                    out.extend(account.cluster_pair(&names::operator_role(&self.config.extension, name, true), rules));
+                    let role = names::operator_role(&self.config.extension, &name, true);
+                    out.extend(account.cluster_pair(&role, namespaced));
                 }
                 Some(list) => {
                     for ns in list {
                         out.extend(account.namespace_pair(
-                            &names::operator_role(&self.config.extension, name, false),
+                            &names::operator_role(&self.config.extension, &name, false),
                             ns,
                             namespaced.clone(),
                         ));
@@ -351,15 +352,4 @@ pub(crate) fn promoted(config: &Config, view: &CsvView, watch: Option<&str>) -> 
 /// without it): the one it will be given could be any.
 pub(crate) fn judged_everywhere(config: &Config, view: &CsvView, watch: Option<&str>) -> bool {
     promoted(config, view, watch) || (config.operator.permissions == OperatorPermissions::Unmanaged && watch.is_none())
-}
-
-/// What OLM adds to `permissions` it promotes cluster-wide: an all-namespaces
-/// operator lists the namespaces it serves.
-pub(crate) fn read_namespaces() -> PolicyRule {
-    PolicyRule {
-        api_groups: Some(vec![String::new()]),
-        resources: Some(vec!["namespaces".into()]),
-        verbs: READ.iter().map(|v| v.to_string()).collect(),
-        ..Default::default()
-    }
 }
