@@ -119,6 +119,12 @@ impl Judgement {
         };
         let mut refused: Vec<Finding> =
             of_the_bundle.iter().filter(|f| f.code.refuses_install()).map(|f| (*f).clone()).collect();
+        // Where OLM v1 installs the bundle (a catalog's), what the plan only
+        // warns of for want of a ClusterExtension in the input refuses it too.
+        if given.is_some() {
+            let warned = findings.iter().filter(|f| f.severity == Severity::Warning && f.code == Code::Uninstallable);
+            refused.extend(warned.map(|f| Finding { severity: Severity::Error, ..(*f).clone() }));
+        }
         // What OLM installs is known once the input was planned; refused
         // before that, its errors are the verdict.
         if let Some((asked, object)) = given.filter(|_| self.plan.planned()) {

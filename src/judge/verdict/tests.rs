@@ -41,9 +41,12 @@ fn what_olm_refuses_is_uninstallable_whatever_else_fails() {
             assert_eq!(decided.reasons.iter().map(|f| f.code).collect::<Vec<_>>(), [code]);
         }
     }
-    // A warning of the same code refuses nothing.
+    // A warning of the same code is what render says without a
+    // ClusterExtension: no refusal there, but a catalog's bundle is OLM v1's
+    // to install, so there it refuses.
     let j = judgement(vec![Finding::warning(Code::Uninstallable, "w")]);
-    assert_eq!(j.verdict(ALONE).verdict, Verdict::Pass);
+    assert_eq!(j.verdict(Extension::InInput).verdict, Verdict::Pass);
+    assert_eq!(j.verdict(ALONE).verdict, Verdict::Uninstallable);
 }
 
 #[test]

@@ -9,10 +9,11 @@
 //! of the registry+v1 validators
 //! (`internal/operator-controller/rukpak/render/registryv1/validators/validator.go`).
 //! Kinds of objects OLM refuses (`CheckObjectSupport`) are refused where the
-//! bundle is read (`trust::check_bundle_kinds`), and so are the
-//! CustomResourceDefinitions no API server creates any more
-//! ([`crd_refusal`], `trust::check_crd_versions`), whether or not a
-//! ClusterExtension asks for the bundle.
+//! bundle is read (`trust::check_bundle_kinds`). The CustomResourceDefinitions
+//! no API server creates any more ([`crd_refusal`]) are refused where the
+//! admin's ClusterExtension asks OLM v1 for the bundle, and warned of where
+//! none does (`guard::pinning`); a catalog's verdict reads both as OLM's
+//! refusal.
 //!
 //! What the cluster's OLM runs with and what the ClusterExtension asks for
 //! count too ([`Install`]): with the alpha `SingleOwnNamespaceInstallSupport`

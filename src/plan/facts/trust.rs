@@ -148,28 +148,6 @@ fn check_bundle_kinds(
             );
         }
     }
-    check_crd_versions(objects, origins, results);
-}
-
-/// A bundle's CustomResourceDefinitions OLM v1 cannot create
-/// (`installable::crd_refusal`), each refused on its `apiVersion`: the bundle
-/// cannot be installed, whether or not a ClusterExtension asks for it. Only
-/// with a ClusterServiceVersion in the input: without one, there is no bundle.
-fn check_crd_versions(objects: &[InputObject], origins: &Origins, results: &mut Vec<Finding>) {
-    if !objects.iter().any(|o| matches!(o.body, Body::Csv(_))) {
-        return;
-    }
-    for o in objects.iter().enumerate().filter(|(i, _)| origins.is_bundle(*i)).map(|(_, o)| o) {
-        let Body::Crd(view) = &o.body else { continue };
-        if let Some(refusal) = crate::plan::facts::installable::crd_refusal(view) {
-            results.push(
-                Finding::error(Code::Uninstallable, refusal.message())
-                    .on(&o.object_ref())
-                    .at(refusal.field.as_str())
-                    .in_file(o.file.as_ref()),
-            );
-        }
-    }
 }
 
 /// Checks on the input as a whole, whatever the config says.

@@ -50,8 +50,14 @@ pub(crate) struct Pin<'a> {
 pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
     let config = p.config;
     let objects = p.objects();
-    let Some(i) = admin_extension(p, results) else { return Vec::new() };
+    let Some(i) = admin_extension(p, results) else {
+        // No OLM v1 install is asked: what no API server creates is said all
+        // the same, as a warning (the catalog's verdict reads it as OLM's refusal).
+        crd_refusals(p, Severity::Warning, results);
+        return Vec::new();
+    };
     check_installable(p, results);
+    crd_refusals(p, Severity::Error, results);
     let extension = &objects[i];
     let Body::Extension(view) = &extension.body else { return Vec::new() };
     let at = Place { object: extension.object_ref(), file: extension.file.as_ref() };
@@ -134,6 +140,29 @@ fn check_installable(p: &Planning<'_>, results: &mut Vec<Finding>) {
                 .at(refusal.field.as_str())
                 .in_file(on.file.as_ref()),
         );
+    }
+}
+
+/// The bundle's CustomResourceDefinitions OLM v1 cannot create
+/// (`installable::crd_refusal`: `apiextensions.k8s.io/v1beta1`, which no API
+/// server has served since Kubernetes 1.22), each on its `apiVersion`: an
+/// error where the admin's ClusterExtension asks OLM v1 to install the bundle,
+/// a warning otherwise. Only with a ClusterServiceVersion: without one, there
+/// is no bundle.
+fn crd_refusals(p: &Planning<'_>, severity: Severity, results: &mut Vec<Finding>) {
+    if p.csv().is_none() {
+        return;
+    }
+    let objects = p.objects();
+    for o in objects.iter().enumerate().filter(|(i, _)| p.origins().is_bundle(*i)).map(|(_, o)| o) {
+        let crate::model::Body::Crd(view) = &o.body else { continue };
+        if let Some(refusal) = crate::plan::facts::installable::crd_refusal(view) {
+            let finding = Finding::new(Code::Uninstallable, severity, refusal.message());
+            let finding = finding.on(&o.object_ref()).at(refusal.field.as_str()).in_file(o.file.as_ref());
+            if !results.contains(&finding) {
+                results.push(finding);
+            }
+        }
     }
 }
 
