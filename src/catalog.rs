@@ -81,7 +81,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     let admitted = resolve::admitted(&catalog.entries, &wanted);
     if admitted.is_empty() {
         return Outcome::failure(
-            &format!(
+            format!(
                 "the catalog {} admits no bundle for this ClusterExtension, so nothing was judged: {}",
                 args.catalog.display(),
                 resolve::why_none(&catalog.entries, &wanted)
@@ -111,7 +111,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
     };
     if catalog.entries.is_empty() {
         return Outcome::failure(
-            &format!("the catalog {} lists no bundles: nothing was audited", args.catalog.display()),
+            format!("the catalog {} lists no bundles: nothing was audited", args.catalog.display()),
             crate::outcome::Exit::Refused,
         );
     }
@@ -346,15 +346,18 @@ fn bundle_folder(bundles: Option<&Path>, entry: &Entry) -> Result<Result<Manifes
     let Some(dir) = candidates.iter().find(|d| d.is_dir()) else { return Ok(Ok(Manifests::default())) };
     refuse_links(root, dir)?;
     let named = format!("{}/manifests", entry.name);
-    Ok(crate::input::read_bundle_manifests(dir).map(|read| {
-        let sources = read
-            .sources
-            .into_iter()
-            .map(|s| {
-                let file = Path::new(&s.name).file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
-                Source { name: format!("{named}/{file}"), text: s.text }
-            })
-            .collect();
-        Manifests { sources, bundle_roots: read.bundle_roots }
-    }))
+    Ok(crate::input::read_bundle_manifests(dir)
+        .map(|read| {
+            let sources = read
+                .sources
+                .into_iter()
+                .map(|s| {
+                    let file =
+                        Path::new(&s.name).file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
+                    Source { name: format!("{named}/{file}"), text: s.text }
+                })
+                .collect();
+            Manifests { sources, bundle_roots: read.bundle_roots }
+        })
+        .map_err(|e| e.to_string()))
 }

@@ -14,7 +14,9 @@ use std::collections::BTreeSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+mod error;
 mod indexignore;
+pub use error::InputError;
 
 /// A named input: a file's path (or `-`) and its text.
 #[derive(Debug, Clone)]
@@ -101,10 +103,10 @@ pub struct Inputs {
 /// A file, stdin (`-`), or every manifest (`*.yaml`, `*.yml`, `*.json`)
 /// under a directory, in name order. A folder inside a bundle's `manifests/`
 /// is an error here: the commands that read this way judge no bundle.
-pub fn read_path(path: &Path) -> Result<Vec<Source>, String> {
+pub fn read_path(path: &Path) -> Result<Vec<Source>, InputError> {
     let read = read_input(path)?;
     match read.bundle_roots.iter().flat_map(|r| &r.subfolders).next() {
-        Some(folder) => Err(subfolder_refused(Path::new(folder))),
+        Some(folder) => Err(InputError::Subfolder { path: PathBuf::from(folder) }),
         None => Ok(read.sources),
     }
 }
@@ -115,7 +117,7 @@ pub fn read_path(path: &Path) -> Result<Vec<Source>, String> {
 /// is not read: OLM refuses the bundle for it, which the root the read gives
 /// says ([`BundleRoot::subfolders`]; none without a folder). Links are
 /// followed only inside the folder, as everywhere.
-pub fn read_bundle_manifests(dir: &Path) -> Result<Inputs, String> {
+pub fn read_bundle_manifests(dir: &Path) -> Result<Inputs, InputError> {
     let walked = walk_with(dir, Files::Bundle)?;
     let sources = walked.files.iter().map(|f| read_file(f)).collect::<Result<_, _>>()?;
     let bundle_roots = match walked.subfolders.is_empty() {
@@ -130,9 +132,9 @@ pub fn read_bundle_manifests(dir: &Path) -> Result<Inputs, String> {
 
 /// [`read_path`], saying which folders were read as a bundle's root, and the
 /// folders inside a bundle's `manifests/`, which were not read.
-pub fn read_input(path: &Path) -> Result<Inputs, String> {
+pub fn read_input(path: &Path) -> Result<Inputs, InputError> {
     if path == Path::new("-") {
-        let text = read_stdin().map_err(|e| format!("reading stdin: {e}"))?;
+        let text = read_stdin().map_err(InputError::Stdin)?;
         return Ok(Inputs { sources: vec![Source { name: "-".into(), text }], bundle_roots: Vec::new() });
     }
     let Walked { files, mut bundle_roots, subfolders } = walk_with(path, Files::Manifests)?;
@@ -153,10 +155,10 @@ pub fn read_input(path: &Path) -> Result<Inputs, String> {
 /// file itself, or the `.yaml`, `.yml` and `.json` files under the folder, in
 /// name order, no link leading out), without reading them: for a caller that
 /// reads each as a stream.
-pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn manifest_files(path: &Path) -> Result<Vec<PathBuf>, InputError> {
     let walked = walk_with(path, Files::Manifests)?;
     match walked.subfolders.first() {
-        Some(folder) => Err(subfolder_refused(folder)),
+        Some(folder) => Err(InputError::Subfolder { path: folder.clone() }),
         None => Ok(walked.files),
     }
 }
@@ -167,31 +169,26 @@ const INDEX_IGNORE: &str = ".indexignore";
 /// The files of a file-based catalog, as opm reads a catalog's folder: every
 /// regular file, whatever its name, but those the `.indexignore` files in it
 /// ignore (see [`indexignore`]); in opm's order. A file named on its own is read.
-pub fn catalog_files(path: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn catalog_files(path: &Path) -> Result<Vec<PathBuf>, InputError> {
     let files = walk_with(path, Files::Every)?.files;
-    if !std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?.is_dir() {
+    if !std::fs::metadata(path).map_err(InputError::io(path))?.is_dir() {
         return Ok(files);
     }
-    let components = |file: &Path| -> Result<Vec<String>, String> {
-        let relative =
-            file.strip_prefix(path).map_err(|_| format!("{}: not under {}", file.display(), path.display()))?;
+    let components = |file: &Path| -> Result<Vec<String>, InputError> {
+        // The walk found every file under `path`.
+        let relative = file.strip_prefix(path).unwrap_or(file);
         relative
             .components()
             .map(|c| c.as_os_str().to_str().map(str::to_string))
             .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                format!(
-                    "{}: a file name that is not UTF-8; opm's .indexignore patterns cannot be told for it",
-                    file.display()
-                )
-            })
+            .ok_or_else(|| InputError::NotUtf8 { path: file.to_path_buf() })
     };
     let mut ignore = indexignore::IndexIgnore::default();
     let mut kept = Vec::new();
     for file in files {
         let parts = components(&file)?;
         if parts.last().is_some_and(|n| n == INDEX_IGNORE) {
-            let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let text = std::fs::read_to_string(&file).map_err(InputError::io(&file))?;
             ignore.add(&parts[..parts.len() - 1], &text);
         } else {
             kept.push((file, parts));
@@ -225,14 +222,6 @@ impl Files {
     }
 }
 
-/// Why a bundle cannot hold `path`, a folder in its `manifests/`.
-fn subfolder_refused(path: &Path) -> String {
-    format!(
-        "{}: a folder inside a bundle's manifests/; OLM refuses such a bundle (subdirectories are not allowed within its manifests directory)",
-        path.display()
-    )
-}
-
 /// What a walk found: the files to read, the folders read as a bundle's
 /// root, and the folders inside a bundle's `manifests/` (not read).
 struct Walked {
@@ -241,11 +230,11 @@ struct Walked {
     subfolders: Vec<PathBuf>,
 }
 
-fn walk_with(path: &Path, files: Files) -> Result<Walked, String> {
+fn walk_with(path: &Path, files: Files) -> Result<Walked, InputError> {
     // A path named on the command line is followed wherever it leads: the user chose it.
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = std::fs::metadata(path).map_err(InputError::io(path))?;
     if meta.is_dir() {
-        let root = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let root = std::fs::canonicalize(path).map_err(InputError::io(path))?;
         let mut walk = Walk {
             root,
             dirs: BTreeSet::new(),
@@ -269,11 +258,8 @@ fn walk_with(path: &Path, files: Files) -> Result<Walked, String> {
     Ok(Walked { files: vec![path.to_path_buf()], bundle_roots: Vec::new(), subfolders: Vec::new() })
 }
 
-fn not_regular(path: &Path) -> String {
-    format!(
-        "{}: not a regular file or directory (a FIFO, socket or device); olm-rbac reads those only as stdin: pass - and redirect it",
-        path.display()
-    )
+fn not_regular(path: &Path) -> InputError {
+    InputError::NotRegular { path: path.to_path_buf() }
 }
 
 /// `path` is the `manifests/` folder of a bundle's root.
@@ -301,16 +287,16 @@ struct Walk {
 
 impl Walk {
     /// Walks `dir`, reading the files `wanted` names.
-    fn dir(&mut self, dir: &Path, wanted: Files) -> Result<(), String> {
-        let real = std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fn dir(&mut self, dir: &Path, wanted: Files) -> Result<(), InputError> {
+        let real = std::fs::canonicalize(dir).map_err(InputError::io(dir))?;
         if !self.dirs.insert(real) {
             return Ok(());
         }
-        let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(dir).map_err(InputError::io(dir))?;
         let mut paths = Vec::new();
         for entry in entries {
-            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
-            let kind = entry.file_type().map_err(|e| format!("{}: {e}", entry.path().display()))?;
+            let entry = entry.map_err(InputError::io(dir))?;
+            let kind = entry.file_type().map_err(InputError::io(&entry.path()))?;
             paths.push((entry.path(), kind));
         }
         paths.sort_by(|a, b| a.0.cmp(&b.0));
@@ -346,27 +332,19 @@ impl Walk {
     }
 
     /// A link inside the walk is followed only to somewhere inside the root.
-    fn link(&mut self, path: &Path, wanted: Files) -> Result<(), String> {
+    fn link(&mut self, path: &Path, wanted: Files) -> Result<(), InputError> {
         let target = match std::fs::canonicalize(path) {
             Ok(t) => t,
             // A dangling link names nothing to read; one that names a manifest is an error.
-            Err(e) if wanted.wants(path) => return Err(format!("{}: {e}", path.display())),
+            Err(e) if wanted.wants(path) => return Err(InputError::io(path)(e)),
             Err(_) => return Ok(()),
         };
         if !target.starts_with(&self.root) {
-            return Err(format!(
-                "{}: a symbolic link to {}, outside {}; olm-rbac reads only files inside the directories it is given",
-                path.display(),
-                target.display(),
-                self.root.display()
-            ));
+            return Err(InputError::LinkOutside { path: path.to_path_buf(), target, root: self.root.clone() });
         }
-        let meta = std::fs::metadata(&target).map_err(|e| format!("{}: {e}", path.display()))?;
+        let meta = std::fs::metadata(&target).map_err(InputError::io(path))?;
         if meta.is_dir() && wanted == Files::Every {
-            return Err(format!(
-                "{}: a symbolic link to a folder in a catalog; opm does not follow it (it reads the link as a file, and fails), so neither does olm-rbac",
-                path.display()
-            ));
+            return Err(InputError::CatalogFolderLink { path: path.to_path_buf() });
         }
         if meta.is_dir() {
             self.dir(path, wanted)
@@ -382,8 +360,8 @@ impl Walk {
     /// A file to read, once by its real path; in a catalog, at every path
     /// that reaches it, as opm reads it (each path is held to `.indexignore`
     /// on its own).
-    fn file(&mut self, path: &Path, wanted: Files) -> Result<(), String> {
-        let real = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    fn file(&mut self, path: &Path, wanted: Files) -> Result<(), InputError> {
+        let real = std::fs::canonicalize(path).map_err(InputError::io(path))?;
         if self.files.insert(real) || wanted == Files::Every {
             self.found.push(path.to_path_buf());
         }
@@ -391,8 +369,8 @@ impl Walk {
     }
 }
 
-fn read_file(path: &Path) -> Result<Source, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read_file(path: &Path) -> Result<Source, InputError> {
+    let text = std::fs::read_to_string(path).map_err(InputError::io(path))?;
     Ok(Source { name: path.display().to_string(), text })
 }
 
@@ -428,11 +406,12 @@ mod tests {
         std::fs::write(tmp.path().join("secret.yaml"), "kind: Secret\n").unwrap();
         symlink(tmp.path().join("secret.yaml"), root.join("innocent.yaml")).unwrap();
         let err = read_path(&root).unwrap_err();
-        assert!(err.contains("innocent.yaml: a symbolic link to") && err.contains("outside"), "{err}");
+        assert!(matches!(&err, InputError::LinkOutside { path, .. } if path.ends_with("innocent.yaml")), "{err}");
+        assert!(err.to_string().contains("innocent.yaml: a symbolic link to"), "the words name the link: {err}");
         // A linked directory outside is refused too, whatever it holds.
         std::fs::remove_file(root.join("innocent.yaml")).unwrap();
         symlink(tmp.path(), root.join("up")).unwrap();
-        assert!(read_path(&root).unwrap_err().contains("up: a symbolic link to"));
+        assert!(matches!(read_path(&root), Err(InputError::LinkOutside { path, .. }) if path.ends_with("up")));
     }
 
     #[test]
@@ -493,13 +472,12 @@ mod tests {
             assert_eq!(roots, [(root.display().to_string().as_str(), std::slice::from_ref(&more))]);
         }
         // Where no bundle is judged, it is an error.
-        assert!(read_path(&root)
-            .unwrap_err()
-            .contains("manifests/more: a folder inside a bundle's manifests/; OLM refuses"));
+        assert!(matches!(read_path(&root), Err(InputError::Subfolder { path }) if path.ends_with("manifests/more")));
         std::fs::remove_dir_all(root.join("manifests/more")).unwrap();
         symlink(root.join("metadata"), root.join("manifests/linked")).unwrap();
-        assert!(read_path(&root).unwrap_err().contains("manifests/linked: a folder inside"));
-        assert!(manifest_files(&root).unwrap_err().contains("manifests/linked: a folder inside"));
+        let linked = |e: &InputError| matches!(e, InputError::Subfolder { path } if path.ends_with("manifests/linked"));
+        assert!(read_path(&root).is_err_and(|e| linked(&e)));
+        assert!(manifest_files(&root).is_err_and(|e| linked(&e)));
     }
 
     #[test]
@@ -523,7 +501,7 @@ mod tests {
         assert_eq!(names(), ["x/metadata/annotations.yaml"]);
         // opm does not follow a link to a folder.
         symlink(root.join("x/tests"), root.join("y")).unwrap();
-        assert!(catalog_files(&root).unwrap_err().contains("y: a symbolic link to a folder in a catalog"));
+        assert!(matches!(catalog_files(&root), Err(InputError::CatalogFolderLink { path }) if path.ends_with("y")));
     }
 
     #[test]
@@ -562,12 +540,16 @@ mod tests {
         let fifo = tmp.path().join("pipe.yaml");
         let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(status.success());
-        assert!(read_path(&fifo).unwrap_err().contains("not a regular file or directory"));
-        assert!(read_path(tmp.path()).unwrap_err().contains("pipe.yaml: not a regular file"));
-        assert!(read_path(Path::new("/dev/zero")).unwrap_err().contains("not a regular file"));
+        let not_regular = |r: Result<Vec<Source>, InputError>, end: &str| matches!(r, Err(InputError::NotRegular { path }) if path.ends_with(end));
+        assert!(not_regular(read_path(&fifo), "pipe.yaml"));
+        assert!(not_regular(read_path(tmp.path()), "pipe.yaml"));
+        assert!(not_regular(read_path(Path::new("/dev/zero")), "zero"));
         let root = tmp.path().join("pkg");
         std::fs::create_dir_all(&root).unwrap();
         symlink("/dev/zero", root.join("zero.yaml")).unwrap();
-        assert!(read_path(&root).unwrap_err().contains("zero.yaml: a symbolic link to /dev/zero, outside"));
+        let outside = read_path(&root);
+        assert!(
+            matches!(outside, Err(InputError::LinkOutside { path, target, .. }) if path.ends_with("zero.yaml") && target == Path::new("/dev/zero"))
+        );
     }
 }

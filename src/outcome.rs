@@ -64,7 +64,7 @@ pub struct Outcome {
 
 impl Outcome {
     /// A failure: `error: {message}` on stderr, nothing on stdout.
-    pub fn failure(message: &str, code: Exit) -> Outcome {
+    pub fn failure(message: impl std::fmt::Display, code: Exit) -> Outcome {
         Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code }
     }
 

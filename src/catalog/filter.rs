@@ -63,14 +63,14 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
     }
     let packages = match packages_of(&catalog) {
         Ok(packages) => packages,
-        Err(e) => return Outcome::failure(&format!("{}: {e}", args.catalog.display()), INPUT_ERROR),
+        Err(e) => return Outcome::failure(format!("{}: {e}", args.catalog.display()), INPUT_ERROR),
     };
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     let kept = match Kept::decide(&packages, &rows, images) {
         Ok(kept) => kept,
         Err(e) => {
             return Outcome::failure(
-                &format!("{}: {e}; nothing was written", args.catalog.display()),
+                format!("{}: {e}; nothing was written", args.catalog.display()),
                 crate::outcome::Exit::Refused,
             )
         }

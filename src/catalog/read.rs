@@ -144,7 +144,7 @@ impl Catalog {
     /// `each` as its document is read: one pass for those who judge every
     /// bundle (`catalog audit`), with no second pass to see a file change.
     pub(super) fn read_with(catalog: &Path, mut each: Option<&mut EachRead<'_>>) -> Result<Catalog, String> {
-        let files = crate::input::catalog_files(catalog)?;
+        let files = crate::input::catalog_files(catalog).map_err(|e| e.to_string())?;
         if files.is_empty() {
             return Err(format!("{}: no catalog files found", catalog.display()));
         }

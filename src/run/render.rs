@@ -73,7 +73,7 @@ pub(crate) fn render_judged(
         // text's count of them.
         let log = sarif_log(plan.findings(), &lines.collect());
         if let Err(e) = std::fs::write(path, log) {
-            return Outcome::failure(&format!("--sarif {}: {e}", path.display()), crate::outcome::Exit::Refused);
+            return Outcome::failure(format!("--sarif {}: {e}", path.display()), crate::outcome::Exit::Refused);
         }
     }
     // Only a pass writes output: a failed, uninstallable or unjudged bundle

@@ -23,7 +23,7 @@ pub fn function_on_stdin() -> Outcome {
     }
     match read_stdin() {
         Ok(text) => function(&text),
-        Err(e) => Outcome::failure(&format!("reading stdin: {e}"), Exit::Input),
+        Err(e) => Outcome::failure(format!("reading stdin: {e}"), Exit::Input),
     }
 }
 
@@ -67,14 +67,14 @@ pub(crate) fn render_paths_judging(
                 line: None,
             };
             if let Err(w) = std::fs::write(path, crate::sarif::log(env!("CARGO_PKG_VERSION"), &[result])) {
-                return Outcome::failure(&format!("{e}; and --sarif {}: {w}", path.display()), Exit::Input);
+                return Outcome::failure(format!("{e}; and --sarif {}: {w}", path.display()), Exit::Input);
             }
         }
         Outcome::failure(e, Exit::Input)
     };
     let configs = match config.map(read_path).transpose() {
         Ok(c) => c.unwrap_or_default(),
-        Err(e) => return unreadable(&e),
+        Err(e) => return unreadable(&e.to_string()),
     };
     let config_file = config.and_then(|c| std::fs::canonicalize(c).ok());
     let is_config_file = |name: &str| config_file.is_some() && std::fs::canonicalize(name).ok() == config_file;
@@ -86,7 +86,7 @@ pub(crate) fn render_paths_judging(
                 inputs.extend(read.sources.into_iter().filter(|s| !is_config_file(&s.name)));
                 options.bundle_roots.extend(read.bundle_roots);
             }
-            Err(e) => return unreadable(&e),
+            Err(e) => return unreadable(&e.to_string()),
         }
     }
     match judged(&inputs, &configs) {
