@@ -2,11 +2,12 @@
 //! and every permission its bindings give it (`can-i --list`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::ControlFlow;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 
 use super::matches::{or_empty, sort_for_reading};
-use super::{BindingDef, Identity, Policy, RoleDef};
+use super::{BindingDef, Identity, Policy, RoleDef, RoleRefKind};
 
 /// Where to list an identity's permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,11 +120,10 @@ impl Policy {
     /// aggregation), as written: what an escalation check measures against.
     pub(crate) fn held_rules(&self, who: &Identity, place: Place<'_>) -> Vec<PolicyRule> {
         let mut rules = Vec::new();
-        for b in self.bindings_for(who, place) {
-            if let Some(role) = self.bound_role(b) {
-                self.each_effective_rule(role, |rule| rules.push(rule.clone()));
-            }
-        }
+        let _all = self.visit_rules_for(who, place, &mut |held| {
+            rules.push(held.rule.clone());
+            ControlFlow::Continue(())
+        });
         rules
     }
 
@@ -160,23 +160,25 @@ impl Policy {
         let mut reached: BTreeSet<Reach> = BTreeSet::new();
         let mut merged: HashMap<(Option<String>, Target), BTreeSet<String>> = HashMap::new();
         for b in bindings.filter(|b| b.applies_in(place)) {
-            let Some(role) = self.bound_role(b) else { continue };
             let namespace = match place {
                 Place::ClusterWide => None,
                 Place::Namespace(ns) => Some(ns.to_string()),
                 Place::Each => b.namespace.clone(),
             };
-            let key = (namespace.clone(), b.namespace.as_deref(), role.name.as_str(), role.namespace.as_deref());
+            // The role a binding names: a Role lives in the binding's namespace.
+            let role_namespace = b.namespace.as_deref().filter(|_| b.role_kind == Some(RoleRefKind::Role));
+            let key = (namespace.clone(), b.namespace.as_deref(), b.role_name.as_str(), role_namespace);
             if !reached.insert(key) {
                 continue;
             }
-            self.each_effective_rule(role, |rule| {
-                if rule.verbs.is_empty() {
-                    return;
+            let _all = self.visit_binding(b, &mut |held| {
+                let rule = held.rule;
+                if !rule.verbs.is_empty() {
+                    for target in self.targets(rule, b.namespace.as_deref()) {
+                        merged.entry((namespace.clone(), target)).or_default().extend(rule.verbs.iter().cloned());
+                    }
                 }
-                for target in self.targets(rule, b.namespace.as_deref()) {
-                    merged.entry((namespace.clone(), target)).or_default().extend(rule.verbs.iter().cloned());
-                }
+                ControlFlow::Continue(())
             });
         }
         let mut out: Vec<Permission> = merged
