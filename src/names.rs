@@ -143,15 +143,12 @@ mod tests {
 
 /// The one of `known` that `word` most likely misspells: the nearest by
 /// edits (an insertion, a deletion, a substitution or two neighbours
-/// swapped): one for a word of four to nine letters, two for a longer one,
-/// none for a shorter; never `word` itself. What a typo in a policy was
+/// swapped), at most one, in a word of four letters or more (a longer reach
+/// reads real names as typos: `scheduling.x-k8s.io` is two edits from
+/// `scheduling.k8s.io`); never `word` itself. What a typo in a policy was
 /// meant as.
 pub(crate) fn near_miss<'k>(word: &str, known: impl IntoIterator<Item = &'k str>) -> Option<&'k str> {
-    let most = match word.chars().count() {
-        0..=3 => 0,
-        4..=9 => 1,
-        _ => 2,
-    };
+    let most = usize::from(word.chars().count() >= 4);
     known
         .into_iter()
         .filter(|k| *k != word)

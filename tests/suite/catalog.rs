@@ -564,11 +564,29 @@ fn a_mistyped_deny_is_refused_and_the_corrected_one_fails_trident() {
             "{apiGroups: [certificates.k8s.io], resources: [signer], verbs: [sign]}",
             "\"signer\" is not a resource of API group(s) \"certificates.k8s.io\"; did you mean \"signers\"?",
         ),
+        // The core group written as its version, a group with its version,
+        // a resource with an empty subresource (found in review).
+        (
+            "{apiGroups: [v1], resources: [secrets], verbs: [get]}",
+            "\"v1\" is not an API group of Kubernetes, OLM or the input's CRDs; did you mean \"\"?",
+        ),
+        (
+            "{apiGroups: [rbac.authorization.k8s.io/v1], resources: [clusterroles], verbs: [escalate]}",
+            "did you mean \"rbac.authorization.k8s.io\"?",
+        ),
+        (
+            "{apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles/], verbs: [escalate]}",
+            "\"clusterroles/\" is not a resource of API group(s) \"rbac.authorization.k8s.io\"; did you mean \"clusterroles\"?",
+        ),
     ] {
         let (code, typo) = judge(deny);
         assert_eq!(code, Some(1), "{deny}: {typo}");
         assert!(typo.contains(said), "{deny}: {typo}");
     }
+    // Real groups two edits from Kubernetes' are no typo of them.
+    let (_, real) =
+        judge("{apiGroups: [scheduling.x-k8s.io, autoscaling.x-k8s.io], resources: [podgroups], verbs: [create]}");
+    assert!(!real.contains("did you mean"), "{real}");
     // Subresources requests do name pass, the kubelet's and finalizers too.
     let (_, fine) = judge("{apiGroups: ['', apps, authentication.k8s.io], resources: [pods/exec, nodes/metrics, deployments/finalizers, userextras/anything], verbs: [create, get, update, impersonate]}");
     assert!(!fine.contains("warning:") && !fine.contains("did you mean"), "{fine}");

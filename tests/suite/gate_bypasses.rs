@@ -588,3 +588,20 @@ fn a_bundle_bindings_foreign_subject_is_said_once() {
     let said = out.stderr.lines().filter(|l| l.contains("RoleBinding everyone: subjects[0]")).count();
     assert_eq!(said, 1, "{}", out.stderr);
 }
+
+/// A bundle's CRD cannot make a typo in the admin's deny entry one that
+/// exists: a CRD whose plural is `secret` left `resources: [secret]`
+/// (meant as Kubernetes' `secrets`) a silent no-op, and the bundle, which
+/// reads secrets cluster-wide, passed. Found in review.
+/// Closed in: `gate::entries::unknown_parts`, which measures a name against
+/// the platform's before the input's CRDs.
+#[test]
+fn a_bundle_crd_named_like_a_typo_does_not_hide_the_typo() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: secret.decoy.example.com\nspec:\n  group: decoy.example.com\n  names: {kind: Secret, plural: secret, singular: secret}\n  scope: Namespaced\n  versions:\n  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n";
+    let spec = "  operator:\n    installNamespace: ops\n    policy:\n      deny:\n      - {apiGroups: ['*'], resources: [secret], verbs: [get]}\n";
+    let (out, results) =
+        render_results(&files(&[("bundle/manifests/decoy.yaml", crd.to_string())]), &admin_config(spec));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let typo = results.iter().find(|r| r.code == "policy-entry-unknown" && r.severity == "error");
+    assert!(typo.is_some_and(|r| r.message.contains("did you mean \"secrets\"?")), "{results:#?}");
+}

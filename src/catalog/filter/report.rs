@@ -170,8 +170,11 @@ pub(super) fn write(
         Report::Text => table + "\n" + &text(&out),
         Report::Markdown => table + "\n" + &markdown(&out),
     };
+    // What render warns of the admin's config (a deny entry that denies
+    // nothing) is said first, once, as `catalog judge` and `audit` say it.
     let stderr = format!(
-        "{} of {} bundle(s) kept, {} left out, {} entr(ies) rewired; {said}\n",
+        "{}{} of {} bundle(s) kept, {} left out, {} entr(ies) rewired; {said}\n",
+        rows::config_warnings(&all),
         out.kept,
         all.len(),
         out.removed.len(),

@@ -127,56 +127,122 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
         }
     }
     let groups: Vec<&str> = rule.api_groups.iter().flatten().map(String::as_str).collect();
-    // What the catalogue of dangerous permissions names exists too.
-    let named = || danger::named_resources();
-    let knows_group = |g: &str| table.knows_group(g) || named().any(|(ng, _)| ng == g);
-    let knows_resource = |r: &str| {
-        table.knows_resource(&groups, r)
-            || named().any(|(g, nr)| nr == r && groups.iter().any(|w| *w == "*" || *w == g))
-    };
-    let all_groups = || {
-        let mut all = table.groups();
-        all.extend(named().map(|(g, _)| g));
+    // What the platform serves (Kubernetes' and OLM's kinds, and what the
+    // catalogue of dangerous permissions names), apart from the input's CRDs:
+    // a CRD, the bundle's among them, cannot make a typo of the platform's
+    // names one that exists.
+    let names = Names { groups: &groups, table, platform: Resources::builtin() };
+    names.unknown_groups(&mut out);
+    names.unknown_resources(rule.resources.iter().flatten(), &mut out);
+    out
+}
+
+/// The names an entry is measured against: its groups, the cluster to be's
+/// table, and the platform's alone.
+struct Names<'a> {
+    groups: &'a [&'a str],
+    table: &'a Resources,
+    platform: Resources,
+}
+
+impl Names<'_> {
+    fn in_groups(&self, g: &str) -> bool {
+        self.groups.iter().any(|w| *w == "*" || *w == g)
+    }
+
+    fn platform_groups(&self) -> BTreeSet<&str> {
+        let mut all = self.platform.groups();
+        all.extend(danger::named_resources().map(|(g, _)| g));
         all
-    };
-    for (j, group) in groups.iter().enumerate() {
-        if *group != "*" && !knows_group(group) {
-            let lower = group.to_ascii_lowercase();
-            let meant =
-                if knows_group(&lower) { Some(lower) } else { near_miss(group, all_groups()).map(str::to_string) };
+    }
+
+    fn platform_plurals(&self) -> BTreeSet<&str> {
+        let mut all = self.platform.plurals_in(self.groups);
+        all.extend(danger::named_resources().filter(|(g, _)| self.in_groups(g)).map(|(_, r)| r));
+        all
+    }
+
+    fn unknown_groups(&self, out: &mut Vec<Unknown>) {
+        let (table, groups) = (self.table, self.groups);
+        let platform_groups = || self.platform_groups();
+        for (j, group) in groups.iter().enumerate() {
+            let field = format!("apiGroups[{j}]");
+            let why = format!("{group:?} is not an API group of Kubernetes, OLM or the input's CRDs");
+            if *group == "*" || platform_groups().contains(group) {
+                continue;
+            }
+            // The core group written as its version, or a group with its version.
+            let meant = match group.split_once('/') {
+                _ if matches!(*group, "v1" | "core") => Some(String::new()),
+                Some(("core", _)) => Some(String::new()),
+                Some((g, _)) if platform_groups().contains(g) || table.knows_group(g) => Some(g.to_string()),
+                _ => None,
+            };
+            let typo = || {
+                let lower = group.to_ascii_lowercase();
+                let known = platform_groups().contains(lower.as_str()) || table.knows_group(&lower);
+                known.then_some(lower).or_else(|| near_miss(group, platform_groups()).map(str::to_string))
+            };
+            match meant {
+                Some(m) => out.push(Unknown { field, why, meant: Some(m) }),
+                // A group only the input's CRDs define: theirs, unless it is a typo of the platform's.
+                None if table.knows_group(group) => {
+                    if let Some(m) = near_miss(group, platform_groups()) {
+                        out.push(Unknown { field, why, meant: Some(m.to_string()) });
+                    }
+                }
+                None => out.push(Unknown { field, why, meant: typo() }),
+            }
+        }
+    }
+
+    fn unknown_resources<'r>(&self, resources: impl Iterator<Item = &'r String>, out: &mut Vec<Unknown>) {
+        let (table, groups, platform) = (self.table, self.groups, &self.platform);
+        let named = danger::named_resources;
+        let in_groups = |g: &str| self.in_groups(g);
+        let platform_plurals = || self.platform_plurals();
+        for (j, resource) in resources.enumerate() {
+            let (base, sub) = resource.split_once('/').map_or((resource.as_str(), None), |(b, s)| (b, Some(s)));
+            // Resource and subresource names are lower case, always.
+            let lower = sub.is_none_or(|s| s == s.to_lowercase());
+            let field = format!("resources[{j}]");
+            let on_platform = platform.knows_resource(groups, base) || named().any(|(g, r)| r == base && in_groups(g));
+            // Known to the platform, or only to the input's CRDs and no typo of the platform's.
+            let known = base == "*"
+                || lower
+                    && (on_platform
+                        || table.knows_resource(groups, base)
+                            && platform.meant(groups, base).is_none()
+                            && near_miss(base, platform_plurals()).is_none());
+            if known && sub != Some("") {
+                // `userextras/<key>` names any key of an impersonated extra field.
+                let any_key = base == "userextras";
+                if let Some(sub) = sub.filter(|s| *s != "*" && !any_key && !subresources::is_subresource(s)) {
+                    let meant = near_miss(sub, subresources::all()).map(|m| format!("{base}/{m}"));
+                    let why = format!("{resource:?} names {sub:?}, which is not a subresource any request names");
+                    out.push(Unknown { field, why, meant });
+                }
+                continue;
+            }
+            let plurals = || {
+                let mut all = table.plurals_in(groups);
+                all.extend(platform_plurals());
+                all
+            };
+            let meant = match sub {
+                // `clusterroles/`: the resource, with nothing after the slash.
+                Some("") if known => Some(base.to_string()),
+                _ => table.meant(groups, base).or_else(|| near_miss(base, plurals())).map(|m| match sub {
+                    Some(s) if !s.is_empty() => format!("{m}/{}", s.to_lowercase()),
+                    _ => m.to_string(),
+                }),
+            };
+            let in_groups = groups.iter().map(|g| format!("{g:?}")).collect::<Vec<_>>().join(", ");
             out.push(Unknown {
-                field: format!("apiGroups[{j}]"),
-                why: format!("{group:?} is not an API group of Kubernetes, OLM or the input's CRDs"),
+                field,
+                why: format!("{resource:?} is not a resource of API group(s) {in_groups}"),
                 meant,
             });
         }
     }
-    let plurals = || {
-        let mut all = table.plurals_in(&groups);
-        all.extend(named().filter(|(g, _)| groups.iter().any(|w| *w == "*" || w == g)).map(|(_, r)| r));
-        all
-    };
-    for (j, resource) in rule.resources.iter().flatten().enumerate() {
-        let (base, sub) = resource.split_once('/').map_or((resource.as_str(), None), |(b, s)| (b, Some(s)));
-        // Resource and subresource names are lower case, always.
-        let lower = sub.is_none_or(|s| s == s.to_lowercase());
-        let field = format!("resources[{j}]");
-        if base == "*" || (lower && knows_resource(base)) {
-            // `userextras/<key>` names any key of an impersonated extra field.
-            let any_key = base == "userextras";
-            if let Some(sub) = sub.filter(|s| *s != "*" && !any_key && !subresources::is_subresource(s)) {
-                let meant = near_miss(sub, subresources::all()).map(|m| format!("{base}/{m}"));
-                let why = format!("{resource:?} names {sub:?}, which is not a subresource any request names");
-                out.push(Unknown { field, why, meant });
-            }
-            continue;
-        }
-        let meant = table.meant(&groups, base).or_else(|| near_miss(base, plurals())).map(|m| match sub {
-            Some(s) => format!("{m}/{}", s.to_lowercase()),
-            None => m.to_string(),
-        });
-        let in_groups = groups.iter().map(|g| format!("{g:?}")).collect::<Vec<_>>().join(", ");
-        out.push(Unknown { field, why: format!("{resource:?} is not a resource of API group(s) {in_groups}"), meant });
-    }
-    out
 }
