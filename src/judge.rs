@@ -147,8 +147,13 @@ pub(crate) fn judge_with<'a>(
 impl Judgement {
     /// The ClusterServiceVersion judged, the first the inputs hold.
     pub(crate) fn csv(&self) -> Option<&crate::model::CsvView> {
+        self.csv_object().map(|(_, view)| view)
+    }
+
+    /// The ClusterServiceVersion judged, with the object it was read from.
+    pub(crate) fn csv_object(&self) -> Option<(&InputObject, &crate::model::CsvView)> {
         self.objects.iter().find_map(|o| match &o.body {
-            crate::model::Body::Csv(view) => Some(view),
+            crate::model::Body::Csv(view) => Some((o, view)),
             _ => None,
         })
     }

@@ -283,6 +283,12 @@ impl Code {
         Code::ALL.iter().copied().find(|c| c.id().strip_prefix("danger-") == Some(id)).unwrap_or(Code::DangerWildcard)
     }
 
+    /// Whether a result of this code says OLM refuses the bundle, whatever
+    /// its RBAC: the verdict is then `uninstallable`, never `fail`.
+    pub(crate) fn refuses_install(self) -> bool {
+        matches!(self, Code::Uninstallable | Code::BundleKindUnsupported)
+    }
+
     /// Whether the code is one of the catalogue's dangerous grants.
     #[cfg(test)]
     pub(crate) fn is_danger(self) -> bool {

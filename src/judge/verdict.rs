@@ -82,14 +82,6 @@ impl Decision<'_> {
     }
 }
 
-impl Code {
-    /// Whether a result of this code says OLM refuses the bundle, whatever
-    /// its RBAC: the verdict is then `uninstallable`, never `fail`.
-    pub(crate) fn refuses_install(self) -> bool {
-        matches!(self, Code::Uninstallable | Code::BundleKindUnsupported)
-    }
-}
-
 impl Judgement {
     /// The verdict on the bundle judged, with `extension`'s request.
     pub(crate) fn verdict(&self, extension: Extension<'_>) -> Decision<'_> {
@@ -151,12 +143,7 @@ impl Judgement {
     pub(crate) fn refusals(&self, extension: Option<Asked<'_>>, object: Option<&ObjRef>) -> Vec<Finding> {
         use crate::config::FeatureGate;
         use crate::model::Body;
-        let Some((csv, view)) = self.objects.iter().find_map(|o| match &o.body {
-            Body::Csv(view) => Some((o, view)),
-            _ => None,
-        }) else {
-            return Vec::new();
-        };
+        let Some((csv, view)) = self.csv_object() else { return Vec::new() };
         let single_own_namespace = FeatureGate::single_own_namespace(&self.olm_feature_gates);
         let install = Install { single_own_namespace, extension };
         let shipped = self.plan.shipped();

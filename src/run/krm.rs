@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::output::{describe, errors_first, exit_code, item_text, stderr_lines};
+use super::output::{describe, errors_first, item_text, stderr_lines};
 use super::Outcome;
 use crate::config::{self, BundleObjects, Config};
 use crate::findings::{krm_results, Code, Finding, ObjRef};
@@ -87,7 +87,9 @@ pub fn function(input: &str) -> Outcome {
             "the ResourceList was not in block style (JSON, or items in flow style), so it was re-serialised as block YAML; comments in it are lost",
         )]);
     }
-    let code = if verdict == Verdict::Pass { exit_code(plan.results()) } else { Exit::Refused };
+    // What the runner adds after the plan (the note on re-serialising) is
+    // never an error: the verdict is the exit.
+    let code = Exit::refused_if(verdict != Verdict::Pass);
     match write_list(&list, &mut plan, yaml::line_ending(input)) {
         Ok(stdout) => {
             // kpt shows the results and stderr both; other runners (kustomize) only stderr.

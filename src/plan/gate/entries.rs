@@ -51,10 +51,12 @@ const API_VERBS: [&str; 20] = [
 pub(super) fn check_entries(p: &Planning<'_>, policy: &InstallPolicy, results: &mut Vec<Finding>) {
     let verbs = known_verbs(p);
     let table = &p.input.resources;
+    // What the platform serves, apart from the input's CRDs (see `Names`).
+    let platform = Resources::builtin();
     let lists = [("allow", policy.allow.as_deref().unwrap_or_default()), ("deny", &policy.deny[..])];
     for (list, entries) in lists {
         for (i, entry) in entries.iter().enumerate() {
-            for Unknown { field, why, meant } in unknown_parts(entry, &verbs, table) {
+            for Unknown { field, why, meant } in unknown_parts(entry, &verbs, table, &platform) {
                 let does = if list == "deny" { "denies" } else { "allows" };
                 // A near miss is a typo: under deny, an error. A value olm-rbac
                 // does not know may be an API of the cluster's it cannot see.
@@ -108,7 +110,12 @@ fn known_verbs(p: &Planning<'_>) -> BTreeSet<String> {
 }
 
 /// Each value of the entry that matches nothing.
-fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resources) -> Vec<Unknown> {
+fn unknown_parts(
+    entry: &PolicyEntry,
+    verbs: &BTreeSet<String>,
+    table: &Resources,
+    platform: &Resources,
+) -> Vec<Unknown> {
     let rule = &entry.rule;
     let mut out = Vec::new();
     for (j, verb) in rule.verbs.iter().enumerate() {
@@ -131,7 +138,7 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
     // catalogue of dangerous permissions names), apart from the input's CRDs:
     // a CRD, the bundle's among them, cannot make a typo of the platform's
     // names one that exists.
-    let names = Names { groups: &groups, table, platform: Resources::builtin() };
+    let names = Names { groups: &groups, table, platform };
     names.unknown_groups(&mut out);
     names.unknown_resources(rule.resources.iter().flatten(), &mut out);
     out
@@ -142,7 +149,7 @@ fn unknown_parts(entry: &PolicyEntry, verbs: &BTreeSet<String>, table: &Resource
 struct Names<'a> {
     groups: &'a [&'a str],
     table: &'a Resources,
-    platform: Resources,
+    platform: &'a Resources,
 }
 
 impl Names<'_> {
@@ -197,7 +204,7 @@ impl Names<'_> {
     }
 
     fn unknown_resources<'r>(&self, resources: impl Iterator<Item = &'r String>, out: &mut Vec<Unknown>) {
-        let (table, groups, platform) = (self.table, self.groups, &self.platform);
+        let (table, groups, platform) = (self.table, self.groups, self.platform);
         let named = danger::named_resources;
         let in_groups = |g: &str| self.in_groups(g);
         let platform_plurals = || self.platform_plurals();
