@@ -37,6 +37,7 @@ pub mod cli;
 pub mod config;
 pub(crate) mod findings;
 mod gojson;
+pub mod image;
 pub mod input;
 pub(crate) mod judge;
 mod kinds;

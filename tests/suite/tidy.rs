@@ -536,6 +536,7 @@ const ROOMS: &[(&str, &[&str])] = &[
     ("gojson", &[]),
     ("schema", &[]),
     ("podsecurity", &[]),
+    ("image", &[]),
     ("yaml", &["model"]),
     ("access", &["model", "kinds", "names", "reserved"]),
     ("findings", &["model", "access"]),
@@ -553,10 +554,10 @@ const ROOMS: &[(&str, &[&str])] = &[
         "catalog",
         &[
             "judge", "check", "access", "input", "outcome", "semver", "yaml", "model", "gojson", "findings", "sarif",
-            "names", "schema",
+            "names", "schema", "image",
         ],
     ),
-    ("cli", &["run", "check", "access", "admission", "catalog", "config", "input", "outcome"]),
+    ("cli", &["run", "check", "access", "admission", "catalog", "config", "input", "outcome", "image"]),
 ];
 
 /// Every module imports only the rooms its room may (`ROOMS`): the order
