@@ -17,11 +17,12 @@
 //! the cluster's RBAC for the gains); the report is in `report`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::input::Source;
 use crate::outcome::Outcome;
 
+mod bundles;
 mod decode;
 mod filter;
 mod graph;
@@ -30,6 +31,7 @@ mod read;
 mod report;
 mod resolve;
 
+pub use bundles::{BundleArgs, From};
 pub use filter::{filter, json_schema as filter_json_schema, FilterArgs, Report};
 pub(crate) use range::judged_range;
 pub use report::{json_schema, Format};
@@ -42,8 +44,8 @@ pub const INPUT_ERROR: crate::outcome::Exit = crate::outcome::Exit::Input;
 pub struct JudgeArgs<'a> {
     /// The file-based catalog: a file or folder of olm.package, olm.channel and olm.bundle documents.
     pub catalog: &'a Path,
-    /// Bundle folders (`--bundles`), for a catalog without `olm.bundle.object`.
-    pub bundles: Option<&'a Path>,
+    /// Bundle images and folders (`--bundles`), and the platform.
+    pub bundles: BundleArgs<'a>,
     /// The admin's RBACConfig, which judges each bundle as render would.
     pub config: &'a [Source],
     /// The ClusterExtension whose admitted bundles are judged.
@@ -58,8 +60,8 @@ pub struct JudgeArgs<'a> {
 pub struct AuditArgs<'a> {
     /// The file-based catalog: a file or folder of olm.package, olm.channel and olm.bundle documents.
     pub catalog: &'a Path,
-    /// Bundle folders (`--bundles`), for a catalog without `olm.bundle.object`.
-    pub bundles: Option<&'a Path>,
+    /// Bundle images and folders (`--bundles`), and the platform.
+    pub bundles: BundleArgs<'a>,
     /// The admin's RBACConfig, for a policy verdict on every bundle; without
     /// one, each package's operator is measured against the catalogue of
     /// dangerous permissions only.
@@ -78,6 +80,10 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
         Ok(catalog) => catalog,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
+    let bundles = match bundles::Bundles::open(&args.bundles) {
+        Ok(bundles) => bundles,
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
     let admitted = resolve::admitted(&catalog.entries, &wanted);
     if admitted.is_empty() {
         return Outcome::failure(
@@ -92,7 +98,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
     let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };
-    match judge_all(&catalog, args.bundles, &admitted, extension, |_| args.config.to_vec()) {
+    match judge_all(&catalog, &bundles, &admitted, extension, |_| args.config.to_vec()) {
         Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -105,7 +111,11 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Some(config) => config.to_vec(),
         None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
     };
-    let (catalog, rows) = match audit_all(args.catalog, args.bundles, config_for) {
+    let bundles = match bundles::Bundles::open(&args.bundles) {
+        Ok(bundles) => bundles,
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
+    let (catalog, rows) = match audit_all(args.catalog, &bundles, config_for) {
         Ok(read) => read,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
@@ -128,7 +138,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
 /// as [`judge_all`]'s second pass would say it).
 fn audit_all(
     path: &Path,
-    bundles: Option<&Path>,
+    bundles: &bundles::Bundles,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<(read::Catalog, Result<Vec<report::Row>, String>), String> {
     let mut unreadable: Option<String> = None;
@@ -140,14 +150,10 @@ fn audit_all(
                 if unreadable.is_some() || !crate::names::is_dns1123_subdomain(&entry.name) {
                     return Ok(());
                 }
-                let found = objects.and_then(|objects| match objects {
-                    Some(objects) => Ok(Ok(from_catalog(objects))),
-                    None => bundle_folder(bundles, &entry),
-                });
-                match found {
-                    Ok(sources) => {
+                match objects.and_then(|carried| bundles.find(&entry, carried)) {
+                    Ok(found) => {
                         let config = config_for(&entry);
-                        judge(entry, sources, config)
+                        judge(entry, found, config)
                     }
                     Err(why) => {
                         unreadable = Some(why);
@@ -185,18 +191,15 @@ fn audit_config(package: &str) -> String {
 /// and bindings are kept, for the gains between versions).
 fn judge_all(
     catalog: &read::Catalog,
-    bundles: Option<&Path>,
+    bundles: &bundles::Bundles,
     entries: &[Entry],
     extension: crate::judge::Extension<'_>,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<Vec<report::Row>, String> {
     let ((), mut rows) = judging(extension, |judge| {
         catalog.each_bundle(entries, |entry, objects| {
-            let sources = match objects? {
-                Some(objects) => Ok(from_catalog(objects)),
-                None => bundle_folder(bundles, entry)?,
-            };
-            judge(entry.clone(), sources, config_for(entry))
+            let found = bundles.find(entry, objects?)?;
+            judge(entry.clone(), found, config_for(entry))
         })
     })?;
     report::gains::add_gains(&mut rows);
@@ -249,20 +252,10 @@ const JUDGES: usize = 2;
 
 /// What [`judging`]'s reader calls with each bundle: its entry, its
 /// manifests (or why they cannot be read as OLM reads them) and its config.
-type Judge<'f> = dyn FnMut(Entry, Result<Manifests, String>, Vec<Source>) -> Result<(), String> + 'f;
+type Judge<'f> = dyn FnMut(Entry, bundles::Found, Vec<Source>) -> Result<(), String> + 'f;
 
 /// A bundle for a judge: its place in the catalog's order, then what [`Judge`] takes.
-type Judging = (usize, Entry, Result<Manifests, String>, Vec<Source>);
-
-/// A bundle's manifests: from the catalog's `olm.bundle.object`s, or from
-/// its folder under `--bundles`, with what reading the folder found of its
-/// layout (a folder in `manifests/`, which OLM refuses the bundle for).
-type Manifests = crate::input::Inputs;
-
-/// The manifests a catalog's `olm.bundle.object`s hold.
-fn from_catalog(sources: Vec<Source>) -> Manifests {
-    Manifests { sources, bundle_roots: Vec::new() }
-}
+type Judging = (usize, Entry, bundles::Found, Vec<Source>);
 
 /// Judges bundles from the queue until it is closed; each row with its place.
 fn judge_queued(
@@ -275,14 +268,15 @@ fn judge_queued(
             Ok(queue) => queue.recv(),
             Err(_) => return rows,
         };
-        let Ok((at, entry, sources, config)) = next else { return rows };
-        let row = match sources {
+        let Ok((at, entry, found, config)) = next else { return rows };
+        let mut row = match found.manifests {
             Err(why) => report::unjudged(&entry, why),
-            Ok(read) => match unjudgeable(&entry, &read.sources) {
+            Ok(read) => match unjudgeable(&entry) {
                 Some(why) => report::unjudged(&entry, why),
                 None => report::judge_one(&entry, &read.sources, &config, extension, &read.bundle_roots),
             },
         };
+        row.source = found.from;
         rows.push((at, row));
     }
 }
@@ -299,65 +293,9 @@ pub(crate) enum Images {
 }
 
 /// Why these manifests cannot stand for the bundle OLM installs, before
-/// they are read: there are none, or no image names what OLM installs. That
-/// they are the bundle's is checked once they are read
-/// ([`report::not_the_bundle`]).
-fn unjudgeable(entry: &Entry, sources: &[Source]) -> Option<String> {
-    if sources.is_empty() {
-        return Some(format!(
-            "the catalog carries no manifests for {} (no olm.bundle.object), and --bundles has no folder for it: it cannot be judged",
-            entry.name
-        ));
-    }
+/// they are read: no image names what OLM installs. That they are the
+/// bundle's is checked once they are read ([`report::not_the_bundle`]).
+fn unjudgeable(entry: &Entry) -> Option<String> {
     let named = entry.image.as_deref().is_some_and(|i| !i.is_empty());
     (!named).then(|| "it names no bundle image, so what OLM would install cannot be told".into())
-}
-
-/// A bundle's folder is judged as found under `--bundles`: one reached
-/// through a symbolic link could be any folder on the machine.
-fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
-    let mut at = root.to_path_buf();
-    for part in dir.strip_prefix(root).map_err(|_| format!("{}: not under --bundles", dir.display()))?.components() {
-        at.push(part);
-        let meta = std::fs::symlink_metadata(&at).map_err(|e| format!("{}: {e}", at.display()))?;
-        if meta.file_type().is_symlink() {
-            return Err(format!(
-                "{}: a symbolic link; a bundle's folder under --bundles must be the folder itself",
-                at.display()
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The bundle's manifests from `--bundles`: `<package>/<version>/manifests/`
-/// (the community operator repositories' layout) or `<bundle>/manifests/`,
-/// read as operator-controller reads a bundle's (every file; a folder in it,
-/// not read, said by the bundle's root, for the judgement to refuse); none
-/// when neither is there. The inner result is why the folder cannot be read
-/// as OLM reads it (the bundle is then unjudged); the outer, a folder reached
-/// through a link.
-fn bundle_folder(bundles: Option<&Path>, entry: &Entry) -> Result<Result<Manifests, String>, String> {
-    let Some(root) = bundles else { return Ok(Ok(Manifests::default())) };
-    let mut candidates: Vec<PathBuf> = vec![root.join(&entry.name).join("manifests")];
-    if let Some(v) = &entry.version {
-        candidates.insert(0, root.join(&entry.package).join(v.to_string()).join("manifests"));
-    }
-    let Some(dir) = candidates.iter().find(|d| d.is_dir()) else { return Ok(Ok(Manifests::default())) };
-    refuse_links(root, dir)?;
-    let named = format!("{}/manifests", entry.name);
-    Ok(crate::input::read_bundle_manifests(dir)
-        .map(|read| {
-            let sources = read
-                .sources
-                .into_iter()
-                .map(|s| {
-                    let file =
-                        Path::new(&s.name).file_name().map(|f| f.to_string_lossy().to_string()).unwrap_or_default();
-                    Source { name: format!("{named}/{file}"), text: s.text }
-                })
-                .collect();
-            Manifests { sources, bundle_roots: read.bundle_roots }
-        })
-        .map_err(|e| e.to_string()))
 }

@@ -97,10 +97,31 @@ struct CatalogSource {
     /// olm.bundle documents (YAML or JSON), as opm render writes it.
     #[arg(long, value_name = "PATH")]
     catalog: PathBuf,
-    /// Bundle folders, for catalogs without olm.bundle.object:
-    /// <package>/<version>/manifests/ or <bundle>/manifests/.
-    #[arg(long, value_name = "DIR")]
-    bundles: Option<PathBuf>,
+    #[command(flatten)]
+    bundles: BundleSource,
+}
+
+/// Where bundles are read from besides the catalog: the catalog commands' and
+/// `render --judged-catalog`'s.
+#[derive(Args)]
+struct BundleSource {
+    /// Bundle images and folders (repeatable): OCI image layouts (as `skopeo
+    /// copy docker://REF oci:DIR` writes them; a bundle named by digest is
+    /// judged from the image of that digest), and folders holding layouts or
+    /// bundle folders (<package>/<version>/manifests/ or
+    /// <bundle>/manifests/), which stand in for an image not given.
+    #[arg(long, value_name = "PATH")]
+    bundles: Vec<PathBuf>,
+    /// The platform whose instance of a multi-platform bundle image is read,
+    /// as the cluster's nodes pull it: OS/ARCH[/VARIANT].
+    #[arg(long, value_name = "OS/ARCH", default_value = "linux/amd64")]
+    platform: String,
+}
+
+impl BundleSource {
+    fn args(&self) -> crate::catalog::BundleArgs<'_> {
+        crate::catalog::BundleArgs { paths: &self.bundles, platform: Some(&self.platform) }
+    }
 }
 
 /// `catalog filter`'s arguments.
@@ -132,7 +153,7 @@ impl FilterArgs {
         };
         crate::catalog::filter(&crate::catalog::FilterArgs {
             catalog: &self.source.catalog,
-            bundles: self.source.bundles.as_deref(),
+            bundles: self.source.bundles.args(),
             config: &config,
             output: &self.output,
             allow_tag_images: self.allow_tag_images,
@@ -164,7 +185,7 @@ impl AuditArgs {
         };
         crate::catalog::audit(&crate::catalog::AuditArgs {
             catalog: &self.source.catalog,
-            bundles: self.source.bundles.as_deref(),
+            bundles: self.source.bundles.args(),
             config: config.as_deref(),
             format: self.output,
         })
@@ -203,7 +224,7 @@ impl JudgeArgs {
         };
         crate::catalog::judge(&crate::catalog::JudgeArgs {
             catalog: &self.source.catalog,
-            bundles: self.source.bundles.as_deref(),
+            bundles: self.source.bundles.args(),
             config: &config,
             extension: &extension,
             allow_tag_images: self.allow_tag_images,
@@ -290,6 +311,14 @@ struct RenderArgs {
     /// extension to that range and that catalog's image).
     #[arg(long, value_name = "PATH")]
     judged_catalog: Option<PathBuf>,
+    /// With --judged-catalog: where the bundles it names are read from when it
+    /// carries no manifests (as the catalog commands read them).
+    #[command(flatten)]
+    bundles: BundleSource,
+    /// With --judged-catalog: accept its bundle images named by tag (each is
+    /// still judged; what OLM pulls under a tag can change after the judgement).
+    #[arg(long)]
+    allow_tag_images: bool,
     /// Files and directories to read (*.yaml, *.yml, *.json, recursively;
     /// a bundle's root as a bundle); - or nothing reads stdin.
     #[arg(value_name = "PATH")]
@@ -297,16 +326,35 @@ struct RenderArgs {
 }
 
 impl RenderArgs {
+    /// A flag given that only `--judged-catalog` reads.
+    fn judging_flag(&self) -> Option<&'static str> {
+        if !self.bundles.bundles.is_empty() {
+            Some("--bundles")
+        } else if self.allow_tag_images {
+            Some("--allow-tag-images")
+        } else {
+            None
+        }
+    }
+
     /// `-f` and the PATHs are read alike, `-f` first.
     fn run(self) -> Outcome {
+        let judging_flag = self.judging_flag();
         let options =
             RenderOptions { output: self.output, quiet: self.quiet, bundle_roots: Vec::new(), sarif: self.sarif };
         let paths = [self.files, self.paths].concat();
         let Some(catalog) = self.judged_catalog else {
+            if let Some(flag) = judging_flag {
+                return Outcome::failure(
+                    format!("{flag} reads the bundles of --judged-catalog, and none is given"),
+                    crate::outcome::Exit::Input,
+                );
+            }
             return run::render_paths(self.config.as_deref(), &paths, options);
         };
+        let (bundles, tags) = (self.bundles.args(), self.allow_tag_images);
         run::render_paths_judging(self.config.as_deref(), &paths, options, |inputs, configs| {
-            crate::catalog::judged_range(&catalog, inputs, configs).map(Some)
+            crate::catalog::judged_range(&catalog, &bundles, tags, inputs, configs).map(Some)
         })
     }
 }

@@ -9,3 +9,5 @@
 mod digest;
 
 pub use digest::{Digest, Hashing, HashingWriter};
+mod stub;
+pub use stub::{BundleImage, ImageError, Layouts, Platform};

@@ -60,6 +60,21 @@ pub struct BundleRoot {
     /// refuses a bundle whose `manifests/` holds one, so the bundle cannot be
     /// installed. Not read.
     pub subfolders: Vec<String>,
+    /// Where its `metadata/annotations.yaml` is.
+    pub metadata: Metadata,
+}
+
+/// Where a bundle root's `metadata/annotations.yaml` is read from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Metadata {
+    /// In the folder, read when asked (absent: OLM reads the folder's
+    /// package from elsewhere, and nothing is said).
+    #[default]
+    OnDisk,
+    /// Read from a bundle image, as OLM reads it.
+    Image(String),
+    /// A bundle image without the file, which OLM v1 refuses to install.
+    MissingFromImage,
 }
 
 impl BundleRoot {
@@ -69,7 +84,12 @@ impl BundleRoot {
             return None;
         }
         let skipped = ["metadata", "tests"].into_iter().filter(|d| dir.join(d).is_dir()).map(String::from).collect();
-        Some(BundleRoot { path: dir.display().to_string(), skipped, subfolders: Vec::new() })
+        Some(BundleRoot {
+            path: dir.display().to_string(),
+            skipped,
+            subfolders: Vec::new(),
+            metadata: Metadata::OnDisk,
+        })
     }
 
     /// The root of `manifests`, a bundle's `manifests/` folder read on its own
@@ -77,7 +97,7 @@ impl BundleRoot {
     /// of the root is skipped, since nothing else of it was read.
     fn of_manifests(manifests: &Path, subfolders: Vec<String>) -> BundleRoot {
         let root = manifests.parent().unwrap_or(Path::new(""));
-        BundleRoot { path: root.display().to_string(), skipped: Vec::new(), subfolders }
+        BundleRoot { path: root.display().to_string(), skipped: Vec::new(), subfolders, metadata: Metadata::OnDisk }
     }
 
     /// The folder the bundle's objects are read from: `<root>/manifests`.
@@ -85,9 +105,16 @@ impl BundleRoot {
         Path::new(&self.path).join("manifests").display().to_string()
     }
 
-    /// Its `metadata/annotations.yaml`, as text (`None` when unreadable).
+    /// Its `metadata/annotations.yaml`, as text (`None` when unreadable or
+    /// missing).
     pub fn annotations(&self) -> Option<String> {
-        std::fs::read_to_string(Path::new(&self.path).join("metadata").join("annotations.yaml")).ok()
+        match &self.metadata {
+            Metadata::OnDisk => {
+                std::fs::read_to_string(Path::new(&self.path).join("metadata").join("annotations.yaml")).ok()
+            }
+            Metadata::Image(text) => Some(text.clone()),
+            Metadata::MissingFromImage => None,
+        }
     }
 }
 
@@ -429,7 +456,10 @@ mod tests {
         assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml"]);
         let skipped = vec!["metadata".to_string(), "tests".to_string()];
         let subfolders = Vec::new();
-        assert_eq!(read.bundle_roots, [BundleRoot { path: root.display().to_string(), skipped, subfolders }]);
+        assert_eq!(
+            read.bundle_roots,
+            [BundleRoot { path: root.display().to_string(), skipped, subfolders, metadata: Metadata::OnDisk }]
+        );
         // Without metadata/annotations.yaml it is an ordinary folder.
         std::fs::remove_file(root.join("metadata/annotations.yaml")).unwrap();
         let read = read_input(&root).unwrap();

@@ -322,10 +322,17 @@ fn layout_note(root: &BundleRoot) -> Option<Finding> {
 /// A folder inside a bundle's `manifests/`: OLM v1 refuses the bundle
 /// (`plan::installable::subfolder_refusal`), whatever its RBAC.
 fn subfolder_refusals(root: &BundleRoot) -> impl Iterator<Item = Finding> + '_ {
-    root.subfolders.iter().map(|folder| {
+    let folders = root.subfolders.iter().map(|folder| {
         let refusal = crate::plan::installable::subfolder_refusal(folder);
         Finding::error(Code::Uninstallable, format!("{}: {}", root.path, refusal.message()))
-    })
+    });
+    let missing = (root.metadata == crate::input::Metadata::MissingFromImage).then(|| {
+        Finding::error(Code::Uninstallable, format!(
+            "{}: the bundle image holds no metadata/annotations.yaml: OLM v1 reads a registry+v1 bundle's package and media type from it, and refuses a bundle without it",
+            root.path
+        ))
+    });
+    folders.chain(missing)
 }
 
 /// A document in a config file that is not an RBACConfig.

@@ -32,8 +32,8 @@ pub use report::{json_schema, Report};
 pub struct FilterArgs<'a> {
     /// The file-based catalog: a file or folder of olm.package, olm.channel and olm.bundle documents.
     pub catalog: &'a Path,
-    /// Bundle folders (`--bundles`), for a catalog without `olm.bundle.object`.
-    pub bundles: Option<&'a Path>,
+    /// Bundle images and folders (`--bundles`), and the platform.
+    pub bundles: super::BundleArgs<'a>,
     /// The admin's RBACConfig, which judges every bundle.
     pub config: &'a [Source],
     /// The folder the judged catalog is written to, as `catalog.json`.
@@ -53,7 +53,11 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
         Ok(target) => target,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let (catalog, rows) = match super::audit_all(args.catalog, args.bundles, |_| args.config.to_vec()) {
+    let bundles = match super::bundles::Bundles::open(&args.bundles) {
+        Ok(bundles) => bundles,
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
+    let (catalog, rows) = match super::audit_all(args.catalog, &bundles, |_| args.config.to_vec()) {
         Ok((catalog, Ok(rows))) => (catalog, rows),
         Ok((_, Err(e))) | Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };

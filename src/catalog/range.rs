@@ -19,7 +19,13 @@ use crate::judge::JudgedRange;
 /// each bundle its range admits there, judged with `configs`. An error when
 /// the catalog cannot be read, or the inputs hold no one ClusterExtension
 /// with a version range.
-pub(crate) fn judged_range(path: &Path, inputs: &[Source], configs: &[Source]) -> Result<JudgedRange, String> {
+pub(crate) fn judged_range(
+    path: &Path,
+    bundles: &super::BundleArgs<'_>,
+    allow_tag_images: bool,
+    inputs: &[Source],
+    configs: &[Source],
+) -> Result<JudgedRange, String> {
     let at = |e: String| format!("--judged-catalog {}: {e}", path.display());
     let mut wanted = read::extension(inputs).map_err(at)?;
     let Some(range) = wanted.written_range.clone() else {
@@ -28,13 +34,15 @@ pub(crate) fn judged_range(path: &Path, inputs: &[Source], configs: &[Source]) -
     wanted.channels.clear();
     wanted.self_certified = false;
     let catalog = read::Catalog::read(path).map_err(at)?;
+    let bundles = super::bundles::Bundles::open(bundles)?;
     let admitted = resolve::admitted(&catalog.entries, &wanted);
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
     let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };
-    let rows = super::judge_all(&catalog, None, &admitted, extension, |_| configs.to_vec()).map_err(at)?;
-    let (passed, failed): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.passes(Images::ByDigest));
+    let rows = super::judge_all(&catalog, &bundles, &admitted, extension, |_| configs.to_vec()).map_err(at)?;
+    let images = if allow_tag_images { Images::Any } else { Images::ByDigest };
+    let (passed, failed): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.passes(images));
     let said = |r: &Row| r.version.clone().unwrap_or_else(|| "-".into());
-    let why = |r: &Row| match r.tag_refused(Images::ByDigest) {
+    let why = |r: &Row| match r.tag_refused(images) {
         true => super::report::TAG_IMAGE.to_string(),
         false => r.errors.first().cloned().unwrap_or_else(|| format!("{:?}", r.verdict)),
     };

@@ -45,6 +45,10 @@ pub struct Row {
     pub image: Option<String>,
     /// Whether that image is named by digest (`@sha256:`), so that the verdict binds its content.
     pub pinned: bool,
+    /// What was judged: `image` (the bundle image of that digest, from `--bundles` or `--pull`), `folder` (a
+    /// bundle folder under `--bundles`, standing in for the image) or `catalog` (the catalog's
+    /// `olm.bundle.object`); none when nothing was found.
+    pub source: Option<super::From>,
     /// The worst level of what the install grants that the dangerous-permissions catalogue marks
     /// (a bundle role the cluster fills by aggregation counts as critical: it is unbounded).
     pub worst: Option<Severity>,
@@ -109,6 +113,7 @@ fn row_of(entry: &Entry) -> Row {
         verdict: Verdict::Unjudged,
         image: entry.image.clone(),
         pinned: entry.image.as_deref().is_some_and(crate::model::is_digest_ref),
+        source: None,
         worst: None,
         errors: Vec::new(),
         dangerous: Vec::new(),

@@ -456,6 +456,17 @@ fn ranged_extension(range: &str) -> String {
 /// render of kube-green 0.7.0 with a ClusterExtension whose range is
 /// `range`, with `judged` as the judged catalog (none when `None`).
 fn render_ranged(dir: &Path, range: &str, judged: Option<&Path>, with_catalog: bool) -> std::process::Output {
+    render_ranged_with(dir, range, judged, with_catalog, &[])
+}
+
+/// [`render_ranged`], with more arguments.
+fn render_ranged_with(
+    dir: &Path,
+    range: &str,
+    judged: Option<&Path>,
+    with_catalog: bool,
+    more: &[String],
+) -> std::process::Output {
     let config = dir.join("render-rbac.yaml");
     std::fs::write(&config, KUBE_GREEN_CONFIG.to_string() + "  admissionPolicy: Generate\n").unwrap();
     let ext = dir.join("ext.yaml");
@@ -470,7 +481,40 @@ fn render_ranged(dir: &Path, range: &str, judged: Option<&Path>, with_catalog: b
     if let Some(j) = judged {
         args.extend(["--judged-catalog".into(), j.display().to_string()]);
     }
+    args.extend(more.iter().cloned());
     run_strings(&args)
+}
+
+/// A judged catalog without manifests (as every current community catalog
+/// is): render reads its bundles from `--bundles` as the catalog commands do,
+/// and says which flag is missing when none is given; `--bundles` without
+/// `--judged-catalog` reads nothing, and says so.
+#[test]
+fn render_reads_a_judged_catalogs_bundles_from_bundles() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, KUBE_GREEN_CONFIG).unwrap();
+    let judged = dir.path().join("judged");
+    let filtered = filter(&repo(METADATA_ONLY), Some(BUNDLES), &config, &judged, &[]);
+    assert_eq!(filtered.status.code(), Some(0), "{}", text(&filtered.stderr));
+    let bundles = vec!["--bundles".to_string(), repo(BUNDLES).display().to_string()];
+    let out = render_ranged_with(dir.path(), ">=0.5.0", Some(&judged), true, &bundles);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("\">=0.5.0\" admits 5 bundle(s) of the judged catalog"),
+        "{}",
+        text(&out.stderr)
+    );
+    let without = render_ranged(dir.path(), ">=0.5.0", Some(&judged), true);
+    assert_eq!(without.status.code(), Some(1));
+    assert!(text(&without.stderr).contains("and no --bundles were given"), "{}", text(&without.stderr));
+    let stray = render_ranged_with(dir.path(), ">=0.5.0", None, true, &bundles);
+    assert_eq!(stray.status.code(), Some(2));
+    assert!(
+        text(&stray.stderr).contains("--bundles reads the bundles of --judged-catalog, and none is given"),
+        "{}",
+        text(&stray.stderr)
+    );
 }
 
 /// With the judged catalog, a range whose every bundle passes is accepted,

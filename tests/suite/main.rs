@@ -11,6 +11,7 @@ mod access_cli;
 mod access_facts;
 mod access_habits;
 mod access_output;
+mod bundle_images;
 mod catalog;
 mod catalog_filter;
 mod command_line;

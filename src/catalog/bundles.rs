@@ -1,0 +1,301 @@
+//! Where each catalog bundle's manifests are read from, and that they are
+//! the bundle OLM installs.
+//!
+//! OLM v1 installs the bundle image the catalog names. So a bundle named by
+//! digest is judged from the image of that digest when `--bundles` holds it
+//! (an OCI image layout, as `skopeo copy … oci:DIR` writes one) or `--pull`
+//! fetches it: its layers applied, only `manifests/` and
+//! `metadata/annotations.yaml` read, every blob checked against its digest.
+//! A bundle folder under `--bundles` stands in for the image only where no
+//! image of that digest is given, and the catalog's own copy
+//! (`olm.bundle.object`) only where neither is. Where the catalog carries
+//! manifests and an image or folder is given too, they must hold the same
+//! objects, or nothing tells which OLM installs: the bundle is unjudged.
+
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Entry;
+use crate::image::{Digest, Layouts, Platform};
+use crate::input::{BundleRoot, Metadata, Source};
+
+/// What the catalog commands and `render --judged-catalog` read bundles from besides the catalog.
+#[derive(Debug, Default, Clone)]
+pub struct BundleArgs<'a> {
+    /// `--bundles`: OCI image layouts and folders of bundle folders.
+    pub paths: &'a [PathBuf],
+    /// `--platform`: the instance of an image index OLM's cluster pulls; linux/amd64 when `None`.
+    pub platform: Option<&'a str>,
+}
+
+/// Where a bundle's manifests were read from (`source` in the report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum From {
+    /// The bundle image the catalog names, by its digest.
+    Image,
+    /// A bundle folder under `--bundles`, standing in for the image.
+    Folder,
+    /// The catalog's own copy, `olm.bundle.object`.
+    Catalog,
+}
+
+/// A bundle's manifests: from an image, a folder or the catalog, with what
+/// reading it found of its layout.
+pub(super) type Manifests = crate::input::Inputs;
+
+/// What was found for one bundle: its manifests, or why they cannot stand
+/// for what OLM installs; and where they came from, when anything was found.
+pub(super) struct Found {
+    pub(super) manifests: Result<Manifests, String>,
+    pub(super) from: Option<From>,
+}
+
+/// The images and folders `--bundles` names, opened once for a run.
+pub(super) struct Bundles {
+    folders: Vec<PathBuf>,
+    layouts: Layouts,
+    platform: Platform,
+}
+
+impl Bundles {
+    /// Opens every image layout among `args.paths` (each path a layout, or a
+    /// folder holding layouts or bundle folders).
+    pub(super) fn open(args: &BundleArgs<'_>) -> Result<Bundles, String> {
+        let platform = match args.platform {
+            None => Platform::default(),
+            Some(p) => Platform::parse(p)
+                .ok_or_else(|| format!("--platform {p:?}: not OS/ARCHITECTURE[/VARIANT], e.g. linux/amd64"))?,
+        };
+        for path in args.paths {
+            if !path.is_dir() {
+                return Err(format!("--bundles {}: not a folder", path.display()));
+            }
+        }
+        let paths: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+        let layouts = Layouts::open(&paths).map_err(|e| format!("--bundles: {e}"))?;
+        Ok(Bundles { folders: args.paths.to_vec(), layouts, platform })
+    }
+
+    /// The bundle's manifests, from the first of: its image by digest, its
+    /// folder, the catalog's `carried` copy. The error is a folder reached
+    /// through a symbolic link, which stops the run.
+    pub(super) fn find(&self, entry: &Entry, carried: Option<Vec<Source>>) -> Result<Found, String> {
+        let digest = entry.image.as_deref().and_then(digest_of);
+        let given = match digest.clone().filter(|d| self.layouts.holds(d)) {
+            Some(digest) => Some((From::Image, self.image(entry, &digest))),
+            None => self.folder(entry)?.map(|read| (From::Folder, read)),
+        };
+        Ok(match (given, carried) {
+            (Some((from, Ok(read))), Some(carried)) => {
+                let manifests = agree(&read.sources, &carried, from).map(|()| read);
+                Found { manifests, from: Some(from) }
+            }
+            (Some((from, read)), _) => Found { manifests: read, from: Some(from) },
+            (None, Some(carried)) => Found {
+                manifests: Ok(Manifests { sources: carried, bundle_roots: Vec::new() }),
+                from: Some(From::Catalog),
+            },
+            (None, None) => Found { manifests: Err(self.nothing_for(entry, digest.as_ref())), from: None },
+        })
+    }
+
+    /// Why nothing can be judged for the bundle.
+    fn nothing_for(&self, entry: &Entry, digest: Option<&Digest>) -> String {
+        let given = match (digest, self.folders.is_empty()) {
+            (_, true) => "no --bundles were given".to_string(),
+            (Some(d), false) => format!("--bundles holds no image of its digest ({d}) nor folder for it"),
+            (None, false) => "--bundles has no folder for it (its image is not named by digest)".to_string(),
+        };
+        format!(
+            "the catalog carries no manifests for {} (no olm.bundle.object), and {given}: it cannot be judged",
+            entry.name
+        )
+    }
+
+    /// The bundle image of `digest`, read as operator-controller reads it.
+    fn image(&self, entry: &Entry, digest: &Digest) -> Result<Manifests, String> {
+        let image = self
+            .layouts
+            .bundle(digest, &self.platform)
+            .map_err(|e| format!("its image {digest} cannot be read as OLM reads it, so it is not judged: {e}"))?;
+        let named = |file: &str| format!("{}/manifests/{file}", entry.name);
+        let mut sources = Vec::new();
+        for (file, bytes) in image.manifests {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| format!("its image {digest}: manifests/{file}: not UTF-8 text; OLM cannot decode it"))?;
+            sources.push(Source { name: named(&file), text });
+        }
+        let metadata = match image.annotations {
+            Some(bytes) => Metadata::Image(String::from_utf8(bytes).map_err(|_| {
+                format!("its image {digest}: metadata/annotations.yaml: not UTF-8 text; OLM cannot decode it")
+            })?),
+            None => Metadata::MissingFromImage,
+        };
+        let subfolders = image.subfolders.iter().map(|f| format!("{}/{f}", entry.name)).collect();
+        let root = BundleRoot { path: entry.name.clone(), skipped: Vec::new(), subfolders, metadata };
+        Ok(Manifests { sources, bundle_roots: vec![root] })
+    }
+
+    /// The bundle's folder under one of the `--bundles` paths:
+    /// `<package>/<version>/manifests/` (the community operator
+    /// repositories' layout) or `<bundle>/manifests/`, read as
+    /// operator-controller reads a bundle's (every file; a folder in it, not
+    /// read, said by the bundle's root, for the judgement to refuse); `None`
+    /// when there is none.
+    fn folder(&self, entry: &Entry) -> Result<Option<Result<Manifests, String>>, String> {
+        for root in &self.folders {
+            let mut candidates: Vec<PathBuf> = vec![root.join(&entry.name).join("manifests")];
+            if let Some(v) = &entry.version {
+                candidates.insert(0, root.join(&entry.package).join(v.to_string()).join("manifests"));
+            }
+            if let Some(dir) = candidates.iter().find(|d| d.is_dir()) {
+                refuse_links(root, dir)?;
+                return Ok(Some(read_folder(dir, &entry.name)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A folder's manifests, named as the bundle's.
+fn read_folder(dir: &Path, bundle: &str) -> Result<Manifests, String> {
+    let named = format!("{bundle}/manifests");
+    let read = crate::input::read_bundle_manifests(dir).map_err(|e| e.to_string())?;
+    let file_name = |name: &str| Path::new(name).file_name().map(|f| f.to_string_lossy().to_string());
+    let sources = read
+        .sources
+        .into_iter()
+        .map(|s| Source { name: format!("{named}/{}", file_name(&s.name).unwrap_or_default()), text: s.text })
+        .collect();
+    Ok(Manifests { sources, bundle_roots: read.bundle_roots })
+}
+
+/// The digest an image reference names its content by, if it names one as
+/// OLM pulls it.
+pub(crate) fn digest_of(image: &str) -> Option<Digest> {
+    image.rsplit_once('@').and_then(|(_, digest)| Digest::parse(digest))
+}
+
+/// A bundle's folder is judged as found under `--bundles`: one reached
+/// through a symbolic link could be any folder on the machine.
+fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
+    let mut at = root.to_path_buf();
+    for part in dir.strip_prefix(root).map_err(|_| format!("{}: not under --bundles", dir.display()))?.components() {
+        at.push(part);
+        let meta = std::fs::symlink_metadata(&at).map_err(|e| format!("{}: {e}", at.display()))?;
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "{}: a symbolic link; a bundle's folder under --bundles must be the folder itself",
+                at.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the image's or folder's manifests hold the objects the catalog
+/// carries, whatever their files, order or format: OLM installs the image,
+/// and a catalog whose copy differs says nothing true of it.
+fn agree(given: &[Source], carried: &[Source], from: From) -> Result<(), String> {
+    let what = match from {
+        From::Image => "image",
+        _ => "folder under --bundles",
+    };
+    let (given, carried) = match (objects(given), objects(carried)) {
+        (Some(g), Some(c)) => (g, c),
+        _ => {
+            return Err(format!(
+                "the catalog carries manifests (olm.bundle.object) and its {what} too, and one of them cannot be read to compare: which OLM installs cannot be told, so it is not judged"
+            ))
+        }
+    };
+    let mut unmatched = carried;
+    let mut extra = Vec::new();
+    for object in given {
+        match unmatched.iter().position(|c| *c == object) {
+            Some(i) => {
+                unmatched.swap_remove(i);
+            }
+            None => extra.push(object),
+        }
+    }
+    if extra.is_empty() && unmatched.is_empty() {
+        return Ok(());
+    }
+    let name = |v: &Value| {
+        let field = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+        let name = v.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("?");
+        format!("{} {name}", field("kind"))
+    };
+    let list = |objects: &[Value]| objects.iter().map(name).collect::<Vec<_>>().join(", ");
+    Err(format!(
+        "the catalog's manifests (olm.bundle.object) and its {what} differ (only in the {what}: {}; only in the catalog: {}): OLM installs the image, and which this is cannot be told, so it is not judged",
+        if extra.is_empty() { "none".into() } else { list(&extra) },
+        if unmatched.is_empty() { "none".into() } else { list(&unmatched) },
+    ))
+}
+
+/// Every object in the files, as JSON values; `None` when one cannot be read.
+fn objects(sources: &[Source]) -> Option<Vec<Value>> {
+    let mut objects = Vec::new();
+    for source in sources {
+        for mut chunk in crate::yaml::split_documents(&source.text).ok()? {
+            // Whole objects: a CRD's schema, which the judgement's views skip, too.
+            chunk.elide.clear();
+            let value: Value = crate::yaml::parse_item(&chunk).ok()?;
+            if !value.is_null() {
+                objects.push(value);
+            }
+        }
+    }
+    Some(objects)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(name: &str, text: &str) -> Source {
+        Source { name: name.into(), text: text.into() }
+    }
+
+    #[test]
+    fn manifests_agree_whatever_their_files_order_and_format() {
+        let image =
+            [source("a.yaml", "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata:\n  name: b\n  labels: {x: z}\n")];
+        let carried = [
+            source("o1.json", r#"{"metadata":{"labels":{"x":"z"},"name":"b"},"kind":"B"}"#),
+            source("o0.json", r#"{"kind":"A","metadata":{"name":"a"}}"#),
+        ];
+        assert_eq!(agree(&image, &carried, From::Image), Ok(()));
+        let edited = [source("a.yaml", "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata:\n  name: b\n")];
+        let why = agree(&edited, &carried, From::Image).err().unwrap_or_default();
+        assert!(why.contains("only in the image: B b; only in the catalog: B b"), "{why}");
+        let more = [source("a.yaml", "kind: A\nmetadata: {name: a}\n")];
+        assert!(agree(&more, &carried, From::Folder).is_err());
+        // A CRD's schema, which the judgement's views skip, is compared too.
+        let crd = |t: &str| {
+            format!("kind: CustomResourceDefinition\nmetadata: {{name: c}}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema: {{type: {t}}}\n")
+        };
+        assert!(agree(&[source("c.yaml", &crd("object"))], &[source("c.json", &crd("object"))], From::Image).is_ok());
+        assert!(agree(&[source("c.yaml", &crd("object"))], &[source("c.json", &crd("string"))], From::Image).is_err());
+        let unreadable = [source("a.yaml", "kind: [")];
+        assert!(agree(&unreadable, &carried, From::Image).is_err());
+    }
+
+    #[test]
+    fn only_a_lowercase_sha256_digest_binds_an_image() {
+        let hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        assert_eq!(
+            digest_of(&format!("quay.io/o/b@sha256:{hex}")).map(|d| d.to_string()),
+            Some(format!("sha256:{hex}"))
+        );
+        assert_eq!(digest_of(&format!("quay.io/o/b:v1@sha256:{hex}")).map(|d| d.hex().to_string()), Some(hex.into()));
+        assert_eq!(digest_of("quay.io/o/b:v1"), None);
+        assert_eq!(digest_of(&format!("quay.io/o/b@sha256:{}", hex.to_uppercase())), None);
+    }
+}
