@@ -140,6 +140,11 @@ struct FilterArgs {
     /// can change after the judgement).
     #[arg(long)]
     allow_tag_images: bool,
+    /// Also write the judged catalog as a catalog image (the label catalogd
+    /// reads, the catalog under /configs), reproducibly, into this OCI image
+    /// layout; its digest is printed, to pin in the ClusterCatalog.
+    #[arg(long, value_name = "DIR")]
+    image_layout: Option<PathBuf>,
     /// text (default), markdown, json or sarif.
     #[arg(long, value_enum, default_value_t = crate::catalog::Report::Text)]
     report: crate::catalog::Report,
@@ -157,6 +162,7 @@ impl FilterArgs {
             config: &config,
             output: &self.output,
             allow_tag_images: self.allow_tag_images,
+            image_layout: self.image_layout.as_deref(),
             report: self.report,
         })
     }

@@ -10,4 +10,4 @@ mod digest;
 
 pub use digest::{Digest, Hashing, HashingWriter};
 mod stub;
-pub use stub::{BundleImage, ImageError, Layouts, Platform};
+pub use stub::{write_image, BundleImage, Compression, Entry, Format, ImageError, ImageSpec, Layer, Layouts, Platform};

@@ -24,6 +24,7 @@ use super::{read, Images, INPUT_ERROR};
 use crate::input::Source;
 use crate::outcome::Outcome;
 
+mod image;
 mod report;
 
 pub use report::{json_schema, Report};
@@ -40,6 +41,8 @@ pub struct FilterArgs<'a> {
     pub output: &'a Path,
     /// `--allow-tag-images`: a bundle image named by tag may be kept.
     pub allow_tag_images: bool,
+    /// `--image-layout`: also write the judged catalog as an image, in this OCI image layout.
+    pub image_layout: Option<&'a Path>,
     /// How the report is written to standard output.
     pub report: Report,
 }
@@ -89,7 +92,16 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
     if let Err(e) = write_catalog(&catalog, &kept, &target) {
         return Outcome::failure(&e, INPUT_ERROR);
     }
-    let said = format!("wrote {}", target.display());
+    let mut said = format!("wrote {}", target.display());
+    if let Some(layout) = args.image_layout {
+        match image::write(&target, layout) {
+            Ok(digest) => said.push_str(&format!(
+                ", and the judged catalog image {digest} in the OCI layout {}: push it by digest and pin the ClusterCatalog's spec.source.image.ref to <repository>@{digest}",
+                layout.display()
+            )),
+            Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+        }
+    }
     report::write(&catalog, rows, &kept, images, args.report, &said)
 }
 

@@ -1,0 +1,61 @@
+//! The judged catalog as an image: what a ClusterCatalog serves is an image,
+//! so `catalog filter --image-layout DIR` writes the judged catalog as an OCI
+//! image layout too, ready to push and to pin by digest.
+//!
+//! One layer holds the catalog under `configs/`, and the image's config
+//! carries the label catalogd reads to find it. The image is reproducible:
+//! the same judged catalog gives the same bytes and so the same digest, so a
+//! digest pinned in git can be checked by running the filter again.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::image::{Compression, Digest, Entry, Format, ImageSpec, Layer, Platform};
+
+/// The label catalogd reads to find a catalog image's file-based catalog.
+pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+
+/// Where in the image the catalog is.
+const CONFIGS_DIR: &str = "configs";
+
+/// Writes `catalog_file` (the judged catalog) as the one image of the OCI
+/// layout `layout`: a new or empty folder, or a layout this wrote before
+/// (whose index then lists only the new image). Its manifest's digest.
+pub(super) fn write(catalog_file: &Path, layout: &Path) -> Result<Digest, String> {
+    let at = |e: &dyn std::fmt::Display| format!("--image-layout {}: {e}", layout.display());
+    check_target(layout).map_err(|e| at(&e))?;
+    let contents = std::fs::read(catalog_file).map_err(|e| format!("{}: {e}", catalog_file.display()))?;
+    let file = format!("{CONFIGS_DIR}/{}", super::CATALOG_FILE);
+    let spec = ImageSpec {
+        layers: vec![Layer {
+            entries: vec![Entry::Dir { path: CONFIGS_DIR.into() }, Entry::File { path: file, contents }],
+        }],
+        labels: BTreeMap::from([(CONFIGS_LABEL.to_string(), format!("/{CONFIGS_DIR}"))]),
+        platform: Platform::default(),
+        compression: Compression::Gzip,
+        format: Format::Oci,
+    };
+    crate::image::write_image(layout, &spec, None).map_err(|e| at(&e))
+}
+
+/// The folder is new, empty, or an OCI image layout (one written before):
+/// anything else in it would be overwritten or served beside the catalog.
+/// A layout's index is removed, so that it lists only the image written now.
+fn check_target(layout: &Path) -> Result<(), String> {
+    let names: Vec<String> = match std::fs::read_dir(layout) {
+        Ok(entries) => entries.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if names.is_empty() {
+        return Ok(());
+    }
+    let layout_files = ["oci-layout", "index.json", "blobs"];
+    if !names.iter().any(|n| n == "oci-layout") || names.iter().any(|n| !layout_files.contains(&n.as_str())) {
+        return Err("holds files that are not an OCI image layout; give an empty or new folder".into());
+    }
+    match std::fs::remove_file(layout.join("index.json")) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
+        _ => Ok(()),
+    }
+}
