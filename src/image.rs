@@ -6,6 +6,12 @@
 //! A room of its own below the catalog commands: it knows images, layers and
 //! registries, nothing of RBAC or of the catalog's documents.
 
+mod auth;
 mod digest;
+mod reference;
+mod registry;
 
+pub use auth::{Credentials, Lookup};
 pub use digest::{Digest, Hashing, HashingWriter};
+pub use reference::Reference;
+pub use registry::{Client, Options, Platform, RegistryError, Sink, Source};
