@@ -250,3 +250,92 @@ fn digest_of(t: &Target, d: &Descriptor, what: &str) -> Result<Digest, RegistryE
 fn api_path(reference: &Reference, kind: &str, name: &str) -> String {
     format!("/v2/{}/{kind}/{name}", reference.repository)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+
+    type Answer = (u16, String, Vec<u8>);
+
+    /// A registry on this machine that answers `answer(its port, path,
+    /// authorization)`: a lying one, to see the client check what a real
+    /// registry never gets wrong.
+    fn serve(answer: impl Fn(u16, &str, &str) -> Answer + Send + 'static) -> u16 {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(&stream);
+                let (mut path, mut authorization, mut line) = (String::new(), String::new(), String::new());
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    if let Some(rest) = line.strip_prefix("GET ") {
+                        path = rest.split(' ').next().unwrap_or_default().to_string();
+                    }
+                    if line.to_ascii_lowercase().starts_with("authorization:") {
+                        authorization = line[14..].trim().to_string();
+                    }
+                    line.clear();
+                }
+                let (status, headers, body) = answer(port, &path, &authorization);
+                let length = body.len();
+                let head =
+                    format!("HTTP/1.1 {status} X\r\nContent-Length: {length}\r\nConnection: close\r\n{headers}\r\n");
+                let mut stream = &stream;
+                let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(&body));
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn tokens_are_fetched_and_lying_registries_are_caught() {
+        let schema1 = br#"{"schemaVersion": 1, "name": "org/img", "fsLayers": []}"#.to_vec();
+        let schema1_digest = Digest::of(&schema1);
+        let wanted = Digest::of(b"the manifest the catalog names");
+        let wanted_path = format!("/v2/org/img/manifests/{wanted}");
+        let port = serve(move |port, path, authorization| match path {
+            p if p.starts_with("/token?") => {
+                let asked = p.contains("scope=repository%3Aorg%2Fimg%3Apull") && p.contains("service=test");
+                let token: &[u8] = if asked { br#"{"token": "t0k"}"# } else { b"{}" };
+                (200, String::new(), token.to_vec())
+            }
+            _ if authorization != "Bearer t0k" => {
+                let realm = format!("http://127.0.0.1:{port}/token");
+                (401, format!("WWW-Authenticate: Bearer realm=\"{realm}\",service=\"test\"\r\n"), Vec::new())
+            }
+            p if p == wanted_path => (200, String::new(), br#"{"schemaVersion": 2}"#.to_vec()),
+            _ => (
+                200,
+                "Content-Type: application/vnd.docker.distribution.manifest.v1+prettyjws\r\n".into(),
+                schema1.clone(),
+            ),
+        });
+        let mut client = Client::with_auth_files(Options::default(), Vec::new());
+        let mut sink = Nothing;
+        let at = |digest: &Digest| Reference::parse(&format!("127.0.0.1:{port}/org/img@{digest}")).unwrap();
+        let err = client.pull(&at(&wanted), &Platform::default(), &mut sink).unwrap_err();
+        assert!(matches!(err, RegistryError::DigestMismatch { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains(&format!("registry 127.0.0.1:{port}")) && text.contains(&wanted.to_string()), "{text}");
+        let err = client.pull(&at(&schema1_digest), &Platform::default(), &mut sink).unwrap_err().to_string();
+        assert!(err.contains("docker schema 1 manifest"), "{err}");
+    }
+
+    /// A sink a test never reaches.
+    struct Nothing;
+
+    impl Sink for Nothing {
+        fn has(&self, _: &Digest) -> bool {
+            false
+        }
+        fn put(&mut self, digest: &Digest, _: &mut dyn Read) -> Result<u64, RegistryError> {
+            panic!("{digest} was stored")
+        }
+        fn record(&mut self, digest: &Digest, _: &str, _: u64, _: &str) -> Result<(), RegistryError> {
+            panic!("{digest} was recorded")
+        }
+    }
+}
