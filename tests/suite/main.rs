@@ -43,6 +43,7 @@ mod operator;
 mod pinning;
 mod powers;
 mod property;
+mod registry;
 mod render_habits;
 mod render_roundtrip;
 mod report_graph;
