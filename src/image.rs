@@ -6,6 +6,24 @@
 //! A room of its own below the catalog commands: it knows images, layers and
 //! registries, nothing of RBAC or of the catalog's documents.
 
+mod blob;
+mod decompress;
 mod digest;
+mod error;
+mod layers;
+mod layout;
+mod manifest;
+mod platform;
+mod write;
 
 pub use digest::{Digest, Hashing, HashingWriter};
+pub use error::ImageError;
+pub use layout::{BundleImage, Layouts};
+pub use manifest::{
+    Descriptor, DOCKER_CONFIG, DOCKER_LIST, DOCKER_MANIFEST, OCI_CONFIG, OCI_INDEX, OCI_MANIFEST, REF_NAME,
+};
+pub use platform::Platform;
+pub use write::{write_image, write_index, Compression, Entry, Format, ImageSpec, Layer, Store};
+
+#[cfg(test)]
+mod tests;
