@@ -18,7 +18,8 @@ mod write;
 
 pub use digest::{Digest, Hashing, HashingWriter};
 pub use error::ImageError;
-pub use layout::{BundleImage, Layouts};
+pub use layers::BundleImage;
+pub use layout::Layouts;
 pub use manifest::{
     Descriptor, DOCKER_CONFIG, DOCKER_LIST, DOCKER_MANIFEST, OCI_CONFIG, OCI_INDEX, OCI_MANIFEST, REF_NAME,
 };

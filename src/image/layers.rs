@@ -16,6 +16,22 @@ use super::digest::{Digest, Hashing};
 use super::error::ImageError;
 use super::manifest::Descriptor;
 
+/// What OLM reads of a bundle image: `manifests/` and
+/// `metadata/annotations.yaml`, once its layers are applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleImage {
+    /// The image manifest read: the digest asked, or the instance an index
+    /// gave for the platform.
+    pub digest: Digest,
+    /// The regular files directly in `manifests/`, by file name, sorted.
+    pub manifests: Vec<(String, Vec<u8>)>,
+    /// The folders in `manifests/` (`manifests/sub`), sorted: OLM refuses a
+    /// bundle with any.
+    pub subfolders: Vec<String>,
+    /// `metadata/annotations.yaml`, which OLM v1 requires.
+    pub annotations: Option<Vec<u8>>,
+}
+
 /// The most bytes kept of `manifests/` and `metadata/` (file contents and
 /// paths, over all layers).
 pub(super) const KEPT_LIMIT: u64 = 128 << 20;
@@ -249,7 +265,7 @@ impl Tree {
 
     /// What OLM reads of the image: the files directly in `manifests/`, the
     /// folders in it, and `metadata/annotations.yaml`.
-    pub fn into_bundle(self) -> Result<super::layout::BundleImage, ImageError> {
+    pub fn into_bundle(self) -> Result<BundleImage, ImageError> {
         let image = self.image;
         if let Some((path, Node::Link(layer))) = self.nodes.iter().find(|(_, node)| matches!(node, Node::Link(_))) {
             return Err(ImageError::Link { layer: layer.clone(), path: path.clone() });
@@ -278,7 +294,7 @@ impl Tree {
                 Node::Link(_) => {}
             }
         }
-        Ok(super::layout::BundleImage { digest: image, manifests, subfolders, annotations })
+        Ok(BundleImage { digest: image, manifests, subfolders, annotations })
     }
 }
 

@@ -9,28 +9,12 @@ use std::path::{Path, PathBuf};
 use super::blob::{blob_path, check_size, open_regular, read_json};
 use super::digest::Digest;
 use super::error::{io_at, ImageError};
-use super::layers::Tree;
+use super::layers::{BundleImage, Tree};
 use super::manifest::{is_layer, names_index, Descriptor, Document, Kind};
 use super::platform::Platform;
 
 /// How deep indexes may nest (an index's instance an index, and so on).
 const MAX_DEPTH: usize = 8;
-
-/// What OLM reads of a bundle image: `manifests/` and
-/// `metadata/annotations.yaml`, once its layers are applied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BundleImage {
-    /// The image manifest read: the digest asked, or the instance an index
-    /// gave for the platform.
-    pub digest: Digest,
-    /// The regular files directly in `manifests/`, by file name, sorted.
-    pub manifests: Vec<(String, Vec<u8>)>,
-    /// The folders in `manifests/` (`manifests/sub`), sorted: OLM refuses a
-    /// bundle with any.
-    pub subfolders: Vec<String>,
-    /// `metadata/annotations.yaml`, which OLM v1 requires.
-    pub annotations: Option<Vec<u8>>,
-}
 
 /// The OCI image layouts read, and every manifest and index they reach
 /// from their `index.json`.

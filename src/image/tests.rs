@@ -241,3 +241,33 @@ fn writing_is_reproducible() {
         assert_eq!(Layouts::open(&[a.path()]).unwrap().digests().count(), 1);
     }
 }
+
+/// `skopeo` reads what `write_image` writes, and what it copies reads back.
+/// OCI images only: containers/image lists no Docker manifest found in an
+/// OCI layout's index.json ("no descriptor found for reference").
+#[test]
+fn skopeo_reads_and_copies_written_images() {
+    let found = std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("skopeo").is_file()));
+    if !found {
+        println!("skipped: skopeo not found");
+        return;
+    }
+    let skopeo = |args: &[&str]| {
+        let out = std::process::Command::new("skopeo").arg("--insecure-policy").args(args).output().unwrap();
+        assert!(out.status.success(), "skopeo {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    for compression in [Compression::Gzip, Compression::Zstd, Compression::None] {
+        let (from, to) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let digest =
+            write_image(from.path(), &ImageSpec { compression, ..spec(vec![bundle_layer()]) }, Some("v1")).unwrap();
+        let source = format!("oci:{}:v1", from.path().display());
+        assert_eq!(Digest::of(&skopeo(&["inspect", "--raw", &source])), digest);
+        skopeo(&["copy", "--quiet", &source, &format!("oci:{}:v1", to.path().display())]);
+        let layouts = Layouts::open(&[to.path()]).unwrap();
+        let copied = layouts.digests().find(|(_, name)| *name == Some("v1")).map(|(d, _)| d.clone()).unwrap();
+        let bundle = layouts.bundle(&copied, &Platform::default()).unwrap();
+        assert_eq!(names(&bundle), ["crd.yaml", "csv.yaml"], "{compression:?}");
+        assert!(bundle.annotations.is_some());
+    }
+}
