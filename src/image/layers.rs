@@ -321,4 +321,36 @@ mod tests {
         assert!(keeps_contents("manifests/a.yaml") && !keeps_contents("manifests/sub/a.yaml"));
         assert!(kept("metadata") && kept("manifests/x") && !kept("manifestsx") && !kept(""));
     }
+
+    /// Applies the tar `bytes` as a layer to `tree`.
+    fn apply(tree: &mut Tree, bytes: &[u8]) -> Result<(), ImageError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layer");
+        std::fs::write(&path, bytes).unwrap();
+        let descriptor = Descriptor::new("", Digest::of(bytes), bytes.len() as u64);
+        tree.apply_layer(File::open(&path).unwrap(), &path, &descriptor)
+    }
+
+    #[test]
+    fn what_is_kept_is_capped() {
+        let entry = super::super::write::Entry::File { path: "manifests/a.yaml".into(), contents: vec![b'x'; 64] };
+        let tar = super::super::write::layer_tar(&super::super::write::Layer { entries: vec![entry] }).unwrap();
+        let mut tree = Tree::new(Digest::of(b"image"));
+        tree.kept = KEPT_LIMIT - 70;
+        assert!(matches!(apply(&mut tree, &tar), Err(ImageError::BundleTooLarge { .. })));
+        tree.kept = KEPT_LIMIT - 100;
+        assert!(apply(&mut tree, &tar).is_ok());
+    }
+
+    #[test]
+    fn devices_and_fifos_in_the_bundle_folders_are_refused() {
+        let mut builder = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Fifo);
+        header.set_size(0);
+        builder.append_data(&mut header, "metadata/pipe", &[][..]).unwrap();
+        let tar = builder.into_inner().unwrap();
+        let err = apply(&mut Tree::new(Digest::of(b"image")), &tar).unwrap_err();
+        assert!(matches!(&err, ImageError::Special { kind, .. } if kind == "fifo"), "{err}");
+    }
 }

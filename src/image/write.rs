@@ -407,7 +407,7 @@ fn compress(tar: Vec<u8>, compression: Compression) -> io::Result<Vec<u8>> {
 }
 
 /// A layer's tar: entries sorted by path, times, owners and names zero.
-fn layer_tar(layer: &Layer) -> io::Result<Vec<u8>> {
+pub(super) fn layer_tar(layer: &Layer) -> io::Result<Vec<u8>> {
     let mut entries: Vec<(String, &Entry)> = layer.entries.iter().map(|e| (e.tar_path(), e)).collect();
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let mut builder = tar::Builder::new(Vec::new());
