@@ -7,13 +7,30 @@
 //! registries, nothing of RBAC or of the catalog's documents.
 
 mod auth;
+mod blob;
+mod decompress;
 mod digest;
+mod error;
+mod layers;
+mod layout;
+mod manifest;
+mod platform;
 mod reference;
 mod registry;
+mod write;
 
 pub use auth::{Credentials, Lookup};
 pub use digest::{Digest, Hashing, HashingWriter};
-mod stub;
-pub use stub::{write_image, BundleImage, Compression, Entry, Format, ImageError, ImageSpec, Layer, Layouts, Platform};
+pub use error::ImageError;
+pub use layers::BundleImage;
+pub use layout::Layouts;
+pub use manifest::{
+    Descriptor, DOCKER_CONFIG, DOCKER_LIST, DOCKER_MANIFEST, OCI_CONFIG, OCI_INDEX, OCI_MANIFEST, REF_NAME,
+};
+pub use platform::Platform;
 pub use reference::Reference;
-pub use registry::{Client, Options, Platform as PullPlatform, RegistryError, Sink, Source};
+pub use registry::{Client, Options, RegistryError, Sink, Source};
+pub use write::{write_image, write_index, Compression, Entry, Format, ImageSpec, Layer, Store};
+
+#[cfg(test)]
+mod tests;

@@ -67,8 +67,7 @@ impl Bundles {
     pub(super) fn open(args: &BundleArgs<'_>) -> Result<Bundles, String> {
         let platform = match args.platform {
             None => Platform::default(),
-            Some(p) => Platform::parse(p)
-                .ok_or_else(|| format!("--platform {p:?}: not OS/ARCHITECTURE[/VARIANT], e.g. linux/amd64"))?,
+            Some(p) => Platform::parse(p).map_err(|e| format!("--platform: {e}"))?,
         };
         for path in args.paths {
             if !path.is_dir() {

@@ -44,6 +44,20 @@ impl std::fmt::Display for Digest {
     }
 }
 
+impl serde::Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Digest, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Digest::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a sha256:<64 lowercase hex> digest")))
+    }
+}
+
 /// A reader that hashes what passes through it, so that a blob is checked
 /// as it is streamed, never held whole to be checked.
 pub struct Hashing<R> {

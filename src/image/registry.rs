@@ -27,14 +27,8 @@ use super::{Digest, Reference};
 pub use error::RegistryError;
 use session::{Session, Target};
 
-/// The manifest media types a pull accepts.
-pub const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
-/// An OCI image index.
-pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
-/// A docker image manifest, schema 2.
-pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
-/// A docker manifest list.
-pub const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
+use super::manifest::{DOCKER_LIST, DOCKER_MANIFEST, OCI_INDEX, OCI_MANIFEST};
+pub(crate) use super::Platform;
 
 /// The most manifest bytes a pull reads.
 const MANIFEST_LIMIT: u64 = 4 << 20;
@@ -68,30 +62,6 @@ impl Default for Options {
     }
 }
 
-/// The platform an index's manifest is chosen for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Platform {
-    /// `linux`.
-    pub os: String,
-    /// `amd64`, `arm64`, …
-    pub architecture: String,
-    /// `v8`, …; when unset, any variant matches.
-    pub variant: Option<String>,
-}
-
-impl Default for Platform {
-    fn default() -> Platform {
-        Platform { os: "linux".to_string(), architecture: "amd64".to_string(), variant: None }
-    }
-}
-
-impl std::fmt::Display for Platform {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.os, self.architecture)?;
-        self.variant.as_ref().map_or(Ok(()), |v| write!(f, "/{v}"))
-    }
-}
-
 /// What is told one line per image pulled or pushed.
 type Progress = Box<dyn FnMut(&str)>;
 
@@ -119,16 +89,7 @@ struct Parsed {
 struct Descriptor {
     digest: String,
     size: u64,
-    platform: Option<PlatformField>,
-}
-
-#[derive(Deserialize)]
-struct PlatformField {
-    #[serde(default)]
-    os: String,
-    #[serde(default)]
-    architecture: String,
-    variant: Option<String>,
+    platform: Option<Platform>,
 }
 
 /// What a manifest's bytes are.

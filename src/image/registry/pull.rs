@@ -86,16 +86,8 @@ impl Client {
         let listed = index.manifests.as_deref().unwrap_or_default();
         let chosen: Vec<&Descriptor> = listed.iter().filter(|d| matches(platform, d)).collect();
         if chosen.is_empty() {
-            let available: Vec<String> = listed
-                .iter()
-                .filter_map(|d| d.platform.as_ref())
-                .map(|p| Platform {
-                    os: p.os.clone(),
-                    architecture: p.architecture.clone(),
-                    variant: p.variant.clone(),
-                })
-                .map(|p| p.to_string())
-                .collect();
+            let available: Vec<String> =
+                listed.iter().filter_map(|d| d.platform.as_ref()).map(|p| p.to_string()).collect();
             let available = if available.is_empty() { "none named".to_string() } else { available.join(", ") };
             let (reference, platform) = (t.reference.to_string(), platform.to_string());
             return Err(RegistryError::NoPlatform { reference, platform, available });
@@ -166,10 +158,7 @@ fn store(
     Ok(())
 }
 
-/// Whether an index entry is for `platform` (any variant when none is asked for).
+/// Whether an index entry is for `platform`, as the layout reader picks one.
 fn matches(platform: &Platform, d: &Descriptor) -> bool {
-    let Some(p) = &d.platform else { return false };
-    p.os == platform.os
-        && p.architecture == platform.architecture
-        && platform.variant.as_ref().is_none_or(|v| p.variant.as_ref() == Some(v))
+    d.platform.as_ref().is_some_and(|offered| platform.matches(offered))
 }
