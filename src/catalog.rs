@@ -31,7 +31,7 @@ mod read;
 mod report;
 mod resolve;
 
-pub use bundles::{BundleArgs, From};
+pub use bundles::{BundleArgs, From, PullArgs};
 pub use filter::{filter, json_schema as filter_json_schema, FilterArgs, Report};
 pub(crate) use range::judged_range;
 pub use report::{json_schema, Format};
@@ -80,7 +80,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
         Ok(catalog) => catalog,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let bundles = match bundles::Bundles::open(&args.bundles) {
+    let mut bundles = match bundles::Bundles::open(&args.bundles) {
         Ok(bundles) => bundles,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
@@ -98,7 +98,7 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
     let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };
-    match judge_all(&catalog, &bundles, &admitted, extension, |_| args.config.to_vec()) {
+    match judge_all(&catalog, &mut bundles, &admitted, extension, |_| args.config.to_vec()) {
         Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -111,11 +111,11 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Some(config) => config.to_vec(),
         None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
     };
-    let bundles = match bundles::Bundles::open(&args.bundles) {
+    let mut bundles = match bundles::Bundles::open(&args.bundles) {
         Ok(bundles) => bundles,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let (catalog, rows) = match audit_all(args.catalog, &bundles, config_for) {
+    let (catalog, rows) = match audit_all(args.catalog, &mut bundles, config_for) {
         Ok(read) => read,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
@@ -138,7 +138,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
 /// as [`judge_all`]'s second pass would say it).
 fn audit_all(
     path: &Path,
-    bundles: &bundles::Bundles,
+    bundles: &mut bundles::Bundles,
     config_for: impl Fn(&Entry) -> Vec<Source>,
 ) -> Result<(read::Catalog, Result<Vec<report::Row>, String>), String> {
     let mut unreadable: Option<String> = None;
@@ -191,7 +191,7 @@ fn audit_config(package: &str) -> String {
 /// and bindings are kept, for the gains between versions).
 fn judge_all(
     catalog: &read::Catalog,
-    bundles: &bundles::Bundles,
+    bundles: &mut bundles::Bundles,
     entries: &[Entry],
     extension: crate::judge::Extension<'_>,
     config_for: impl Fn(&Entry) -> Vec<Source>,

@@ -116,11 +116,32 @@ struct BundleSource {
     /// as the cluster's nodes pull it: OS/ARCH[/VARIANT].
     #[arg(long, value_name = "OS/ARCH", default_value = "linux/amd64")]
     platform: String,
+    /// Pull each bundle image named by digest that --bundles does not hold
+    /// from its registry, into the image cache (credentials where skopeo and
+    /// podman read them); a bundle is judged from what was pulled only once
+    /// every blob matches its digest.
+    #[arg(long)]
+    pull: bool,
+    /// The OCI image layout --pull keeps images in (default:
+    /// $XDG_CACHE_HOME/olm-rbac/images, or ~/.cache/olm-rbac/images); a second
+    /// run reads them from it without asking the registry.
+    #[arg(long, value_name = "DIR", requires = "pull")]
+    image_cache: Option<PathBuf>,
+    /// Verify registries' TLS certificates (--tls-verify=false to not; a
+    /// registry on this machine is never verified).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    tls_verify: bool,
 }
 
 impl BundleSource {
     fn args(&self) -> crate::catalog::BundleArgs<'_> {
-        crate::catalog::BundleArgs { paths: &self.bundles, platform: Some(&self.platform) }
+        use std::io::IsTerminal as _;
+        let pull = self.pull.then(|| crate::catalog::PullArgs {
+            cache: self.image_cache.as_deref(),
+            tls_verify: self.tls_verify,
+            progress: std::io::stderr().is_terminal(),
+        });
+        crate::catalog::BundleArgs { paths: &self.bundles, platform: Some(&self.platform), pull }
     }
 }
 
@@ -145,6 +166,11 @@ struct FilterArgs {
     /// layout; its digest is printed, to pin in the ClusterCatalog.
     #[arg(long, value_name = "DIR")]
     image_layout: Option<PathBuf>,
+    /// Also push that image to REF (REGISTRY/REPOSITORY:TAG), with the
+    /// credentials skopeo and podman use; pin the ClusterCatalog to
+    /// REGISTRY/REPOSITORY@DIGEST.
+    #[arg(long, value_name = "REF", requires = "image_layout")]
+    push: Option<String>,
     /// text (default), markdown, json or sarif.
     #[arg(long, value_enum, default_value_t = crate::catalog::Report::Text)]
     report: crate::catalog::Report,
@@ -163,6 +189,7 @@ impl FilterArgs {
             output: &self.output,
             allow_tag_images: self.allow_tag_images,
             image_layout: self.image_layout.as_deref(),
+            push: self.push.as_deref(),
             report: self.report,
         })
     }
@@ -336,6 +363,8 @@ impl RenderArgs {
     fn judging_flag(&self) -> Option<&'static str> {
         if !self.bundles.bundles.is_empty() {
             Some("--bundles")
+        } else if self.bundles.pull {
+            Some("--pull")
         } else if self.allow_tag_images {
             Some("--allow-tag-images")
         } else {

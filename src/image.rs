@@ -8,6 +8,7 @@
 
 mod auth;
 mod blob;
+mod cache;
 mod decompress;
 mod digest;
 mod error;
@@ -20,6 +21,7 @@ mod registry;
 mod write;
 
 pub use auth::{Credentials, Lookup};
+pub use cache::default_cache_dir;
 pub use digest::{Digest, Hashing, HashingWriter};
 pub use error::ImageError;
 pub use layers::BundleImage;

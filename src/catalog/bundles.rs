@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Entry;
-use crate::image::{Digest, Layouts, Platform};
+use crate::image::{Client, Digest, Layouts, Platform, Reference, Store};
 use crate::input::{BundleRoot, Metadata, Source};
 
 /// What the catalog commands and `render --judged-catalog` read bundles from besides the catalog.
@@ -29,6 +29,19 @@ pub struct BundleArgs<'a> {
     pub paths: &'a [PathBuf],
     /// `--platform`: the instance of an image index OLM's cluster pulls; linux/amd64 when `None`.
     pub platform: Option<&'a str>,
+    /// `--pull`: fetch bundle images named by digest that `--bundles` does not hold.
+    pub pull: Option<PullArgs<'a>>,
+}
+
+/// How `--pull` fetches images.
+#[derive(Debug, Default, Clone)]
+pub struct PullArgs<'a> {
+    /// `--image-cache`: the OCI image layout pulled images are kept in; the user's cache folder when `None`.
+    pub cache: Option<&'a Path>,
+    /// `--tls-verify`: verify registries' certificates (never for a registry on this machine).
+    pub tls_verify: bool,
+    /// Say a line per image pulled, on stderr (on a terminal).
+    pub progress: bool,
 }
 
 /// Where a bundle's manifests were read from (`source` in the report).
@@ -54,11 +67,19 @@ pub(super) struct Found {
     pub(super) from: Option<From>,
 }
 
-/// The images and folders `--bundles` names, opened once for a run.
+/// The images and folders `--bundles` names, opened once for a run, and
+/// what pulls the rest.
 pub(super) struct Bundles {
     folders: Vec<PathBuf>,
     layouts: Layouts,
     platform: Platform,
+    puller: Option<Puller>,
+}
+
+/// `--pull`: the registry client, and the cache it pulls into.
+struct Puller {
+    client: Client,
+    cache: Store,
 }
 
 impl Bundles {
@@ -74,16 +95,42 @@ impl Bundles {
                 return Err(format!("--bundles {}: not a folder", path.display()));
             }
         }
-        let paths: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+        let puller = args.pull.as_ref().map(Puller::open).transpose()?;
+        let mut paths: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+        if let Some(puller) = &puller {
+            paths.push(puller.cache.root());
+        }
         let layouts = Layouts::open(&paths).map_err(|e| format!("--bundles: {e}"))?;
-        Ok(Bundles { folders: args.paths.to_vec(), layouts, platform })
+        Ok(Bundles { folders: args.paths.to_vec(), layouts, platform, puller })
+    }
+
+    /// Pulls the image `digest` names into the cache, unless a layout holds
+    /// it already (a second run asks no registry). Why it cannot, if not.
+    fn pull(&mut self, image: &str, digest: &Digest) -> Result<(), String> {
+        let Some(puller) = &mut self.puller else { return Ok(()) };
+        if self.layouts.holds(digest) {
+            return Ok(());
+        }
+        let reference = Reference::parse(image).map_err(|e| format!("its image {image:?} cannot be pulled: {e}"))?;
+        let pulled = puller
+            .client
+            .pull(&reference, &self.platform, &mut puller.cache)
+            .map_err(|e| format!("its image could not be pulled, so it is not judged: {e}"))?;
+        self.layouts
+            .add_image(puller.cache.root(), &pulled)
+            .map_err(|e| format!("its image, pulled into {}, cannot be read: {e}", puller.cache.root().display()))
     }
 
     /// The bundle's manifests, from the first of: its image by digest, its
     /// folder, the catalog's `carried` copy. The error is a folder reached
     /// through a symbolic link, which stops the run.
-    pub(super) fn find(&self, entry: &Entry, carried: Option<Vec<Source>>) -> Result<Found, String> {
+    pub(super) fn find(&mut self, entry: &Entry, carried: Option<Vec<Source>>) -> Result<Found, String> {
         let digest = entry.image.as_deref().and_then(digest_of);
+        if let (Some(image), Some(digest)) = (entry.image.as_deref(), &digest) {
+            if let Err(why) = self.pull(image, digest) {
+                return Ok(Found { manifests: Err(why), from: Some(From::Image) });
+            }
+        }
         let given = match digest.clone().filter(|d| self.layouts.holds(d)) {
             Some(digest) => Some((From::Image, self.image(entry, &digest))),
             None => self.folder(entry)?.map(|read| (From::Folder, read)),
@@ -105,8 +152,10 @@ impl Bundles {
     /// Why nothing can be judged for the bundle.
     fn nothing_for(&self, entry: &Entry, digest: Option<&Digest>) -> String {
         let given = match (digest, self.folders.is_empty()) {
-            (_, true) => "no --bundles were given".to_string(),
-            (Some(d), false) => format!("--bundles holds no image of its digest ({d}) nor folder for it"),
+            (_, true) => "no --bundles were given (--pull fetches an image named by digest)".to_string(),
+            (Some(d), false) => {
+                format!("--bundles holds no image of its digest ({d}) nor folder for it (--pull fetches it)")
+            }
             (None, false) => "--bundles has no folder for it (its image is not named by digest)".to_string(),
         };
         format!(
@@ -157,6 +206,23 @@ impl Bundles {
             }
         }
         Ok(None)
+    }
+}
+
+impl Puller {
+    fn open(args: &PullArgs<'_>) -> Result<Puller, String> {
+        let cache = match args.cache {
+            Some(dir) => dir.to_path_buf(),
+            None => crate::image::default_cache_dir(&|name| std::env::var(name).ok()).ok_or(
+                "--pull: no cache folder (neither XDG_CACHE_HOME nor HOME is set): name one with --image-cache",
+            )?,
+        };
+        let cache = Store::open_or_create(&cache).map_err(|e| format!("--image-cache {}: {e}", cache.display()))?;
+        let mut client = Client::new(crate::image::Options { tls_verify: args.tls_verify });
+        if args.progress {
+            client.on_progress(|line| eprintln!("{line}"));
+        }
+        Ok(Puller { client, cache })
     }
 }
 

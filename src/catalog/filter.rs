@@ -43,6 +43,8 @@ pub struct FilterArgs<'a> {
     pub allow_tag_images: bool,
     /// `--image-layout`: also write the judged catalog as an image, in this OCI image layout.
     pub image_layout: Option<&'a Path>,
+    /// `--push`: also push that image to this reference (with a tag).
+    pub push: Option<&'a str>,
     /// How the report is written to standard output.
     pub report: Report,
 }
@@ -56,11 +58,11 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
         Ok(target) => target,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let bundles = match super::bundles::Bundles::open(&args.bundles) {
+    let mut bundles = match super::bundles::Bundles::open(&args.bundles) {
         Ok(bundles) => bundles,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let (catalog, rows) = match super::audit_all(args.catalog, &bundles, |_| args.config.to_vec()) {
+    let (catalog, rows) = match super::audit_all(args.catalog, &mut bundles, |_| args.config.to_vec()) {
         Ok((catalog, Ok(rows))) => (catalog, rows),
         Ok((_, Err(e))) | Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
@@ -94,11 +96,9 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
     }
     let mut said = format!("wrote {}", target.display());
     if let Some(layout) = args.image_layout {
-        match image::write(&target, layout) {
-            Ok(digest) => said.push_str(&format!(
-                ", and the judged catalog image {digest} in the OCI layout {}: push it by digest and pin the ClusterCatalog's spec.source.image.ref to <repository>@{digest}",
-                layout.display()
-            )),
+        let tls_verify = args.bundles.pull.as_ref().is_none_or(|p| p.tls_verify);
+        match image::write(&target, layout).and_then(|digest| image::push(layout, &digest, args.push, tls_verify)) {
+            Ok(said_image) => said.push_str(&said_image),
             Err(e) => return Outcome::failure(&e, INPUT_ERROR),
         }
     }

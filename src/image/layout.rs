@@ -86,6 +86,29 @@ impl Layouts {
         Ok(())
     }
 
+    /// Adds the image `digest` of the layout at `root` (read already, or
+    /// read now): an image pulled into the cache after the layouts were
+    /// opened, found without reading every `index.json` again.
+    pub fn add_image(&mut self, root: &Path, digest: &Digest) -> Result<(), ImageError> {
+        let layout = match self.roots.iter().position(|r| r == root) {
+            Some(layout) => layout,
+            None => {
+                check_version(root)?;
+                self.roots.push(root.to_path_buf());
+                self.roots.len() - 1
+            }
+        };
+        let path = blob_path(root, digest);
+        let bytes = read_json(&path, "image manifest or index", None)?;
+        if &Digest::of(&bytes) != digest {
+            return Err(ImageError::Mismatch { digest: digest.clone(), found: Digest::of(&bytes), path });
+        }
+        let document = Document::parse(&bytes, &path)?;
+        let kind = document.kind(digest, "")?;
+        let media_type = document.media_type(kind);
+        self.reach(layout, Descriptor::new(&media_type, digest.clone(), bytes.len() as u64), 0)
+    }
+
     /// Whether a layout read reaches the manifest or index `digest`.
     pub fn holds(&self, digest: &Digest) -> bool {
         self.known.contains_key(digest)

@@ -4,7 +4,11 @@
 //! own copy only where neither is; where the catalog carries manifests and an
 //! image or folder is given too, they must agree or the bundle is unjudged.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
 use crate::common::*;
+use olm_rbac::image::{write_image, Compression, Digest, Entry, Format, ImageSpec, Layer, Platform};
 use serde_json::Value;
 
 const WITH_OBJECTS: &str = "examples/catalog/kube-green-catalog.yaml";
@@ -62,4 +66,192 @@ fn a_folder_beside_the_catalogs_manifests_must_agree_with_them() {
         why.contains("differ (only in the folder under --bundles: ClusterRole extra; only in the catalog: none)"),
         "{why}"
     );
+}
+
+const METADATA_ONLY: &str = "tests/fixtures/catalogs/csv-metadata-only/catalog/kube-green.yaml";
+const VERSIONS: [&str; 10] = ["0.3.0", "0.3.1", "0.4.0", "0.4.1", "0.5.0", "0.5.1", "0.5.2", "0.6.0", "0.7.0", "0.7.1"];
+/// Denies creating ClusterRoles: kube-green 0.6.0 ships them, its neighbours do not.
+const CONFIG: &str = "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n    policy:\n      deny:\n      - {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles, clusterrolebindings], verbs: [create, bind, escalate], scope: Cluster}\n";
+
+/// The files of a bundle folder as one layer: `manifests/` and `metadata/`
+/// (and its `tests/`, which OLM does not read), as a bundle image holds them.
+fn bundle_layer(folder: &Path) -> Layer {
+    let mut entries = Vec::new();
+    for part in ["manifests", "metadata", "tests/scorecard"] {
+        let dir = folder.join(part);
+        let Ok(files) = std::fs::read_dir(&dir) else { continue };
+        entries.push(Entry::Dir { path: part.into() });
+        let mut files: Vec<_> = files.map(|f| f.unwrap().path()).filter(|p| p.is_file()).collect();
+        files.sort();
+        for file in files {
+            let name = file.file_name().unwrap().to_string_lossy().to_string();
+            entries.push(Entry::File { path: format!("{part}/{name}"), contents: std::fs::read(&file).unwrap() });
+        }
+    }
+    Layer { entries }
+}
+
+fn spec(layers: Vec<Layer>) -> ImageSpec {
+    ImageSpec {
+        layers,
+        labels: Default::default(),
+        platform: Platform::default(),
+        compression: Compression::Gzip,
+        format: Format::Oci,
+    }
+}
+
+/// Writes kube-green `version`'s bundle folder as an image in `layout`, with `more` layers on top.
+fn bundle_image(layout: &Path, version: &str, more: Vec<Layer>) -> Digest {
+    let folder = repo(&format!("{FOLDERS}/kube-green/{version}"));
+    let layers = std::iter::once(bundle_layer(&folder)).chain(more).collect();
+    write_image(layout, &spec(layers), Some(version)).unwrap()
+}
+
+/// The metadata-only catalog with each bundle's image named `repository@digest`.
+fn catalog_naming(dir: &Path, repository: &str, digests: &BTreeMap<&str, Digest>) -> String {
+    let text = std::fs::read_to_string(repo(METADATA_ONLY)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let version = lines.get(i + 1).and_then(|next| next.strip_prefix("name: kube-green.v"));
+        match (line.starts_with("image: "), version.and_then(|v| digests.get(v))) {
+            (true, Some(digest)) => out.push_str(&format!("image: {repository}@{digest}\n")),
+            _ => out.push_str(&format!("{line}\n")),
+        }
+    }
+    let path = dir.join("catalog.yaml");
+    std::fs::write(&path, out).unwrap();
+    path.display().to_string()
+}
+
+/// Every kube-green version as an image in one layout, and the catalog naming them.
+fn images_and_catalog(dir: &Path) -> (PathBuf, String, BTreeMap<&'static str, Digest>) {
+    let layout = dir.join("images");
+    let digests: BTreeMap<&str, Digest> = VERSIONS.iter().map(|v| (*v, bundle_image(&layout, v, Vec::new()))).collect();
+    let catalog = catalog_naming(dir, "quay.io/example/kube-green", &digests);
+    (layout, catalog, digests)
+}
+
+fn config_file(dir: &Path) -> String {
+    let path = dir.join("rbac.yaml");
+    std::fs::write(&path, CONFIG).unwrap();
+    path.display().to_string()
+}
+
+/// Real community bundles (kube-green 0.3.0 to 0.7.1) as images behind a
+/// catalog without manifests judge as their folders do, each row from its
+/// image; a layout per image, found under a folder, reads the same.
+#[test]
+fn bundle_images_judge_as_their_folders_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let (layout, catalog, digests) = images_and_catalog(dir.path());
+    let config = config_file(dir.path());
+    let (code, from_folders, _) = audit(
+        &repo(METADATA_ONLY).display().to_string(),
+        &["--bundles", &repo(FOLDERS).display().to_string(), "-c", &config],
+    );
+    assert_eq!(code, Some(1), "0.6.0 fails the policy");
+    let (code, from_images, stderr) = audit(&catalog, &["--bundles", layout.to_str().unwrap(), "-c", &config]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let verdicts = |rows: &[Value]| summary(rows).into_iter().map(|(v, verdict, _)| (v, verdict)).collect::<Vec<_>>();
+    assert_eq!(verdicts(&from_images), verdicts(&from_folders));
+    assert_eq!(verdicts(&from_images).iter().filter(|(_, v)| v == "fail").count(), 1);
+    assert!(summary(&from_images).iter().all(|(_, _, source)| source == "image"), "{from_images:?}");
+    // One layout per image, under a folder: found two levels down.
+    let apart = dir.path().join("apart");
+    for version in VERSIONS {
+        assert_eq!(&bundle_image(&apart.join("quay").join(version), version, Vec::new()), &digests[version]);
+    }
+    let (_, from_apart, _) = audit(&catalog, &["--bundles", apart.to_str().unwrap(), "-c", &config]);
+    assert_eq!(summary(&from_apart), summary(&from_images));
+}
+
+/// Every blob is checked against its digest: a flipped byte in a layer, a
+/// manifest blob holding another manifest's bytes, and a catalog naming a
+/// digest no layout holds leave the bundle unjudged (exit 1), never passed.
+#[test]
+fn a_tampered_image_or_another_digest_is_unjudged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (layout, catalog, digests) = images_and_catalog(dir.path());
+    let row_of = |rows: &[Value], version: &str| rows.iter().find(|r| r["version"] == version).cloned().unwrap();
+    // A flipped byte in 0.5.2's layer.
+    let manifest: Value = serde_json::from_slice(&std::fs::read(blob(&layout, &digests["0.5.2"])).unwrap()).unwrap();
+    let layer = Digest::parse(manifest["layers"][0]["digest"].as_str().unwrap()).unwrap();
+    let mut bytes = std::fs::read(blob(&layout, &layer)).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(blob(&layout, &layer), &bytes).unwrap();
+    // 0.7.0's manifest blob holds 0.7.1's manifest.
+    std::fs::copy(blob(&layout, &digests["0.7.1"]), blob(&layout, &digests["0.7.0"])).unwrap();
+    let (code, rows, _) = audit(&catalog, &["--bundles", layout.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    for version in ["0.5.2", "0.7.0"] {
+        let row = row_of(&rows, version);
+        assert_eq!((row["verdict"].as_str(), row["source"].as_str()), (Some("unjudged"), Some("image")), "{row}");
+        let why = row["errors"][0].as_str().unwrap();
+        assert!(why.contains("cannot be read as OLM reads it") && why.contains("sha256:"), "{why}");
+    }
+    assert_eq!(row_of(&rows, "0.5.1")["verdict"], "pass");
+    // A catalog naming a digest no layout holds: another image is not it.
+    let mut other = digests.clone();
+    other.insert("0.5.1", Digest::of(b"not an image"));
+    let renamed = tempfile::tempdir().unwrap();
+    let catalog = catalog_naming(renamed.path(), "quay.io/example/kube-green", &other);
+    let (_, rows, _) = audit(&catalog, &["--bundles", layout.to_str().unwrap()]);
+    let row = row_of(&rows, "0.5.1");
+    assert_eq!((row["verdict"].as_str(), row["source"].as_str()), (Some("unjudged"), None), "{row}");
+    assert!(row["errors"][0].as_str().unwrap().contains("--bundles holds no image of its digest"), "{row}");
+}
+
+fn blob(layout: &Path, digest: &Digest) -> PathBuf {
+    layout.join("blobs/sha256").join(digest.hex())
+}
+
+/// The layers are applied in order: a ClusterRole the policy denies, added
+/// by a second layer, fails the bundle; whited out by a third, it is gone.
+/// A link in `manifests/` is unjudged; an image without
+/// `metadata/annotations.yaml` is uninstallable, as OLM v1 refuses it.
+#[test]
+fn layers_apply_in_order_and_what_olm_refuses_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = dir.path().join("images");
+    // The CSV replaced by one whose operator asks to create ClusterRoles, which the policy denies.
+    let csv = "manifests/kube-green.clusterserviceversion.yaml";
+    let original = std::fs::read_to_string(repo(&format!("{FOLDERS}/kube-green/0.5.0/{csv}"))).unwrap();
+    let asking = original.replacen(
+        "      - rules:\n",
+        "      - rules:\n        - {apiGroups: [rbac.authorization.k8s.io], resources: [clusterroles], verbs: [create]}\n",
+        1,
+    );
+    assert_ne!(asking, original);
+    let replaced = Layer { entries: vec![Entry::File { path: csv.into(), contents: asking.into() }] };
+    // A Pod, which a registry+v1 bundle may not hold, added and then whited out.
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n  - name: c\n    image: busybox\n";
+    let added = Layer { entries: vec![Entry::File { path: "manifests/pod.yaml".into(), contents: pod.into() }] };
+    let whiteout = Layer { entries: vec![Entry::Whiteout { path: "manifests/pod.yaml".into() }] };
+    let link =
+        Layer { entries: vec![Entry::Symlink { path: "manifests/service.yaml".into(), target: "/etc/passwd".into() }] };
+    let bare = Layer { entries: vec![Entry::Whiteout { path: "metadata".into() }] };
+    let cases: [(&str, Vec<Layer>, &str); 7] = [
+        ("0.5.0", vec![replaced], "fail"),
+        ("0.4.0", vec![added.clone()], "uninstallable"),
+        ("0.4.1", vec![added, whiteout], "pass"),
+        ("0.5.1", Vec::new(), "pass"),
+        ("0.5.2", vec![link], "unjudged"),
+        ("0.7.0", vec![bare], "uninstallable"),
+        ("0.7.1", Vec::new(), "pass"),
+    ];
+    let digests: BTreeMap<&str, Digest> =
+        cases.iter().map(|(v, layers, _)| (*v, bundle_image(&layout, v, layers.clone()))).collect();
+    let catalog = catalog_naming(dir.path(), "quay.io/example/kube-green", &digests);
+    let config = config_file(dir.path());
+    let (_, rows, _) = audit(&catalog, &["--bundles", layout.to_str().unwrap(), "-c", &config]);
+    for (version, _, verdict) in &cases {
+        let row = rows.iter().find(|r| r["version"] == *version).unwrap();
+        assert_eq!(row["verdict"], *verdict, "{version}: {row}");
+    }
+    let why = |v: &str| rows.iter().find(|r| r["version"] == v).unwrap()["errors"].to_string();
+    assert!(why("0.5.2").contains("link"), "{}", why("0.5.2"));
+    assert!(why("0.7.0").contains("no metadata/annotations.yaml"), "{}", why("0.7.0"));
 }

@@ -38,6 +38,26 @@ pub(super) fn write(catalog_file: &Path, layout: &Path) -> Result<Digest, String
     crate::image::write_image(layout, &spec, None).map_err(|e| at(&e))
 }
 
+/// Pushes the image `digest` of `layout` to `push`, when asked; what to say
+/// of the image: where it is, and what to pin the ClusterCatalog to.
+pub(super) fn push(layout: &Path, digest: &Digest, push: Option<&str>, tls_verify: bool) -> Result<String, String> {
+    let written = format!(", and the judged catalog image {digest} to the OCI image layout {}", layout.display());
+    let Some(target) = push else {
+        return Ok(format!(
+            "{written}: push it (skopeo copy --preserve-digests oci:{} docker://REGISTRY/REPOSITORY:TAG, or --push) and pin the ClusterCatalog's spec.source.image.ref to REGISTRY/REPOSITORY@{digest}",
+            layout.display()
+        ));
+    };
+    let reference = crate::image::Reference::parse(target).map_err(|e| format!("--push {target:?}: {e}"))?;
+    let store = crate::image::Store::open_or_create(layout).map_err(|e| format!("--image-layout: {e}"))?;
+    let mut client = crate::image::Client::new(crate::image::Options { tls_verify });
+    let pushed = store.push(&mut client, digest, &reference).map_err(|e| format!("--push {target}: {e}"))?;
+    Ok(format!(
+        "{written}, pushed to {target}: pin the ClusterCatalog's spec.source.image.ref to {}@{pushed}",
+        reference.name()
+    ))
+}
+
 /// The folder is new, empty, or an OCI image layout (one written before):
 /// anything else in it would be overwritten or served beside the catalog.
 /// A layout's index is removed, so that it lists only the image written now.
