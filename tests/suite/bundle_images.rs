@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::common::*;
-use olm_rbac::image::{write_image, Compression, Digest, Entry, Format, ImageSpec, Layer, Platform};
+use crate::registry::{Registry, SKOPEO};
+use olm_rbac::image::{
+    write_image, Client, Compression, Digest, Entry, Format, ImageSpec, Layer, Options, Platform, Reference, Store,
+};
 use serde_json::Value;
 
 const WITH_OBJECTS: &str = "examples/catalog/kube-green-catalog.yaml";
@@ -227,7 +230,8 @@ fn layers_apply_in_order_and_what_olm_refuses_is_said() {
     assert_ne!(asking, original);
     let replaced = Layer { entries: vec![Entry::File { path: csv.into(), contents: asking.into() }] };
     // A Pod, which a registry+v1 bundle may not hold, added and then whited out.
-    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n  - name: c\n    image: busybox\n";
+    let pod =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\nspec:\n  containers:\n  - name: c\n    image: busybox\n";
     let added = Layer { entries: vec![Entry::File { path: "manifests/pod.yaml".into(), contents: pod.into() }] };
     let whiteout = Layer { entries: vec![Entry::Whiteout { path: "manifests/pod.yaml".into() }] };
     let link =
@@ -254,4 +258,110 @@ fn layers_apply_in_order_and_what_olm_refuses_is_said() {
     let why = |v: &str| rows.iter().find(|r| r["version"] == v).unwrap()["errors"].to_string();
     assert!(why("0.5.2").contains("link"), "{}", why("0.5.2"));
     assert!(why("0.7.0").contains("no metadata/annotations.yaml"), "{}", why("0.7.0"));
+}
+
+/// Pushes every image of `layout` named in `digests` to the registry under
+/// `repository`, tagged with its version.
+fn push_all(layout: &Path, registry: &Registry, digests: &BTreeMap<&str, Digest>) {
+    let store = Store::open_or_create(layout).unwrap();
+    let mut client = Client::new(Options { tls_verify: true });
+    for (version, digest) in digests {
+        let reference = Reference::parse(&format!("{}/kube-green/bundle:v{version}", registry.host())).unwrap();
+        assert_eq!(&store.push(&mut client, digest, &reference).unwrap(), digest);
+    }
+}
+
+/// `--pull` fetches each bundle image by digest from a real registry into
+/// the image cache and judges it as from a layout; a second run, with the
+/// registry stopped, works from the cache alone. A registry that cannot be
+/// reached leaves the bundle unjudged, never passed.
+#[test]
+fn pulled_images_judge_as_layouts_and_a_second_run_needs_no_registry() {
+    let Some(mut registry) = Registry::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (layout, _, digests) = images_and_catalog(dir.path());
+    push_all(&layout, &registry, &digests);
+    let catalog = catalog_naming(dir.path(), &format!("{}/kube-green/bundle", registry.host()), &digests);
+    let config = config_file(dir.path());
+    let cache = dir.path().join("cache");
+    let pull = ["--pull", "--image-cache", cache.to_str().unwrap(), "-c", &config];
+    let (code, pulled, stderr) = audit(&catalog, &pull);
+    assert_eq!(code, Some(1), "{stderr}");
+    let (_, from_layout, _) = audit(&catalog, &["--bundles", layout.to_str().unwrap(), "-c", &config]);
+    assert_eq!(summary(&pulled), summary(&from_layout));
+    assert_eq!(summary(&pulled).iter().filter(|(_, v, _)| v == "pass").count(), 9, "{pulled:?}");
+    registry.stop();
+    let (code, again, stderr) = audit(&catalog, &pull);
+    assert_eq!((code, summary(&again)), (Some(1), summary(&pulled)), "{stderr}");
+    // Not in the cache, and the registry is gone: unjudged, saying why.
+    let empty = dir.path().join("empty-cache");
+    let (_, unreachable, _) = audit(&catalog, &["--pull", "--image-cache", empty.to_str().unwrap()]);
+    assert!(unreachable.iter().all(|r| r["verdict"] == "unjudged"), "{unreachable:?}");
+    let why = unreachable[0]["errors"][0].as_str().unwrap();
+    assert!(why.contains("could not be pulled") && why.contains(&registry.host()), "{why}");
+}
+
+/// `catalog filter --image-layout` writes the judged catalog as an image
+/// catalogd serves: one layer with the catalog under /configs, the label
+/// catalogd reads, the same digest for the same input, printed; skopeo reads
+/// it, and `--push` puts it in a registry under that digest.
+#[test]
+fn the_judged_catalog_is_a_reproducible_catalog_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_file(dir.path());
+    let catalog = repo(WITH_OBJECTS).display().to_string();
+    let filter = |out: &str, layout: &Path, more: &[&str]| {
+        let out = dir.path().join(out);
+        let mut args = vec!["catalog", "filter", "--catalog", &catalog, "-c", &config, "-o", out.to_str().unwrap()];
+        args.extend(["--image-layout", layout.to_str().unwrap()]);
+        args.extend(more);
+        let run = run_bin(&args, "");
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        text(&run.stderr)
+    };
+    let digest_in = |said: &str| {
+        let at = said.find("the judged catalog image sha256:").unwrap() + "the judged catalog image ".len();
+        Digest::parse(&said[at..at + 71]).unwrap()
+    };
+    let (first, second) = (dir.path().join("image-1"), dir.path().join("image-2"));
+    let digest = digest_in(&filter("judged-1", &first, &[]));
+    assert_eq!(digest_in(&filter("judged-2", &second, &[])), digest, "reproducible");
+    assert_eq!(digest_in(&filter("judged-1", &first, &[])), digest, "written again over itself");
+    let index: Value = serde_json::from_slice(&std::fs::read(first.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index["manifests"].as_array().unwrap().len(), 1);
+    assert_eq!(index["manifests"][0]["digest"], digest.to_string());
+    let manifest: Value = serde_json::from_slice(&std::fs::read(blob(&first, &digest)).unwrap()).unwrap();
+    let config_digest = Digest::parse(manifest["config"]["digest"].as_str().unwrap()).unwrap();
+    let image_config: Value = serde_json::from_slice(&std::fs::read(blob(&first, &config_digest)).unwrap()).unwrap();
+    assert_eq!(image_config["config"]["Labels"]["operators.operatorframework.io.index.configs.v1"], "/configs");
+    // The layer holds configs/catalog.json, the filter's output byte for byte.
+    let layer = Digest::parse(manifest["layers"][0]["digest"].as_str().unwrap()).unwrap();
+    let gz = flate2::read::GzDecoder::new(std::fs::File::open(blob(&first, &layer)).unwrap());
+    let mut files = BTreeMap::new();
+    for entry in tar::Archive::new(gz).entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+        files.insert(entry.path().unwrap().display().to_string().trim_end_matches('/').to_string(), bytes);
+    }
+    assert_eq!(files.keys().collect::<Vec<_>>(), ["configs", "configs/catalog.json"]);
+    assert_eq!(files["configs/catalog.json"], std::fs::read(dir.path().join("judged-1/catalog.json")).unwrap());
+    if let Some(skopeo) = SKOPEO.find() {
+        let out = std::process::Command::new(skopeo)
+            .args(["inspect", "--raw", &format!("oci:{}", first.display())])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(Digest::of(&out.stdout), digest, "skopeo reads the image written");
+    }
+    let Some(registry) = Registry::start() else { return };
+    let target = format!("{}/judged/catalog:v1", registry.host());
+    let said = filter("judged-3", &dir.path().join("image-3"), &["--push", &target]);
+    let pinned = format!("{}/judged/catalog@{digest}", registry.host());
+    assert!(said.contains(&format!("pin the ClusterCatalog's spec.source.image.ref to {pinned}")), "{said}");
+    let mut sink = crate::registry::MemorySink::default();
+    let pulled = Client::new(Options { tls_verify: true })
+        .pull(&Reference::parse(&pinned).unwrap(), &Platform::default(), &mut sink)
+        .unwrap();
+    assert_eq!(pulled, digest);
 }

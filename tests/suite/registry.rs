@@ -15,7 +15,7 @@ const DOCKER_REGISTRY: Tool = Tool {
     name: "docker-registry",
     install: "install the CNCF distribution registry (Debian package docker-registry)",
 };
-const SKOPEO: Tool = Tool { name: "skopeo", install: "install skopeo (Debian package skopeo)" };
+pub const SKOPEO: Tool = Tool { name: "skopeo", install: "install skopeo (Debian package skopeo)" };
 
 const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
 const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
