@@ -76,12 +76,14 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
         Ok(w) => w,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let catalog = match read::Catalog::read(args.catalog) {
-        Ok(catalog) => catalog,
-        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
-    };
     let mut bundles = match bundles::Bundles::open(&args.bundles) {
         Ok(bundles) => bundles,
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
+    let catalog = match catalog_at(&mut bundles, args.catalog)
+        .and_then(|(extracted, path)| Ok((extracted, read::Catalog::read(&path)?)))
+    {
+        Ok((_extracted, catalog)) => catalog,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
     let admitted = resolve::admitted(&catalog.entries, &wanted);
@@ -115,7 +117,11 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Ok(bundles) => bundles,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let (catalog, rows) = match audit_all(args.catalog, &mut bundles, config_for) {
+    let (_extracted, path) = match catalog_at(&mut bundles, args.catalog) {
+        Ok(at) => at,
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
+    let (catalog, rows) = match audit_all(&path, &mut bundles, config_for) {
         Ok(read) => read,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
@@ -129,6 +135,18 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Ok(rows) => report::write(rows, report::Listing::Ranked, args.format, Images::Any),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
+}
+
+/// Where the catalog `given` is read from: itself (a file or folder), or the
+/// scratch folder a catalog image's catalog is written to, kept while the
+/// first value lives.
+fn catalog_at(
+    bundles: &mut bundles::Bundles,
+    given: &Path,
+) -> Result<(Option<bundles::Extracted>, std::path::PathBuf), String> {
+    let extracted = bundles.catalog_image(given)?;
+    let path = extracted.as_ref().map_or_else(|| given.to_path_buf(), |e| e.dir.clone());
+    Ok((extracted, path))
 }
 
 /// Reads the catalog once, every bundle judged as its document is read

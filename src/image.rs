@@ -25,7 +25,7 @@ pub use cache::default_cache_dir;
 pub use digest::{Digest, Hashing, HashingWriter};
 pub use error::ImageError;
 pub use layers::BundleImage;
-pub use layout::Layouts;
+pub use layout::{CatalogImage, Layouts, CONFIGS_LABEL};
 pub use manifest::{
     Descriptor, DOCKER_CONFIG, DOCKER_LIST, DOCKER_MANIFEST, OCI_CONFIG, OCI_INDEX, OCI_MANIFEST, REF_NAME,
 };

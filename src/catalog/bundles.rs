@@ -209,6 +209,64 @@ impl Bundles {
     }
 }
 
+/// A catalog image's catalog written out to be read as a folder, removed
+/// when dropped.
+pub(super) struct Extracted {
+    /// The folder holding the catalog's files.
+    pub(super) dir: PathBuf,
+}
+
+impl Drop for Extracted {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Bundles {
+    /// `--catalog` as a catalog image: an OCI image layout holding one image,
+    /// or (with `--pull`) an image reference by digest; its catalog written to
+    /// a scratch folder for the catalog reader. `None` for a file or folder.
+    pub(super) fn catalog_image(&mut self, given: &Path) -> Result<Option<Extracted>, String> {
+        let at = |e: &dyn std::fmt::Display| format!("--catalog {}: {e}", given.display());
+        let (layouts, digest) = if given.join("oci-layout").is_file() {
+            let layouts = Layouts::open(&[given]).map_err(|e| at(&e))?;
+            let tops: Vec<Digest> = layouts.digests().map(|(d, _)| d.clone()).collect();
+            match tops.as_slice() {
+                [one] => (Some(layouts), one.clone()),
+                _ => {
+                    return Err(at(&format!(
+                        "an OCI image layout of {} images; give one holding the catalog image alone",
+                        tops.len()
+                    )))
+                }
+            }
+        } else if given.exists() || self.puller.is_none() {
+            return Ok(None);
+        } else {
+            let text = given.to_string_lossy();
+            let digest = digest_of(&text).ok_or_else(|| {
+                at(&"neither a file nor a folder, nor an image reference by digest (REPOSITORY@sha256:…) to pull")
+            })?;
+            self.pull(&text, &digest).map_err(|e| at(&e))?;
+            (None, digest)
+        };
+        let catalog = layouts.as_ref().unwrap_or(&self.layouts).catalog(&digest, &self.platform).map_err(|e| at(&e))?;
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("olm-rbac-catalog-{}-{n}", std::process::id()));
+        let extracted = Extracted { dir };
+        for (path, bytes) in &catalog.files {
+            let file = extracted.dir.join(path);
+            let parent = file.parent().unwrap_or(&extracted.dir);
+            std::fs::create_dir_all(parent)
+                .and_then(|()| std::fs::write(&file, bytes))
+                .map_err(|e| at(&format!("{}: {e}", file.display())))?;
+        }
+        std::fs::create_dir_all(&extracted.dir).map_err(|e| at(&e))?;
+        Ok(Some(extracted))
+    }
+}
+
 impl Puller {
     fn open(args: &PullArgs<'_>) -> Result<Puller, String> {
         let cache = match args.cache {

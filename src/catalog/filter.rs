@@ -62,7 +62,11 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
         Ok(bundles) => bundles,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let (catalog, rows) = match super::audit_all(args.catalog, &mut bundles, |_| args.config.to_vec()) {
+    let (_extracted, path) = match super::catalog_at(&mut bundles, args.catalog) {
+        Ok(at) => at,
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
+    let (catalog, rows) = match super::audit_all(&path, &mut bundles, |_| args.config.to_vec()) {
         Ok((catalog, Ok(rows))) => (catalog, rows),
         Ok((_, Err(e))) | Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };

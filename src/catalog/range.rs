@@ -33,8 +33,9 @@ pub(crate) fn judged_range(
     };
     wanted.channels.clear();
     wanted.self_certified = false;
-    let catalog = read::Catalog::read(path).map_err(at)?;
     let mut bundles = super::bundles::Bundles::open(bundles)?;
+    let (_extracted, read_from) = super::catalog_at(&mut bundles, path)?;
+    let catalog = read::Catalog::read(&read_from).map_err(at)?;
     let admitted = resolve::admitted(&catalog.entries, &wanted);
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
     let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };

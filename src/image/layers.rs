@@ -36,11 +36,48 @@ pub struct BundleImage {
 /// paths, over all layers).
 pub(super) const KEPT_LIMIT: u64 = 128 << 20;
 
-/// What the layers applied so far leave under `manifests/` and `metadata/`.
+/// The most bytes kept of a catalog image's catalog.
+pub(super) const CATALOG_LIMIT: u64 = 1 << 30;
+
+/// What the layers applied so far leave of what is read: `manifests/` and
+/// `metadata/` of a bundle, the catalog's folder of a catalog image.
 pub(super) struct Tree {
     image: Digest,
     nodes: BTreeMap<String, Node>,
     kept: u64,
+    reading: Reading,
+}
+
+/// What of an image is read.
+pub(super) enum Reading {
+    /// A bundle, as operator-controller reads one.
+    Bundle,
+    /// A catalog image's catalog: every file under this folder (normalised),
+    /// as catalogd reads the folder its label names.
+    Catalog(String),
+}
+
+impl Reading {
+    fn kept(&self, path: &str) -> bool {
+        match self {
+            Reading::Bundle => kept(path),
+            Reading::Catalog(dir) => path == dir || path.strip_prefix(dir.as_str()).is_some_and(|r| r.starts_with('/')),
+        }
+    }
+
+    fn keeps_contents(&self, path: &str) -> bool {
+        match self {
+            Reading::Bundle => keeps_contents(path),
+            Reading::Catalog(_) => self.kept(path),
+        }
+    }
+
+    fn limit(&self) -> u64 {
+        match self {
+            Reading::Bundle => KEPT_LIMIT,
+            Reading::Catalog(_) => CATALOG_LIMIT,
+        }
+    }
 }
 
 /// An entry of the tree; only files OLM reads keep their contents.
@@ -74,7 +111,7 @@ fn keeps_contents(path: &str) -> bool {
 
 /// `path` without leading `./` and `/`, `.` components and empty ones;
 /// `None` when a component is `..`.
-fn normalise(path: &str) -> Option<String> {
+pub(super) fn normalise(path: &str) -> Option<String> {
     let mut parts = Vec::new();
     for part in path.split('/') {
         match part {
@@ -94,7 +131,12 @@ fn split_last(path: &str) -> (&str, &str) {
 impl Tree {
     /// An empty tree for the image manifest `image`.
     pub fn new(image: Digest) -> Tree {
-        Tree { image, nodes: BTreeMap::new(), kept: 0 }
+        Tree::reading(image, Reading::Bundle)
+    }
+
+    /// An empty tree for the image manifest `image`, keeping what `reading` reads.
+    pub fn reading(image: Digest, reading: Reading) -> Tree {
+        Tree { image, nodes: BTreeMap::new(), kept: 0, reading }
     }
 
     /// Reads the layer `descriptor` names from `file` (the blob at `path`)
@@ -140,7 +182,7 @@ impl Tree {
         let path = normalise(&written).ok_or_else(|| ImageError::Climb { layer: layer.clone(), path: written })?;
         let (dir, name) = split_last(&path);
         if name == ".wh..wh..opq" {
-            if dir.is_empty() || kept(dir) {
+            if dir.is_empty() || self.reading.kept(dir) {
                 changes.keep(self, dir.len() as u64)?;
                 changes.opaques.push(dir.to_string());
             }
@@ -151,13 +193,13 @@ impl Tree {
         }
         if let Some(hidden) = name.strip_prefix(".wh.") {
             let target = if dir.is_empty() { hidden.to_string() } else { format!("{dir}/{hidden}") };
-            if !hidden.is_empty() && kept(&target) {
+            if !hidden.is_empty() && self.reading.kept(&target) {
                 changes.keep(self, target.len() as u64)?;
                 changes.whiteouts.push(target);
             }
             return Ok(());
         }
-        if !kept(&path) {
+        if !self.reading.kept(&path) {
             return Ok(());
         }
         let node = self.node(changes, layer, &path, entry)?;
@@ -176,7 +218,7 @@ impl Tree {
         use tar::EntryType as T;
         let kind = entry.header().entry_type();
         Ok(match kind {
-            T::Regular | T::Continuous if keeps_contents(path) => {
+            T::Regular | T::Continuous if self.reading.keeps_contents(path) => {
                 changes.keep(self, entry.size())?;
                 let mut contents = Vec::new();
                 entry
@@ -298,12 +340,32 @@ impl Tree {
     }
 }
 
+impl Tree {
+    /// The files under the catalog's folder, by their path below it, sorted;
+    /// a link there is refused (catalogd would follow it out of the folder).
+    pub fn into_catalog(self) -> Result<Vec<(String, Vec<u8>)>, ImageError> {
+        let Reading::Catalog(dir) = &self.reading else { return Ok(Vec::new()) };
+        let prefix = format!("{dir}/");
+        let mut files = Vec::new();
+        for (path, node) in &self.nodes {
+            let Some(below) = path.strip_prefix(&prefix) else { continue };
+            match node {
+                Node::Link(layer) => return Err(ImageError::Link { layer: layer.clone(), path: path.clone() }),
+                Node::File(contents) => files.push((below.to_string(), contents.clone())),
+                Node::Dir => {}
+            }
+        }
+        Ok(files)
+    }
+}
+
 impl Changes {
     /// Counts `bytes` more kept; an error past [`KEPT_LIMIT`].
     fn keep(&mut self, tree: &Tree, bytes: u64) -> Result<(), ImageError> {
         self.kept = self.kept.saturating_add(bytes);
-        if self.kept > KEPT_LIMIT {
-            return Err(ImageError::BundleTooLarge { image: tree.image.clone(), limit: KEPT_LIMIT });
+        let limit = tree.reading.limit();
+        if self.kept > limit {
+            return Err(ImageError::BundleTooLarge { image: tree.image.clone(), limit });
         }
         Ok(())
     }

@@ -9,9 +9,21 @@ use std::path::{Path, PathBuf};
 use super::blob::{blob_path, check_size, open_regular, read_json};
 use super::digest::Digest;
 use super::error::{io_at, ImageError};
-use super::layers::{BundleImage, Tree};
+use super::layers::{BundleImage, Reading, Tree};
 use super::manifest::{is_layer, names_index, Descriptor, Document, Kind};
 use super::platform::Platform;
+
+/// The label catalogd reads to find a catalog image's file-based catalog.
+pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+
+/// A catalog image's catalog, as catalogd reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogImage {
+    /// The image manifest read.
+    pub digest: Digest,
+    /// Every file under the labelled folder, by its path below it, sorted.
+    pub files: Vec<(String, Vec<u8>)>,
+}
 
 /// How deep indexes may nest (an index's instance an index, and so on).
 const MAX_DEPTH: usize = 8;
@@ -123,6 +135,36 @@ impl Layouts {
     /// The bundle image `digest` names, a manifest or an index (then its
     /// instance for `platform`), with its layers applied.
     pub fn bundle(&self, digest: &Digest, platform: &Platform) -> Result<BundleImage, ImageError> {
+        let (tree, _) = self.applied(digest, platform, |_, image| Ok(Tree::new(image)))?;
+        tree.into_bundle()
+    }
+
+    /// The catalog image `digest` names: the files of the folder its label
+    /// `operators.operatorframework.io.index.configs.v1` names, as catalogd
+    /// reads it, by their path below that folder; and the image manifest read.
+    pub fn catalog(&self, digest: &Digest, platform: &Platform) -> Result<CatalogImage, ImageError> {
+        let (tree, image) = self.applied(digest, platform, |config, image| {
+            let label = config.pointer(&format!("/config/Labels/{}", CONFIGS_LABEL.replace('/', "~1")));
+            let folder = label.and_then(serde_json::Value::as_str).ok_or_else(|| ImageError::Unsupported {
+                digest: image.clone(),
+                what: format!("an image without the label {CONFIGS_LABEL}, so not a catalog image"),
+            })?;
+            let folder = super::layers::normalise(folder)
+                .filter(|f| !f.is_empty())
+                .ok_or_else(|| ImageError::Climb { layer: image.clone(), path: folder.to_string() })?;
+            Ok(Tree::reading(image, Reading::Catalog(folder)))
+        })?;
+        Ok(CatalogImage { digest: image, files: tree.into_catalog()? })
+    }
+
+    /// The image `digest` names resolved for `platform`, its config read and
+    /// checked, and its layers applied to the tree `tree` makes of the config.
+    fn applied(
+        &self,
+        digest: &Digest,
+        platform: &Platform,
+        tree: impl FnOnce(&serde_json::Value, Digest) -> Result<Tree, ImageError>,
+    ) -> Result<(Tree, Digest), ImageError> {
         let known = self.known.get(digest).ok_or_else(|| ImageError::NotFound {
             digest: digest.clone(),
             layouts: self.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", "),
@@ -132,12 +174,12 @@ impl Layouts {
         let config = document.config.as_ref().ok_or_else(|| unsupported("an image manifest without a config"))?;
         let (_, config_path) = self.find_blob(layout, &config.digest)?;
         let bytes = read_json(&config_path, "image config", Some((&config.digest, config.size)))?;
-        serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).map_err(|source| ImageError::Json {
+        let config: serde_json::Value = serde_json::from_slice(&bytes).map_err(|source| ImageError::Json {
             path: config_path.clone(),
             what: "image config",
             source,
         })?;
-        let mut tree = Tree::new(image.clone());
+        let mut tree = tree(&config, image.clone())?;
         for layer in document.layers.as_deref().unwrap_or_default() {
             if !is_layer(&layer.media_type) {
                 return Err(ImageError::LayerType {
@@ -151,7 +193,7 @@ impl Layouts {
             check_size(&path, &layer.digest, layer.size, len)?;
             tree.apply_layer(file, &path, layer)?;
         }
-        tree.into_bundle()
+        Ok((tree, image))
     }
 
     /// The image manifest `descriptor` names, through indexes: where it was

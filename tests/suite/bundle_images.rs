@@ -354,6 +354,14 @@ fn the_judged_catalog_is_a_reproducible_catalog_image() {
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert_eq!(Digest::of(&out.stdout), digest, "skopeo reads the image written");
     }
+    // The catalog commands read a catalog image as catalogd does: the folder its label names.
+    let (code, from_image, stderr) = audit(first.to_str().unwrap(), &[]);
+    assert_eq!((code, from_image.len()), (Some(0), 9), "{stderr}");
+    let bundle_layout = dir.path().join("bundle-image");
+    bundle_image(&bundle_layout, "0.5.2", Vec::new());
+    let (code, _, stderr) = audit(bundle_layout.to_str().unwrap(), &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("without the label operators.operatorframework.io.index.configs.v1"), "{stderr}");
     let Some(registry) = Registry::start() else { return };
     let target = format!("{}/judged/catalog:v1", registry.host());
     let said = filter("judged-3", &dir.path().join("image-3"), &["--push", &target]);
@@ -364,4 +372,10 @@ fn the_judged_catalog_is_a_reproducible_catalog_image() {
         .pull(&Reference::parse(&pinned).unwrap(), &Platform::default(), &mut sink)
         .unwrap();
     assert_eq!(pulled, digest);
+    // And pulled by that digest, as the ClusterCatalog will pin it: the same
+    // bundles (whose own images --pull then fetches from quay.io, if it can).
+    let cache = dir.path().join("cache");
+    let (_, pulled_rows, stderr) = audit(&pinned, &["--pull", "--image-cache", cache.to_str().unwrap()]);
+    let bundles = |rows: &[Value]| rows.iter().map(|r| r["bundle"].clone()).collect::<Vec<_>>();
+    assert_eq!(bundles(&pulled_rows), bundles(&from_image), "{stderr}");
 }

@@ -10,10 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::image::{Compression, Digest, Entry, Format, ImageSpec, Layer, Platform};
-
-/// The label catalogd reads to find a catalog image's file-based catalog.
-pub const CONFIGS_LABEL: &str = "operators.operatorframework.io.index.configs.v1";
+use crate::image::{Compression, Digest, Entry, Format, ImageSpec, Layer, Platform, CONFIGS_LABEL};
 
 /// Where in the image the catalog is.
 const CONFIGS_DIR: &str = "configs";
