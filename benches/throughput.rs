@@ -294,7 +294,7 @@ fn catalog(iterations: usize) -> bool {
         let audit = time(iterations, || {
             let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
                 catalog: &path,
-                bundles: None,
+                bundles: Default::default(),
                 config: None,
                 format: olm_rbac::catalog::Format::Json,
             });
@@ -587,11 +587,12 @@ fn hostile_catalogs(iterations: usize) -> bool {
         });
         let catalog = dir.join("catalog");
         let bundles = dir.join("bundles");
-        let bundles = bundles.is_dir().then_some(bundles.as_path());
+        let folders: Vec<PathBuf> = bundles.is_dir().then(|| bundles.clone()).into_iter().collect();
+        let bundles = olm_rbac::catalog::BundleArgs { paths: &folders, ..Default::default() };
         let audit = time(iterations, || {
             black_box(olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
                 catalog: &catalog,
-                bundles,
+                bundles: bundles.clone(),
                 config: None,
                 format: olm_rbac::catalog::Format::Json,
             }));
@@ -609,7 +610,7 @@ fn hostile_catalogs(iterations: usize) -> bool {
         let judge = time(iterations, || {
             black_box(olm_rbac::catalog::judge(&olm_rbac::catalog::JudgeArgs {
                 catalog: &catalog,
-                bundles,
+                bundles: bundles.clone(),
                 config: &config,
                 extension: &extension,
                 allow_tag_images: false,
@@ -656,7 +657,7 @@ fn catalog_filter(iterations: usize) -> bool {
         let audit = time(iterations, || {
             let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
                 catalog: &path,
-                bundles: None,
+                bundles: Default::default(),
                 config: Some(&config),
                 format: olm_rbac::catalog::Format::Json,
             });
@@ -664,8 +665,10 @@ fn catalog_filter(iterations: usize) -> bool {
         });
         let filter = time(iterations, || {
             let out = olm_rbac::catalog::filter(&olm_rbac::catalog::FilterArgs {
+                image_layout: None,
+                push: None,
                 catalog: &path,
-                bundles: None,
+                bundles: Default::default(),
                 config: &config,
                 output: &out_dir,
                 allow_tag_images: true,

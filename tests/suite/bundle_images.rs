@@ -379,3 +379,63 @@ fn the_judged_catalog_is_a_reproducible_catalog_image() {
     let bundles = |rows: &[Value]| rows.iter().map(|r| r["bundle"].clone()).collect::<Vec<_>>();
     assert_eq!(bundles(&pulled_rows), bundles(&from_image), "{stderr}");
 }
+
+/// Layouts as skopeo writes them: a Docker (v2 schema 2) bundle image copied
+/// with `--preserve-digests` keeps the digest the catalog names and is judged
+/// from the image; copied without it, skopeo converts it to OCI under another
+/// digest, and the bundle is not judged from it (the docs say so).
+#[test]
+fn skopeo_layouts_of_docker_images_keep_their_digest_only_when_told() {
+    let Some(registry) = Registry::start() else { return };
+    let Some(skopeo) = SKOPEO.find() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let layout = dir.path().join("images");
+    let digest = bundle_image(&layout, "0.5.2", Vec::new());
+    push_all(&layout, &registry, &BTreeMap::from([("0.5.2", digest)]));
+    let skopeo_run = |args: &[&str]| {
+        let out = std::process::Command::new(&skopeo).args(args).output().unwrap();
+        assert!(out.status.success(), "skopeo {args:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let (oci, docker) = (
+        format!("{}/kube-green/bundle:v0.5.2", registry.host()),
+        format!("{}/kube-green/docker:v0.5.2", registry.host()),
+    );
+    let tls = ["--src-tls-verify=false", "--dest-tls-verify=false"];
+    skopeo_run(
+        &[&["copy", "-q", "--format", "v2s2"][..], &tls, &[&format!("docker://{oci}"), &format!("docker://{docker}")]]
+            .concat(),
+    );
+    let docker_digest =
+        skopeo_run(&["inspect", "--tls-verify=false", "--format", "{{.Digest}}", &format!("docker://{docker}")]);
+    let docker_digest = Digest::parse(docker_digest.trim()).unwrap();
+    let catalog = catalog_naming(
+        dir.path(),
+        &format!("{}/kube-green/docker", registry.host()),
+        &BTreeMap::from([("0.5.2", docker_digest.clone())]),
+    );
+    let by_digest = format!("docker://{}/kube-green/docker@{docker_digest}", registry.host());
+    let (kept, converted) = (dir.path().join("kept"), dir.path().join("converted"));
+    skopeo_run(&[
+        "copy",
+        "-q",
+        "--src-tls-verify=false",
+        "--preserve-digests",
+        &by_digest,
+        &format!("oci:{}", kept.display()),
+    ]);
+    skopeo_run(&["copy", "-q", "--src-tls-verify=false", &by_digest, &format!("oci:{}", converted.display())]);
+    let row = |layout: &Path| {
+        let (_, rows, _) = audit(&catalog, &["--bundles", layout.to_str().unwrap()]);
+        rows.into_iter().find(|r| r["version"] == "0.5.2").unwrap()
+    };
+    let kept_row = row(&kept);
+    assert_eq!(
+        (kept_row["verdict"].as_str(), kept_row["source"].as_str()),
+        (Some("pass"), Some("image")),
+        "{kept_row}"
+    );
+    let converted_row = row(&converted);
+    assert_eq!(converted_row["verdict"], "unjudged", "{converted_row}");
+    assert!(converted_row["errors"][0].as_str().unwrap().contains("holds no image of its digest"), "{converted_row}");
+}
