@@ -226,6 +226,9 @@ fn time(iterations: usize, mut f: impl FnMut()) -> Duration {
     )
 }
 
+#[path = "throughput/images.rs"]
+mod images;
+
 fn main() {
     if std::env::var_os(PEAK_HELPER).is_some() {
         return peak_helper();
@@ -263,7 +266,8 @@ fn main() {
     let catalog_ok = catalog(iterations);
     let hostile_ok = hostile_catalogs(iterations);
     let filter_ok = catalog_filter(iterations);
-    if !memory_ok || !catalog_ok || !hostile_ok || !filter_ok {
+    let images_ok = catalog_images(iterations);
+    if !memory_ok || !catalog_ok || !hostile_ok || !filter_ok || !images_ok {
         std::process::exit(1);
     }
 }
@@ -401,6 +405,60 @@ struct RUsage {
 
 extern "C" {
     fn wait4(pid: i32, status: *mut i32, options: i32, usage: *mut RUsage) -> i32;
+}
+
+/// `catalog audit` of 12 and of 48 bundles named by digest, each read from
+/// its image in an OCI layout, against the same bundles as folders (the
+/// ratio is what reading images costs); the peak resident set of the binary
+/// doing so, and, with a registry on this machine, pulling them all into an
+/// empty cache with `--pull`. Neither peak may grow with the catalog.
+fn catalog_images(iterations: usize) -> bool {
+    let registry = images::Registry::start();
+    let repository = registry.as_ref().map_or_else(|| "example.com".to_string(), |r| r.host.clone());
+    println!("bundle images: catalog audit from OCI layouts against folders, median of {iterations} runs; peak RSS of the binary");
+    let (mut layout_peaks, mut pull_peaks) = (Vec::new(), Vec::new());
+    for (name, packages) in [("12 bundles", 1), ("48 bundles", 4)] {
+        let scratch = tempfile::tempdir().expect("a scratch folder");
+        let (layout, catalog, images) =
+            images::images_and_catalog(scratch.path(), packages, 12, &repository, |p, i| csv_of(p, i, ""));
+        let folders = scratch.path().join("folders");
+        let audit = |paths: &[PathBuf]| {
+            time(iterations, || {
+                let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
+                    catalog: &catalog,
+                    bundles: olm_rbac::catalog::BundleArgs { paths, ..Default::default() },
+                    config: None,
+                    format: olm_rbac::catalog::Format::Json,
+                });
+                assert_eq!(out.code, 0, "{}", out.stderr);
+                black_box(out);
+            })
+        };
+        let (from_images, from_folders) = (audit(&[layout.clone()]), audit(&[folders]));
+        let (catalog, layout_s) = (catalog.to_str().expect("utf-8"), layout.to_str().expect("utf-8"));
+        let layout_peak = peak_rss(&["catalog", "audit", "--catalog", catalog, "--bundles", layout_s], "");
+        let pull_peak = registry.as_ref().map(|r| {
+            r.push_all(&layout, &images);
+            let cache = scratch.path().join("cache");
+            peak_rss(
+                &["catalog", "audit", "--catalog", catalog, "--pull", "--image-cache", cache.to_str().expect("utf-8")],
+                "",
+            )
+        });
+        println!(
+            "  {name:<12} images {:>7.1} ms  folders {:>7.1} ms  ratio {:>5.2}x  peak {:>6.1} MB  --pull peak {}",
+            from_images.as_secs_f64() * 1e3,
+            from_folders.as_secs_f64() * 1e3,
+            from_images.as_secs_f64() / from_folders.as_secs_f64(),
+            layout_peak as f64 / 1e6,
+            pull_peak
+                .map_or("(no docker-registry: not measured)".to_string(), |p| format!("{:>6.1} MB", p as f64 / 1e6)),
+        );
+        layout_peaks.push(layout_peak);
+        pull_peaks.extend(pull_peak);
+    }
+    let layouts_ok = peaks_stay_flat(&layout_peaks, "IMAGE MEMORY GROWS");
+    layouts_ok && (pull_peaks.len() < 2 || peaks_stay_flat(&pull_peaks, "IMAGE MEMORY GROWS (--pull)"))
 }
 
 /// Set in the helper's environment (see [`peak_rss`]).

@@ -80,10 +80,11 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
         Ok(bundles) => bundles,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let catalog = match catalog_at(&mut bundles, args.catalog)
+    // A catalog image's scratch folder lives until the bundles are judged: the second pass reads it again.
+    let (_extracted, catalog) = match catalog_at(&mut bundles, args.catalog)
         .and_then(|(extracted, path)| Ok((extracted, read::Catalog::read(&path)?)))
     {
-        Ok((_extracted, catalog)) => catalog,
+        Ok(read) => read,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
     let admitted = resolve::admitted(&catalog.entries, &wanted);

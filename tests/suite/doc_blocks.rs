@@ -213,7 +213,11 @@ const CLUSTER: &str = "it needs a Kubernetes cluster";
 fn how(command: &str) -> How {
     let words: Vec<&str> = command.split_whitespace().collect();
     match words.as_slice() {
+        ["olm-rbac", ..] if words.iter().any(|w| *w == "--pull" || w.starts_with("--push")) => How::Never(
+            "it needs a registry and the network (tests/suite/bundle_images.rs runs it against a local registry)",
+        ),
         ["cargo", "run", ..] | ["olm-rbac", ..] | ["cd", ..] | ["cat", ..] | ["sed", ..] => How::Run,
+        ["skopeo", ..] => How::Never("it needs a registry and the network"),
         ["cargo", "test", ..] => How::Never("it is the command that runs this test"),
         ["cargo", "install", ..] => How::Never("it builds a release binary into ~/.cargo/bin"),
         ["docker", ..] => How::Never("it needs a container engine and the network"),
