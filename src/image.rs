@@ -30,7 +30,7 @@ pub use manifest::{
     Descriptor, DOCKER_CONFIG, DOCKER_LIST, DOCKER_MANIFEST, OCI_CONFIG, OCI_INDEX, OCI_MANIFEST, REF_NAME,
 };
 pub use platform::Platform;
-pub use reference::Reference;
+pub use reference::{pinned_digest, Reference};
 pub use registry::{Client, Options, RegistryError, Sink, Source};
 pub use write::{write_image, write_index, Compression, Entry, Format, ImageSpec, Layer, Store};
 

@@ -256,10 +256,11 @@ fn apply_edits(map: &BTreeMap<String, String>, edits: &[Edit]) -> BTreeMap<Strin
     map
 }
 
-/// An image reference that names its content, `...@sha256:<64 hex digits>`,
-/// rather than a tag whose content may change.
+/// An image reference that names its content, `...@sha256:<64 lowercase hex
+/// digits>` (the digest a registry and OLM pull by), rather than a tag whose
+/// content may change.
 pub(crate) fn is_digest_ref(image: &str) -> bool {
-    image.rsplit_once("@sha256:").is_some_and(|(_, d)| d.len() == 64 && d.bytes().all(|b| b.is_ascii_hexdigit()))
+    crate::image::pinned_digest(image).is_some()
 }
 
 /// An apiVersion, read the one way the API server reads it: `group/version`,

@@ -299,8 +299,8 @@ fn read_folder(dir: &Path, bundle: &str) -> Result<Manifests, String> {
 
 /// The digest an image reference names its content by, if it names one as
 /// OLM pulls it.
-pub(crate) fn digest_of(image: &str) -> Option<Digest> {
-    image.rsplit_once('@').and_then(|(_, digest)| Digest::parse(digest))
+fn digest_of(image: &str) -> Option<Digest> {
+    crate::image::pinned_digest(image)
 }
 
 /// A bundle's folder is judged as found under `--bundles`: one reached

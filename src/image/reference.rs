@@ -29,6 +29,13 @@ pub struct Reference {
     pub digest: Option<Digest>,
 }
 
+/// The digest an image reference names its content by (`…@sha256:<hex>`,
+/// lowercase as containers/image requires), if it names one: what a verdict
+/// about the image binds.
+pub fn pinned_digest(image: &str) -> Option<Digest> {
+    image.rsplit_once('@').and_then(|(_, digest)| Digest::parse(digest))
+}
+
 impl Reference {
     /// Reads an image reference, or says in the user's terms why it is not one.
     pub fn parse(text: &str) -> Result<Reference, String> {
