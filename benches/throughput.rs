@@ -434,7 +434,7 @@ fn catalog_images(iterations: usize) -> bool {
                 black_box(out);
             })
         };
-        let (from_images, from_folders) = (audit(&[layout.clone()]), audit(&[folders]));
+        let (from_images, from_folders) = (audit(std::slice::from_ref(&layout)), audit(&[folders]));
         let (catalog, layout_s) = (catalog.to_str().expect("utf-8"), layout.to_str().expect("utf-8"));
         let layout_peak = peak_rss(&["catalog", "audit", "--catalog", catalog, "--bundles", layout_s], "");
         let pull_peak = registry.as_ref().map(|r| {

@@ -12,6 +12,7 @@ mod cache;
 mod decompress;
 mod digest;
 mod error;
+mod headers;
 mod layers;
 mod layout;
 mod manifest;

@@ -251,10 +251,7 @@ impl Bundles {
             (None, digest)
         };
         let catalog = layouts.as_ref().unwrap_or(&self.layouts).catalog(&digest, &self.platform).map_err(|e| at(&e))?;
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("olm-rbac-catalog-{}-{n}", std::process::id()));
-        let extracted = Extracted { dir };
+        let extracted = Extracted { dir: scratch_dir().map_err(|e| at(&e))? };
         for (path, bytes) in &catalog.files {
             let file = extracted.dir.join(path);
             let parent = file.parent().unwrap_or(&extracted.dir);
@@ -262,8 +259,26 @@ impl Bundles {
                 .and_then(|()| std::fs::write(&file, bytes))
                 .map_err(|e| at(&format!("{}: {e}", file.display())))?;
         }
-        std::fs::create_dir_all(&extracted.dir).map_err(|e| at(&e))?;
         Ok(Some(extracted))
+    }
+}
+
+/// A new folder of this process's own under the system's temporary folder:
+/// created, never reused (a folder or link already at the name is another's,
+/// and the next name is tried), readable by this user alone.
+fn scratch_dir() -> std::io::Result<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("olm-rbac-catalog-{}-{n}", std::process::id()));
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => continue,
+            Err(e) => return Err(e),
+        }
     }
 }
 

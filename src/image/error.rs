@@ -141,6 +141,24 @@ pub enum ImageError {
         /// The entry's path as the layer writes it.
         path: String,
     },
+    /// A layer's tar header that readers read differently.
+    #[error("layer {layer}: {why}; what OLM's unpacker makes of it cannot be told, so the image is not read")]
+    Header {
+        /// The layer.
+        layer: Digest,
+        /// The header's oddity.
+        why: String,
+    },
+    /// An entry written through a symbolic link an earlier entry made.
+    #[error("layer {layer}: {path} is written through the symbolic link {link}, which OLM's unpacker follows; where it lands cannot be told, so the image is not read")]
+    UnderLink {
+        /// The layer.
+        layer: Digest,
+        /// The entry's path.
+        path: String,
+        /// The link above it.
+        link: String,
+    },
     /// A symbolic or hard link under `manifests/` or `metadata/`.
     #[error("layer {layer}: {path} is a link, and OLM's reader would follow it outside the bundle")]
     Link {

@@ -5,7 +5,7 @@
 //! to its last byte; its changes are applied only once its bytes are known
 //! to be the blob its digest names.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
@@ -14,6 +14,7 @@ use super::blob::check_size;
 use super::decompress::decompressed;
 use super::digest::{Digest, Hashing};
 use super::error::ImageError;
+use super::headers::{Header, Kind};
 use super::manifest::Descriptor;
 
 /// What OLM reads of a bundle image: `manifests/` and
@@ -46,6 +47,9 @@ pub(super) struct Tree {
     nodes: BTreeMap<String, Node>,
     kept: u64,
     reading: Reading,
+    /// Every symbolic link any layer made, anywhere in the image: an entry
+    /// below one would be written through it.
+    links: BTreeSet<String>,
 }
 
 /// What of an image is read.
@@ -96,6 +100,10 @@ struct Changes {
     whiteouts: Vec<String>,
     adds: Vec<(String, Node)>,
     kept: u64,
+    /// The symbolic links this layer made, and the paths where it replaced or
+    /// whited out a lower layer's link, in the order of its entries.
+    links: BTreeSet<String>,
+    unlinked: BTreeSet<String>,
 }
 
 /// Whether OLM reads anything at `path` (`manifests`, `metadata` or below).
@@ -136,7 +144,7 @@ impl Tree {
 
     /// An empty tree for the image manifest `image`, keeping what `reading` reads.
     pub fn reading(image: Digest, reading: Reading) -> Tree {
-        Tree { image, nodes: BTreeMap::new(), kept: 0, reading }
+        Tree { image, nodes: BTreeMap::new(), kept: 0, reading, links: BTreeSet::new() }
     }
 
     /// Reads the layer `descriptor` names from `file` (the blob at `path`)
@@ -162,9 +170,13 @@ impl Tree {
         let broken = |source| ImageError::Layer { layer: layer.clone(), source };
         let mut archive = tar::Archive::new(decompressed(source).map_err(broken)?);
         let mut changes = Changes { kept: self.kept, ..Changes::default() };
-        for entry in archive.entries().map_err(broken)? {
+        let mut headers = super::headers::Headers::default();
+        for entry in archive.entries().map_err(broken)?.raw(true) {
             let mut entry = entry.map_err(broken)?;
-            self.read_entry(&mut changes, layer, &mut entry)?;
+            let refused = |why| ImageError::Header { layer: layer.clone(), why };
+            if let super::headers::Step::Entry(header) = headers.read(&mut entry).map_err(refused)? {
+                self.read_entry(&mut changes, layer, header, &mut entry)?;
+            }
         }
         // The rest of the stream after the tar's end: the compressed
         // stream's own checks (gzip's CRC) run, and every byte is hashed.
@@ -176,10 +188,31 @@ impl Tree {
         &self,
         changes: &mut Changes,
         layer: &Digest,
+        header: Header,
         entry: &mut tar::Entry<'_, R>,
     ) -> Result<(), ImageError> {
-        let written = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let written = header.path;
         let path = normalise(&written).ok_or_else(|| ImageError::Climb { layer: layer.clone(), path: written })?;
+        self.check_not_under_link(changes, layer, &path)?;
+        // An entry replaces a link at its path (an unpacker removes what is
+        // there first); a whiteout removes it.
+        let replaced = match split_last(&path).1.strip_prefix(".wh.") {
+            Some(hidden) if !hidden.starts_with(".wh.") => {
+                let dir = split_last(&path).0;
+                if dir.is_empty() {
+                    hidden.to_string()
+                } else {
+                    format!("{dir}/{hidden}")
+                }
+            }
+            _ => path.clone(),
+        };
+        if changes.links.remove(&replaced) || self.links.contains(&replaced) {
+            changes.unlinked.insert(replaced);
+        }
+        if header.kind == Kind::Symlink {
+            changes.links.insert(path.clone());
+        }
         let (dir, name) = split_last(&path);
         if name == ".wh..wh..opq" {
             if dir.is_empty() || self.reading.kept(dir) {
@@ -202,7 +235,7 @@ impl Tree {
         if !self.reading.kept(&path) {
             return Ok(());
         }
-        let node = self.node(changes, layer, &path, entry)?;
+        let node = self.node(changes, layer, &path, header.kind, entry)?;
         changes.keep(self, path.len() as u64)?;
         changes.adds.push((path, node));
         Ok(())
@@ -213,12 +246,11 @@ impl Tree {
         changes: &mut Changes,
         layer: &Digest,
         path: &str,
+        kind: Kind,
         entry: &mut tar::Entry<'_, R>,
     ) -> Result<Node, ImageError> {
-        use tar::EntryType as T;
-        let kind = entry.header().entry_type();
         Ok(match kind {
-            T::Regular | T::Continuous if self.reading.keeps_contents(path) => {
+            Kind::File if self.reading.keeps_contents(path) => {
                 changes.keep(self, entry.size())?;
                 let mut contents = Vec::new();
                 entry
@@ -226,19 +258,35 @@ impl Tree {
                     .map_err(|source| ImageError::Layer { layer: layer.clone(), source })?;
                 Node::File(contents)
             }
-            T::Regular | T::Continuous => Node::File(Vec::new()),
-            T::Directory => Node::Dir,
-            T::Symlink | T::Link => Node::Link(layer.clone()),
-            other => {
-                let kind = match other {
-                    T::Char => "character device".to_string(),
-                    T::Block => "block device".to_string(),
-                    T::Fifo => "fifo".to_string(),
-                    other => format!("tar entry of type {:?}", other.as_byte() as char),
-                };
-                return Err(ImageError::Special { layer: layer.clone(), path: path.to_string(), kind });
+            Kind::File => Node::File(Vec::new()),
+            Kind::Dir => Node::Dir,
+            Kind::Symlink | Kind::Hardlink => Node::Link(layer.clone()),
+            Kind::Special(kind) => {
+                return Err(ImageError::Special {
+                    layer: layer.clone(),
+                    path: path.to_string(),
+                    kind: kind.to_string(),
+                });
             }
         })
+    }
+
+    /// An error when a folder above `path` is a symbolic link some layer
+    /// made (this one included): OLM's unpacker would write through it, to
+    /// wherever it points, so what lands where cannot be told.
+    fn check_not_under_link(&self, changes: &Changes, layer: &Digest, path: &str) -> Result<(), ImageError> {
+        let mut end = 0;
+        while let Some(slash) = path[end..].find('/') {
+            end += slash;
+            let parent = &path[..end];
+            let lower = self.links.contains(parent) && !changes.unlinked.contains(parent);
+            if lower || changes.links.contains(parent) {
+                let (path, link) = (path.to_string(), parent.to_string());
+                return Err(ImageError::UnderLink { layer: layer.clone(), path, link });
+            }
+            end += 1;
+        }
+        Ok(())
     }
 
     /// Applies a layer's changes: opaque folders and whiteouts first, then
@@ -262,6 +310,8 @@ impl Tree {
             }
         }
         self.kept = changes.kept;
+        self.links.retain(|l| !changes.unlinked.contains(l));
+        self.links.extend(changes.links);
         Ok(())
     }
 

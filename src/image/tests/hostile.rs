@@ -27,7 +27,31 @@ fn links_in_the_bundle_folders_are_refused() {
     ] {
         let (tmp, digest) = written(layers);
         let err = read(tmp.path(), &digest).unwrap_err();
-        assert!(matches!(err, ImageError::Link { .. }), "{err}");
+        assert!(matches!(err, ImageError::Link { .. } | ImageError::UnderLink { .. }), "{err}");
+    }
+    // A link anywhere that an entry is written through, even from outside the
+    // bundle's folders: OLM's unpacker follows it (`m -> manifests`, then `m/x`).
+    for layers in [
+        with(Entry::Symlink { path: "m".into(), target: "manifests".into() })
+            .into_iter()
+            .chain([Layer { entries: vec![file("m/evil.yaml", "kind: ClusterRole")] }])
+            .collect::<Vec<_>>(),
+        vec![Layer {
+            entries: vec![
+                Entry::Symlink { path: "m".into(), target: "manifests".into() },
+                file("m/evil.yaml", "kind: ClusterRole"),
+            ],
+        }],
+        vec![Layer {
+            entries: vec![
+                Entry::Symlink { path: "m".into(), target: "manifests".into() },
+                Entry::Whiteout { path: "m/csv.yaml".into() },
+            ],
+        }],
+    ] {
+        let (tmp, digest) = written(layers);
+        let err = read(tmp.path(), &digest).unwrap_err();
+        assert!(matches!(err, ImageError::UnderLink { .. }), "{err}");
     }
     // A link elsewhere is no part of what OLM reads, and a link whited out is gone.
     let (tmp, digest) = written(with(link("usr/bin/tool")));
