@@ -296,6 +296,7 @@ fn judge_queued(
             },
         };
         row.source = found.from;
+        row.warnings.extend(found.instance);
         rows.push((at, row));
     }
 }

@@ -65,6 +65,8 @@ pub(super) type Manifests = crate::input::Inputs;
 pub(super) struct Found {
     pub(super) manifests: Result<Manifests, String>,
     pub(super) from: Option<From>,
+    /// Which instance of an image index was judged, for the platform.
+    pub(super) instance: Option<String>,
 }
 
 /// The images and folders `--bundles` names, opened once for a run, and
@@ -128,24 +130,24 @@ impl Bundles {
         let digest = entry.image.as_deref().and_then(digest_of);
         if let (Some(image), Some(digest)) = (entry.image.as_deref(), &digest) {
             if let Err(why) = self.pull(image, digest) {
-                return Ok(Found { manifests: Err(why), from: Some(From::Image) });
+                return Ok(Found { manifests: Err(why), from: Some(From::Image), instance: None });
             }
         }
+        let mut instance = None;
         let given = match digest.clone().filter(|d| self.layouts.holds(d)) {
-            Some(digest) => Some((From::Image, self.image(entry, &digest))),
+            Some(digest) => Some((From::Image, self.image(entry, &digest, &mut instance))),
             None => self.folder(entry)?.map(|read| (From::Folder, read)),
         };
+        let found = |manifests, from| Found { manifests, from, instance: instance.clone() };
         Ok(match (given, carried) {
             (Some((from, Ok(read))), Some(carried)) => {
-                let manifests = agree(&read.sources, &carried, from).map(|()| read);
-                Found { manifests, from: Some(from) }
+                found(agree(&read.sources, &carried, from).map(|()| read), Some(from))
             }
-            (Some((from, read)), _) => Found { manifests: read, from: Some(from) },
-            (None, Some(carried)) => Found {
-                manifests: Ok(Manifests { sources: carried, bundle_roots: Vec::new() }),
-                from: Some(From::Catalog),
-            },
-            (None, None) => Found { manifests: Err(self.nothing_for(entry, digest.as_ref())), from: None },
+            (Some((from, read)), _) => found(read, Some(from)),
+            (None, Some(carried)) => {
+                found(Ok(Manifests { sources: carried, bundle_roots: Vec::new() }), Some(From::Catalog))
+            }
+            (None, None) => found(Err(self.nothing_for(entry, digest.as_ref())), None),
         })
     }
 
@@ -165,11 +167,17 @@ impl Bundles {
     }
 
     /// The bundle image of `digest`, read as operator-controller reads it.
-    fn image(&self, entry: &Entry, digest: &Digest) -> Result<Manifests, String> {
+    fn image(&self, entry: &Entry, digest: &Digest, instance: &mut Option<String>) -> Result<Manifests, String> {
         let image = self
             .layouts
             .bundle(digest, &self.platform)
             .map_err(|e| format!("its image {digest} cannot be read as OLM reads it, so it is not judged: {e}"))?;
+        if &image.digest != digest {
+            *instance = Some(format!(
+                "its image {digest} is an image index: its {} instance {} was judged (nodes of another platform install another; judge each with --platform)",
+                self.platform, image.digest
+            ));
+        }
         let named = |file: &str| format!("{}/manifests/{file}", entry.name);
         let mut sources = Vec::new();
         for (file, bytes) in image.manifests {

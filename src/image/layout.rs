@@ -149,12 +149,19 @@ impl Layouts {
                 digest: image.clone(),
                 what: format!("an image without the label {CONFIGS_LABEL}, so not a catalog image"),
             })?;
-            let folder = super::layers::normalise(folder)
-                .filter(|f| !f.is_empty())
-                .ok_or_else(|| ImageError::Climb { layer: image.clone(), path: folder.to_string() })?;
+            let folder =
+                super::layers::normalise(folder).filter(|f| !f.is_empty()).ok_or_else(|| ImageError::Unsupported {
+                    digest: image.clone(),
+                    what: format!("its label {CONFIGS_LABEL} names {folder:?}, which is not a folder inside the image"),
+                })?;
             Ok(Tree::reading(image, Reading::Catalog(folder)))
         })?;
-        Ok(CatalogImage { digest: image, files: tree.into_catalog()? })
+        let files = tree.into_catalog()?;
+        if files.is_empty() {
+            let what = format!("the folder its label {CONFIGS_LABEL} names holds no files");
+            return Err(ImageError::Unsupported { digest: image, what });
+        }
+        Ok(CatalogImage { digest: image, files })
     }
 
     /// The image `digest` names resolved for `platform`, its config read and
@@ -245,7 +252,33 @@ impl Layouts {
 
 /// The instance of index `index` for `platform`; an instance that is an
 /// index naming no platform is looked into when none names it.
+///
+/// Where the index offers more than one image for the platform's os and
+/// architecture (variants, or one per compression), which one a node pulls
+/// depends on its CPU and on the puller's preferences (containers/image
+/// prefers an exact variant, then zstd, then the first): nothing tells which
+/// image the cluster installs, so the index is refused.
 fn pick<'a>(index: &Digest, instances: &'a [Descriptor], platform: &Platform) -> Result<&'a Descriptor, ImageError> {
+    let same_cpu = |p: &Platform| p.os == platform.os && p.architecture == platform.architecture;
+    let mut candidates: Vec<&Descriptor> =
+        instances.iter().filter(|d| d.platform.as_ref().is_some_and(same_cpu)).collect();
+    candidates.dedup_by(|a, b| a.digest == b.digest);
+    if candidates.len() > 1 {
+        let offered: Vec<String> = candidates
+            .iter()
+            .map(|d| format!("{} {}", d.platform.as_ref().map(Platform::to_string).unwrap_or_default(), d.digest))
+            .collect();
+        return Err(ImageError::Unsupported {
+            digest: index.clone(),
+            what: format!(
+                "an image index with {} images for {}/{} ({}): which one a node pulls depends on its CPU variant and the puller's preferences (compression), so what the cluster installs cannot be told",
+                candidates.len(),
+                platform.os,
+                platform.architecture,
+                offered.join(", ")
+            ),
+        });
+    }
     let named = instances.iter().find(|d| d.platform.as_ref().is_some_and(|p| platform.matches(p)));
     let nested = || instances.iter().find(|d| d.platform.is_none() && names_index(&d.media_type));
     named.or_else(nested).ok_or_else(|| {

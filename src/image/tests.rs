@@ -127,6 +127,22 @@ fn an_index_gives_the_instance_for_the_platform() {
     }
 }
 
+/// Two images for one os and architecture (a variant, or a zstd copy beside
+/// a gzip one): which the nodes pull depends on their CPU and the puller's
+/// preferences, so neither is judged for the index.
+#[test]
+fn an_index_offering_two_images_for_one_cpu_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (amd, arm) = two_platforms(tmp.path());
+    for (second, platform) in [(arm.clone(), "linux/amd64/v3"), (arm, "linux/amd64")] {
+        let platforms = [(amd.clone(), Platform::default()), (second, Platform::parse(platform).unwrap())];
+        let index = write_index(tmp.path(), &platforms, Format::Oci, None).unwrap();
+        let layouts = Layouts::open(&[tmp.path()]).unwrap();
+        let err = layouts.bundle(&index, &Platform::default()).unwrap_err().to_string();
+        assert!(err.contains("an image index with 2 images for linux/amd64"), "{err}");
+    }
+}
+
 #[test]
 fn a_nested_index_is_followed() {
     let tmp = tempfile::tempdir().unwrap();

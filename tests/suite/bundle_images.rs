@@ -439,3 +439,41 @@ fn skopeo_layouts_of_docker_images_keep_their_digest_only_when_told() {
     assert_eq!(converted_row["verdict"], "unjudged", "{converted_row}");
     assert!(converted_row["errors"][0].as_str().unwrap().contains("holds no image of its digest"), "{converted_row}");
 }
+
+/// A catalog naming a multi-platform image: the instance for `--platform`
+/// is judged, and the row says which; each platform is judged on its own.
+#[test]
+fn an_image_index_is_judged_for_the_platform_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = dir.path().join("images");
+    let amd = bundle_image(&layout, "0.5.2", Vec::new());
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: extra\n";
+    let added = Layer { entries: vec![Entry::File { path: "manifests/pod.yaml".into(), contents: pod.into() }] };
+    let folder = repo(&format!("{FOLDERS}/kube-green/0.5.2"));
+    let arm_platform = Platform::parse("linux/arm64").unwrap();
+    let arm = write_image(
+        &layout,
+        &ImageSpec { platform: arm_platform.clone(), ..spec(vec![bundle_layer(&folder), added]) },
+        None,
+    )
+    .unwrap();
+    let index = olm_rbac::image::write_index(
+        &layout,
+        &[(amd.clone(), Platform::default()), (arm, arm_platform)],
+        Format::Oci,
+        None,
+    )
+    .unwrap();
+    let catalog = catalog_naming(dir.path(), "quay.io/example/kube-green", &BTreeMap::from([("0.5.2", index.clone())]));
+    let row = |more: &[&str]| {
+        let mut args = vec!["--bundles", layout.to_str().unwrap()];
+        args.extend(more);
+        let (_, rows, _) = audit(&catalog, &args);
+        rows.into_iter().find(|r| r["version"] == "0.5.2").unwrap()
+    };
+    let amd_row = row(&[]);
+    assert_eq!(amd_row["verdict"], "pass");
+    let said = format!("its image {index} is an image index: its linux/amd64 instance {amd} was judged");
+    assert!(amd_row["warnings"].to_string().contains(&said), "{amd_row}");
+    assert_eq!(row(&["--platform", "linux/arm64"])["verdict"], "uninstallable");
+}
