@@ -109,15 +109,24 @@ impl Bundles {
     /// Pulls the image `digest` names into the cache, unless a layout holds
     /// it already (a second run asks no registry). Why it cannot, if not.
     fn pull(&mut self, image: &str, digest: &Digest) -> Result<(), String> {
-        let Some(puller) = &mut self.puller else { return Ok(()) };
         if self.layouts.holds(digest) {
             return Ok(());
         }
+        self.pull_again(image, digest)
+    }
+
+    /// Pulls the image `digest` names into the cache whether or not a layout
+    /// holds it (blobs already sound in the cache are kept).
+    fn pull_again(&mut self, image: &str, digest: &Digest) -> Result<(), String> {
+        let Some(puller) = &mut self.puller else { return Ok(()) };
         let reference = Reference::parse(image).map_err(|e| format!("its image {image:?} cannot be pulled: {e}"))?;
         let pulled = puller
             .client
             .pull(&reference, &self.platform, &mut puller.cache)
             .map_err(|e| format!("its image could not be pulled, so it is not judged: {e}"))?;
+        if &pulled != digest {
+            return Err(format!("its image was pulled as {pulled}, not {digest}, so it is not judged"));
+        }
         self.layouts
             .add_image(puller.cache.root(), &pulled)
             .map_err(|e| format!("its image, pulled into {}, cannot be read: {e}", puller.cache.root().display()))
@@ -135,7 +144,7 @@ impl Bundles {
         }
         let mut instance = None;
         let given = match digest.clone().filter(|d| self.layouts.holds(d)) {
-            Some(digest) => Some((From::Image, self.image(entry, &digest, &mut instance))),
+            Some(digest) => Some((From::Image, self.image_or_pull(entry, &digest, &mut instance))),
             None => self.folder(entry)?.map(|read| (From::Folder, read)),
         };
         let found = |manifests, from| Found { manifests, from, instance: instance.clone() };
@@ -164,6 +173,25 @@ impl Bundles {
             "the catalog carries no manifests for {} (no olm.bundle.object), and {given}: it cannot be judged",
             entry.name
         )
+    }
+
+    /// [`Bundles::image`]; with `--pull`, an image that cannot be read (a
+    /// blob damaged or missing in the cache, an index cached for another
+    /// platform) is pulled again once, and read again.
+    fn image_or_pull(
+        &mut self,
+        entry: &Entry,
+        digest: &Digest,
+        instance: &mut Option<String>,
+    ) -> Result<Manifests, String> {
+        let read = self.image(entry, digest, instance);
+        match (&read, entry.image.as_deref()) {
+            (Err(_), Some(image)) if self.puller.is_some() => match self.pull_again(image, digest) {
+                Ok(()) => self.image(entry, digest, instance),
+                Err(_) => read,
+            },
+            _ => read,
+        }
     }
 
     /// The bundle image of `digest`, read as operator-controller reads it.

@@ -21,7 +21,7 @@ pub fn default_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf
 
 impl Sink for Store {
     fn has(&self, digest: &Digest) -> bool {
-        self.has_blob(digest)
+        self.has_sound_blob(digest)
     }
 
     fn put(&mut self, digest: &Digest, body: &mut dyn Read) -> Result<u64, RegistryError> {

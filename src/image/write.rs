@@ -166,12 +166,21 @@ impl Store {
         self.blob_path(digest).symlink_metadata().is_ok_and(|m| m.is_file())
     }
 
+    /// Whether the layout has blob `digest` and its bytes hash to it: a blob
+    /// damaged or planted in a cache is then fetched again.
+    pub fn has_sound_blob(&self, digest: &Digest) -> bool {
+        let Ok((file, _)) = open_regular(&self.blob_path(digest)) else { return false };
+        let mut hashing = super::Hashing::new(file);
+        io::copy(&mut hashing, &mut io::sink()).is_ok() && &hashing.finish().0 == digest
+    }
+
     /// Streams `body` into blob `expected` (a temporary file renamed in
     /// place once its bytes hash to `expected`), and gives its size. A blob
-    /// already there is kept and `body` left unread.
+    /// already there whose bytes are its digest is kept and `body` left
+    /// unread; one that is not is replaced.
     pub fn put_blob(&mut self, expected: &Digest, body: &mut dyn Read) -> Result<u64, ImageError> {
         let path = self.blob_path(expected);
-        if self.has_blob(expected) {
+        if self.has_sound_blob(expected) {
             return Ok(open_regular(&path)?.1);
         }
         let (temp, file) = self.temp_file()?;

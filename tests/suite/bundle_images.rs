@@ -290,6 +290,15 @@ fn pulled_images_judge_as_layouts_and_a_second_run_needs_no_registry() {
     let (_, from_layout, _) = audit(&catalog, &["--bundles", layout.to_str().unwrap(), "-c", &config]);
     assert_eq!(summary(&pulled), summary(&from_layout));
     assert_eq!(summary(&pulled).iter().filter(|(_, v, _)| v == "pass").count(), 9, "{pulled:?}");
+    // A blob damaged in the cache is fetched again, and the bundle judged as before.
+    let cache_layout = Store::open_or_create(&cache).unwrap();
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(cache_layout.blob_path(&digests["0.6.0"])).unwrap()).unwrap();
+    let layer = Digest::parse(manifest["layers"][0]["digest"].as_str().unwrap()).unwrap();
+    std::fs::write(cache_layout.blob_path(&layer), b"damaged").unwrap();
+    let (_, healed, stderr) = audit(&catalog, &pull);
+    assert_eq!(summary(&healed), summary(&pulled), "{stderr}");
+    assert_ne!(std::fs::read(cache_layout.blob_path(&layer)).unwrap(), b"damaged");
     registry.stop();
     let (code, again, stderr) = audit(&catalog, &pull);
     assert_eq!((code, summary(&again)), (Some(1), summary(&pulled)), "{stderr}");
