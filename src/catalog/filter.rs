@@ -79,17 +79,16 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
         Err(e) => return Outcome::failure(format!("{}: {e}", args.catalog.display()), INPUT_ERROR),
     };
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
-    let kept = match Kept::decide(&packages, &rows, images) {
-        Ok(kept) => kept,
-        Err(e) => {
-            return Outcome::failure(
-                format!("{}: {e}; nothing was written", args.catalog.display()),
-                crate::outcome::Exit::Refused,
-            )
-        }
-    };
+    let kept = Kept::decide(&packages, &rows, images);
     if kept.bundles.is_empty() {
-        let said = format!("no bundle of {} passes: nothing was written", args.catalog.display());
+        let said = match kept.refused.as_slice() {
+            [] => format!("no bundle of {} passes: nothing was written", args.catalog.display()),
+            refused => format!(
+                "no package of {} can be served with only the bundles that pass ({}): nothing was written",
+                args.catalog.display(),
+                refused.iter().map(|(_, why)| why.as_str()).collect::<Vec<_>>().join("; ")
+            ),
+        };
         return Outcome {
             code: crate::outcome::Exit::Refused,
             ..report::write(&catalog, rows, &kept, images, args.report, &said)
@@ -213,27 +212,37 @@ pub(super) struct Kept {
     packages: BTreeMap<String, Filtered>,
     /// The packages that keep none, left out whole.
     dropped: Vec<String>,
+    /// The packages whose passing bundles cannot be served as opm and OLM
+    /// v1 expect, left out whole, each with why.
+    refused: Vec<(String, String)>,
 }
 
 impl Kept {
     /// The bundles that pass as `catalog judge` passes them (its policy's
     /// verdict, installable, its image by digest unless tags are accepted),
     /// and each package's graph without the others.
-    fn decide(packages: &[graph::Package], rows: &[Row], images: Images) -> Result<Kept, String> {
+    ///
+    /// A package whose passing bundles cannot be served as opm and OLM v1
+    /// expect (its default channel keeps none while others do, a channel opm
+    /// would refuse) is left out whole, with why, and the rest is kept: one
+    /// unservable package does not cost the others their judged bundles.
+    fn decide(packages: &[graph::Package], rows: &[Row], images: Images) -> Kept {
         let bundles: BTreeSet<(String, String)> =
             rows.iter().filter(|r| r.passes(images)).map(|r| (r.package.clone(), r.bundle.clone())).collect();
-        let mut kept = Kept { bundles, packages: BTreeMap::new(), dropped: Vec::new() };
+        let mut kept = Kept { bundles, packages: BTreeMap::new(), dropped: Vec::new(), refused: Vec::new() };
         for p in packages {
             let names: BTreeSet<&str> =
                 kept.bundles.iter().filter(|(pkg, _)| *pkg == p.name).map(|(_, b)| b.as_str()).collect();
-            let filtered = graph::filter(p, &names)?;
-            if filtered.channels.is_empty() {
-                kept.dropped.push(p.name.clone());
-            } else {
-                kept.packages.insert(p.name.clone(), filtered);
+            match graph::filter(p, &names) {
+                Ok(filtered) if filtered.channels.is_empty() => kept.dropped.push(p.name.clone()),
+                Ok(filtered) => {
+                    kept.packages.insert(p.name.clone(), filtered);
+                }
+                Err(why) => kept.refused.push((p.name.clone(), why)),
             }
         }
-        Ok(kept)
+        kept.bundles.retain(|(package, _)| !kept.refused.iter().any(|(p, _)| p == package));
+        kept
     }
 
     /// The document as the judged catalog holds it, if it holds it.

@@ -268,6 +268,8 @@ codes! {
         "a catalog's bundle image is named by tag, so no verdict binds it, and the judged catalog leaves it out";
     CatalogEdgeRewired = "catalog-edge-rewired",
         "an upgrade edge that ran through left-out bundles now joins the bundles kept";
+    CatalogPackageLeftOut = "catalog-package-left-out",
+        "a package cannot be served as opm and OLM v1 expect with only its passing bundles (its default channel keeps none, or a channel opm would refuse), and the judged catalog leaves it out whole";
 
     // olm-rbac diff.
     AccessGained = "access-gained",

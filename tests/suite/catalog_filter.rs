@@ -621,3 +621,42 @@ fn the_json_report_has_the_committed_shape() {
         log["runs"][0]["results"].as_array().unwrap().iter().map(|r| r["ruleId"].as_str().unwrap()).collect();
     assert_eq!(rules, ["catalog-bundle-fails", "catalog-edge-rewired"]);
 }
+
+/// Issue 49: one unservable package does not cost the others their judged
+/// bundles. kube-green's default channel keeps no bundle (its one entry is a
+/// tag image, left out) while its beta channel keeps bundles: OLM v1 would
+/// install from an empty default channel, so the package is left out whole,
+/// named with why; trident's passing bundles are written, exit 0.
+#[test]
+fn an_unservable_package_is_left_out_whole_and_the_rest_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog");
+    std::fs::create_dir(&catalog).unwrap();
+    let mut beta = CHAIN_TO_0_5_2.to_vec();
+    beta.extend(["0.7.0<0.5.2", "0.7.1<0.7.0"]);
+    let kube_green = kube_green_with(dir.path(), &(channel("alpha", &["0.6.0"]) + &channel("beta", &beta)));
+    let tagged = std::fs::read_to_string(&kube_green).unwrap().replace(
+        "image: quay.io/community-operator-pipeline-prod/kube-green@sha256:5454491ad316d474619cc0574d8238cac793f8677ae265501beb3c87c9f2b0a6\n",
+        "image: quay.io/community-operator-pipeline-prod/kube-green:0.6.0\n",
+    );
+    std::fs::write(catalog.join("kube-green.yaml"), tagged).unwrap();
+    std::fs::copy(repo(TRIDENT), catalog.join("trident.yaml")).unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, TRIDENT_CONFIG).unwrap();
+    let out_dir = dir.path().join("judged");
+    let out = filter(&catalog, None, &config, &out_dir, &["--report", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["refusedPackages"][0]["package"], "kube-green");
+    assert_eq!(report["refusedPackages"][0]["code"], "catalog-package-left-out");
+    let why = report["refusedPackages"][0]["why"].as_str().unwrap();
+    assert!(
+        why.contains("its default channel \"alpha\" keeps no bundle that passes, while channel(s) beta do"),
+        "{why}"
+    );
+    let docs = documents(&out_dir.join("catalog.json"));
+    let packages: Vec<&str> = of_schema(&docs, "olm.package").iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(packages, ["trident-operator"]);
+    assert!(of_schema(&docs, "olm.bundle").iter().all(|b| b["package"] == "trident-operator"));
+    assert_eq!(of_schema(&docs, "olm.bundle").len(), report["kept"].as_u64().unwrap() as usize);
+}

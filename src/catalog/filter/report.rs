@@ -74,6 +74,19 @@ struct DroppedChannel<'a> {
     channel: &'a str,
 }
 
+/// A package left out whole, and why: its passing bundles cannot be served
+/// as opm and OLM v1 expect.
+#[derive(Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RefusedPackage<'a> {
+    /// The package.
+    package: &'a str,
+    /// The result code, `catalog-package-left-out`.
+    code: &'static str,
+    /// Why: its default channel keeps no bundle while others do, or a channel opm would refuse.
+    why: &'a str,
+}
+
 /// `catalog filter --report json`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -91,6 +104,8 @@ struct Out<'a> {
     dropped_channels: Vec<DroppedChannel<'a>>,
     /// The packages that keep no bundle, left out whole.
     dropped_packages: &'a [String],
+    /// The packages left out whole although bundles of theirs pass, each with why; the rest is written.
+    refused_packages: Vec<RefusedPackage<'a>>,
     /// Every bundle as `catalog judge -o json` lists it.
     bundles: &'a [Row],
 }
@@ -162,6 +177,11 @@ pub(super) fn write(
         rewired,
         dropped_channels,
         dropped_packages: &kept.dropped,
+        refused_packages: kept
+            .refused
+            .iter()
+            .map(|(package, why)| RefusedPackage { package, code: Code::CatalogPackageLeftOut.id(), why })
+            .collect(),
         bundles: &all,
     };
     let stdout = match report {
@@ -229,6 +249,9 @@ fn text(out: &Out<'_>) -> String {
     for p in out.dropped_packages {
         s.push_str(&format!("dropped   {}  package: no bundle kept\n", printable(p)));
     }
+    for r in &out.refused_packages {
+        s.push_str(&format!("left out  {}  package  {}: {}\n", printable(r.package), r.code, printable(r.why)));
+    }
     s
 }
 
@@ -248,6 +271,9 @@ fn markdown(out: &Out<'_>) -> String {
     }
     for p in out.dropped_packages {
         s.push_str(&format!("| dropped | {} | package | no bundle kept |\n", code(p)));
+    }
+    for r in &out.refused_packages {
+        s.push_str(&format!("| left out | {} | package | `{}`: {} |\n", code(r.package), r.code, text(r.why)));
     }
     s
 }
@@ -273,6 +299,13 @@ fn sarif(catalog: &Catalog, out: &Out<'_>) -> String {
         level: Level::Note,
         message: format!("channel {} of package {}: {} {}", r.channel, r.package, r.bundle, rewired_said(r)),
         uri: uri(r.package, r.bundle),
+        line: None,
+    }));
+    results.extend(out.refused_packages.iter().map(|r| Result {
+        rule: Code::CatalogPackageLeftOut,
+        level: Level::Warning,
+        message: format!("package {} is left out whole: {}", r.package, r.why),
+        uri: None,
         line: None,
     }));
     crate::sarif::log(env!("CARGO_PKG_VERSION"), &results)
