@@ -134,12 +134,13 @@ struct BundleSource {
 }
 
 impl BundleSource {
-    fn args(&self) -> crate::catalog::BundleArgs<'_> {
+    /// What the library takes; `quiet`: no progress lines.
+    fn args(&self, quiet: bool) -> crate::catalog::BundleArgs<'_> {
         use std::io::IsTerminal as _;
         let pull = self.pull.then(|| crate::catalog::PullArgs {
             cache: self.image_cache.as_deref(),
             tls_verify: self.tls_verify,
-            progress: std::io::stderr().is_terminal(),
+            progress: !quiet && std::io::stderr().is_terminal(),
         });
         crate::catalog::BundleArgs { paths: &self.bundles, platform: Some(&self.platform), pull }
     }
@@ -174,6 +175,9 @@ struct FilterArgs {
     /// text (default), markdown, json or sarif.
     #[arg(long, value_enum, default_value_t = crate::catalog::Report::Text)]
     report: crate::catalog::Report,
+    /// Only errors on stderr: no warnings, progress or summary line.
+    #[arg(short = 'q', long)]
+    quiet: bool,
 }
 
 impl FilterArgs {
@@ -184,7 +188,7 @@ impl FilterArgs {
         };
         crate::catalog::filter(&crate::catalog::FilterArgs {
             catalog: &self.source.catalog,
-            bundles: self.source.bundles.args(),
+            bundles: self.source.bundles.args(self.quiet),
             config: &config,
             output: &self.output,
             allow_tag_images: self.allow_tag_images,
@@ -192,6 +196,7 @@ impl FilterArgs {
             push: self.push.as_deref(),
             report: self.report,
         })
+        .quieted(self.quiet)
     }
 }
 
@@ -208,6 +213,9 @@ struct AuditArgs {
     /// text (default), markdown or json.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = crate::catalog::Format::Text)]
     output: crate::catalog::Format,
+    /// Only errors on stderr: no warnings, progress or summary line.
+    #[arg(short = 'q', long)]
+    quiet: bool,
 }
 
 impl AuditArgs {
@@ -218,10 +226,11 @@ impl AuditArgs {
         };
         crate::catalog::audit(&crate::catalog::AuditArgs {
             catalog: &self.source.catalog,
-            bundles: self.source.bundles.args(),
+            bundles: self.source.bundles.args(self.quiet),
             config: config.as_deref(),
             format: self.output,
         })
+        .quieted(self.quiet)
     }
 }
 
@@ -244,6 +253,9 @@ struct JudgeArgs {
     /// text (default), markdown or json.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = crate::catalog::Format::Text)]
     output: crate::catalog::Format,
+    /// Only errors on stderr: no warnings, progress or summary line.
+    #[arg(short = 'q', long)]
+    quiet: bool,
 }
 
 impl JudgeArgs {
@@ -257,12 +269,13 @@ impl JudgeArgs {
         };
         crate::catalog::judge(&crate::catalog::JudgeArgs {
             catalog: &self.source.catalog,
-            bundles: self.source.bundles.args(),
+            bundles: self.source.bundles.args(self.quiet),
             config: &config,
             extension: &extension,
             allow_tag_images: self.allow_tag_images,
             format: self.output,
         })
+        .quieted(self.quiet)
     }
 }
 
@@ -387,7 +400,7 @@ impl RenderArgs {
             }
             return run::render_paths(self.config.as_deref(), &paths, options);
         };
-        let (bundles, tags) = (self.bundles.args(), self.allow_tag_images);
+        let (bundles, tags) = (self.bundles.args(self.quiet), self.allow_tag_images);
         run::render_paths_judging(self.config.as_deref(), &paths, options, |inputs, configs| {
             crate::catalog::judged_range(&catalog, &bundles, tags, inputs, configs).map(Some)
         })

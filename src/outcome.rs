@@ -68,6 +68,15 @@ impl Outcome {
         Outcome { stdout: String::new(), stderr: format!("error: {message}\n"), code }
     }
 
+    /// The outcome as `-q` writes it: only the errors on stderr (its lines
+    /// that start `error:`), no warnings, infos or summary line.
+    pub fn quieted(mut self, quiet: bool) -> Outcome {
+        if quiet {
+            self.stderr = self.stderr.lines().filter(|l| l.starts_with("error:")).map(|l| format!("{l}\n")).collect();
+        }
+        self
+    }
+
     /// Writes the outcome, stderr first; the result of writing stdout, which
     /// [`Outcome::exit_status`] turns into the exit status.
     pub fn emit(&self) -> std::io::Result<()> {

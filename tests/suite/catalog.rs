@@ -662,3 +662,33 @@ fn an_audit_read_in_one_pass_reports_what_two_would() {
     assert!(text(&out.stderr).contains("a second one; opm allows at most one per package"), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("not base64"), "{}", text(&out.stderr));
 }
+
+/// Issue 49: `-q` on the catalog commands, as on render and the access
+/// checks: only errors on stderr, the rows still on stdout.
+#[test]
+fn the_catalog_commands_take_quiet() {
+    let catalog = repo(WITH_OBJECTS).display().to_string();
+    let loud = run_bin(&["catalog", "audit", "--catalog", &catalog], "");
+    assert!(text(&loud.stderr).contains("10 bundle(s): 10 pass"), "{}", text(&loud.stderr));
+    for command in ["audit", "judge", "filter"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (config, ext, out) = (dir.path().join("rbac.yaml"), dir.path().join("ext.yaml"), dir.path().join("out"));
+        std::fs::write(&config, CONFIG).unwrap();
+        std::fs::write(&ext, extension("      version: \">=0.7.0\"\n")).unwrap();
+        let [config, ext, out] = [config, ext, out].map(|p| p.display().to_string());
+        let mut args = vec!["catalog", command, "--catalog", &catalog, "-c", &config, "-q"];
+        match command {
+            "judge" => args.extend(["-f", ext.as_str()]),
+            "filter" => args.extend(["-o", out.as_str()]),
+            _ => {}
+        }
+        let quiet = run_bin(&args, "");
+        let expected = if command == "audit" { 1 } else { 0 }; // audit: 0.6.0 fails the policy
+        assert_eq!(quiet.status.code(), Some(expected), "{command}: {}", text(&quiet.stderr));
+        assert_eq!(text(&quiet.stderr), "", "{command}");
+        assert!(text(&quiet.stdout).contains("kube-green.v0.7.1"), "{command}: {}", text(&quiet.stdout));
+    }
+    let missing = run_bin(&["catalog", "audit", "--catalog", "no-such-catalog", "-q"], "");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).starts_with("error: "), "{}", text(&missing.stderr));
+}
