@@ -118,10 +118,14 @@ fn question(
     verb: &str,
     resource: &str,
     name: Option<&str>,
+    subresource: Option<&str>,
     namespace: Option<&str>,
     warnings: &mut Vec<String>,
 ) -> Result<Question, Outcome> {
     if resource.starts_with('/') {
+        if subresource.is_some() {
+            return Err(input_error(format!("{resource} is a non-resource URL, which has no subresource")));
+        }
         if let Some(name) = name {
             return Err(input_error(format!("{resource} is a non-resource URL, which takes no NAME (given {name:?})")));
         }
@@ -131,11 +135,18 @@ fn question(
         }
         return Ok(Question::Url(UrlRequest { verb: verb.to_string(), path: resource.to_string() }));
     }
+    let (resource, name) = type_and_name(resource, name, subresource)?;
     let resolved = policy.resources.resolve(resource).map_err(input_error)?;
     if let Some(unknown) = &resolved.unknown {
         warnings.push(format!("warning: {unknown}"));
     }
-    let (group, plural, subresource) = (resolved.group, resolved.plural, resolved.subresource);
+    if let Some(sub) = subresource.filter(|s| !crate::access::subresources::is_subresource(s)) {
+        warnings.push(format!(
+            "warning: {sub:?} is no subresource the API server serves or authorizes: no request names it, so only a rule for \"*\" or \"*/{sub}\" allows it"
+        ));
+    }
+    let (group, plural) = (resolved.group, resolved.plural);
+    let subresource = subresource.map(String::from);
     let cluster = policy.resources.request_is_cluster_scoped(&group, &plural, name, namespace);
     if let (true, Some(ns)) = (cluster, namespace) {
         let text = resource_text(&group, &plural);
@@ -151,15 +162,43 @@ fn question(
     }))
 }
 
+/// `TYPE` or `TYPE/NAME`, as kubectl reads its argument (`pods/log` is the pod
+/// named `log`; a subresource is `--subresource`). Where the part after `/` is
+/// a subresource's name, what was meant cannot be told, and it is refused
+/// with both ways to say it; a name given twice is refused.
+fn type_and_name<'a>(
+    resource: &'a str,
+    name: Option<&'a str>,
+    subresource: Option<&str>,
+) -> Result<(&'a str, Option<&'a str>), Outcome> {
+    let Some((kind, object)) = resource.split_once('/') else { return Ok((resource, name)) };
+    if let Some(name) = name {
+        return Err(input_error(format!(
+            "{resource}: TYPE/NAME names the object already, and NAME {name:?} is given too; give the name once"
+        )));
+    }
+    if subresource.is_none() && crate::access::subresources::is_subresource(object) {
+        return Err(input_error(format!(
+            "{resource}: kubectl reads TYPE/NAME, the {kind} named {object:?}; for the subresource write `{kind} --subresource {object}`, for an object named {object:?} write `{kind} {object}`"
+        )));
+    }
+    if object.is_empty() || object.contains('/') {
+        return Err(input_error(format!("{resource}: not TYPE or TYPE/NAME")));
+    }
+    Ok((kind, Some(object)))
+}
+
 /// One `can-i` question: may this user, with these groups, make this request?
 pub struct CanI<'a> {
     /// The verb asked (`get`, `create`, … or `*`).
     pub verb: &'a str,
-    /// The resource as kubectl takes it (plural, singular, kind or short name, with `.group` and `/subresource`),
+    /// The resource as kubectl takes it (plural, singular, kind or short name, with `.group`; `TYPE/NAME` as kubectl reads it),
     /// or a non-resource URL starting with `/`.
     pub resource: &'a str,
     /// One object's name, which rules with `resourceNames` may allow.
     pub name: Option<&'a str>,
+    /// `--subresource`: the subresource asked about (`log`, `scale`).
+    pub subresource: Option<&'a str>,
     /// `-n`: the namespace asked in; without it, cluster-wide (ignored for a cluster-scoped resource or a URL).
     pub namespace: Option<&'a str>,
     /// `-A`: in every namespace at once, as `kubectl auth can-i -A` asks,
@@ -181,7 +220,7 @@ pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
     with_policy(inputs, q.common, |policy, warnings| {
         // `-A` asks with no namespace, as kubectl sends it: RoleBindings do not answer.
         let namespace = if q.all_namespaces { None } else { q.namespace };
-        let asked = match question(policy, q.verb, q.resource, q.name, namespace, warnings) {
+        let asked = match question(policy, q.verb, q.resource, q.name, q.subresource, namespace, warnings) {
             Ok(r) => r,
             Err(o) => return o,
         };
@@ -304,7 +343,7 @@ pub(super) fn encoded<T: serde::Serialize>(value: &T, format: Format) -> Outcome
 pub struct WhoCan<'a> {
     /// The verb asked (`get`, `create`, … or `*`).
     pub verb: &'a str,
-    /// The resource as kubectl takes it (plural, singular, kind or short name, with `.group` and `/subresource`),
+    /// The resource as kubectl takes it (plural, singular, kind or short name, with `.group`; `TYPE/NAME` as kubectl reads it),
     /// or a non-resource URL starting with `/`.
     pub resource: &'a str,
     /// `-n`: grants that apply in this namespace; without it (and without
@@ -312,12 +351,14 @@ pub struct WhoCan<'a> {
     pub namespace: Option<&'a str>,
     /// `-A`: grants in any namespace or cluster-wide, each saying where.
     pub all_namespaces: bool,
+    /// `--subresource`: the subresource asked about (`log`, `scale`).
+    pub subresource: Option<&'a str>,
 }
 
 /// Every subject that may make the request in the namespace (cluster-wide
 /// without one), as a table, with Kubernetes' bootstrap roles.
 pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<&str>) -> Outcome {
-    let q = WhoCan { verb, resource, namespace, all_namespaces: false };
+    let q = WhoCan { verb, resource, namespace, all_namespaces: false, subresource: None };
     who_can_with(inputs, &q, Format::Table, Common::default())
 }
 
@@ -327,7 +368,7 @@ pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<
 pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: Common) -> Outcome {
     with_policy(inputs, common, |policy, warnings| {
         let namespace = if q.all_namespaces { None } else { q.namespace };
-        let asked = match question(policy, q.verb, q.resource, None, namespace, warnings) {
+        let asked = match question(policy, q.verb, q.resource, None, q.subresource, namespace, warnings) {
             Ok(r) => r,
             Err(o) => return o,
         };

@@ -37,13 +37,18 @@ pub(super) struct CanIArgs {
     #[arg(value_name = "VERB", required_unless_present = "list", conflicts_with = "list")]
     verb: Option<String>,
     /// A resource by plural, singular, kind or short name (pods, pod, Pod,
-    /// po), with .group and /subresource (deployments.apps/scale); * for any;
-    /// or a non-resource URL starting with / (/healthz). Not with --list.
+    /// po), with .group (deployments.apps); * for any; TYPE/NAME as kubectl
+    /// reads it (pods/web-0); or a non-resource URL starting with / (/healthz).
+    /// Not with --list.
     #[arg(value_name = "RESOURCE", required_unless_present = "list", conflicts_with = "list")]
     resource: Option<String>,
     /// An object name, for rules with resourceNames (not with --list).
     #[arg(value_name = "NAME", conflicts_with = "list")]
     name: Option<String>,
+    /// The subresource asked about (log, exec, scale, status), as kubectl's
+    /// --subresource (not with --list).
+    #[arg(long, value_name = "SUBRESOURCE", conflicts_with = "list")]
+    subresource: Option<String>,
     /// The namespace to ask about; without it (and without -A), cluster-wide.
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     namespace: Option<String>,
@@ -99,9 +104,10 @@ impl CanIArgs {
             // clap requires both without --list; say so anyway rather than guess.
             return Outcome::failure("can-i needs <VERB> and <RESOURCE>, or --list", commands::INPUT_ERROR);
         };
-        let name = self.name.as_deref();
+        let (name, subresource) = (self.name.as_deref(), self.subresource.as_deref());
         let explain = self.explain;
-        let query = CanI { verb, resource, name, namespace, all_namespaces, user, groups, explain, common };
+        let query =
+            CanI { verb, resource, name, subresource, namespace, all_namespaces, user, groups, explain, common };
         commands::can_i(&inputs, &query)
     }
 }
@@ -184,10 +190,14 @@ pub(super) struct WhoCanArgs {
     /// get, list, watch, create, update, patch, delete, deletecollection, or *
     #[arg(value_name = "VERB")]
     verb: String,
-    /// A resource by plural, singular, kind or short name, with .group and
-    /// /subresource; * for any; or a non-resource URL starting with / (/metrics).
+    /// A resource by plural, singular, kind or short name, with .group; * for
+    /// any; TYPE/NAME as kubectl reads it; or a non-resource URL starting with
+    /// / (/metrics).
     #[arg(value_name = "RESOURCE")]
     resource: String,
+    /// The subresource asked about (log, exec, scale, status).
+    #[arg(long, value_name = "SUBRESOURCE")]
+    subresource: Option<String>,
     /// Only grants that apply in this namespace; without it (and without
     /// -A), only cluster-wide grants.
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
@@ -217,6 +227,7 @@ impl WhoCanArgs {
             resource: &self.resource,
             namespace: self.namespace.as_deref(),
             all_namespaces: self.all_namespaces,
+            subresource: self.subresource.as_deref(),
         };
         let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
         read_all("who-can", &self.files)

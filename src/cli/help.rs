@@ -52,11 +52,11 @@ Examples:
 
 /// Both forms of can-i, every optional flag in brackets.
 pub(super) const CAN_I_USAGE: &str = "\
-olm-rbac can-i <VERB> <RESOURCE> [NAME] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain] [-q] [--builtin-roles <SET>]
+olm-rbac can-i <VERB> <RESOURCE> [NAME] [--subresource <SUBRESOURCE>] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain] [-q] [--builtin-roles <SET>]
        olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
 
 pub(super) const WHO_CAN_USAGE: &str = "\
-olm-rbac who-can <VERB> <RESOURCE> [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
+olm-rbac who-can <VERB> <RESOURCE> [--subresource <SUBRESOURCE>] [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
 
 pub(super) const REPORT_USAGE: &str = "olm-rbac report [-o <FORMAT>] [-f <PATH>]... [-q] [--builtin-roles <SET>]";
 

@@ -265,20 +265,56 @@ fn non_resource_urls_are_asked_as_kubectl_asks_them() {
     );
 }
 
+/// Issue 49: kubectl reads `TYPE/NAME` (`pods/web-0` is the pod named
+/// web-0) and takes a subresource as `--subresource`. Where the part after
+/// the `/` is a subresource's name, what was meant cannot be told: refused,
+/// with both ways to say it. An unknown subresource is a warning.
+#[test]
+fn type_slash_name_and_subresource_are_read_as_kubectl_reads_them() {
+    let named = ["can-i", "get", "pods/web-0", "-n", "team-a", "--as", "bob"];
+    assert_eq!(answer(&named, WIDGETS).0, Some(0));
+    let twice = ["can-i", "get", "pods/web-0", "web-1", "-n", "team-a", "--as", "bob"];
+    assert_eq!(answer(&twice, WIDGETS).0, Some(2));
+    let ambiguous = run_bin(&["can-i", "get", "crd/status", "--as", "bob"], WIDGETS);
+    assert_eq!(ambiguous.status.code(), Some(2));
+    assert!(
+        text(&ambiguous.stderr).contains(
+            "kubectl reads TYPE/NAME, the crd named \"status\"; for the subresource write `crd --subresource status`"
+        ),
+        "{}",
+        text(&ambiguous.stderr)
+    );
+    let crd =
+        run_bin(&["can-i", "get", "crd/widgets.example.com", "--as", "root", "--as-group", "system:masters"], WIDGETS);
+    assert_eq!(crd.status.code(), Some(0), "{}", text(&crd.stderr));
+    let unknown = run_bin(&["can-i", "get", "pods", "--subresource", "logs", "-n", "team-a", "--as", "bob"], WIDGETS);
+    assert!(
+        text(&unknown.stderr).contains("\"logs\" is no subresource the API server serves or authorizes"),
+        "{}",
+        text(&unknown.stderr)
+    );
+    let who = run_bin(&["who-can", "create", "pods", "--subresource", "exec", "-n", "team-a"], WIDGETS);
+    assert_eq!(who.status.code(), Some(0), "{}", text(&who.stderr));
+}
+
 #[test]
 fn resources_are_named_by_plural_singular_kind_or_short_name() {
-    for name in
-        ["widgets", "widget", "Widget", "WIDGETS", "wdg", "wdg.example.com", "Widget.v1.example.com", "widgets/status"]
-    {
+    for name in ["widgets", "widget", "Widget", "WIDGETS", "wdg", "wdg.example.com", "Widget.v1.example.com"] {
         let args = ["can-i", "delete", name, "-n", "team-a", "--as", "bob"];
-        assert_eq!(answer(&args, WIDGETS).0, Some(if name.ends_with("/status") { 1 } else { 0 }), "{name}");
+        assert_eq!(answer(&args, WIDGETS).0, Some(0), "{name}");
     }
-    for name in ["pods", "pod", "Pod", "po", "po.v1.", "pods/exec"] {
+    let status = ["can-i", "delete", "widgets", "--subresource", "status", "-n", "team-a", "--as", "bob"];
+    assert_eq!(answer(&status, WIDGETS).0, Some(1), "the resource does not grant its subresource");
+    for name in ["pods", "pod", "Pod", "po", "po.v1."] {
         assert_eq!(answer(&["can-i", "create", name, "-n", "team-a", "--as", "bob"], WIDGETS).0, Some(0), "{name}");
     }
-    for name in ["deploy", "deployment.apps", "Deployment", "deploy.v1.apps/scale"] {
+    let exec = ["can-i", "create", "pods", "--subresource", "exec", "-n", "team-a", "--as", "bob"];
+    assert_eq!(answer(&exec, WIDGETS).0, Some(0));
+    for name in ["deploy", "deployment.apps", "Deployment"] {
         assert_eq!(answer(&["can-i", "patch", name, "-n", "team-a", "--as", "bob"], WIDGETS).0, Some(0), "{name}");
     }
+    let scale = ["can-i", "patch", "deploy.v1.apps", "--subresource", "scale", "-n", "team-a", "--as", "bob"];
+    assert_eq!(answer(&scale, WIDGETS).0, Some(0));
     let gadgets = "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgets.other.io}\nspec: {group: other.io, names: {plural: gadgets, kind: Gadget, shortNames: [wdg, po]}, scope: Namespaced}\n";
     let both = format!("{WIDGETS}{gadgets}");
     let ambiguous = run_bin(&["can-i", "get", "wdg", "--as", "bob"], &both);

@@ -739,7 +739,7 @@ fn locator_binding(namespace: Option<&str>, name: &str, role_kind: &str, role: &
 fn located(objects: &str, verb: &str, resource: &str, namespace: Option<&str>) -> Vec<String> {
     use olm_rbac::check::commands::{who_can_with, Common, Format, WhoCan};
     let inputs = [Source { name: "rbac.yaml".into(), text: objects.into() }];
-    let question = WhoCan { verb, resource, namespace, all_namespaces: false };
+    let question = WhoCan { verb, resource, namespace, all_namespaces: false, subresource: None };
     let common = Common { builtin_roles: builtin::BuiltinRoles::None, quiet: true };
     let out = who_can_with(&inputs, &question, Format::Json, common);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -882,11 +882,17 @@ type RuleCase =
 
 /// `can-i VERB RESOURCE --as u --builtin-roles none` on `input`.
 fn ask_as_u(input: &[Source], verb: &str, resource: &str) -> olm_rbac::outcome::Outcome {
+    ask_as_u_sub(input, verb, resource, None)
+}
+
+/// [`ask_as_u`] with `--subresource`.
+fn ask_as_u_sub(input: &[Source], verb: &str, resource: &str, subresource: Option<&str>) -> olm_rbac::outcome::Outcome {
     use olm_rbac::check::commands::{can_i, CanI, Common};
     let query = CanI {
         verb,
         resource,
         name: None,
+        subresource,
         namespace: None,
         all_namespaces: false,
         user: "u",
@@ -898,8 +904,9 @@ fn ask_as_u(input: &[Source], verb: &str, resource: &str) -> olm_rbac::outcome::
 }
 
 /// The same TestRuleMatches requests asked through `can-i`, as kubectl asks
-/// them (`kubectl auth can-i verb1 resource1.group1/subresource1`): every
-/// group is taken, known or not, and the answer is the authorizer's.
+/// them (`kubectl auth can-i verb1 resource1.group1 --subresource
+/// subresource1`): every group is taken, known or not, and the answer is the
+/// authorizer's.
 #[test]
 fn rule_matches_asked_through_can_i_as_kubectl_asks() {
     let flow =
@@ -928,11 +935,8 @@ fn rule_matches_asked_through_can_i_as_kubectl_asks() {
                         Some((s1, s2)) => Some(if group == "group1" || resource == "resource2" { s1 } else { s2 }),
                         None => None,
                     };
-                    let argument = match subresource {
-                        Some(s) => format!("{resource}.{group}/{s}"),
-                        None => format!("{resource}.{group}"),
-                    };
-                    let out = ask_as_u(&input, verb, &argument);
+                    let argument = format!("{resource}.{group}");
+                    let out = ask_as_u_sub(&input, verb, &argument, subresource);
                     let want = allows(&rule, &request(verb, group, resource, subresource.unwrap_or(""), ""));
                     assert_eq!(out.code, if want { 0 } else { 1 }, "can-i {verb} {argument}: {}", out.stderr);
                     assert!(
