@@ -274,7 +274,7 @@ fn without<T>(items: Vec<T>, indices: &std::collections::BTreeSet<usize>) -> Vec
 /// The package a bundle's `metadata/annotations.yaml` names (`None` when it
 /// names none as a string), read as operator-controller reads the file; why
 /// not, when it cannot be read so (OLM then refuses the bundle).
-fn package_of(annotations: &str) -> Result<Option<String>, String> {
+pub(crate) fn package_of(annotations: &str) -> Result<Option<String>, String> {
     const KEY: &str = crate::model::BUNDLE_PACKAGE_ANNOTATION;
     let refused = |line: usize, col: usize, why: &str| {
         format!("line {line}, column {col}: {why}; OLM cannot read the file, so it refuses the bundle")

@@ -241,6 +241,12 @@ impl Bundles {
                 return Ok(Some(read_folder(dir, &entry.name)));
             }
         }
+        for root in &self.folders {
+            if let Some(dir) = by_annotations(root, entry) {
+                refuse_links(root, &dir)?;
+                return Ok(Some(read_folder(&dir, &entry.name)));
+            }
+        }
         Ok(None)
     }
 }
@@ -333,6 +339,25 @@ impl Puller {
         }
         Ok(Puller { client, cache })
     }
+}
+
+/// `<root>/<folder>/<version>/manifests/` whose `metadata/annotations.yaml`
+/// names the entry's package, where the folder is named otherwise (the
+/// community repositories' `operators/konflux` holds package
+/// `konflux-operator`): the package is what OLM reads from the image.
+fn by_annotations(root: &Path, entry: &Entry) -> Option<PathBuf> {
+    let version = entry.version.as_ref()?.to_string();
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(root).ok()?.filter_map(Result::ok).map(|e| e.path()).collect();
+    folders.sort();
+    folders
+        .into_iter()
+        .map(|f| f.join(&version))
+        .find(|bundle| {
+            let annotations = std::fs::read_to_string(bundle.join("metadata").join("annotations.yaml")).ok();
+            let package = annotations.and_then(|a| crate::judge::package_of(&a).ok().flatten());
+            package.as_deref() == Some(entry.package.as_str()) && bundle.join("manifests").is_dir()
+        })
+        .map(|bundle| bundle.join("manifests"))
 }
 
 /// A folder's manifests, named as the bundle's.

@@ -486,3 +486,19 @@ fn an_image_index_is_judged_for_the_platform_and_says_so() {
     assert!(amd_row["warnings"].to_string().contains(&said), "{amd_row}");
     assert_eq!(row(&["--platform", "linux/arm64"])["verdict"], "uninstallable");
 }
+
+/// Issue 49: a bundle folder is matched by the package its
+/// `metadata/annotations.yaml` names where its folder is named otherwise
+/// (the community repositories' `operators/konflux` holds package
+/// `konflux-operator`), and judged as under its package's name.
+#[test]
+fn bundle_folders_are_matched_by_their_annotations_package() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo(&format!("{FOLDERS}/kube-green")), &dir.path().join("green-ops"));
+    let catalog = repo(METADATA_ONLY).display().to_string();
+    let (code, renamed, stderr) = audit(&catalog, &["--bundles", dir.path().to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, named, _) = audit(&catalog, &["--bundles", &repo(FOLDERS).display().to_string()]);
+    assert_eq!(summary(&renamed), summary(&named));
+    assert!(summary(&renamed).iter().all(|(_, _, source)| source == "folder"), "{renamed:?}");
+}
