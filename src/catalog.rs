@@ -31,7 +31,7 @@ mod read;
 mod report;
 mod resolve;
 
-pub use bundles::{BundleArgs, From, PullArgs};
+pub use bundles::{BundleArgs, PullArgs, ReadFrom};
 pub use filter::{filter, json_schema as filter_json_schema, FilterArgs, Report};
 pub(crate) use range::judged_range;
 pub use report::{json_schema, Format};

@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Entry;
-use crate::image::{Client, Digest, Layouts, Platform, Reference, Store};
+use crate::image::{pinned_digest, Client, Digest, Layouts, Platform, Reference, Store};
 use crate::input::{BundleRoot, Metadata, Source};
 
 /// What the catalog commands and `render --judged-catalog` read bundles from besides the catalog.
@@ -47,7 +47,7 @@ pub struct PullArgs<'a> {
 /// Where a bundle's manifests were read from (`source` in the report).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum From {
+pub enum ReadFrom {
     /// The bundle image the catalog names, by its digest.
     Image,
     /// A bundle folder under `--bundles`, standing in for the image.
@@ -64,7 +64,7 @@ pub(super) type Manifests = crate::input::Inputs;
 /// for what OLM installs; and where they came from, when anything was found.
 pub(super) struct Found {
     pub(super) manifests: Result<Manifests, String>,
-    pub(super) from: Option<From>,
+    pub(super) from: Option<ReadFrom>,
     /// Which instance of an image index was judged, for the platform.
     pub(super) instance: Option<String>,
 }
@@ -136,16 +136,16 @@ impl Bundles {
     /// folder, the catalog's `carried` copy. The error is a folder reached
     /// through a symbolic link, which stops the run.
     pub(super) fn find(&mut self, entry: &Entry, carried: Option<Vec<Source>>) -> Result<Found, String> {
-        let digest = entry.image.as_deref().and_then(digest_of);
+        let digest = entry.image.as_deref().and_then(pinned_digest);
         if let (Some(image), Some(digest)) = (entry.image.as_deref(), &digest) {
             if let Err(why) = self.pull(image, digest) {
-                return Ok(Found { manifests: Err(why), from: Some(From::Image), instance: None });
+                return Ok(Found { manifests: Err(why), from: Some(ReadFrom::Image), instance: None });
             }
         }
         let mut instance = None;
         let given = match digest.clone().filter(|d| self.layouts.holds(d)) {
-            Some(digest) => Some((From::Image, self.image_or_pull(entry, &digest, &mut instance))),
-            None => self.folder(entry)?.map(|read| (From::Folder, read)),
+            Some(digest) => Some((ReadFrom::Image, self.image_or_pull(entry, &digest, &mut instance))),
+            None => self.folder(entry)?.map(|read| (ReadFrom::Folder, read)),
         };
         let found = |manifests, from| Found { manifests, from, instance: instance.clone() };
         Ok(match (given, carried) {
@@ -154,7 +154,7 @@ impl Bundles {
             }
             (Some((from, read)), _) => found(read, Some(from)),
             (None, Some(carried)) => {
-                found(Ok(Manifests { sources: carried, bundle_roots: Vec::new() }), Some(From::Catalog))
+                found(Ok(Manifests { sources: carried, bundle_roots: Vec::new() }), Some(ReadFrom::Catalog))
             }
             (None, None) => found(Err(self.nothing_for(entry, digest.as_ref())), None),
         })
@@ -286,7 +286,7 @@ impl Bundles {
             return Ok(None);
         } else {
             let text = given.to_string_lossy();
-            let digest = digest_of(&text).ok_or_else(|| {
+            let digest = pinned_digest(&text).ok_or_else(|| {
                 at(&"neither a file nor a folder, nor an image reference by digest (REPOSITORY@sha256:…) to pull")
             })?;
             self.pull(&text, &digest).map_err(|e| at(&e))?;
@@ -373,12 +373,6 @@ fn read_folder(dir: &Path, bundle: &str) -> Result<Manifests, String> {
     Ok(Manifests { sources, bundle_roots: read.bundle_roots })
 }
 
-/// The digest an image reference names its content by, if it names one as
-/// OLM pulls it.
-fn digest_of(image: &str) -> Option<Digest> {
-    crate::image::pinned_digest(image)
-}
-
 /// A bundle's folder is judged as found under `--bundles`: one reached
 /// through a symbolic link could be any folder on the machine.
 fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
@@ -399,9 +393,9 @@ fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
 /// Whether the image's or folder's manifests hold the objects the catalog
 /// carries, whatever their files, order or format: OLM installs the image,
 /// and a catalog whose copy differs says nothing true of it.
-fn agree(given: &[Source], carried: &[Source], from: From) -> Result<(), String> {
+fn agree(given: &[Source], carried: &[Source], from: ReadFrom) -> Result<(), String> {
     let what = match from {
-        From::Image => "image",
+        ReadFrom::Image => "image",
         _ => "folder under --bundles",
     };
     let (given, carried) = match (objects(given), objects(carried)) {
@@ -470,31 +464,38 @@ mod tests {
             source("o1.json", r#"{"metadata":{"labels":{"x":"z"},"name":"b"},"kind":"B"}"#),
             source("o0.json", r#"{"kind":"A","metadata":{"name":"a"}}"#),
         ];
-        assert_eq!(agree(&image, &carried, From::Image), Ok(()));
+        assert_eq!(agree(&image, &carried, ReadFrom::Image), Ok(()));
         let edited = [source("a.yaml", "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata:\n  name: b\n")];
-        let why = agree(&edited, &carried, From::Image).err().unwrap_or_default();
+        let why = agree(&edited, &carried, ReadFrom::Image).err().unwrap_or_default();
         assert!(why.contains("only in the image: B b; only in the catalog: B b"), "{why}");
         let more = [source("a.yaml", "kind: A\nmetadata: {name: a}\n")];
-        assert!(agree(&more, &carried, From::Folder).is_err());
+        assert!(agree(&more, &carried, ReadFrom::Folder).is_err());
         // A CRD's schema, which the judgement's views skip, is compared too.
         let crd = |t: &str| {
             format!("kind: CustomResourceDefinition\nmetadata: {{name: c}}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema: {{type: {t}}}\n")
         };
-        assert!(agree(&[source("c.yaml", &crd("object"))], &[source("c.json", &crd("object"))], From::Image).is_ok());
-        assert!(agree(&[source("c.yaml", &crd("object"))], &[source("c.json", &crd("string"))], From::Image).is_err());
+        assert!(
+            agree(&[source("c.yaml", &crd("object"))], &[source("c.json", &crd("object"))], ReadFrom::Image).is_ok()
+        );
+        assert!(
+            agree(&[source("c.yaml", &crd("object"))], &[source("c.json", &crd("string"))], ReadFrom::Image).is_err()
+        );
         let unreadable = [source("a.yaml", "kind: [")];
-        assert!(agree(&unreadable, &carried, From::Image).is_err());
+        assert!(agree(&unreadable, &carried, ReadFrom::Image).is_err());
     }
 
     #[test]
     fn only_a_lowercase_sha256_digest_binds_an_image() {
         let hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
         assert_eq!(
-            digest_of(&format!("quay.io/o/b@sha256:{hex}")).map(|d| d.to_string()),
+            pinned_digest(&format!("quay.io/o/b@sha256:{hex}")).map(|d| d.to_string()),
             Some(format!("sha256:{hex}"))
         );
-        assert_eq!(digest_of(&format!("quay.io/o/b:v1@sha256:{hex}")).map(|d| d.hex().to_string()), Some(hex.into()));
-        assert_eq!(digest_of("quay.io/o/b:v1"), None);
-        assert_eq!(digest_of(&format!("quay.io/o/b@sha256:{}", hex.to_uppercase())), None);
+        assert_eq!(
+            pinned_digest(&format!("quay.io/o/b:v1@sha256:{hex}")).map(|d| d.hex().to_string()),
+            Some(hex.into())
+        );
+        assert_eq!(pinned_digest("quay.io/o/b:v1"), None);
+        assert_eq!(pinned_digest(&format!("quay.io/o/b@sha256:{}", hex.to_uppercase())), None);
     }
 }

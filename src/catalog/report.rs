@@ -48,7 +48,7 @@ pub struct Row {
     /// What was judged: `image` (the bundle image of that digest, from `--bundles` or `--pull`), `folder` (a
     /// bundle folder under `--bundles`, standing in for the image) or `catalog` (the catalog's
     /// `olm.bundle.object`); none when nothing was found.
-    pub source: Option<super::From>,
+    pub source: Option<super::ReadFrom>,
     /// The worst level of what the install grants that the dangerous-permissions catalogue marks
     /// (a bundle role the cluster fills by aggregation counts as critical: it is unbounded).
     pub worst: Option<Severity>,
