@@ -242,9 +242,13 @@ impl Bundles {
             }
         }
         for root in &self.folders {
-            if let Some(dir) = by_annotations(root, entry) {
-                refuse_links(root, &dir)?;
-                return Ok(Some(read_folder(&dir, &entry.name)));
+            match by_annotations(root, entry) {
+                Ok(Some(dir)) => {
+                    refuse_links(root, &dir)?;
+                    return Ok(Some(read_folder(&dir, &entry.name)));
+                }
+                Ok(None) => {}
+                Err(why) => return Ok(Some(Err(why))),
             }
         }
         Ok(None)
@@ -345,19 +349,31 @@ impl Puller {
 /// names the entry's package, where the folder is named otherwise (the
 /// community repositories' `operators/konflux` holds package
 /// `konflux-operator`): the package is what OLM reads from the image.
-fn by_annotations(root: &Path, entry: &Entry) -> Option<PathBuf> {
-    let version = entry.version.as_ref()?.to_string();
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(root).ok()?.filter_map(Result::ok).map(|e| e.path()).collect();
+fn by_annotations(root: &Path, entry: &Entry) -> Result<Option<PathBuf>, String> {
+    let Some(version) = entry.version.as_ref().map(ToString::to_string) else { return Ok(None) };
+    let Ok(read) = std::fs::read_dir(root) else { return Ok(None) };
+    let mut folders: Vec<PathBuf> = read.filter_map(Result::ok).map(|e| e.path()).collect();
     folders.sort();
-    folders
+    let matching: Vec<PathBuf> = folders
         .into_iter()
         .map(|f| f.join(&version))
-        .find(|bundle| {
+        .filter(|bundle| {
             let annotations = std::fs::read_to_string(bundle.join("metadata").join("annotations.yaml")).ok();
             let package = annotations.and_then(|a| crate::judge::package_of(&a).ok().flatten());
             package.as_deref() == Some(entry.package.as_str()) && bundle.join("manifests").is_dir()
         })
-        .map(|bundle| bundle.join("manifests"))
+        .collect();
+    match matching.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one.join("manifests"))),
+        several => Err(format!(
+            "--bundles {}: {} folders name package {:?} version {version} in their metadata/annotations.yaml ({}): which one stands for the bundle cannot be told",
+            root.display(),
+            several.len(),
+            entry.package,
+            several.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+        )),
+    }
 }
 
 /// A folder's manifests, named as the bundle's.

@@ -501,4 +501,14 @@ fn bundle_folders_are_matched_by_their_annotations_package() {
     let (_, named, _) = audit(&catalog, &["--bundles", &repo(FOLDERS).display().to_string()]);
     assert_eq!(summary(&renamed), summary(&named));
     assert!(summary(&renamed).iter().all(|(_, _, source)| source == "folder"), "{renamed:?}");
+    // Two folders claiming one package and version: which stands for the bundle cannot be told.
+    copy_dir(&repo(&format!("{FOLDERS}/kube-green")), &dir.path().join("other"));
+    let (code, twice, _) = audit(&catalog, &["--bundles", dir.path().to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    let row = twice.iter().find(|r| r["version"] == "0.5.2").unwrap();
+    assert_eq!(row["verdict"], "unjudged", "{row}");
+    assert!(
+        row["errors"][0].as_str().unwrap().contains("2 folders name package \"kube-green\" version 0.5.2"),
+        "{row}"
+    );
 }
