@@ -23,6 +23,7 @@ use crate::input::Source;
 use crate::outcome::Outcome;
 
 mod bundles;
+mod configs;
 mod decode;
 mod filter;
 mod graph;
@@ -32,6 +33,7 @@ mod report;
 mod resolve;
 
 pub use bundles::{BundleArgs, PullArgs, ReadFrom};
+pub use configs::Configs;
 pub use filter::{filter, json_schema as filter_json_schema, FilterArgs, Report};
 pub(crate) use range::judged_range;
 pub use report::{json_schema, Format};
@@ -46,8 +48,9 @@ pub struct JudgeArgs<'a> {
     pub catalog: &'a Path,
     /// Bundle images and folders (`--bundles`), and the platform.
     pub bundles: BundleArgs<'a>,
-    /// The admin's RBACConfig, which judges each bundle as render would.
-    pub config: &'a [Source],
+    /// The admin's RBACConfigs, which judge each bundle as render would: the
+    /// one for the ClusterExtension's package, else the one naming none.
+    pub configs: &'a Configs,
     /// The ClusterExtension whose admitted bundles are judged.
     pub extension: &'a [Source],
     /// `--allow-tag-images`: a bundle image named by tag does not fail the command.
@@ -62,10 +65,10 @@ pub struct AuditArgs<'a> {
     pub catalog: &'a Path,
     /// Bundle images and folders (`--bundles`), and the platform.
     pub bundles: BundleArgs<'a>,
-    /// The admin's RBACConfig, for a policy verdict on every bundle; without
-    /// one, each package's operator is measured against the catalogue of
-    /// dangerous permissions only.
-    pub config: Option<&'a [Source]>,
+    /// The admin's RBACConfigs, for a policy verdict on every bundle (each
+    /// package's, else the one naming none); without them, each package's
+    /// operator is measured against the catalogue of dangerous permissions only.
+    pub configs: Option<&'a Configs>,
     /// How the rows are written: text, Markdown or JSON.
     pub format: Format,
 }
@@ -101,7 +104,10 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
     let images = if args.allow_tag_images { Images::Any } else { Images::ByDigest };
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
     let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };
-    match judge_all(&catalog, &mut bundles, &admitted, extension, |_| args.config.to_vec()) {
+    if let Err(why) = args.configs.for_package(&wanted.package) {
+        return Outcome::failure(why, INPUT_ERROR);
+    }
+    match judge_all(&catalog, &mut bundles, &admitted, extension, |entry| args.configs.chosen(&entry.package)) {
         Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
@@ -110,9 +116,12 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
 /// Judges every bundle of every package in the catalog, and ranks them by
 /// the worst dangerous permission each install grants.
 pub fn audit(args: &AuditArgs<'_>) -> Outcome {
-    let config_for = |entry: &Entry| match args.config {
-        Some(config) => config.to_vec(),
-        None => vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
+    let config_for = |entry: &Entry| match args.configs {
+        Some(configs) => configs.chosen(&entry.package),
+        None => Ok(configs::Chosen {
+            sources: vec![Source { name: "olm-rbac-audit.yaml".into(), text: audit_config(&entry.package) }],
+            file: None,
+        }),
     };
     let mut bundles = match bundles::Bundles::open(&args.bundles) {
         Ok(bundles) => bundles,
@@ -132,9 +141,13 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
             crate::outcome::Exit::Refused,
         );
     }
-    match rows {
+    let outcome = match rows {
         Ok(rows) => report::write(rows, report::Listing::Ranked, args.format, Images::Any),
-        Err(e) => Outcome::failure(&e, INPUT_ERROR),
+        Err(e) => return Outcome::failure(&e, INPUT_ERROR),
+    };
+    match args.configs {
+        Some(configs) => configs.warn_unused(catalog.package_names(), outcome),
+        None => outcome,
     }
 }
 
@@ -158,7 +171,7 @@ fn catalog_at(
 fn audit_all(
     path: &Path,
     bundles: &mut bundles::Bundles,
-    config_for: impl Fn(&Entry) -> Vec<Source>,
+    config_for: impl Fn(&Entry) -> Result<configs::Chosen, String>,
 ) -> Result<(read::Catalog, Result<Vec<report::Row>, String>), String> {
     let mut unreadable: Option<String> = None;
     let (catalog, mut rows) = judging(crate::judge::Extension::Given { asked: None, object: None }, |judge| {
@@ -213,7 +226,7 @@ fn judge_all(
     bundles: &mut bundles::Bundles,
     entries: &[Entry],
     extension: crate::judge::Extension<'_>,
-    config_for: impl Fn(&Entry) -> Vec<Source>,
+    config_for: impl Fn(&Entry) -> Result<configs::Chosen, String>,
 ) -> Result<Vec<report::Row>, String> {
     let ((), mut rows) = judging(extension, |judge| {
         catalog.each_bundle(entries, |entry, objects| {
@@ -270,11 +283,12 @@ fn judging<T>(
 const JUDGES: usize = 2;
 
 /// What [`judging`]'s reader calls with each bundle: its entry, its
-/// manifests (or why they cannot be read as OLM reads them) and its config.
-type Judge<'f> = dyn FnMut(Entry, bundles::Found, Vec<Source>) -> Result<(), String> + 'f;
+/// manifests (or why they cannot be read as OLM reads them) and its config
+/// (or why none judges it).
+type Judge<'f> = dyn FnMut(Entry, bundles::Found, Result<configs::Chosen, String>) -> Result<(), String> + 'f;
 
 /// A bundle for a judge: its place in the catalog's order, then what [`Judge`] takes.
-type Judging = (usize, Entry, bundles::Found, Vec<Source>);
+type Judging = (usize, Entry, bundles::Found, Result<configs::Chosen, String>);
 
 /// Judges bundles from the queue until it is closed; each row with its place.
 fn judge_queued(
@@ -288,14 +302,16 @@ fn judge_queued(
             Err(_) => return rows,
         };
         let Ok((at, entry, found, config)) = next else { return rows };
-        let mut row = match found.manifests {
-            Err(why) => report::unjudged(&entry, why),
-            Ok(read) => match unjudgeable(&entry) {
+        let file = config.as_ref().ok().and_then(|c| c.file.clone());
+        let mut row = match (found.manifests, config) {
+            (Err(why), _) | (_, Err(why)) => report::unjudged(&entry, why),
+            (Ok(read), Ok(config)) => match unjudgeable(&entry) {
                 Some(why) => report::unjudged(&entry, why),
-                None => report::judge_one(&entry, &read.sources, &config, extension, &read.bundle_roots),
+                None => report::judge_one(&entry, &read.sources, &config.sources, extension, &read.bundle_roots),
             },
         };
         row.source = found.from;
+        row.config = file;
         row.warnings.extend(found.instance);
         rows.push((at, row));
     }

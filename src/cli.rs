@@ -151,9 +151,11 @@ impl BundleSource {
 struct FilterArgs {
     #[command(flatten)]
     source: CatalogSource,
-    /// The RBACConfig to judge every bundle with.
-    #[arg(long, short = 'c', value_name = "FILE")]
-    config: PathBuf,
+    /// The RBACConfig to judge every bundle with (repeatable: a config naming
+    /// a package in spec.package judges that package, the one naming none
+    /// every other).
+    #[arg(long, short = 'c', value_name = "FILE", required = true)]
+    config: Vec<PathBuf>,
     /// The folder to write the judged catalog to (as catalog.json); it must
     /// hold nothing else.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -182,14 +184,14 @@ struct FilterArgs {
 
 impl FilterArgs {
     fn run(self) -> Outcome {
-        let config = match crate::input::read_path(&self.config) {
-            Ok(config) => config,
-            Err(e) => return Outcome::failure(&e, crate::catalog::INPUT_ERROR),
+        let configs = match read_configs(&self.config) {
+            Ok(configs) => configs,
+            Err(refused) => return refused.quieted(self.quiet),
         };
         crate::catalog::filter(&crate::catalog::FilterArgs {
             catalog: &self.source.catalog,
             bundles: self.source.bundles.args(self.quiet),
-            config: &config,
+            configs: &configs,
             output: &self.output,
             allow_tag_images: self.allow_tag_images,
             image_layout: self.image_layout.as_deref(),
@@ -205,11 +207,12 @@ impl FilterArgs {
 struct AuditArgs {
     #[command(flatten)]
     source: CatalogSource,
-    /// An RBACConfig to judge every bundle with; without it, each operator's
-    /// permissions are measured, granted cluster-wide, against the catalogue
-    /// of dangerous permissions.
+    /// An RBACConfig to judge every bundle with (repeatable: a config naming
+    /// a package in spec.package judges that package, the one naming none
+    /// every other); without one, each operator's permissions are measured,
+    /// granted cluster-wide, against the catalogue of dangerous permissions.
     #[arg(long, short = 'c', value_name = "FILE")]
-    config: Option<PathBuf>,
+    config: Vec<PathBuf>,
     /// text (default), markdown or json.
     #[arg(short = 'o', long = "output", value_enum, default_value_t = crate::catalog::Format::Text)]
     output: crate::catalog::Format,
@@ -220,14 +223,14 @@ struct AuditArgs {
 
 impl AuditArgs {
     fn run(self) -> Outcome {
-        let config = match self.config.as_deref().map(crate::input::read_path).transpose() {
-            Ok(config) => config,
-            Err(e) => return Outcome::failure(&e, crate::catalog::INPUT_ERROR),
+        let configs = match (!self.config.is_empty()).then(|| read_configs(&self.config)).transpose() {
+            Ok(configs) => configs,
+            Err(refused) => return refused.quieted(self.quiet),
         };
         crate::catalog::audit(&crate::catalog::AuditArgs {
             catalog: &self.source.catalog,
             bundles: self.source.bundles.args(self.quiet),
-            config: config.as_deref(),
+            configs: configs.as_ref(),
             format: self.output,
         })
         .quieted(self.quiet)
@@ -239,9 +242,10 @@ impl AuditArgs {
 struct JudgeArgs {
     #[command(flatten)]
     source: CatalogSource,
-    /// The RBACConfig to judge each bundle with.
-    #[arg(long, short = 'c', value_name = "FILE")]
-    config: PathBuf,
+    /// The RBACConfig to judge each bundle with (repeatable: the one naming
+    /// the ClusterExtension's package in spec.package, else the one naming none).
+    #[arg(long, short = 'c', value_name = "FILE", required = true)]
+    config: Vec<PathBuf>,
     /// The ClusterExtension whose admitted bundles are judged.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     extension: PathBuf,
@@ -263,20 +267,31 @@ impl JudgeArgs {
         let read = |p: &std::path::Path| {
             crate::input::read_path(p).map_err(|e| Outcome::failure(&e, crate::catalog::INPUT_ERROR))
         };
-        let (config, extension) = match (read(&self.config), read(&self.extension)) {
+        let (configs, extension) = match (read_configs(&self.config), read(&self.extension)) {
             (Ok(c), Ok(e)) => (c, e),
-            (Err(refused), _) | (_, Err(refused)) => return refused,
+            (Err(refused), _) | (_, Err(refused)) => return refused.quieted(self.quiet),
         };
         crate::catalog::judge(&crate::catalog::JudgeArgs {
             catalog: &self.source.catalog,
             bundles: self.source.bundles.args(self.quiet),
-            config: &config,
+            configs: &configs,
             extension: &extension,
             allow_tag_images: self.allow_tag_images,
             format: self.output,
         })
         .quieted(self.quiet)
     }
+}
+
+/// The catalog commands' `-c` files, each read and its RBACConfigs checked,
+/// sorted by the package each judges.
+fn read_configs(paths: &[PathBuf]) -> Result<crate::catalog::Configs, Outcome> {
+    let refused = |e: String| Outcome::failure(e, crate::catalog::INPUT_ERROR);
+    let mut files = Vec::new();
+    for path in paths {
+        files.push((path.display().to_string(), crate::input::read_path(path).map_err(|e| refused(e.to_string()))?));
+    }
+    crate::catalog::Configs::read(files).map_err(refused)
 }
 
 impl Cli {

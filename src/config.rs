@@ -8,7 +8,7 @@
 //! through the same checks.
 
 use crate::findings::{Code, Finding, ObjRef};
-use crate::names::{is_dns1123_subdomain, is_label_value};
+use crate::names::{is_dns1123_subdomain, is_label_value, is_package_name};
 
 mod bindings;
 mod configmap;
@@ -38,6 +38,8 @@ pub(crate) struct Config {
     /// `metadata.name` of the config object, for results that point at it.
     pub name: String,
     pub extension: String,
+    /// `spec.package`: the catalog package this config judges, when it names one.
+    pub package: Option<String>,
     pub mode: Mode,
     pub cluster_service_version: Option<String>,
     pub include: Vec<String>,
@@ -79,6 +81,7 @@ impl Config {
         Config {
             name: extension.to_string(),
             extension: extension.to_string(),
+            package: None,
             mode,
             cluster_service_version: None,
             include: Vec::new(),
@@ -145,6 +148,9 @@ impl Config {
         }
         let spec = doc.spec;
         let extension = check_extension(spec.extension_name, &name, &mut err);
+        if let Some(package) = spec.package.as_deref().filter(|p| !is_package_name(p)) {
+            err("spec.package", format!("{package:?} is not a package name"));
+        }
         if let Some(csv) = &spec.cluster_service_version {
             if csv.is_empty() {
                 err(
@@ -173,6 +179,7 @@ impl Config {
         Ok(Config {
             name,
             extension,
+            package: spec.package,
             mode: spec.mode,
             cluster_service_version: spec.cluster_service_version,
             include: spec.apis.include,

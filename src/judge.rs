@@ -87,6 +87,18 @@ pub(crate) fn judge<'a>(inputs: &'a [Source], configs: &'a [Source], bundle_root
     judge_with(inputs, configs, bundle_roots, None)
 }
 
+/// The RBACConfigs of config files, read and checked as [`judge`] reads
+/// them, or every problem found (each naming its file and field).
+pub(crate) fn read_configs(configs: &[Source]) -> Result<Vec<config::Config>, Vec<Finding>> {
+    let mut results = Vec::new();
+    let split = Split::read(&[], configs, &mut results);
+    let read: Vec<_> = split.configs.iter().filter_map(|(c, f)| read_config(c, Some(f), "", &mut results)).collect();
+    if has_error(&results) {
+        return Err(results);
+    }
+    Ok(read)
+}
+
 /// [`judge`], with what the judged catalog says of the ClusterExtension's
 /// range (`render --judged-catalog`).
 pub(crate) fn judge_with<'a>(

@@ -15,6 +15,13 @@ pub(crate) fn is_label_value(s: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
+/// A catalog package's name as a config may name it (`spec.package`, a
+/// delegation's packages): a label value, since olm-rbac labels the objects
+/// of a delegated install with it.
+pub(crate) fn is_package_name(s: &str) -> bool {
+    is_label_value(s)
+}
+
 /// A DNS-1123 label (namespace names): lowercase alphanumerics and `-`,
 /// alphanumeric at both ends, at most 63 characters.
 pub(crate) fn is_dns1123_label(s: &str) -> bool {

@@ -21,7 +21,6 @@ use serde_json::Value;
 use super::graph::{self, Filtered};
 use super::report::Row;
 use super::{read, Images, INPUT_ERROR};
-use crate::input::Source;
 use crate::outcome::Outcome;
 
 mod image;
@@ -35,8 +34,8 @@ pub struct FilterArgs<'a> {
     pub catalog: &'a Path,
     /// Bundle images and folders (`--bundles`), and the platform.
     pub bundles: super::BundleArgs<'a>,
-    /// The admin's RBACConfig, which judges every bundle.
-    pub config: &'a [Source],
+    /// The admin's RBACConfigs, which judge every bundle: each package's, else the one naming none.
+    pub configs: &'a super::Configs,
     /// The folder the judged catalog is written to, as `catalog.json`.
     pub output: &'a Path,
     /// `--allow-tag-images`: a bundle image named by tag may be kept.
@@ -66,7 +65,7 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
         Ok(at) => at,
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
-    let (catalog, rows) = match super::audit_all(&path, &mut bundles, |_| args.config.to_vec()) {
+    let (catalog, rows) = match super::audit_all(&path, &mut bundles, |e| args.configs.chosen(&e.package)) {
         Ok((catalog, Ok(rows))) => (catalog, rows),
         Ok((_, Err(e))) | Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };

@@ -138,6 +138,11 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value, path: &Path, i: usize, wh
 pub(super) type EachRead<'f> = dyn FnMut(Entry, Result<Option<Vec<Source>>, String>) -> Result<(), String> + 'f;
 
 impl Catalog {
+    /// The packages it lists: each `olm.package`'s name and each bundle's package.
+    pub(super) fn package_names(&self) -> impl Iterator<Item = &str> {
+        self.packages.iter().map(|(name, _)| name.as_str()).chain(self.entries.iter().map(|e| e.package.as_str()))
+    }
+
     /// The first pass: every document of every file.
     pub(super) fn read(catalog: &Path) -> Result<Catalog, String> {
         Catalog::read_with(catalog, None)

@@ -49,6 +49,9 @@ pub struct Row {
     /// bundle folder under `--bundles`, standing in for the image) or `catalog` (the catalog's
     /// `olm.bundle.object`); none when nothing was found.
     pub source: Option<super::ReadFrom>,
+    /// The `-c` file whose RBACConfig judged it: the one naming its package in `spec.package`, else the one
+    /// naming none; none when no config was given (`catalog audit` without `-c`) or none judges its package.
+    pub config: Option<String>,
     /// The worst level of what the install grants that the dangerous-permissions catalogue marks
     /// (a bundle role the cluster fills by aggregation counts as critical: it is unbounded).
     pub worst: Option<Severity>,
@@ -114,6 +117,7 @@ fn row_of(entry: &Entry) -> Row {
         image: entry.image.clone(),
         pinned: entry.image.as_deref().is_some_and(crate::model::is_digest_ref),
         source: None,
+        config: None,
         worst: None,
         errors: Vec::new(),
         dangerous: Vec::new(),
@@ -357,11 +361,12 @@ fn text(rows: &[Row], listing: Listing) -> String {
         out.push_str(&columns(&lines, &[1, 2, 4]));
         out.push('\n');
     }
-    let header = ["PACKAGE", "BUNDLE", "VERSION", "VERDICT", "IMAGE", "WORST", "DANGEROUS", "GAINED"];
-    let mut lines = vec![header.map(String::from).to_vec()];
+    let header = ["PACKAGE", "BUNDLE", "VERSION", "VERDICT", "IMAGE", "WORST", "DANGEROUS", "GAINED", "CONFIG"];
+    let by_config = by_config(rows);
+    let mut lines = vec![header[..header.len() - usize::from(!by_config)].iter().map(|h| h.to_string()).collect()];
     let mut notes: Vec<Vec<String>> = vec![Vec::new()];
     for r in rows {
-        lines.push(vec![
+        let mut line = vec![
             printable(&r.package),
             printable(&r.bundle),
             r.version.clone().unwrap_or_else(|| "-".into()),
@@ -370,7 +375,11 @@ fn text(rows: &[Row], listing: Listing) -> String {
             r.worst.map_or("-", Severity::as_str).into(),
             r.dangerous.len().to_string(),
             r.gained.len().to_string(),
-        ]);
+        ];
+        if by_config {
+            line.push(r.config.as_deref().map_or("-".into(), printable));
+        }
+        lines.push(line);
         notes.push(r.errors.iter().chain(&r.deprecations).map(|e| format!("  {}\n", printable(e))).collect());
     }
     for (line, notes) in columns(&lines, &[6, 7]).lines().zip(notes) {
@@ -393,13 +402,16 @@ fn markdown(rows: &[Row], listing: Listing) -> String {
         }
         out.push('\n');
     }
-    out.push_str(
-        "| package | bundle | version | verdict | image | worst | dangerous | gained | why |\n|---|---|---|---|---|---|---|---|---|\n",
-    );
+    let by_config = by_config(rows);
+    let (head, rule) = if by_config { (" config |", "---|") } else { ("", "") };
+    out.push_str(&format!(
+        "| package | bundle | version | verdict | image | worst | dangerous | gained |{head} why |\n|---|---|---|---|---|---|---|---|{rule}---|\n",
+    ));
     for r in rows {
         let why: Vec<String> = r.errors.iter().chain(&r.deprecations).map(|e| text(e)).collect();
+        let config = if by_config { format!(" {} |", r.config.as_deref().map_or("-".into(), code)) } else { String::new() };
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |{config} {} |\n",
             code(&r.package),
             code(&r.bundle),
             r.version.as_deref().unwrap_or("-"),
@@ -412,6 +424,13 @@ fn markdown(rows: &[Row], listing: Listing) -> String {
         ));
     }
     out
+}
+
+/// Whether the rows were judged with more than one config (`-c` given for a
+/// package's exception): then the text and Markdown say which judged each.
+fn by_config(rows: &[Row]) -> bool {
+    let configs: std::collections::BTreeSet<Option<&str>> = rows.iter().map(|r| r.config.as_deref()).collect();
+    configs.len() > 1
 }
 
 /// The JSON Schema of `catalog judge -o json` and `catalog audit -o json`

@@ -95,7 +95,7 @@ type Setter = fn(&mut Spec, &str) -> Result<(), String>;
 /// The keys a ConfigMap config may hold, each with how it sets its `spec`
 /// field, in the order the message for an unknown key lists them. Each key is
 /// the name of the scalar field it sets (`configmap::tests` holds that).
-const KEYS: [(&str, Setter); 17] = [
+const KEYS: [(&str, Setter); 18] = [
     ("mode", |spec, value| match enum_value(value)? {
         Mode::Bind => {
             Err("Bind mode needs bindings, which a ConfigMap cannot express: use an RBACConfig (--fn-config)".into())
@@ -107,6 +107,10 @@ const KEYS: [(&str, Setter); 17] = [
     }),
     ("extensionName", |spec, value| {
         spec.extension_name = Some(value.to_string());
+        Ok(())
+    }),
+    ("package", |spec, value| {
+        spec.package = Some(value.to_string());
         Ok(())
     }),
     ("clusterServiceVersion", |spec, value| {
@@ -389,7 +393,7 @@ mod tests {
         assert_eq!(refused[0].field.as_deref(), Some("data.mdoe"));
         assert_eq!(
             refused[0].message,
-            "unknown key `mdoe`, expected one of mode, extensionName, clusterServiceVersion, include, exclude, roles, naming, outputPath, bundleRoles, bundleObjects, stripBundleAggregation, allowOLMGroups, apiServiceGroups, allowNoAPIs, olmAPIs, admissionPolicy, olmFeatureGates"
+            "unknown key `mdoe`, expected one of mode, extensionName, package, clusterServiceVersion, include, exclude, roles, naming, outputPath, bundleRoles, bundleObjects, stripBundleAggregation, allowOLMGroups, apiServiceGroups, allowNoAPIs, olmAPIs, admissionPolicy, olmFeatureGates"
         );
     }
 }

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::bindings::{check_subject, SubjectDoc};
 use super::Subject;
 use crate::model::SubjectKind;
-use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_label_value};
+use crate::names::{is_dns1123_label, is_dns1123_subdomain, is_package_name};
 use crate::semver::Version;
 
 /// One team's delegation, as written.
@@ -148,7 +148,7 @@ fn check_packages(
     let mut packages: Vec<DelegatedPackage> = Vec::new();
     for (j, p) in docs.into_iter().enumerate() {
         let pf = format!("{field}.packages[{j}]");
-        if p.name.is_empty() || !is_label_value(&p.name) {
+        if !is_package_name(&p.name) {
             fail(format!("{pf}.name"), format!("{:?} is not a package name", p.name));
         } else if packages.iter().any(|q| q.name == p.name) {
             fail(format!("{pf}.name"), format!("{:?} is listed twice", p.name));

@@ -54,6 +54,10 @@ pub(crate) struct Spec {
     pub mode: Mode,
     /// Labels the generated objects (`olm-rbac.io/extension`); a label value. Defaults to `metadata.name`.
     pub extension_name: Option<String>,
+    /// The catalog package this config judges. The catalog commands take a config per package that is an
+    /// exception (`-c`, repeatable) and one without this field for every other package; render refuses a
+    /// bundle that declares another package.
+    pub package: Option<String>,
     /// `metadata.name` of the ClusterServiceVersion whose owned APIs get roles; needed only when
     /// the input holds several.
     pub cluster_service_version: Option<String>,

@@ -28,6 +28,7 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     let earlier = earlier_output(config, input.objects, &claims.of);
     plan.remove.extend(earlier.iter().copied());
     let p = Planning::new(config, input, claims, &mut plan.results);
+    check_package(&p, &mut plan.results);
     plan.shipped.extend(p.installed_members().iter().copied());
     let provided = bundle_objects(&p, plan);
     bundle::note_namespaced_roles(&p, &mut plan.results);
@@ -47,6 +48,23 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
         output_path: config.output_path.clone(),
     }));
     annotate_extension(&p, &summary, plan);
+}
+
+/// `spec.package`: a config written for one package judges no other. A
+/// bundle that declares another package is refused; one that declares none
+/// is judged (the catalog commands chose the config by the catalog's package).
+fn check_package(p: &Planning<'_>, results: &mut Vec<Finding>) {
+    let Some(wanted) = &p.config.package else { return };
+    if let Some((declared, true)) = pinning::bundle_package(p).filter(|(package, _)| package != wanted) {
+        results.push(
+            Finding::error(
+                Code::ConfigInvalid,
+                format!("names package {wanted:?}, but the bundle judged here is package {declared:?}: this config judges no other package"),
+            )
+            .on(&p.config.object_ref())
+            .at("spec.package"),
+        );
+    }
 }
 
 /// The operator's own permissions (`spec.operator`): its RBAC, when the config
