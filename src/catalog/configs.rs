@@ -116,7 +116,10 @@ impl Configs {
             .iter()
             .filter(|(package, _)| !listed.contains(package.as_str()))
             .map(|(package, given)| {
-                format!("-c {} names package {package:?}, which the catalog does not list: it judged nothing", given.file)
+                format!(
+                    "-c {} names package {package:?}, which the catalog does not list: it judged nothing",
+                    given.file
+                )
             })
             .collect()
     }
@@ -136,8 +139,7 @@ mod tests {
 
     #[test]
     fn an_exception_judges_its_package_and_the_rest_judges_every_other() {
-        let configs =
-            Configs::read(vec![file("platform.yaml", None), file("rabbit.yaml", Some("rabbitmq"))]).unwrap();
+        let configs = Configs::read(vec![file("platform.yaml", None), file("rabbit.yaml", Some("rabbitmq"))]).unwrap();
         assert_eq!(configs.for_package("rabbitmq").unwrap().file, "rabbit.yaml");
         assert_eq!(configs.for_package("argocd").unwrap().file, "platform.yaml");
         assert_eq!(configs.unused(["rabbitmq"]), Vec::<String>::new());

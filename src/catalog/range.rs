@@ -39,7 +39,10 @@ pub(crate) fn judged_range(
     let admitted = resolve::admitted(&catalog.entries, &wanted);
     let asked = crate::judge::Asked { namespace: wanted.namespace.as_deref(), config: wanted.config.as_ref() };
     let extension = crate::judge::Extension::Given { asked: Some(asked), object: Some(&wanted.object) };
-    let rows = super::judge_all(&catalog, &mut bundles, &admitted, extension, |_| Ok(super::configs::Chosen { sources: configs.to_vec(), file: None })).map_err(at)?;
+    let rows = super::judge_all(&catalog, &mut bundles, &admitted, extension, |_| {
+        Ok(super::configs::Chosen { sources: configs.to_vec(), file: None })
+    })
+    .map_err(at)?;
     let images = if allow_tag_images { Images::Any } else { Images::ByDigest };
     let (passed, failed): (Vec<&Row>, Vec<&Row>) = rows.iter().partition(|r| r.passes(images));
     let said = |r: &Row| r.version.clone().unwrap_or_else(|| "-".into());

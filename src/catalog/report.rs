@@ -409,7 +409,8 @@ fn markdown(rows: &[Row], listing: Listing) -> String {
     ));
     for r in rows {
         let why: Vec<String> = r.errors.iter().chain(&r.deprecations).map(|e| text(e)).collect();
-        let config = if by_config { format!(" {} |", r.config.as_deref().map_or("-".into(), code)) } else { String::new() };
+        let config =
+            if by_config { format!(" {} |", r.config.as_deref().map_or("-".into(), code)) } else { String::new() };
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |{config} {} |\n",
             code(&r.package),

@@ -13,6 +13,7 @@ mod access_habits;
 mod access_output;
 mod bundle_images;
 mod catalog;
+mod catalog_configs;
 mod catalog_filter;
 mod command_line;
 mod delegation;
