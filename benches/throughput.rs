@@ -299,7 +299,7 @@ fn catalog(iterations: usize) -> bool {
             let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
                 catalog: &path,
                 bundles: Default::default(),
-                config: None,
+                configs: None,
                 format: olm_rbac::catalog::Format::Json,
             });
             assert_eq!(out.code, 0, "{}", out.stderr);
@@ -427,7 +427,7 @@ fn catalog_images(iterations: usize) -> bool {
                 let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
                     catalog: &catalog,
                     bundles: olm_rbac::catalog::BundleArgs { paths, ..Default::default() },
-                    config: None,
+                    configs: None,
                     format: olm_rbac::catalog::Format::Json,
                 });
                 assert_eq!(out.code, 0, "{}", out.stderr);
@@ -651,7 +651,7 @@ fn hostile_catalogs(iterations: usize) -> bool {
             black_box(olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
                 catalog: &catalog,
                 bundles: bundles.clone(),
-                config: None,
+                configs: None,
                 format: olm_rbac::catalog::Format::Json,
             }));
         });
@@ -659,17 +659,18 @@ fn hostile_catalogs(iterations: usize) -> bool {
             name: "ce.yaml".into(),
             text: format!("apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: x\nspec:\n  namespace: x\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: {package}\n"),
         }];
-        let config = [Source {
+        let config = vec![Source {
             name: "rbac.yaml".into(),
             text:
                 "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: x\nspec:\n  mode: Unmanaged\n"
                     .into(),
         }];
+        let config = olm_rbac::catalog::Configs::read(vec![("rbac.yaml".into(), config)]).expect("the config");
         let judge = time(iterations, || {
             black_box(olm_rbac::catalog::judge(&olm_rbac::catalog::JudgeArgs {
                 catalog: &catalog,
                 bundles: bundles.clone(),
-                config: &config,
+                configs: &config,
                 extension: &extension,
                 allow_tag_images: false,
                 format: olm_rbac::catalog::Format::Json,
@@ -706,6 +707,7 @@ fn catalog_filter(iterations: usize) -> bool {
         name: "rbac.yaml".into(),
         text: std::fs::read_to_string(&config_path).expect("the config"),
     }];
+    let config = olm_rbac::catalog::Configs::read(vec![("rbac.yaml".into(), config)]).expect("the config");
     println!("catalog filter: median of {iterations} runs, against catalog audit with the same config");
     let mut peaks = Vec::new();
     for (name, text) in [("trident-operator", one), ("trident-operator x4", four)] {
@@ -716,7 +718,7 @@ fn catalog_filter(iterations: usize) -> bool {
             let out = olm_rbac::catalog::audit(&olm_rbac::catalog::AuditArgs {
                 catalog: &path,
                 bundles: Default::default(),
-                config: Some(&config),
+                configs: Some(&config),
                 format: olm_rbac::catalog::Format::Json,
             });
             black_box(out);
@@ -727,7 +729,7 @@ fn catalog_filter(iterations: usize) -> bool {
                 push: None,
                 catalog: &path,
                 bundles: Default::default(),
-                config: &config,
+                configs: &config,
                 output: &out_dir,
                 allow_tag_images: true,
                 report: olm_rbac::catalog::Report::Json,
