@@ -27,6 +27,7 @@ mod configs;
 mod decode;
 mod filter;
 mod graph;
+mod progress;
 mod range;
 mod read;
 mod report;
@@ -174,27 +175,29 @@ fn audit_all(
     config_for: impl Fn(&Entry) -> Result<configs::Chosen, String>,
 ) -> Result<(read::Catalog, Result<Vec<report::Row>, String>), String> {
     let mut unreadable: Option<String> = None;
-    let (catalog, mut rows) = judging(crate::judge::Extension::Given { asked: None, object: None }, |judge| {
-        read::Catalog::read_with(
-            path,
-            Some(&mut |entry: Entry, objects| {
-                // A name the read refuses once it ends never names a folder under --bundles.
-                if unreadable.is_some() || !crate::names::is_dns1123_subdomain(&entry.name) {
-                    return Ok(());
-                }
-                match objects.and_then(|carried| bundles.find(&entry, carried)) {
-                    Ok(found) => {
-                        let config = config_for(&entry);
-                        judge(entry, found, config)
+    let progress = bundles.progress(None);
+    let (catalog, mut rows) =
+        judging(crate::judge::Extension::Given { asked: None, object: None }, progress, |judge| {
+            read::Catalog::read_with(
+                path,
+                Some(&mut |entry: Entry, objects| {
+                    // A name the read refuses once it ends never names a folder under --bundles.
+                    if unreadable.is_some() || !crate::names::is_dns1123_subdomain(&entry.name) {
+                        return Ok(());
                     }
-                    Err(why) => {
-                        unreadable = Some(why);
-                        Ok(())
+                    match objects.and_then(|carried| bundles.find(&entry, carried)) {
+                        Ok(found) => {
+                            let config = config_for(&entry);
+                            judge(entry, found, config)
+                        }
+                        Err(why) => {
+                            unreadable = Some(why);
+                            Ok(())
+                        }
                     }
-                }
-            }),
-        )
-    })?;
+                }),
+            )
+        })?;
     if let Some(why) = unreadable {
         return Ok((catalog, Err(why)));
     }
@@ -228,7 +231,8 @@ fn judge_all(
     extension: crate::judge::Extension<'_>,
     config_for: impl Fn(&Entry) -> Result<configs::Chosen, String>,
 ) -> Result<Vec<report::Row>, String> {
-    let ((), mut rows) = judging(extension, |judge| {
+    let progress = bundles.progress(Some(entries.len()));
+    let ((), mut rows) = judging(extension, progress, |judge| {
         catalog.each_bundle(entries, |entry, objects| {
             let found = bundles.find(entry, objects?)?;
             judge(entry.clone(), found, config_for(entry))
@@ -251,6 +255,7 @@ fn judge_all(
 /// `extension`: what the ClusterExtension asks of each install, when one is read.
 fn judging<T>(
     extension: crate::judge::Extension<'_>,
+    mut progress: progress::Progress,
     read: impl FnOnce(&mut Judge<'_>) -> Result<T, String>,
 ) -> Result<(T, Vec<report::Row>), String> {
     let (queue, queued) = std::sync::mpsc::sync_channel::<Judging>(1);
@@ -263,10 +268,12 @@ fn judging<T>(
         let mut next = 0usize;
         let read = read(&mut |entry, sources, config| {
             next += 1;
+            progress.judging(&entry.package, &entry.name);
             // Only a judge's panic closes the queue early, and is raised below.
             queue.send((next - 1, entry, sources, config)).map_err(|_| stopped())
         });
         drop(queue);
+        progress.done();
         let mut judged = Vec::new();
         for worker in workers {
             // A judge's panic is the program's, as it was when this thread judged.

@@ -113,9 +113,9 @@ struct BundleSource {
     #[arg(long, value_name = "PATH")]
     bundles: Vec<PathBuf>,
     /// The platform whose instance of a multi-platform bundle image is read,
-    /// as the cluster's nodes pull it: OS/ARCH[/VARIANT].
-    #[arg(long, value_name = "OS/ARCH", default_value = "linux/amd64")]
-    platform: String,
+    /// as the cluster's nodes pull it: OS/ARCH[/VARIANT] (default linux/amd64).
+    #[arg(long, value_name = "OS/ARCH")]
+    platform: Option<String>,
     /// Pull each bundle image named by digest that --bundles does not hold
     /// from its registry, into the image cache (credentials where skopeo and
     /// podman read them); a bundle is judged from what was pulled only once
@@ -131,18 +131,21 @@ struct BundleSource {
     /// registry on this machine is never verified).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     tls_verify: bool,
+    /// Say on stderr how far the run has got, and each image pulled: on by
+    /// default when stderr is a terminal (--progress=false to not; -q never).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", require_equals = true, action = clap::ArgAction::Set)]
+    progress: Option<bool>,
 }
 
 impl BundleSource {
     /// What the library takes; `quiet`: no progress lines.
     fn args(&self, quiet: bool) -> crate::catalog::BundleArgs<'_> {
         use std::io::IsTerminal as _;
-        let pull = self.pull.then(|| crate::catalog::PullArgs {
-            cache: self.image_cache.as_deref(),
-            tls_verify: self.tls_verify,
-            progress: !quiet && std::io::stderr().is_terminal(),
-        });
-        crate::catalog::BundleArgs { paths: &self.bundles, platform: Some(&self.platform), pull }
+        let pull = self
+            .pull
+            .then(|| crate::catalog::PullArgs { cache: self.image_cache.as_deref(), tls_verify: self.tls_verify });
+        let progress = !quiet && self.progress.unwrap_or_else(|| std::io::stderr().is_terminal());
+        crate::catalog::BundleArgs { paths: &self.bundles, platform: self.platform.as_deref(), pull, progress }
     }
 }
 
@@ -395,6 +398,10 @@ impl RenderArgs {
             Some("--pull")
         } else if self.allow_tag_images {
             Some("--allow-tag-images")
+        } else if self.bundles.platform.is_some() {
+            Some("--platform")
+        } else if self.bundles.progress.is_some() {
+            Some("--progress")
         } else {
             None
         }

@@ -31,6 +31,8 @@ pub struct BundleArgs<'a> {
     pub platform: Option<&'a str>,
     /// `--pull`: fetch bundle images named by digest that `--bundles` does not hold.
     pub pull: Option<PullArgs<'a>>,
+    /// `--progress`: say on stderr how far the run has got, and each image pulled.
+    pub progress: bool,
 }
 
 /// How `--pull` fetches images.
@@ -40,8 +42,6 @@ pub struct PullArgs<'a> {
     pub cache: Option<&'a Path>,
     /// `--tls-verify`: verify registries' certificates (never for a registry on this machine).
     pub tls_verify: bool,
-    /// Say a line per image pulled, on stderr (on a terminal).
-    pub progress: bool,
 }
 
 /// Where a bundle's manifests were read from (`source` in the report).
@@ -76,6 +76,7 @@ pub(super) struct Bundles {
     layouts: Layouts,
     platform: Platform,
     puller: Option<Puller>,
+    progress: bool,
 }
 
 /// `--pull`: the registry client, and the cache it pulls into.
@@ -85,6 +86,12 @@ struct Puller {
 }
 
 impl Bundles {
+    /// How the run says how far it has got: on stderr with `--progress`;
+    /// `total`: the bundles it will judge, when known.
+    pub(super) fn progress(&self, total: Option<usize>) -> super::progress::Progress {
+        super::progress::Progress::on_stderr(self.progress, total)
+    }
+
     /// Opens every image layout among `args.paths` (each path a layout, or a
     /// folder holding layouts or bundle folders).
     pub(super) fn open(args: &BundleArgs<'_>) -> Result<Bundles, String> {
@@ -97,13 +104,13 @@ impl Bundles {
                 return Err(format!("--bundles {}: not a folder", path.display()));
             }
         }
-        let puller = args.pull.as_ref().map(Puller::open).transpose()?;
+        let puller = args.pull.as_ref().map(|pull| Puller::open(pull, args.progress)).transpose()?;
         let mut paths: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
         if let Some(puller) = &puller {
             paths.push(puller.cache.root());
         }
         let layouts = Layouts::open(&paths).map_err(|e| format!("--bundles: {e}"))?;
-        Ok(Bundles { folders: args.paths.to_vec(), layouts, platform, puller })
+        Ok(Bundles { folders: args.paths.to_vec(), layouts, platform, puller, progress: args.progress })
     }
 
     /// Pulls the image `digest` names into the cache, unless a layout holds
@@ -329,7 +336,7 @@ fn scratch_dir() -> std::io::Result<PathBuf> {
 }
 
 impl Puller {
-    fn open(args: &PullArgs<'_>) -> Result<Puller, String> {
+    fn open(args: &PullArgs<'_>, progress: bool) -> Result<Puller, String> {
         let cache = match args.cache {
             Some(dir) => dir.to_path_buf(),
             None => crate::image::default_cache_dir(&|name| std::env::var(name).ok()).ok_or(
@@ -338,7 +345,7 @@ impl Puller {
         };
         let cache = Store::open_or_create(&cache).map_err(|e| format!("--image-cache {}: {e}", cache.display()))?;
         let mut client = Client::new(crate::image::Options { tls_verify: args.tls_verify });
-        if args.progress {
+        if progress {
             client.on_progress(|line| eprintln!("{line}"));
         }
         Ok(Puller { client, cache })

@@ -21,7 +21,7 @@ Examples:
 ";
 
 pub(super) const RENDER_USAGE: &str =
-    "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [--sarif <FILE>] [--judged-catalog <PATH> [--bundles <PATH>]... [--platform <OS/ARCH>] [--pull [--image-cache <DIR>] [--tls-verify <BOOL>]] [--allow-tag-images]] [-f <PATH>]... [PATH]...";
+    "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [--sarif <FILE>] [--judged-catalog <PATH> [--bundles <PATH>]... [--platform <OS/ARCH>] [--pull [--image-cache <DIR>] [--tls-verify <BOOL>]] [--progress[=<BOOL>]] [--allow-tag-images]] [-f <PATH>]... [PATH]...";
 
 pub(super) const CAN_I_EXAMPLES: &str = "\
 Examples:

@@ -376,6 +376,8 @@ fn options(help: &str) -> Vec<(Option<String>, String)> {
         let mut short = None;
         let mut long = None;
         for token in flags.split([',', ' ']).filter(|t| t.starts_with('-')) {
+            // A flag whose value may be left out is shown `--flag[=<VALUE>]`.
+            let token = token.split('[').next().unwrap_or_default();
             if token.starts_with("--") {
                 long = Some(token.to_string());
             } else {
@@ -400,6 +402,7 @@ fn usage_flags(help: &str) -> Vec<(String, bool)> {
     for token in usage.split_whitespace() {
         let opening = token.matches('[').count() as i32;
         let flag = token.trim_matches(|c| matches!(c, '[' | ']' | '.' | '|'));
+        let flag = flag.split('[').next().unwrap_or_default();
         if flag.starts_with('-') {
             out.push((flag.to_string(), depth + opening > 0));
         }

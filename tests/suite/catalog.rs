@@ -692,3 +692,31 @@ fn the_catalog_commands_take_quiet() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).starts_with("error: "), "{}", text(&missing.stderr));
 }
+
+/// Issue 49: `--progress` says how far a catalog run has got on stderr (off
+/// by default without a terminal, as here; never under `-q`), and the rows
+/// on stdout are the same either way.
+#[test]
+fn progress_is_said_when_asked_and_changes_nothing_else() {
+    let catalog = repo(WITH_OBJECTS).display().to_string();
+    let plain = run_bin(&["catalog", "audit", "--catalog", &catalog, "-o", "json"], "");
+    assert!(!text(&plain.stderr).contains("progress:"), "{}", text(&plain.stderr));
+    let said = run_bin(&["catalog", "audit", "--catalog", &catalog, "-o", "json", "--progress"], "");
+    assert_eq!(said.stdout, plain.stdout);
+    assert_eq!(said.status.code(), plain.status.code());
+    let first = text(&said.stderr).lines().next().unwrap_or_default().to_string();
+    assert_eq!(first, "progress: judging bundle 1 (kube-green.v0.3.0, package kube-green), 0 s");
+    let quiet = run_bin(&["catalog", "audit", "--catalog", &catalog, "--progress", "-q"], "");
+    assert_eq!(text(&quiet.stderr), "");
+    let off = run_bin(&["catalog", "audit", "--catalog", &catalog, "--progress=false"], "");
+    assert!(!text(&off.stderr).contains("progress:"));
+    // What only --judged-catalog reads is refused without it, naming the flag.
+    for flag in [&["--progress"][..], &["--platform", "linux/arm64"]] {
+        let mut args = vec!["render"];
+        args.extend(flag);
+        args.push("-");
+        let out = run_bin(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        assert!(text(&out.stderr).starts_with(&format!("error: {} reads the bundles of --judged-catalog", flag[0])));
+    }
+}

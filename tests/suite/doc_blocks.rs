@@ -13,7 +13,9 @@
 //!   never run, each for a stated reason.
 //! - `text` or unlabelled blocks that hold `$ command` lines: the command runs as
 //!   above and every line shown after it must appear in its output, in order
-//!   (a line ending in `…` stands for any line that starts the same). Other
+//!   (a line ending in `…` stands for any line that starts the same). A line
+//!   that is only `…` says lines were left out there; standard output shown
+//!   without one is shown whole, so a shortened output always says so. Other
 //!   lines in an unlabelled block that read as olm-rbac's messages (`error:`,
 //!   `warning:`, `info:`, `install policy:`) must be messages the program
 //!   writes (the check in [`crate::docs`]).
@@ -216,7 +218,13 @@ fn how(command: &str) -> How {
         ["olm-rbac", ..] if words.iter().any(|w| *w == "--pull" || w.starts_with("--push")) => How::Never(
             "it needs a registry and the network (tests/suite/bundle_images.rs runs it against a local registry)",
         ),
-        ["cargo", "run", ..] | ["olm-rbac", ..] | ["cd", ..] | ["cat", ..] | ["sed", ..] => How::Run,
+        ["cargo", "run", ..]
+        | ["olm-rbac", ..]
+        | ["cd", ..]
+        | ["cat", ..]
+        | ["sed", ..]
+        | ["mkdir", ..]
+        | ["cp", ..] => How::Run,
         ["skopeo", ..] => How::Never("it needs a registry and the network"),
         ["cargo", "test", ..] => How::Never("it is the command that runs this test"),
         ["cargo", "install", ..] => How::Never("it builds a release binary into ~/.cargo/bin"),
@@ -259,7 +267,13 @@ const CLONE_PATHS_OF: &[(&str, &[&str])] = &[
         ],
     ),
     ("docs/delegating-installs.md", &["tests/fixtures/bundles/prometheus-0.56.3"]),
-    ("docs/catalogs-and-pinning.md", &["tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green/0.7.0"]),
+    (
+        "docs/catalogs-and-pinning.md",
+        &[
+            "tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green/0.7.0",
+            "tests/fixtures/catalogs/with-bundle-objects",
+        ],
+    ),
 ];
 
 /// A doc's scratch folder, which its blocks share in order as a reader's
@@ -364,27 +378,71 @@ fn run_block(bash: &Path, dir: &Path, block: &Block, shown: &[Shown], failures: 
         }
         if let Some(missing) = missing_line(&expect.lines, &format!("{stdout}{stderr}")) {
             failures.push(fail(format!("the doc shows this line, which the output lacks (in order): {missing:?}")));
+        } else if let Some(gap) = unmarked_shortening(&expect.lines, answered(&stdout, expect.answer)) {
+            failures
+                .push(fail(format!("the doc shortens the output without saying so: {gap}; mark it with a line `…`")));
         }
     }
 }
 
 /// The first of `shown` that `output` lacks, taking them in order; a shown
-/// line ending in `…` matches a line that starts with what comes before it.
+/// line ending in `…` matches a line that starts with what comes before it,
+/// and a line that is only `…` stands for lines left out.
 /// Indentation is not compared: runners indent what a function says.
 fn missing_line(shown: &[String], output: &str) -> Option<String> {
     let lines: Vec<&str> = output.lines().map(str::trim_end).collect();
     let mut at = 0;
-    for want in shown {
-        let hit = match want.strip_suffix('…') {
-            Some(prefix) => lines[at..].iter().position(|l| l.trim_start().starts_with(prefix.trim())),
-            None => lines[at..].iter().position(|l| l.trim_start() == want.trim()),
-        };
-        match hit {
+    for want in shown.iter().filter(|w| !is_elision(w)) {
+        match position(&lines[at..], want) {
             Some(i) => at += i + 1,
             None => return Some(want.clone()),
         }
     }
     None
+}
+
+/// Where a shown line first matches in `lines` (see [`missing_line`]).
+fn position(lines: &[&str], want: &str) -> Option<usize> {
+    match want.strip_suffix('…') {
+        Some(prefix) => lines.iter().position(|l| l.trim_start().starts_with(prefix.trim())),
+        None => lines.iter().position(|l| l.trim_start() == want.trim()),
+    }
+}
+
+/// Standard output after the answer, when the doc gives it as `# yes` or `# no`.
+fn answered<'a>(stdout: &'a str, answer: Option<&str>) -> &'a str {
+    match answer {
+        Some(_) => stdout.split_once('\n').map_or("", |(_, rest)| rest),
+        None => stdout,
+    }
+}
+
+/// A shown line that says lines were left out here.
+fn is_elision(line: &str) -> bool {
+    line.trim() == "…"
+}
+
+/// Where the doc leaves lines of the command's standard output out without
+/// a `…` line saying so: a reader takes an output shown whole for the whole.
+/// What is shown of standard error (warnings, the summary line) may be a
+/// part: it is diagnostics, not the answer.
+fn unmarked_shortening(shown: &[String], stdout: &str) -> Option<String> {
+    let lines: Vec<&str> = stdout.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()).collect();
+    let (mut at, mut marked) = (0, false);
+    for want in shown {
+        if is_elision(want) {
+            marked = true;
+            continue;
+        }
+        // A line not in what is left of stdout is stderr's.
+        let Some(i) = position(&lines[at..], want) else { continue };
+        if i > 0 && !marked {
+            return Some(format!("{i} line(s) of standard output left out before {want:?}"));
+        }
+        (at, marked) = (at + i + 1, false);
+    }
+    let left = lines.len() - at;
+    (left > 0 && !marked && at > 0).then(|| format!("the last {left} line(s) of standard output left out"))
 }
 
 fn is_shell(b: &Block) -> bool {
@@ -533,4 +591,11 @@ fn the_block_reader_reads_answers_transcripts_and_continuations() {
     assert!(t[1].expect.lines.is_empty());
     assert_eq!(missing_line(&["a".into(), "c…".into()], "a\nb\ncd\n"), None);
     assert_eq!(missing_line(&["c".into(), "a".into()], "a\nb\nc\n"), Some("a".into()), "in order");
+    let shown = |lines: &[&str]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+    assert_eq!(unmarked_shortening(&shown(&["a", "b", "c"]), "a\nb\nc\n"), None);
+    assert_eq!(unmarked_shortening(&shown(&["a", "…", "c"]), "a\nb\nc\n"), None);
+    assert_eq!(unmarked_shortening(&shown(&["a", "…"]), "a\nb\nc\n"), None);
+    assert!(unmarked_shortening(&shown(&["a", "c"]), "a\nb\nc\n").is_some());
+    assert!(unmarked_shortening(&shown(&["a", "b"]), "a\nb\nc\n").is_some());
+    assert_eq!(missing_line(&shown(&["a", "…", "c"]), "a\nc\n"), None, "… stands for no line too");
 }
