@@ -259,6 +259,7 @@ const CLONE_PATHS_OF: &[(&str, &[&str])] = &[
         ],
     ),
     ("docs/delegating-installs.md", &["tests/fixtures/bundles/prometheus-0.56.3"]),
+    ("docs/access-checks.md", &["tests/fixtures/bundles/memcached-operator-0.0.1"]),
     ("docs/catalogs-and-pinning.md", &["tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green/0.7.0"]),
 ];
 
