@@ -48,13 +48,16 @@ pub fn read_stdin() -> std::io::Result<String> {
 /// are in `manifests/`, read as operator-controller reads them (see
 /// [`read_bundle_manifests`]); `metadata/` (annotations, dependencies,
 /// properties) and `tests/` (scorecard configuration) hold none to apply, so
-/// they are not read as manifests. Anything else in the folder is read as in
-/// any folder.
+/// they are not read as manifests. Nothing else in the folder is read either,
+/// by any command: OLM installs what `manifests/` holds, and only that (a
+/// stray `bundle/` copy of the manifests beside it would be read twice).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleRoot {
     /// The folder, as reached from the path named on the command line.
     pub path: String,
-    /// The folders not read, by name: `metadata`, and `tests` when there is one.
+    /// What of the folder was not read, by name, in name order: `metadata`,
+    /// `tests` when there is one, and any other folder or manifest file beside
+    /// `manifests/` (see [`BundleRoot::stray`]).
     pub skipped: Vec<String>,
     /// The folders inside its `manifests/`, as reached: operator-controller
     /// refuses a bundle whose `manifests/` holds one, so the bundle cannot be
@@ -83,7 +86,15 @@ impl BundleRoot {
         if !dir.join("manifests").is_dir() || !dir.join("metadata").join("annotations.yaml").is_file() {
             return None;
         }
-        let skipped = ["metadata", "tests"].into_iter().filter(|d| dir.join(d).is_dir()).map(String::from).collect();
+        let mut skipped: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.file_name() != "manifests")
+            .filter(|entry| entry.path().is_dir() || is_manifest(&entry.path()))
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        skipped.sort();
         Some(BundleRoot {
             path: dir.display().to_string(),
             skipped,
@@ -98,6 +109,13 @@ impl BundleRoot {
     fn of_manifests(manifests: &Path, subfolders: Vec<String>) -> BundleRoot {
         let root = manifests.parent().unwrap_or(Path::new(""));
         BundleRoot { path: root.display().to_string(), skipped: Vec::new(), subfolders, metadata: Metadata::OnDisk }
+    }
+
+    /// What was not read beside `manifests/` other than `metadata/` and
+    /// `tests/`: a folder or a manifest file OLM does not install, which a
+    /// reader of the folder might have expected read.
+    pub fn stray(&self) -> impl Iterator<Item = &str> {
+        self.skipped.iter().map(String::as_str).filter(|s| !matches!(*s, "metadata" | "tests"))
     }
 
     /// The folder the bundle's objects are read from: `<root>/manifests`.
@@ -327,16 +345,16 @@ impl Walk {
             paths.push((entry.path(), kind));
         }
         paths.sort_by(|a, b| a.0.cmp(&b.0));
-        let (skipped, manifests) = match BundleRoot::of(dir).filter(|_| wanted == Files::Manifests) {
+        // Of a bundle's root, only manifests/ is read.
+        let manifests = match BundleRoot::of(dir).filter(|_| wanted == Files::Manifests) {
             Some(bundle) => {
-                let skipped: Vec<PathBuf> = bundle.skipped.iter().map(|d| dir.join(d)).collect();
                 self.bundle_roots.push(bundle);
-                (skipped, Some(dir.join("manifests")))
+                Some(dir.join("manifests"))
             }
-            None => (Vec::new(), None),
+            None => None,
         };
         for (path, kind) in paths {
-            if skipped.contains(&path) {
+            if manifests.as_ref().is_some_and(|m| m != &path) {
                 continue;
             }
             if wanted == Files::Bundle && (kind.is_dir() || (kind.is_symlink() && path.is_dir())) {
@@ -452,9 +470,13 @@ mod tests {
         std::fs::write(root.join("metadata/annotations.yaml"), "annotations: {}\n").unwrap();
         std::fs::write(root.join("tests/scorecard/config.yaml"), "kind: Configuration\n").unwrap();
         std::fs::write(root.join("rbac.yaml"), "kind: RBACConfig\n").unwrap();
+        std::fs::write(root.join("README.md"), "not a manifest\n").unwrap();
+        // A stray copy of the manifests, as grafana-operator 5.24.0's bundle has.
+        std::fs::create_dir_all(root.join("bundle/manifests")).unwrap();
+        std::fs::write(root.join("bundle/manifests/csv.yaml"), "kind: ClusterServiceVersion\n").unwrap();
         let read = read_input(&root).unwrap();
-        assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml"]);
-        let skipped = vec!["metadata".to_string(), "tests".to_string()];
+        assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml"], "only manifests/, as OLM installs");
+        let skipped: Vec<String> = ["bundle", "metadata", "rbac.yaml", "tests"].map(String::from).to_vec();
         let subfolders = Vec::new();
         assert_eq!(
             read.bundle_roots,
@@ -463,7 +485,10 @@ mod tests {
         // Without metadata/annotations.yaml it is an ordinary folder.
         std::fs::remove_file(root.join("metadata/annotations.yaml")).unwrap();
         let read = read_input(&root).unwrap();
-        assert_eq!(names(&read.sources, &root), ["manifests/csv.yaml", "rbac.yaml", "tests/scorecard/config.yaml"]);
+        assert_eq!(
+            names(&read.sources, &root),
+            ["bundle/manifests/csv.yaml", "manifests/csv.yaml", "rbac.yaml", "tests/scorecard/config.yaml"]
+        );
         assert!(read.bundle_roots.is_empty());
     }
 

@@ -151,7 +151,9 @@ pub(crate) fn judge_with<'a>(
         plan.add_results(results, Vec::new());
         plan
     };
-    let layout = bundle_roots.iter().flat_map(|r| layout_note(r).into_iter().chain(subfolder_refusals(r)));
+    let layout = bundle_roots
+        .iter()
+        .flat_map(|r| layout_note(r).into_iter().chain(stray_warning(r)).chain(subfolder_refusals(r)));
     plan.add_results(layout.chain(previous).collect(), Vec::new());
     Judged { configs: split.configs, kept: split.kept, judgement: Judgement::of(&parsed, objects, plan) }
 }
@@ -310,24 +312,47 @@ pub(crate) fn package_of(annotations: &str) -> Result<Option<String>, String> {
     }
 }
 
-/// Says how a bundle's root was read, when any of it was left out.
+/// Says how a bundle's root was read, when its `metadata/` or `tests/` was
+/// left out.
 fn layout_note(root: &BundleRoot) -> Option<Finding> {
-    if root.skipped.is_empty() {
-        return None;
-    }
     let parts: Vec<&str> = root
         .skipped
         .iter()
-        .map(|s| match s.as_str() {
-            "metadata" => "metadata/ (the bundle's annotations)",
-            _ => "tests/ (its scorecard tests)",
+        .filter_map(|s| match s.as_str() {
+            "metadata" => Some("metadata/ (the bundle's annotations)"),
+            "tests" => Some("tests/ (its scorecard tests)"),
+            _ => None,
         })
         .collect();
+    if parts.is_empty() {
+        return None;
+    }
     let (verb, holds) = if parts.len() == 1 { ("was", "it holds") } else { ("were", "they hold") };
     Some(Finding::info(Code::InputRead, format!(
         "{}: read as an OLM bundle (registry+v1 layout): its objects are in manifests/; {} {verb} not read, since {holds} no objects to apply",
         root.path,
         parts.join(" and ")
+    )))
+}
+
+/// Names what else of a bundle's root was not read (a stray `bundle/` copy
+/// of the manifests, a file beside them): OLM installs only `manifests/`.
+fn stray_warning(root: &BundleRoot) -> Option<Finding> {
+    let stray: Vec<String> = root
+        .stray()
+        .map(|s| match std::path::Path::new(&root.path).join(s).is_dir() {
+            true => format!("{s}/"),
+            false => s.to_string(),
+        })
+        .collect();
+    if stray.is_empty() {
+        return None;
+    }
+    let (verb, it) = if stray.len() == 1 { ("was", "it") } else { ("were", "them") };
+    Some(Finding::warning(Code::InputRead, format!(
+        "{}: {} {verb} not read: of a bundle's root OLM installs only what manifests/ holds, and every command reads it so; to read {it} anyway, name {it} on its own",
+        root.path,
+        stray.join(", ")
     )))
 }
 

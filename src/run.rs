@@ -9,6 +9,7 @@
 //! `judge`, which the catalog commands share), and `output` the text and
 //! exit code both write.
 
+mod installed;
 mod json;
 mod krm;
 mod output;
@@ -18,6 +19,7 @@ mod upgrade;
 
 pub use crate::input::Source;
 pub use crate::outcome::Outcome;
+pub use installed::installed;
 pub use krm::function;
 pub use render::{render, render_with, OutputFormat, RenderOptions};
 pub(crate) use sources::render_paths_judging;

@@ -1,13 +1,13 @@
 //! `can-i`, `who-can` and `report`: the access checks as commands, returning
 //! what to print and the exit code.
 
-use super::load::{read, Loaded};
+use super::load::{load_from, Loaded};
+pub use super::load::{Installed, Manifests};
 use super::shapes::{encode, DeputyOut, HeldAccessOut, PermissionOut, ThroughOut, WhoCanOut};
 use super::{graph, matrix};
 use crate::access::allowed::{resource_text, Place, Target};
 use crate::access::builtin::{BuiltinRoles, KUBERNETES_VERSION};
 use crate::access::{Asked, Grantee, HeldAccess, Identity, Policy, Request, UrlRequest};
-use crate::input::Source;
 use crate::outcome::Outcome;
 
 pub use super::shapes::Format;
@@ -44,7 +44,7 @@ pub fn refuse_terminal(command: &str, files_given: bool, stdin_is_terminal: bool
 /// input, then the command's own) go first on stderr, unless `quiet`; errors
 /// always do.
 pub(super) fn with_policy(
-    inputs: &[Source],
+    inputs: Manifests<'_>,
     common: Common,
     command: impl FnOnce(&Policy, &mut Vec<String>) -> Outcome,
 ) -> Outcome {
@@ -54,11 +54,11 @@ pub(super) fn with_policy(
 /// [`with_policy`], with all that was read: the admission policies and
 /// ClusterExtensions too.
 pub(super) fn with_loaded(
-    inputs: &[Source],
+    inputs: Manifests<'_>,
     common: Common,
     command: impl FnOnce(&Loaded, &mut Vec<String>) -> Outcome,
 ) -> Outcome {
-    let loaded = match read(inputs, common.builtin_roles) {
+    let loaded = match load_from(inputs, common.builtin_roles) {
         Ok(loaded) => loaded,
         Err(errors) => {
             let stderr = errors.iter().map(|e| format!("{e}\n")).collect();
@@ -216,8 +216,8 @@ pub struct CanI<'a> {
 
 /// `yes` (exit 0) or `no` (exit 1); with `explain`, the granting chain; with
 /// `quiet`, nothing but the exit code.
-pub fn can_i(inputs: &[Source], q: &CanI<'_>) -> Outcome {
-    with_policy(inputs, q.common, |policy, warnings| {
+pub fn can_i<'a>(inputs: impl Into<Manifests<'a>>, q: &CanI<'_>) -> Outcome {
+    with_policy(inputs.into(), q.common, |policy, warnings| {
         // `-A` asks with no namespace, as kubectl sends it: RoleBindings do not answer.
         let namespace = if q.all_namespaces { None } else { q.namespace };
         let asked = match question(policy, q.verb, q.resource, q.name, q.subresource, namespace, warnings) {
@@ -289,14 +289,19 @@ pub struct CanIList<'a> {
 
 /// `can-i --list`: a table of what the identity may do, with kubectl's
 /// columns; with `-A`, a Namespace column first (`*`: cluster-wide).
-pub fn can_i_list(inputs: &[Source], q: &CanIList<'_>) -> Outcome {
+pub fn can_i_list<'a>(inputs: impl Into<Manifests<'a>>, q: &CanIList<'_>) -> Outcome {
     can_i_list_with(inputs, q, Format::Table, Common::default())
 }
 
 /// [`can_i_list`] as a table, or in the JSON or YAML shape of
 /// [`PermissionOut`]: one entry per line of the table.
-pub fn can_i_list_with(inputs: &[Source], q: &CanIList<'_>, output: Format, common: Common) -> Outcome {
-    with_policy(inputs, common, |policy, _| {
+pub fn can_i_list_with<'a>(
+    inputs: impl Into<Manifests<'a>>,
+    q: &CanIList<'_>,
+    output: Format,
+    common: Common,
+) -> Outcome {
+    with_policy(inputs.into(), common, |policy, _| {
         let place = match (q.all_namespaces, q.namespace) {
             (true, _) => Place::Each,
             (false, Some(ns)) => Place::Namespace(ns),
@@ -357,7 +362,7 @@ pub struct WhoCan<'a> {
 
 /// Every subject that may make the request in the namespace (cluster-wide
 /// without one), as a table, with Kubernetes' bootstrap roles.
-pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<&str>) -> Outcome {
+pub fn who_can<'a>(inputs: impl Into<Manifests<'a>>, verb: &str, resource: &str, namespace: Option<&str>) -> Outcome {
     let q = WhoCan { verb, resource, namespace, all_namespaces: false, subresource: None };
     who_can_with(inputs, &q, Format::Table, Common::default())
 }
@@ -365,8 +370,8 @@ pub fn who_can(inputs: &[Source], verb: &str, resource: &str, namespace: Option<
 /// Every subject that may make the request, where, and through what. Those
 /// reached through Kubernetes' bootstrap bindings follow the input's, under a
 /// line that says so.
-pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: Common) -> Outcome {
-    with_policy(inputs, common, |policy, warnings| {
+pub fn who_can_with<'a>(inputs: impl Into<Manifests<'a>>, q: &WhoCan<'_>, output: Format, common: Common) -> Outcome {
+    with_policy(inputs.into(), common, |policy, warnings| {
         let namespace = if q.all_namespaces { None } else { q.namespace };
         let asked = match question(policy, q.verb, q.resource, None, q.subresource, namespace, warnings) {
             Ok(r) => r,
@@ -448,14 +453,14 @@ pub fn who_can_with(inputs: &[Source], q: &WhoCan<'_>, output: Format, common: C
 const DEPUTIES_NOTE: &str = "# Through a deputy: a controller acts with its own rights, which the input does not show (OLM v1's are cluster-admin's), on what these subjects may write; an admission policy may narrow what it accepts:";
 
 /// The access matrix per extension, with Kubernetes' bootstrap roles.
-pub fn report(inputs: &[Source], format: Format) -> Outcome {
+pub fn report<'a>(inputs: impl Into<Manifests<'a>>, format: Format) -> Outcome {
     report_with(inputs, format, Common::default())
 }
 
 /// The access matrix per extension: a table that fits 120 columns, Markdown
 /// (with a Mermaid graph per extension), JSON, YAML, or a Graphviz graph.
-pub fn report_with(inputs: &[Source], format: Format, common: Common) -> Outcome {
-    with_policy(inputs, common, |policy, _| {
+pub fn report_with<'a>(inputs: impl Into<Manifests<'a>>, format: Format, common: Common) -> Outcome {
+    with_policy(inputs.into(), common, |policy, _| {
         let r = matrix::build(policy);
         match format {
             Format::Table => {

@@ -42,8 +42,8 @@ pub struct DiffOptions {
 /// `fail_on` says a gain fails; 2 when an input cannot be read.
 pub fn diff(old: &[Source], new: &[Source], options: DiffOptions) -> Outcome {
     let common = options.common;
-    with_loaded(old, common, |old_loaded, _| {
-        with_loaded(new, common, |new_loaded, warnings| {
+    with_loaded(old.into(), common, |old_loaded, _| {
+        with_loaded(new.into(), common, |new_loaded, warnings| {
             let (old_policy, new_policy) = (&old_loaded.policy, &new_loaded.policy);
             let kept = left_behind(old_policy, new_policy, warnings);
             let changes = changes(old_policy, kept.as_ref().unwrap_or(new_policy));

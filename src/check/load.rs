@@ -7,7 +7,7 @@
 //! `[file#index]`, counted from 0 as `render` counts them.
 
 use crate::access::builtin::{self, BuiltinRoles};
-use crate::access::{Policy, Resources};
+use crate::access::{Policy, Resources, RoleRefKind};
 use crate::admission::Policies;
 use crate::findings::{Code, FileRef, Finding};
 use crate::input::Source;
@@ -23,6 +23,62 @@ pub fn load(inputs: &[Source]) -> Result<Policy, Vec<String>> {
     read(inputs, BuiltinRoles::default())
         .map(|loaded| loaded.policy)
         .map_err(|errors| errors.iter().map(ToString::to_string).collect())
+}
+
+/// What the access checks answer over.
+#[derive(Debug, Clone, Copy)]
+pub enum Manifests<'a> {
+    /// Rendered manifests (`-f`), read as written.
+    Rendered(&'a [Source]),
+    /// The cluster after an install, as render judges it with the admin's
+    /// config (`-c`).
+    Installed(&'a Installed),
+}
+
+impl<'a, T: AsRef<[Source]> + ?Sized> From<&'a T> for Manifests<'a> {
+    fn from(sources: &'a T) -> Self {
+        Manifests::Rendered(sources.as_ref())
+    }
+}
+
+impl<'a> From<&'a Installed> for Manifests<'a> {
+    fn from(installed: &'a Installed) -> Self {
+        Manifests::Installed(installed)
+    }
+}
+
+/// The roles and bindings the cluster holds after an install, and the
+/// CustomResourceDefinitions it serves, as render judges the bundle with the
+/// admin's config: what render writes, the bundle's objects as OLM installs
+/// them (the bundle roles Bind binds among them), and OLM v1's grant of the
+/// operator's permissions. `run::installed` builds it.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    objects: Vec<InputObject>,
+    read: usize,
+}
+
+impl Installed {
+    /// `objects` as the cluster holds them, judged from `read` objects read.
+    pub(crate) fn new(objects: Vec<InputObject>, read: usize) -> Installed {
+        Installed { objects, read }
+    }
+}
+
+/// Reads what the checks answer over: rendered manifests as [`read`] does,
+/// or the cluster after the install with Kubernetes' built-in roles added
+/// as `builtins` says.
+pub(crate) fn load_from(manifests: Manifests<'_>, builtins: BuiltinRoles) -> Result<Loaded, Vec<Finding>> {
+    let installed = match manifests {
+        Manifests::Rendered(sources) => return read(sources, builtins),
+        Manifests::Installed(installed) => installed,
+    };
+    let (mut policy, warnings) = policy_and_set_aside(&installed.objects, builtins);
+    for o in &installed.objects {
+        note_api(&mut policy, &o.header);
+    }
+    let (admission, extensions, csvs) = (Policies::default(), Vec::new(), Vec::new());
+    Ok(Loaded { policy, admission, extensions, csvs, objects: installed.read, warnings })
 }
 
 /// What [`read`] made of the input: the policy, how many Kubernetes objects
@@ -145,6 +201,7 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
     if builtins != BuiltinRoles::None {
         warnings.extend(builtin::reconcile_into(&mut policy).iter().map(set_aside_warning));
     }
+    warnings.extend(unheld_roles(&policy, read.bindings));
     let (admission, extensions, csvs) = (read.admission, read.extensions, read.csvs);
     Ok(Loaded { policy, admission, extensions, csvs, objects: seen.objects, warnings })
 }
@@ -158,14 +215,64 @@ pub(crate) fn policy_of(objects: &[InputObject]) -> Policy {
 
 /// [`policy_of`], with [`BuiltinRoles::None`] the objects' roles and bindings only.
 pub(crate) fn policy_with(objects: &[InputObject], builtins: BuiltinRoles) -> Policy {
+    policy_and_set_aside(objects, builtins).0
+}
+
+/// [`policy_with`], and what the cluster would not hold as written.
+fn policy_and_set_aside(objects: &[InputObject], builtins: BuiltinRoles) -> (Policy, Vec<Finding>) {
     let mut policy = Policy { resources: Resources::builtin(), ..Default::default() };
     for o in objects {
         policy.add_object(o);
     }
+    let mut warnings = Vec::new();
     if builtins != BuiltinRoles::None {
-        builtin::reconcile_into(&mut policy);
+        warnings.extend(builtin::reconcile_into(&mut policy).iter().map(set_aside_warning));
     }
-    policy
+    (policy, warnings)
+}
+
+/// A binding of the input whose role is neither in the input nor one of
+/// Kubernetes' own: the answers grant nothing through it,
+/// where the cluster may hold the role (a bundle's role, which OLM installs
+/// and render leaves out under `bundleObjects: Drop`). One warning each,
+/// placed on the binding.
+fn unheld_roles(policy: &Policy, bindings: Vec<(BindingKey, Finding)>) -> Vec<Finding> {
+    let mut warnings = Vec::new();
+    for (key, placed) in bindings {
+        let found = policy.bindings.iter().find(|b| !b.builtin && (&b.namespace, &b.name) == (&key.0, &key.1));
+        let Some(b) = found.filter(|b| !policy.binds_a_role(b)) else { continue };
+        let Some(kind) = b.role_ref_kind() else { continue };
+        // Kubernetes' own, which --builtin-roles none leaves out by choice.
+        if kind == RoleRefKind::ClusterRole && builtin::is_builtin_role(&b.role_name) {
+            continue;
+        }
+        let role = match (kind, &b.namespace) {
+            (RoleRefKind::Role, Some(ns)) => format!("Role {ns}/{}", b.role_name),
+            (kind, _) => format!("{} {}", kind.as_str(), b.role_name),
+        };
+        warnings.push(Finding {
+            severity: crate::findings::Severity::Warning,
+            code: Code::RoleUnheld,
+            message: format!(
+                "binds {role}, which is neither in the input nor one of Kubernetes' built-in roles: the answers grant nothing through it, and the cluster's may differ (OLM installs a bundle's roles, which render leaves out under bundleObjects: Drop); to answer over what the cluster will hold, pass the bundle with its RBACConfig: -c CONFIG -f BUNDLE"
+            ),
+            ..placed
+        });
+    }
+    warnings
+}
+
+/// A binding by its namespace (`None` for a ClusterRoleBinding) and name.
+type BindingKey = (Option<String>, String);
+
+/// The API a role olm-rbac generated serves, and its extension, from the
+/// role's labels and annotation.
+fn note_api(policy: &mut Policy, h: &crate::model::Header) {
+    if h.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) {
+        if let (Some(ext), Some(api)) = (h.labels.get(EXTENSION_LABEL), h.annotations.get(API_ANNOTATION)) {
+            policy.apis.insert(api.clone(), Some(ext.clone()));
+        }
+    }
 }
 
 /// Says what of the input the cluster would not hold as written, because
@@ -229,6 +336,8 @@ struct Read {
     admission: Policies,
     extensions: Vec<(String, serde_json::Value)>,
     csvs: Vec<String>,
+    /// Each binding read, with a result placed on its `roleRef`.
+    bindings: Vec<(BindingKey, Finding)>,
 }
 
 fn add_or_report(
@@ -238,8 +347,16 @@ fn add_or_report(
     place: &ItemPlace<'_>,
     errors: &mut Vec<Finding>,
 ) {
-    if crate::model::view_for(&chunk.header) == Some(crate::model::ViewKind::Csv) {
-        read.csvs.push(chunk.header.name.clone().unwrap_or_default());
+    let h = &chunk.header;
+    match crate::model::view_for(h) {
+        Some(ViewKind::Csv) => read.csvs.push(h.name.clone().unwrap_or_default()),
+        Some(ViewKind::Binding) if h.group() == Some("rbac.authorization.k8s.io") => {
+            let namespace = (h.kind.as_deref() == Some("RoleBinding"))
+                .then(|| h.namespace.clone().unwrap_or_else(|| "default".into()));
+            let placed = place.finding(Finding::warning(Code::RoleUnheld, ""), chunk, Some("roleRef".into()));
+            read.bindings.push(((namespace, h.name.clone().unwrap_or_default()), placed));
+        }
+        _ => {}
     }
     if let Err(e) = add_item(policy, chunk).and_then(|()| add_admission(read, chunk)) {
         let mut message = e.message;
@@ -252,11 +369,7 @@ fn add_or_report(
 
 fn add_item(policy: &mut Policy, chunk: &Chunk<'_>) -> Result<(), yaml::ViewError> {
     let h = &chunk.header;
-    if h.labels.get(MANAGED_BY).map(String::as_str) == Some(MANAGER) {
-        if let (Some(ext), Some(api)) = (h.labels.get(EXTENSION_LABEL), h.annotations.get(API_ANNOTATION)) {
-            policy.apis.insert(api.clone(), Some(ext.clone()));
-        }
-    }
+    note_api(policy, h);
     let body = match (h.group().unwrap_or_default(), h.kind.as_deref()) {
         ("rbac.authorization.k8s.io", Some(_)) => match rbac_body(chunk)? {
             Some(body) => body,

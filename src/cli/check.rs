@@ -12,7 +12,7 @@ use clap::{Args, ValueEnum};
 
 use crate::access::builtin::BuiltinRoles;
 use crate::admission::Operation;
-use crate::check::commands::{self, CanI, CanIList, Common, Format, WhoCan};
+use crate::check::commands::{self, CanI, CanIList, Common, Format, Installed, Manifests, WhoCan};
 use crate::check::diff::{diff, DiffOptions, FailOn};
 use crate::check::install::{can_install, CanInstall};
 use crate::input::{read_path, Source};
@@ -65,6 +65,13 @@ pub(super) struct CanIArgs {
     /// Manifests: files, directories, - for stdin (repeatable; default stdin).
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     files: Vec<PathBuf>,
+    /// An RBACConfig: the -f paths are then read as render reads them (such
+    /// as the bundle's folder), judged with it as render judges them, and the
+    /// question is answered over the cluster's RBAC after the install: what
+    /// render writes, the bundle's roles and bindings as OLM installs them,
+    /// and the operator's as OLM v1 grants them.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Print the chain that grants it: binding, role, aggregated roles, rule
     /// (not with --list).
     #[arg(long, conflicts_with = "list")]
@@ -89,7 +96,7 @@ impl CanIArgs {
                 commands::INPUT_ERROR,
             );
         }
-        let inputs = match read_all("can-i", &self.files) {
+        let inputs = match Given::read("can-i", &self.files, self.config.as_deref()) {
             Ok(inputs) => inputs,
             Err(outcome) => return outcome,
         };
@@ -98,7 +105,7 @@ impl CanIArgs {
         let (all_namespaces, user, groups) = (self.all_namespaces, &self.who.user, &self.who.groups[..]);
         if self.list {
             let query = CanIList { namespace, all_namespaces, user, groups };
-            return commands::can_i_list_with(&inputs, &query, self.output.unwrap_or(Format::Table), common);
+            return commands::can_i_list_with(inputs.manifests(), &query, self.output.unwrap_or(Format::Table), common);
         }
         let (Some(verb), Some(resource)) = (&self.verb, &self.resource) else {
             // clap requires both without --list; say so anyway rather than guess.
@@ -108,7 +115,7 @@ impl CanIArgs {
         let explain = self.explain;
         let query =
             CanI { verb, resource, name, subresource, namespace, all_namespaces, user, groups, explain, common };
-        commands::can_i(&inputs, &query)
+        commands::can_i(inputs.manifests(), &query)
     }
 }
 
@@ -208,6 +215,13 @@ pub(super) struct WhoCanArgs {
     /// Manifests: files, directories, - for stdin (repeatable; default stdin).
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     files: Vec<PathBuf>,
+    /// An RBACConfig: the -f paths are then read as render reads them (such
+    /// as the bundle's folder), judged with it as render judges them, and the
+    /// question is answered over the cluster's RBAC after the install: what
+    /// render writes, the bundle's roles and bindings as OLM installs them,
+    /// and the operator's as OLM v1 grants them.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
     /// table (default), json or yaml.
     #[arg(short = 'o', long = "output", value_enum, value_parser = list_format(), value_name = "FORMAT", default_value_t = Format::Table)]
     output: Format,
@@ -230,8 +244,8 @@ impl WhoCanArgs {
             subresource: self.subresource.as_deref(),
         };
         let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
-        read_all("who-can", &self.files)
-            .map(|inputs| commands::who_can_with(&inputs, &query, self.output, common))
+        Given::read("who-can", &self.files, self.config.as_deref())
+            .map(|inputs| commands::who_can_with(inputs.manifests(), &query, self.output, common))
             .unwrap_or_else(|refused| refused)
     }
 }
@@ -242,6 +256,13 @@ pub(super) struct ReportArgs {
     /// Manifests: files, directories, - for stdin (repeatable; default stdin).
     #[arg(short = 'f', long = "filename", value_name = "PATH")]
     files: Vec<PathBuf>,
+    /// An RBACConfig: the -f paths are then read as render reads them (such
+    /// as the bundle's folder), judged with it as render judges them, and the
+    /// question is answered over the cluster's RBAC after the install: what
+    /// render writes, the bundle's roles and bindings as OLM installs them,
+    /// and the operator's as OLM v1 grants them.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
     /// table for a terminal (120 columns), markdown for a pull-request
     /// comment (with a Mermaid graph), json or yaml for scripts, dot for
     /// Graphviz.
@@ -259,8 +280,8 @@ pub(super) struct ReportArgs {
 impl ReportArgs {
     pub(super) fn run(self) -> Outcome {
         let common = Common { builtin_roles: self.builtin_roles, quiet: self.quiet };
-        read_all("report", &self.files)
-            .map(|inputs| commands::report_with(&inputs, self.format, common))
+        Given::read("report", &self.files, self.config.as_deref())
+            .map(|inputs| commands::report_with(inputs.manifests(), self.format, common))
             .unwrap_or_else(|refused| refused)
     }
 }
@@ -340,6 +361,38 @@ fn read_all(command: &str, files: &[PathBuf]) -> Result<Vec<Source>, Outcome> {
         sources.extend(read_path(f).map_err(|e| Outcome::failure(&e, commands::INPUT_ERROR))?);
     }
     Ok(sources)
+}
+
+/// What an access check answers over: the `-f` manifests as written, or,
+/// with `-c`, the cluster after the install as render judges them.
+enum Given {
+    Rendered(Vec<Source>),
+    Installed(Installed),
+}
+
+impl Given {
+    /// The `-f` paths (stdin when none, unless a terminal), read as written
+    /// or, with a config, judged with it (`run::installed`).
+    fn read(command: &str, files: &[PathBuf], config: Option<&Path>) -> Result<Given, Outcome> {
+        match config {
+            None => read_all(command, files).map(Given::Rendered),
+            Some(config) => {
+                if let Some(refusal) =
+                    commands::refuse_terminal(command, !files.is_empty(), std::io::stdin().is_terminal())
+                {
+                    return Err(refusal);
+                }
+                crate::run::installed(config, files).map(Given::Installed)
+            }
+        }
+    }
+
+    fn manifests(&self) -> Manifests<'_> {
+        match self {
+            Given::Rendered(sources) => Manifests::Rendered(sources),
+            Given::Installed(installed) => Manifests::Installed(installed),
+        }
+    }
 }
 
 /// The built-in role sets by the names the command line takes. `BuiltinRoles`

@@ -39,6 +39,10 @@ Examples:
 
   # A non-resource URL; the input's bindings alone, without Kubernetes' built-in ones
   olm-rbac can-i get /metrics --as bob -f rendered.yaml --builtin-roles=none
+
+  # As the cluster will answer after OLM v1 installs the bundle: the bundle judged with
+  # the config, its roles and the operator's grant as OLM installs them
+  olm-rbac can-i create guestbooks -n team-a --as bob --as-group team-a-devs -c rbac.yaml -f bundle/
 ";
 
 pub(super) const WHO_CAN_EXAMPLES: &str = "\
@@ -48,17 +52,21 @@ Examples:
 
   # ... in any namespace, each answer saying where; as YAML
   olm-rbac who-can delete guestbooks -A -f rendered.yaml -o yaml
+
+  # After OLM v1 installs the bundle judged with the config: the operator's ServiceAccount too
+  olm-rbac who-can patch deployments.apps -A -c rbac.yaml -f bundle/
 ";
 
 /// Both forms of can-i, every optional flag in brackets.
 pub(super) const CAN_I_USAGE: &str = "\
-olm-rbac can-i <VERB> <RESOURCE> [NAME] [--subresource <SUBRESOURCE>] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain] [-q] [--builtin-roles <SET>]
-       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
+olm-rbac can-i <VERB> <RESOURCE> [NAME] [--subresource <SUBRESOURCE>] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-c <FILE>] [--explain] [-q] [--builtin-roles <SET>]
+       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-c <FILE>] [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
 
 pub(super) const WHO_CAN_USAGE: &str = "\
-olm-rbac who-can <VERB> <RESOURCE> [--subresource <SUBRESOURCE>] [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
+olm-rbac who-can <VERB> <RESOURCE> [--subresource <SUBRESOURCE>] [-n <NAMESPACE> | -A] [-f <PATH>]... [-c <FILE>] [-o <FORMAT>] [-q] [--builtin-roles <SET>]";
 
-pub(super) const REPORT_USAGE: &str = "olm-rbac report [-o <FORMAT>] [-f <PATH>]... [-q] [--builtin-roles <SET>]";
+pub(super) const REPORT_USAGE: &str =
+    "olm-rbac report [-o <FORMAT>] [-f <PATH>]... [-c <FILE>] [-q] [--builtin-roles <SET>]";
 
 pub(super) const DIFF_USAGE: &str =
     "olm-rbac diff [-c <FILE>] <OLD> <NEW> [-o <FORMAT>] [--fail-on <WHEN>] [-q] [--builtin-roles <SET>]";

@@ -64,6 +64,8 @@ codes! {
         "a role or binding named like one of Kubernetes' own is read as the cluster holds it, not as written";
     InputRead = "input-read",
         "how the input was read: a bundle's layout, a previous version's bundle, a name taken from the bundle";
+    RoleUnheld = "role-unheld",
+        "an access check's rendered input binds a role it does not hold (a bundle's role OLM installs, left out under bundleObjects: Drop): the cluster's answer may differ";
 
     // The admin's configuration.
     ConfigMissing = "config-missing",

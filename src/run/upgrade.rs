@@ -9,40 +9,23 @@
 
 use std::path::Path;
 
+use super::installed::{after_install, read_config};
 use crate::check::diff::{diff_policies, DiffOptions};
 use crate::check::load::policy_with;
-use crate::findings::Severity;
-use crate::input::{read_input, read_path};
-use crate::judge::judge;
-use crate::outcome::{Exit, Outcome};
+use crate::outcome::Outcome;
 
 /// Judges OLD and NEW with the config at `config`, and diffs the clusters'
 /// RBAC after each install. A side the config refuses fails as render
 /// fails (its errors, exit 1): a gain the policy refuses is not reviewed,
 /// it is refused.
 pub fn diff_judged(config: &Path, old: &Path, new: &Path, options: DiffOptions) -> Outcome {
-    let configs = match read_path(config) {
+    let configs = match read_config(config) {
         Ok(c) => c,
-        Err(e) => return Outcome::failure(&e, Exit::Input),
+        Err(refused) => return refused,
     };
-    let side = |path: &Path| -> Result<Vec<crate::model::InputObject>, Outcome> {
-        let read = read_input(path).map_err(|e| Outcome::failure(&e, Exit::Input))?;
-        let judged = judge(&read.sources, &configs, &read.bundle_roots);
-        let results = judged.plan.results();
-        if results.iter().any(|f| f.severity == Severity::Error) {
-            let errors: String =
-                results.iter().filter(|f| f.severity == Severity::Error).map(|f| format!("{f}\n")).collect();
-            let why = format!(
-                "{}: render refuses it with {}, so there is no upgrade to review\n",
-                path.display(),
-                config.display()
-            );
-            return Err(Outcome { stdout: String::new(), stderr: errors + &why, code: Exit::Refused });
-        }
-        Ok(judged.rbac())
-    };
+    let side = |path: &Path| after_install(config, &configs, &[path], "there is no upgrade to review");
     let (old_rbac, new_rbac) = match (side(old), side(new)) {
-        (Ok(o), Ok(n)) => (o, n),
+        (Ok(o), Ok(n)) => (o.rbac, n.rbac),
         (Err(refused), _) | (_, Err(refused)) => return refused,
     };
     let builtins = options.common.builtin_roles;

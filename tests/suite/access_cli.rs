@@ -438,7 +438,7 @@ fn every_help_describes_every_argument_and_the_usage_shows_every_flag() {
     let can_i = text(&Command::new(BIN).args(["can-i", "--help"]).output().unwrap().stdout);
     assert!(
         can_i.contains(
-            "Usage: olm-rbac can-i <VERB> <RESOURCE> [NAME] [--subresource <SUBRESOURCE>] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [--explain] [-q] [--builtin-roles <SET>]\n       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-o <FORMAT>] [-q] [--builtin-roles <SET>]\n"
+            "Usage: olm-rbac can-i <VERB> <RESOURCE> [NAME] [--subresource <SUBRESOURCE>] --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-c <FILE>] [--explain] [-q] [--builtin-roles <SET>]\n       olm-rbac can-i --list --as <USER> [--as-group <GROUP>]... [-n <NAMESPACE> | -A] [-f <PATH>]... [-c <FILE>] [-o <FORMAT>] [-q] [--builtin-roles <SET>]\n"
         ),
         "{can_i}"
     );

@@ -267,6 +267,7 @@ const CLONE_PATHS_OF: &[(&str, &[&str])] = &[
         ],
     ),
     ("docs/delegating-installs.md", &["tests/fixtures/bundles/prometheus-0.56.3"]),
+    ("docs/access-checks.md", &["tests/fixtures/bundles/memcached-operator-0.0.1"]),
     (
         "docs/catalogs-and-pinning.md",
         &[

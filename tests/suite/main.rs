@@ -8,6 +8,7 @@
 mod common;
 
 mod access_cli;
+mod access_config;
 mod access_facts;
 mod access_habits;
 mod access_output;

@@ -496,18 +496,30 @@ fn an_unread_kind_beside_the_bundle_is_refused_under_a_policy() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 
-/// A webhook configuration or a privileged workload added beside the bundle
+/// A webhook configuration or a privileged workload added beside the bundle,
+/// of no file the admin's own (here on stdin with the bundle's manifests),
 /// is a gain in the upgrade review (third review): the server it names, and
 /// the workload's account, hold what they amount to in the model of the
-/// cluster.
+/// cluster. (Beside `manifests/` in the bundle's root nothing is read, as
+/// OLM installs only `manifests/`; the warning names what was left out.)
 #[test]
 fn the_upgrade_review_sees_what_is_added_beside_the_bundle() {
     let hook = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: vendor}\nwebhooks:\n- name: pods.vendor.example\n  clientConfig: {url: 'https://hooks.vendor.example/mutate'}\n  rules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n  sideEffects: None\n  admissionReviewVersions: [v1]\n";
-    let add = |new: &std::path::Path| {
-        std::fs::create_dir_all(new.join("extra")).unwrap();
-        std::fs::write(new.join("extra/hook.yaml"), hook).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n").unwrap();
+    let mut manifests: Vec<std::path::PathBuf> =
+        std::fs::read_dir(repo(KUBE_GREEN).join("manifests")).unwrap().map(|e| e.unwrap().path()).collect();
+    manifests.sort();
+    let bundle: Vec<String> = manifests.iter().map(|m| std::fs::read_to_string(m).unwrap()).collect();
+    let review = |stdin: &str| {
+        let (c, old) = (config.display().to_string(), repo(KUBE_GREEN).display().to_string());
+        let out = run_bin(&["diff", "-c", &c, &old, "-", "--fail-on", "dangerous"], stdin);
+        (out.status.code(), format!("{}{}", text(&out.stdout), text(&out.stderr)))
     };
-    let (code, said) = upgrade_review(add, false);
+    let (code, said) = review(&bundle.join("\n---\n"));
+    assert_eq!(code, Some(0), "the bundle alone: {said}");
+    let (code, said) = review(&format!("{}\n---\n{hook}", bundle.join("\n---\n")));
     assert_eq!(code, Some(1), "{said}");
     assert!(said.contains("User the server at https://hooks.vendor.example/mutate"), "{said}");
 }

@@ -1,7 +1,8 @@
 //! Objects beside a bundle that no file of the admin's vouches for.
 //!
 //! An object of no known file (stdin without the runner's file marks, a file
-//! beside `manifests/`) cannot be told from the bundle's, and the output
+//! beside `manifests/` that a KRM runner sends; render and `diff -c` read
+//! none there) cannot be told from the bundle's, and the output
 //! applies it whatever `bundleObjects` says. A webhook configuration or a
 //! workload in the bundle's own folder is refused as a kind OLM does not
 //! install (`trust::check_bundle_kinds`); beside it, where the admin's own
