@@ -36,6 +36,8 @@ pub(crate) const POLICY_NAME: &str = "olm-rbac-delegated-installs";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Grant<'a> {
     pub delegation: &'a Delegation,
+    /// Its place in `spec.delegations`, for results.
+    pub index: usize,
     pub packages: Vec<(&'a str, Vec<String>)>,
 }
 
@@ -141,10 +143,12 @@ fn single_namespace_only(p: &Planning<'_>) -> bool {
     })
 }
 
-pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+/// The delegations' objects and results; the grants, when every one could
+/// be decided (and the objects are written).
+pub(crate) fn delegation_step<'a>(p: &Planning<'a>, results: &mut Vec<Finding>) -> (Vec<Made>, Vec<Grant<'a>>) {
     let config = p.config;
     if config.delegations.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let judged = Judged::of(p);
     warn_uninstallable(p, &judged, results);
@@ -194,10 +198,10 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
             };
             packages.push((package.name.as_str(), versions));
         }
-        grants.push(Grant { delegation: d, packages });
+        grants.push(Grant { delegation: d, index: i, packages });
     }
     if !complete {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut made = Vec::new();
     for grant in &grants {
@@ -209,7 +213,7 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
     if !installers.is_empty() {
         made.extend(admission::objects(config, &installers));
     }
-    made
+    (made, grants)
 }
 
 /// What a team may do, in a result.
