@@ -16,6 +16,7 @@ mod catalog;
 mod catalog_filter;
 mod command_line;
 mod delegation;
+mod delegation_catalog;
 mod diff;
 mod doc_blocks;
 mod docs;
