@@ -107,6 +107,29 @@ pub(crate) fn judge_with<'a>(
     bundle_roots: &[BundleRoot],
     judged_range: Option<&JudgedRange>,
 ) -> Judged<'a> {
+    judge_in(inputs, configs, bundle_roots, judged_range.map(|r| r.package.as_str()), judged_range)
+}
+
+/// [`judge`], for a bundle a catalog files under `package` (`catalog judge`,
+/// `audit`, `filter`): the package the bundle is judged as, where it
+/// declares none itself.
+pub(crate) fn judge_filed<'a>(
+    inputs: &'a [Source],
+    configs: &'a [Source],
+    bundle_roots: &[BundleRoot],
+    package: &str,
+) -> Judged<'a> {
+    judge_in(inputs, configs, bundle_roots, Some(package), None)
+}
+
+/// [`judge_with`], with the package a catalog files the bundle under.
+fn judge_in<'a>(
+    inputs: &'a [Source],
+    configs: &'a [Source],
+    bundle_roots: &[BundleRoot],
+    catalog_package: Option<&str>,
+    judged_range: Option<&JudgedRange>,
+) -> Judged<'a> {
     let mut results = Vec::new();
     let mut split = Split::read(inputs, configs, &mut results);
     check_config_sources(&split.configs[split.from_inputs..], &split.kept, !configs.is_empty(), &mut results);
@@ -141,6 +164,7 @@ pub(crate) fn judge_with<'a>(
             })
             .collect(),
         judged_range: judged_range.cloned(),
+        catalog_package: catalog_package.map(str::to_string),
     };
     // Warnings read before planning (a merge noted in a CRD's schema) go with
     // the plan's results; only an error stops the planning.

@@ -52,6 +52,7 @@ pub(crate) fn judged_range(
     };
     Ok(JudgedRange {
         catalog: path.display().to_string(),
+        package: wanted.package.clone(),
         range,
         passed: passed.iter().map(|r| (r.bundle.clone(), said(r))).collect(),
         failed: failed.iter().map(|r| (r.bundle.clone(), why(r))).collect(),

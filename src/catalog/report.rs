@@ -143,7 +143,7 @@ pub(super) fn judge_one(
     roots: &[crate::input::BundleRoot],
 ) -> Row {
     let mut row = row_of(entry);
-    let judged = crate::judge::judge(sources, config, roots);
+    let judged = crate::judge::judge_filed(sources, config, roots, &entry.package);
     let decision = judged.verdict(extension);
     if decision.verdict == Verdict::Unjudged {
         let unread = |f: &crate::findings::Finding| {

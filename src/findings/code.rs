@@ -258,6 +258,8 @@ codes! {
     // Delegated installs.
     DelegationUnjudged = "delegation-unjudged",
         "a delegation lets a team install versions of a package that were not judged";
+    DelegationContradictsPin = "delegation-contradicts-pin",
+        "a delegation lets a team install what the pin's admission policy refuses: another namespace, version, catalog or watch namespace of the pinned package";
 
     // olm-rbac catalog filter: why a bundle is left out of the judged catalog.
     CatalogBundleFails = "catalog-bundle-fails",

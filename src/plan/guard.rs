@@ -3,6 +3,7 @@
 //! olm-rbac writes an admission policy.
 
 pub(crate) mod cel;
+pub(crate) mod contradiction;
 pub(crate) mod delegation;
 pub(crate) mod pinning;
 pub(crate) mod policy;

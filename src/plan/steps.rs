@@ -19,7 +19,8 @@ use crate::plan::facts::provenance::Claims;
 use crate::plan::names::api_role as role_name;
 use crate::plan::types::{output_order, About, Api, ApiSource, Draft, Generated, Made, Object};
 use crate::plan::{
-    apis::bind, apis::bundle, apis::olm_apis, gate, guard::delegation, guard::pinning, installer, operator::permissions,
+    apis::bind, apis::bundle, apis::olm_apis, gate, guard::contradiction, guard::delegation, guard::pinning, installer,
+    operator::permissions,
 };
 
 /// Plans one config into `plan`. The steps run in this order, and their
@@ -39,8 +40,13 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     let summary = summarise(&p, &provided, &generated, &mut plan.results);
     generated.sort_by_cached_key(output_order);
     generated.extend(operator_step(&p, &mut plan.results, &mut plan.granted_by_olm));
-    generated.extend(pinning::pin_step(&p, &mut plan.results));
-    generated.extend(delegation::delegation_step(&p, &mut plan.results));
+    let (pinned, pin) = pinning::pin_step(&p, &mut plan.results);
+    generated.extend(pinned);
+    let (delegated, grants) = delegation::delegation_step(&p, &mut plan.results);
+    generated.extend(delegated);
+    if let Some(pin) = &pin {
+        contradiction::warn(&p, pin, &grants, &mut plan.results);
+    }
     report_removed(&p, &earlier, &generated, &mut plan.results);
     plan.generated.extend(generated.into_iter().map(|(about, object)| Generated {
         object,

@@ -346,6 +346,11 @@ pub(crate) struct BundleRoots {
     /// `render --judged-catalog`: every bundle the ClusterExtension's range
     /// admits there, judged with this render's config.
     pub judged_range: Option<JudgedRange>,
+    /// The package a catalog files the bundle judged here under: a catalog's
+    /// bundle judged by `catalog judge`, `audit` or `filter` (each one of
+    /// render's judged range included), or render's bundle under
+    /// `--judged-catalog` (the range's package).
+    pub catalog_package: Option<String>,
 }
 
 /// Every bundle a ClusterExtension's version range admits in a judged
@@ -357,6 +362,9 @@ pub(crate) struct BundleRoots {
 pub struct JudgedRange {
     /// The catalog as given, for messages.
     pub catalog: String,
+    /// The package of every bundle judged there: the one the
+    /// ClusterExtension names, as the catalog files each bundle under it.
+    pub package: String,
     /// The range, as the ClusterExtension writes it.
     pub range: String,
     /// Each bundle it admits there that passed: (bundle, version).

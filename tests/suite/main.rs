@@ -18,6 +18,7 @@ mod catalog_configs;
 mod catalog_filter;
 mod command_line;
 mod delegation;
+mod delegation_catalog;
 mod diff;
 mod doc_blocks;
 mod docs;

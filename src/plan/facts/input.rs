@@ -46,6 +46,8 @@ pub(crate) struct Input<'a> {
     pub packages: &'a BTreeMap<String, String>,
     /// The judged catalog's verdicts on the ClusterExtension's range, when given.
     pub judged_range: Option<&'a crate::plan::types::JudgedRange>,
+    /// The package a catalog files the bundle under, when one does (see [`crate::plan::types::BundleRoots`]).
+    pub catalog_package: Option<&'a str>,
 }
 
 impl<'a> Input<'a> {
@@ -65,6 +67,7 @@ impl<'a> Input<'a> {
             built_in,
             packages,
             judged_range: roots.judged_range.as_ref(),
+            catalog_package: roots.catalog_package.as_deref(),
         }
     }
 

@@ -22,6 +22,7 @@ use crate::plan::apis::bind::k8s_subject;
 use crate::plan::apis::roles::{generated_labels, strings};
 use crate::plan::facts::input::Planning;
 use crate::plan::types::{About, Made, Object};
+use crate::semver::Version;
 
 mod admission;
 
@@ -35,14 +36,22 @@ pub(crate) const POLICY_NAME: &str = "olm-rbac-delegated-installs";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Grant<'a> {
     pub delegation: &'a Delegation,
+    /// Its place in `spec.delegations`, for results.
+    pub index: usize,
     pub packages: Vec<(&'a str, Vec<String>)>,
 }
 
-/// The bundle judged here: its declared package and its version, when both
-/// are known and an install policy judged it.
+/// What was judged here: the package (declared by the bundle, or under
+/// `render --judged-catalog` by the catalog: `pinning::bundle_package`, the
+/// one place that decides it), the bundle's version, every version of the
+/// judged catalog's range that passed with this config, and whether an
+/// install policy judged them.
 struct Judged {
     package: Option<String>,
     version: Option<String>,
+    /// The judged catalog's passing versions of the package, each written
+    /// exactly (`render --judged-catalog`); empty otherwise.
+    range: Vec<String>,
     policy: bool,
 }
 
@@ -52,12 +61,28 @@ impl Judged {
         let package = crate::plan::guard::pinning::bundle_package(p)
             .filter(|(_, declared)| *declared)
             .map(|(package, _)| package);
-        Judged { package, version: version.map(|v| v.exact()), policy: p.config.operator.policy.is_some() }
+        let range = p
+            .input
+            .judged_range
+            .filter(|range| package.as_deref() == Some(range.package.as_str()))
+            .map(|range| range.passed.iter().filter_map(|(_, v)| Some(Version::parse_exact(v).ok()?.exact())).collect())
+            .unwrap_or_default();
+        Judged { package, version: version.map(|v| v.exact()), range, policy: p.config.operator.policy.is_some() }
     }
 
-    /// The judged version of `package`, if this render judged one.
+    /// The judged version of the bundle here, when it is of `package`.
     fn version_of(&self, package: &str) -> Option<&str> {
         (self.policy && self.package.as_deref() == Some(package)).then_some(self.version.as_deref()).flatten()
+    }
+
+    /// Every version of `package` judged here: the bundle's, and those of
+    /// the judged catalog's range.
+    fn versions_of(&self, package: &str) -> Vec<String> {
+        let mut versions: Vec<String> = self.version_of(package).into_iter().map(str::to_string).collect();
+        if self.policy && self.package.as_deref() == Some(package) {
+            versions.extend(self.range.iter().filter(|v| !versions.contains(v)).cloned().collect::<Vec<_>>());
+        }
+        versions
     }
 
     /// Why `package` has no judged version here.
@@ -66,7 +91,7 @@ impl Judged {
             return "no install policy judged the bundle here (spec.operator.policy)".to_string();
         }
         match (&self.package, &self.version) {
-            (None, _) => "the bundle judged here declares no package (its metadata/annotations.yaml, when its root folder is rendered, or its ClusterServiceVersion's operators.operatorframework.io.bundle.package.v1 annotation)".to_string(),
+            (None, _) => "the bundle judged here declares no package (its metadata/annotations.yaml, when its root folder is rendered, or its ClusterServiceVersion's operators.operatorframework.io.bundle.package.v1 annotation), and no judged catalog names it (render --judged-catalog)".to_string(),
             (Some(judged), _) if judged != package => format!("the bundle judged here is package {judged:?}"),
             _ => "the bundle judged here has no semantic spec.version written canonically (as 1.2.3)".to_string(),
         }
@@ -118,10 +143,12 @@ fn single_namespace_only(p: &Planning<'_>) -> bool {
     })
 }
 
-pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+/// The delegations' objects and results; the grants, when every one could
+/// be decided (and the objects are written).
+pub(crate) fn delegation_step<'a>(p: &Planning<'a>, results: &mut Vec<Finding>) -> (Vec<Made>, Vec<Grant<'a>>) {
     let config = p.config;
     if config.delegations.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let judged = Judged::of(p);
     warn_uninstallable(p, &judged, results);
@@ -131,10 +158,11 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
         let mut packages = Vec::new();
         for (j, package) in d.packages.iter().enumerate() {
             let field = format!("spec.delegations[{i}].packages[{j}].versions");
-            let here = judged.version_of(&package.name);
-            let versions = match (&package.versions, here) {
+            let here = judged.versions_of(&package.name);
+            let versions = match (&package.versions, here.is_empty()) {
                 (Some(listed), _) => {
-                    let unjudged: Vec<&str> = listed.iter().map(String::as_str).filter(|v| Some(*v) != here).collect();
+                    let unjudged: Vec<&str> =
+                        listed.iter().map(String::as_str).filter(|v| !here.iter().any(|h| h == v)).collect();
                     if !unjudged.is_empty() {
                         results.push(
                             Finding::warning(Code::DelegationUnjudged, format!(
@@ -152,8 +180,8 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
                     }
                     listed.clone()
                 }
-                (None, Some(version)) => vec![version.to_string()],
-                (None, None) => {
+                (None, false) => here,
+                (None, true) => {
                     complete = false;
                     results.push(
                         Finding::error(Code::DelegationUnjudged, format!(
@@ -170,10 +198,10 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
             };
             packages.push((package.name.as_str(), versions));
         }
-        grants.push(Grant { delegation: d, packages });
+        grants.push(Grant { delegation: d, index: i, packages });
     }
     if !complete {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut made = Vec::new();
     for grant in &grants {
@@ -185,7 +213,7 @@ pub(crate) fn delegation_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> V
     if !installers.is_empty() {
         made.extend(admission::objects(config, &installers));
     }
-    made
+    (made, grants)
 }
 
 /// What a team may do, in a result.

@@ -47,19 +47,22 @@ pub(crate) struct Pin<'a> {
 /// Checks the extension's ClusterExtension, if the admin's files hold it,
 /// against the bundle judged here; and writes the admission policy when the
 /// config asks for it.
-pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made> {
+///
+/// With the policy written, what it admits ([`Pin`]), for the delegations to
+/// be held to (`guard::contradiction`).
+pub(crate) fn pin_step<'a>(p: &Planning<'a>, results: &mut Vec<Finding>) -> (Vec<Made>, Option<Pin<'a>>) {
     let config = p.config;
     let objects = p.objects();
     let Some(i) = admin_extension(p, results) else {
         // No OLM v1 install is asked: what no API server creates is said all
         // the same, as a warning (the catalog's verdict reads it as OLM's refusal).
         crd_refusals(p, Severity::Warning, results);
-        return Vec::new();
+        return (Vec::new(), None);
     };
     check_installable(p, results);
     crd_refusals(p, Severity::Error, results);
     let extension = &objects[i];
-    let Body::Extension(view) = &extension.body else { return Vec::new() };
+    let Body::Extension(view) = &extension.body else { return (Vec::new(), None) };
     let at = Place { object: extension.object_ref(), file: extension.file.as_ref() };
     let severity = if config.operator.policy.is_some() { Severity::Error } else { Severity::Warning };
     let judged = judged_version(p, &at, results);
@@ -70,7 +73,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
             "spec.source.catalog",
             "is missing: OLM v1 installs only from a catalog, so what this ClusterExtension installs cannot be told",
         ));
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let package = check_package(p, source.package_name.as_deref(), severity, &at, results);
     let written = source.version.as_deref();
@@ -87,10 +90,10 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         ));
     }
     if config.admission_policy != AdmissionPolicy::Generate {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     if !package_established(p, package, results) {
-        return Vec::new();
+        return (Vec::new(), None);
     }
     let (Some(package), Some(judged), Some((catalog, catalog_image))) = (package, judged, catalog) else {
         results.push(
@@ -100,7 +103,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
             .on(&config.object_ref())
             .at("spec.admissionPolicy"),
         );
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let pin = Pin {
         extension: &config.extension,
@@ -122,7 +125,7 @@ pub(crate) fn pin_step(p: &Planning<'_>, results: &mut Vec<Finding>) -> Vec<Made
         .on(&config.object_ref())
         .at("spec.admissionPolicy"),
     );
-    made
+    (made, Some(pin))
 }
 
 /// OLM v1 installs the bundle for the admin's ClusterExtension only if it
@@ -407,14 +410,21 @@ fn check_package<'v>(
     Some(named)
 }
 
-/// The judged bundle's package, and whether the bundle declares it: its
+/// The judged bundle's package, and whether it is declared: the bundle's
 /// `metadata/annotations.yaml` (when its root was read) or its CSV's
-/// annotation (declared), else what its CSV's name says (a guess).
+/// annotation; else the package the catalog files it under (declared by the
+/// catalog: a catalog's bundle, or, under `render --judged-catalog`, the
+/// package of every bundle of the judged range); else what its CSV's name
+/// says (a guess). The one place render decides
+/// which package is judged here: the pin and the delegations read it.
 pub(crate) fn bundle_package(p: &Planning<'_>) -> Option<(String, bool)> {
     let csv = p.csv.map(|i| &p.objects()[i]);
     let folder = csv.and_then(|c| c.file.as_ref()).map(|f| crate::plan::facts::origin::folder_of(&f.path));
     let from_metadata = folder.and_then(|f| p.input.packages.get(f)).map(|package| (package.clone(), true));
-    from_metadata.or_else(|| csv.and_then(crate::plan::facts::discover::package_of_csv))
+    let from_csv = csv.and_then(crate::plan::facts::discover::package_of_csv);
+    let declared = from_metadata.or_else(|| from_csv.clone().filter(|(_, declared)| *declared));
+    let from_catalog = p.input.catalog_package.map(|package| (package.to_string(), true));
+    declared.or(from_catalog).or(from_csv)
 }
 
 /// The catalog: a selector naming one ClusterCatalog, and that catalog's
