@@ -319,6 +319,7 @@ fn judge_queued(
         };
         row.source = found.from;
         row.config = file;
+        row.manifest = row.manifest.take().and_then(|judged| bundles::on_disk(found.folder.as_deref(), judged));
         row.warnings.extend(found.instance);
         rows.push((at, row));
     }

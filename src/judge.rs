@@ -182,6 +182,16 @@ fn judge_in<'a>(
     Judged { configs: split.configs, kept: split.kept, judgement: Judgement::of(&parsed, objects, plan) }
 }
 
+impl Judged<'_> {
+    /// The 1-based line the document a finding names (`Finding::file`)
+    /// starts on, in its file: where code scanning annotates the finding.
+    /// `manifests`: among the bundle's documents only, not the configs'.
+    pub(crate) fn line_of(&self, file: &FileRef, manifests: bool) -> Option<usize> {
+        let configs = self.configs.iter().filter(|_| !manifests);
+        configs.chain(&self.kept).find(|(_, f)| f == file).map(|(chunk, _)| chunk.line)
+    }
+}
+
 impl Judgement {
     /// The ClusterServiceVersion judged, the first the inputs hold.
     pub(crate) fn csv(&self) -> Option<&crate::model::CsvView> {

@@ -18,6 +18,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::read::Place;
 use super::Entry;
 use crate::image::{pinned_digest, Client, Digest, Layouts, Platform, Reference, Store};
 use crate::input::{BundleRoot, Metadata, Source};
@@ -67,6 +68,21 @@ pub(super) struct Found {
     pub(super) from: Option<ReadFrom>,
     /// Which instance of an image index was judged, for the platform.
     pub(super) instance: Option<String>,
+    /// The `manifests/` folder they were read from, when they were.
+    pub(super) folder: Option<PathBuf>,
+}
+
+/// A bundle's folder found: its `manifests/` (none when which one could not
+/// be told) and what was read from it.
+type InFolder = (Option<PathBuf>, Result<Manifests, String>);
+
+/// Where a manifest judged under the bundle's name
+/// (`<bundle>/manifests/<file>`) is on disk: in `folder`, the bundle's
+/// `manifests/` it was read from ([`Found::folder`]); none when it came from
+/// an image or the catalog.
+pub(super) fn on_disk(folder: Option<&Path>, judged: Place) -> Option<Place> {
+    let file = folder?.join(judged.file.file_name()?);
+    Some(Place { file, line: judged.line })
 }
 
 /// The images and folders `--bundles` names, opened once for a run, and
@@ -146,15 +162,18 @@ impl Bundles {
         let digest = entry.image.as_deref().and_then(pinned_digest);
         if let (Some(image), Some(digest)) = (entry.image.as_deref(), &digest) {
             if let Err(why) = self.pull(image, digest) {
-                return Ok(Found { manifests: Err(why), from: Some(ReadFrom::Image), instance: None });
+                return Ok(Found { manifests: Err(why), from: Some(ReadFrom::Image), instance: None, folder: None });
             }
         }
-        let mut instance = None;
+        let (mut instance, mut folder) = (None, None);
         let given = match digest.clone().filter(|d| self.layouts.holds(d)) {
             Some(digest) => Some((ReadFrom::Image, self.image_or_pull(entry, &digest, &mut instance))),
-            None => self.folder(entry)?.map(|read| (ReadFrom::Folder, read)),
+            None => self.folder(entry)?.map(|(dir, read)| {
+                folder = dir;
+                (ReadFrom::Folder, read)
+            }),
         };
-        let found = |manifests, from| Found { manifests, from, instance: instance.clone() };
+        let found = |manifests, from| Found { manifests, from, instance: instance.clone(), folder: folder.clone() };
         Ok(match (given, carried) {
             (Some((from, Ok(read))), Some(carried)) => {
                 found(agree(&read.sources, &carried, from).map(|()| read), Some(from))
@@ -235,9 +254,9 @@ impl Bundles {
     /// `<package>/<version>/manifests/` (the community operator
     /// repositories' layout) or `<bundle>/manifests/`, read as
     /// operator-controller reads a bundle's (every file; a folder in it, not
-    /// read, said by the bundle's root, for the judgement to refuse); `None`
-    /// when there is none.
-    fn folder(&self, entry: &Entry) -> Result<Option<Result<Manifests, String>>, String> {
+    /// read, said by the bundle's root, for the judgement to refuse), with
+    /// the folder when one was found; `None` when there is none.
+    fn folder(&self, entry: &Entry) -> Result<Option<InFolder>, String> {
         for root in &self.folders {
             let mut candidates: Vec<PathBuf> = vec![root.join(&entry.name).join("manifests")];
             if let Some(v) = &entry.version {
@@ -245,17 +264,18 @@ impl Bundles {
             }
             if let Some(dir) = candidates.iter().find(|d| d.is_dir()) {
                 refuse_links(root, dir)?;
-                return Ok(Some(read_folder(dir, &entry.name)));
+                return Ok(Some((Some(dir.clone()), read_folder(dir, &entry.name))));
             }
         }
         for root in &self.folders {
             match by_annotations(root, entry) {
                 Ok(Some(dir)) => {
                     refuse_links(root, &dir)?;
-                    return Ok(Some(read_folder(&dir, &entry.name)));
+                    let read = read_folder(&dir, &entry.name);
+                    return Ok(Some((Some(dir), read)));
                 }
                 Ok(None) => {}
-                Err(why) => return Ok(Some(Err(why))),
+                Err(why) => return Ok(Some((None, Err(why)))),
             }
         }
         Ok(None)

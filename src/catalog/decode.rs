@@ -78,13 +78,15 @@ impl<R: Read, H: Hasher> Read for Fingerprinted<R, H> {
 }
 
 /// Calls `each` with every document of the catalog file at `path` (its
-/// index and value), decoded as opm decodes it (see the module's docs), a
-/// document at a time: memory follows the largest document, not the file.
+/// index, the 1-based line it starts on: the first after its `---` (as
+/// render's documents start), or its JSON value's `{`; and its value), decoded as opm decodes it
+/// (see the module's docs), a document at a time: memory follows the largest
+/// document, not the file, and lines are counted as the bytes go by.
 /// Returns the file's fingerprint under `keys`.
 pub(super) fn decode_file(
     path: &Path,
     keys: &impl BuildHasher,
-    mut each: impl FnMut(usize, Value) -> Result<(), String>,
+    mut each: impl FnMut(usize, usize, Value) -> Result<(), String>,
 ) -> Result<u64, String> {
     let name = path.display().to_string();
     let open = || {
@@ -125,13 +127,17 @@ enum Json {
 fn json_documents(
     name: &str,
     reader: impl Read,
-    each: &mut impl FnMut(usize, Value) -> Result<(), String>,
+    each: &mut impl FnMut(usize, usize, Value) -> Result<(), String>,
 ) -> Result<Json, String> {
-    for (i, next) in serde_json::Deserializer::from_reader(reader).into_iter::<Value>().enumerate() {
+    let lines = std::cell::Cell::new(Lines::default());
+    let counted = Counted { inner: reader, lines: &lines };
+    for (i, next) in serde_json::Deserializer::from_reader(counted).into_iter::<Value>().enumerate() {
         match next {
             Ok(value) => {
+                let line = lines.get().start.unwrap_or(1);
+                lines.set(Lines { start: None, ..lines.get() });
                 check_keys(&value, &format!("{name} document {i}"))?;
-                each(i, value)?;
+                each(i, line, value)?;
             }
             Err(_) if i == 0 => return Ok(Json::NotJson),
             Err(e) => {
@@ -142,13 +148,50 @@ fn json_documents(
     Ok(Json::Read)
 }
 
+/// Where a JSON stream's reader stands: the line breaks it has passed, and
+/// the line of the first byte past white space since `start` was last
+/// cleared, which is where the next value starts. serde_json pulls a stream's
+/// bytes one at a time and stops at an object's closing `}`, so every byte
+/// of the white space before a value goes by after the value before it was
+/// handed on. (A value that is not an object, which no catalog document is,
+/// may be read a byte past its end.)
+#[derive(Debug, Clone, Copy, Default)]
+struct Lines {
+    breaks: usize,
+    start: Option<usize>,
+}
+
+/// A reader that counts the lines of what goes through it into [`Lines`].
+struct Counted<'a, R> {
+    inner: R,
+    lines: &'a std::cell::Cell<Lines>,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut lines = self.lines.get();
+        for &b in &buf[..n] {
+            match b {
+                b'\n' => lines.breaks += 1,
+                // JSON's white space.
+                b' ' | b'\t' | b'\r' => {}
+                _ if lines.start.is_none() => lines.start = Some(lines.breaks + 1),
+                _ => {}
+            }
+        }
+        self.lines.set(lines);
+        Ok(n)
+    }
+}
+
 /// The YAML documents of a stream, cut as Kubernetes' stream reader cuts it
 /// (at every line that starts with `---`) and each piece read by the reader
 /// `render` uses; positions are the file's.
 fn yaml_documents(
     name: &str,
     mut reader: impl BufRead,
-    each: &mut impl FnMut(usize, Value) -> Result<(), String>,
+    each: &mut impl FnMut(usize, usize, Value) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut piece: Vec<u8> = Vec::new();
     let (mut first_line, mut line, mut index) = (1usize, 1usize, 0usize);
@@ -173,7 +216,7 @@ fn yaml_piece(
     piece: Vec<u8>,
     first_line: usize,
     index: &mut usize,
-    each: &mut impl FnMut(usize, Value) -> Result<(), String>,
+    each: &mut impl FnMut(usize, usize, Value) -> Result<(), String>,
 ) -> Result<(), String> {
     let text = String::from_utf8(piece).map_err(|e| {
         let line = first_line + e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|&&b| b == b'\n').count();
@@ -188,7 +231,7 @@ fn yaml_piece(
             format!("{name}: line {}: {}", at(line), e.message)
         })?;
         check_keys(&value, &format!("{name} document {index} (line {})", at(chunk.line)))?;
-        each(*index, value)?;
+        each(*index, at(chunk.line), value)?;
         *index += 1;
     }
     Ok(())
@@ -296,7 +339,7 @@ mod tests {
             let path = dir.path().join("c");
             std::fs::write(&path, text).unwrap();
             let mut seen = Vec::new();
-            decode_file(&path, &std::hash::RandomState::new(), |_, v| {
+            decode_file(&path, &std::hash::RandomState::new(), |_, _, v| {
                 seen.push(v["name"].as_str().unwrap_or_default().to_string());
                 Ok(())
             })
@@ -313,5 +356,37 @@ mod tests {
         );
         let err = values("schema: s\nname: a\n---\nschema: s\nname: [\n").unwrap_err();
         assert!(err.contains("c: line 5"), "{err}");
+    }
+
+    /// The line each document starts on (the line after its `---`, or its
+    /// JSON value's `{`), counted as the file streams by: across `---` lines, a JSON
+    /// stream's values on one line or many, and CRLF line endings.
+    #[test]
+    fn each_document_is_handed_on_with_the_line_it_starts_on() {
+        let lines = |text: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("c");
+            std::fs::write(&path, text).unwrap();
+            let mut seen = Vec::new();
+            decode_file(&path, &std::hash::RandomState::new(), |i, line, v| {
+                seen.push((i, line, v["name"].as_str().unwrap_or_default().to_string()));
+                Ok(())
+            })
+            .unwrap();
+            seen.into_iter().map(|(_, line, name)| (line, name)).collect::<Vec<_>>()
+        };
+        let at = |pairs: &[(usize, &str)]| pairs.iter().map(|(l, n)| (*l, n.to_string())).collect::<Vec<_>>();
+        let yaml = "schema: s\nname: a\n---\nschema: s\nname: b\n--- # c\n\nschema: s\nname: c\n---\n---\nschema: s\nname: d\n";
+        // A YAML document's text starts on the line after its `---`, as render's do.
+        assert_eq!(lines(yaml), at(&[(1, "a"), (4, "b"), (7, "c"), (12, "d")]));
+        assert_eq!(lines(&format!("---\n{yaml}")), at(&[(2, "a"), (5, "b"), (8, "c"), (13, "d")]), "a leading ---");
+        assert_eq!(lines(&yaml.replace('\n', "\r\n")), at(&[(1, "a"), (4, "b"), (7, "c"), (12, "d")]), "CRLF");
+        let json = "{\"schema\":\"s\",\"name\":\"a\"}{\"schema\":\"s\",\"name\":\"b\"}\n\n  {\n    \"schema\": \"s\",\n    \"name\": \"c\"\n  }\n{\"schema\": \"s\",\n \"name\": \"d\"}\n";
+        assert_eq!(lines(json), at(&[(1, "a"), (1, "b"), (3, "c"), (7, "d")]));
+        assert_eq!(lines(&format!("\n\n{json}")), at(&[(3, "a"), (3, "b"), (5, "c"), (9, "d")]), "blank lines first");
+        assert_eq!(lines(&json.replace('\n', "\r\n")), at(&[(1, "a"), (1, "b"), (3, "c"), (7, "d")]), "CRLF");
+        // Past the 4096 bytes opm's decoder looks at: the count goes on.
+        let long = format!("{{\"schema\":\"s\",\"name\":\"a\",\"x\":\"{}\"}}\n{json}", "y".repeat(5000));
+        assert_eq!(lines(&long), at(&[(1, "a"), (2, "a"), (2, "b"), (4, "c"), (8, "d")]));
     }
 }

@@ -46,12 +46,23 @@ pub(super) struct Catalog {
     /// Each file's fingerprint, to tell a file that changed between the passes.
     fingerprints: Vec<u64>,
     hasher: std::hash::RandomState,
-    /// Where each bundle's document is: (package, name) → (file, document).
-    located: BTreeMap<(String, String), (usize, usize)>,
+    /// Where each bundle's document is: (package, name) → (file, document,
+    /// the line it starts on).
+    located: BTreeMap<(String, String), (usize, usize, usize)>,
     /// Every `olm.package`: its name and default channel, in the catalog's order.
     pub(super) packages: Vec<(String, Option<String>)>,
+    /// Where each `olm.package` document starts: name → (file, line).
+    package_lines: BTreeMap<String, (usize, usize)>,
     /// Every `olm.channel`: its package, and its entries with their edges.
     pub(super) channels: Vec<(String, super::graph::Channel)>,
+}
+
+/// Where a catalog's document, or a bundle's manifest, starts: its file and
+/// its 1-based line, where code scanning annotates what is said of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Place {
+    pub(super) file: PathBuf,
+    pub(super) line: usize,
 }
 
 #[derive(Deserialize)]
@@ -163,13 +174,14 @@ impl Catalog {
             hasher: std::hash::RandomState::new(),
             located: BTreeMap::new(),
             packages: Vec::new(),
+            package_lines: BTreeMap::new(),
             channels: Vec::new(),
         };
         let mut channels: Vec<ChannelDoc> = Vec::new();
         let mut deprecations: Vec<DeprecationsDoc> = Vec::new();
         let mut filed = BTreeSet::new();
         for (f, path) in files.iter().enumerate() {
-            let fingerprint = decode_file(path, &read.hasher, |i, value| {
+            let fingerprint = decode_file(path, &read.hasher, |i, line, value| {
                 check_filing(&value, &format!("{} document {i}", path.display()), &mut filed)?;
                 match value.get("schema").and_then(Value::as_str) {
                     None | Some("") => {
@@ -180,7 +192,7 @@ impl Catalog {
                     }
                     Some("olm.bundle") => {
                         let doc: BundleDoc = typed(value, path, i, "olm.bundle")?;
-                        read.located.insert((doc.package.clone(), doc.name.clone()), (f, i));
+                        read.located.insert((doc.package.clone(), doc.name.clone()), (f, i, line));
                         let entry = entry_of(&doc)?;
                         if let Some(each) = each.as_deref_mut() {
                             each(entry.clone(), objects_of(&entry, &doc))?;
@@ -190,6 +202,7 @@ impl Catalog {
                     Some("olm.channel") => channels.push(typed(value, path, i, "olm.channel")?),
                     Some("olm.package") => {
                         let doc: PackageDoc = typed(value, path, i, "olm.package")?;
+                        read.package_lines.insert(doc.name.clone(), (f, line));
                         read.packages.push((doc.name, doc.default_channel.filter(|d| !d.is_empty())));
                     }
                     Some("olm.deprecations") => deprecations.push(typed(value, path, i, "olm.deprecations")?),
@@ -217,7 +230,7 @@ impl Catalog {
     ) -> Result<(), String> {
         let mut wanted: BTreeMap<usize, BTreeMap<usize, &'a Entry>> = BTreeMap::new();
         for entry in admitted {
-            if let Some(&(f, i)) = self.located.get(&(entry.package.clone(), entry.name.clone())) {
+            if let Some(&(f, i, _)) = self.located.get(&(entry.package.clone(), entry.name.clone())) {
                 wanted.entry(f).or_default().insert(i, entry);
             }
         }
@@ -225,7 +238,7 @@ impl Catalog {
             let path = &self.files[f];
             // What was judged from a file that changed since the first pass is
             // thrown away with the error.
-            let fingerprint = decode_file(path, &self.hasher, |i, value| match docs.get(&i) {
+            let fingerprint = decode_file(path, &self.hasher, |i, _, value| match docs.get(&i) {
                 Some(entry) => {
                     let doc: BundleDoc = typed(value, path, i, "olm.bundle")?;
                     each(entry, objects_of(entry, &doc))
@@ -266,17 +279,23 @@ impl Catalog {
     /// (what was handed on from it must then be thrown away).
     pub(super) fn each_document(&self, mut each: impl FnMut(&Path, Value) -> Result<(), String>) -> Result<(), String> {
         for (path, fingerprint) in self.files.iter().zip(&self.fingerprints) {
-            if decode_file(path, &self.hasher, |_, value| each(path, value))? != *fingerprint {
+            if decode_file(path, &self.hasher, |_, _, value| each(path, value))? != *fingerprint {
                 return Err(format!("{}: changed while the catalog was being read; run again", path.display()));
             }
         }
         Ok(())
     }
 
-    /// The file a bundle's document is in.
-    pub(super) fn file_of(&self, package: &str, name: &str) -> Option<&Path> {
-        let (f, _) = self.located.get(&(package.to_string(), name.to_string()))?;
-        self.files.get(*f).map(PathBuf::as_path)
+    /// Where a bundle's `olm.bundle` document starts.
+    pub(super) fn place_of(&self, package: &str, name: &str) -> Option<Place> {
+        let &(f, _, line) = self.located.get(&(package.to_string(), name.to_string()))?;
+        Some(Place { file: self.files.get(f)?.clone(), line })
+    }
+
+    /// Where a package's `olm.package` document starts.
+    pub(super) fn package_place(&self, package: &str) -> Option<Place> {
+        let &(f, line) = self.package_lines.get(package)?;
+        Some(Place { file: self.files.get(f)?.clone(), line })
     }
 }
 

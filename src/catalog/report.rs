@@ -83,6 +83,13 @@ pub struct Row {
     #[serde(skip)]
     #[schemars(skip)]
     rbac: Option<Vec<crate::model::InputObject>>,
+    /// Where SARIF points the row's reasons: the manifest the first of them
+    /// is about and the line its document starts on, as judged (named as the
+    /// bundle's, `<bundle>/manifests/<file>`), until the catalog sets where
+    /// it is on disk (`bundles::on_disk`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(super) manifest: Option<super::read::Place>,
 }
 
 pub use crate::judge::Verdict;
@@ -127,6 +134,7 @@ fn row_of(entry: &Entry) -> Row {
         parsed_version: entry.version.clone(),
         config_warnings: Vec::new(),
         rbac: None,
+        manifest: None,
     }
 }
 
@@ -150,6 +158,7 @@ pub(super) fn judge_one(
             format!("its manifests cannot be read as OLM reads them: {}", f.said_in_file())
         };
         row.errors = decision.reasons.iter().map(unread).collect();
+        row.manifest = manifest_of(&judged, &decision.reasons);
         return row;
     }
     if let Some(why) = not_the_bundle(entry, &judged) {
@@ -157,6 +166,7 @@ pub(super) fn judge_one(
         return row;
     }
     row.verdict = decision.verdict;
+    row.manifest = manifest_of(&judged, &decision.reasons);
     row.errors = decision.reasons.iter().map(|f| f.said_in_file()).collect();
     row.dangerous = decision.dangerous.iter().map(|f| f.said_in_file()).collect();
     row.warnings = decision.warnings.iter().map(|f| f.said_in_file()).collect();
@@ -168,6 +178,16 @@ pub(super) fn judge_one(
         row.rbac = Some(judged.rbac());
     }
     row
+}
+
+/// The first of `reasons` about one of the bundle's manifests: its file and
+/// the line its document starts on.
+fn manifest_of(judged: &crate::judge::Judged<'_>, reasons: &[crate::findings::Finding]) -> Option<super::read::Place> {
+    reasons.iter().find_map(|f| {
+        let file = f.file.as_ref()?;
+        let line = judged.line_of(file, true)?;
+        Some(super::read::Place { file: file.path.clone().into(), line })
+    })
 }
 
 /// Why the manifests read are not the bundle OLM installs, if they are

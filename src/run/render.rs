@@ -64,32 +64,30 @@ pub(crate) fn render_judged(
 ) -> Outcome {
     let judged = crate::judge::judge_with(inputs, configs, &options.bundle_roots, judged_range);
     let verdict = judged.verdict(Extension::InInput).verdict;
-    let Judged { configs: config_chunks, kept, judgement } = judged;
-    let plan = judgement.plan;
-    let split = (config_chunks, kept);
     if let Some(path) = &options.sarif {
-        let lines = split.0.iter().chain(&split.1).map(|(c, f)| ((f.path.clone(), f.index), c.line));
         // Every finding, those past the text's cap included, without the
         // text's count of them.
-        let log = sarif_log(plan.findings(), &lines.collect());
+        let log = sarif_log(judged.plan.findings(), |file| judged.line_of(file, false));
         if let Err(e) = std::fs::write(path, log) {
             return Outcome::failure(format!("--sarif {}: {e}", path.display()), crate::outcome::Exit::Refused);
         }
     }
+    let Judged { kept, judgement, .. } = judged;
+    let plan = judgement.plan;
     // Only a pass writes output: a failed, uninstallable or unjudged bundle
     // leaves nothing half-written.
     if verdict != Verdict::Pass {
         let code = Exit::Refused;
         return Outcome { stdout: String::new(), stderr: stderr_lines(plan.results(), options.quiet), code };
     }
-    write_output(inputs, &split.1, plan, options)
+    write_output(inputs, &kept, plan, options)
 }
 
 /// render's errors and warnings as a SARIF log, each under its code's rule,
-/// at the line its document starts on (`lines`, by file and document).
+/// at the line its document starts on (`line_of`).
 fn sarif_log<'a>(
     results: impl Iterator<Item = &'a Finding>,
-    lines: &std::collections::BTreeMap<(String, Option<usize>), usize>,
+    line_of: impl Fn(&crate::findings::FileRef) -> Option<usize>,
 ) -> String {
     use crate::findings::Severity;
     use crate::sarif::{self, Level};
@@ -106,7 +104,7 @@ fn sarif_log<'a>(
                 level,
                 message: f.said(),
                 uri: file.map(|file| file.path.clone()),
-                line: file.and_then(|file| lines.get(&(file.path.clone(), file.index)).copied()),
+                line: file.and_then(&line_of),
             })
         })
         .collect();

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Kept;
-use crate::catalog::read::Catalog;
+use crate::catalog::read::{Catalog, Place};
 use crate::catalog::report::{self as rows, Format, Listing, Row, Verdict};
 use crate::catalog::Images;
 use crate::findings::Code;
@@ -42,6 +42,10 @@ struct Removed<'a> {
     rule: Code,
     /// Its row's errors: why.
     why: &'a [String],
+    /// The manifest its first reason is about, when judged from its folder.
+    #[serde(skip)]
+    #[schemars(skip)]
+    manifest: &'a Option<Place>,
 }
 
 /// A kept entry whose edges changed.
@@ -149,6 +153,7 @@ pub(super) fn write(
             code: code_of(r).id(),
             rule: code_of(r),
             why: &r.errors,
+            manifest: &r.manifest,
         })
         .collect();
     let rewired: Vec<Rewired<'_>> = kept
@@ -278,35 +283,51 @@ fn markdown(out: &Out<'_>) -> String {
     s
 }
 
-/// A result per bundle left out (a warning, at the catalog file that holds
-/// it) and per entry rewired (a note).
+/// A result per bundle left out (a warning), per entry rewired (a note) and
+/// per package left out whole (a warning), each at a line: a bundle judged
+/// from its folder at the manifest its first reason is about, where the
+/// object's document starts; any other bundle at its `olm.bundle` document
+/// in the catalog, a package at its `olm.package` document.
 fn sarif(catalog: &Catalog, out: &Out<'_>) -> String {
     use crate::sarif::{Level, Result};
-    let uri = |package: &str, bundle: &str| catalog.file_of(package, bundle).map(|p| p.display().to_string());
+    let at = |place: Option<Place>| place.map(|p| (p.file.display().to_string(), p.line)).unzip();
+    let bundle_at = |package: &str, bundle: &str| at(catalog.place_of(package, bundle));
     let mut results: Vec<Result> = out
         .removed
         .iter()
-        .map(|r| Result {
-            rule: r.rule,
-            level: Level::Warning,
-            message: format!("{} of package {} is left out: {}", r.bundle, r.package, r.why.join("; ")),
-            uri: uri(r.package, r.bundle),
-            line: None,
+        .map(|r| {
+            let (uri, line) = match &r.manifest {
+                Some(manifest) => at(Some(manifest.clone())),
+                None => bundle_at(r.package, r.bundle),
+            };
+            Result {
+                rule: r.rule,
+                level: Level::Warning,
+                message: format!("{} of package {} is left out: {}", r.bundle, r.package, r.why.join("; ")),
+                uri,
+                line,
+            }
         })
         .collect();
-    results.extend(out.rewired.iter().map(|r| Result {
-        rule: Code::CatalogEdgeRewired,
-        level: Level::Note,
-        message: format!("channel {} of package {}: {} {}", r.channel, r.package, r.bundle, rewired_said(r)),
-        uri: uri(r.package, r.bundle),
-        line: None,
+    results.extend(out.rewired.iter().map(|r| {
+        let (uri, line) = bundle_at(r.package, r.bundle);
+        Result {
+            rule: Code::CatalogEdgeRewired,
+            level: Level::Note,
+            message: format!("channel {} of package {}: {} {}", r.channel, r.package, r.bundle, rewired_said(r)),
+            uri,
+            line,
+        }
     }));
-    results.extend(out.refused_packages.iter().map(|r| Result {
-        rule: Code::CatalogPackageLeftOut,
-        level: Level::Warning,
-        message: format!("package {} is left out whole: {}", r.package, r.why),
-        uri: None,
-        line: None,
+    results.extend(out.refused_packages.iter().map(|r| {
+        let (uri, line) = at(catalog.package_place(r.package));
+        Result {
+            rule: Code::CatalogPackageLeftOut,
+            level: Level::Warning,
+            message: format!("package {} is left out whole: {}", r.package, r.why),
+            uri,
+            line,
+        }
     }));
     crate::sarif::log(env!("CARGO_PKG_VERSION"), &results)
 }
