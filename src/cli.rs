@@ -37,6 +37,7 @@ enum Command {
     /// Print the JSON Schema of RBACConfig, for editor validation, e.g. with
     /// `# yaml-language-server: $schema=rbacconfig.schema.json` in the config;
     /// or, with diff-output, of `diff -o json`'s output.
+    #[command(override_usage = help::SCHEMA_USAGE)]
     Schema(SchemaArgs),
     /// Answer `kubectl auth can-i` from rendered manifests, without a cluster:
     /// prints yes (exit 0) or no (exit 1), or with --list what the user may do;
@@ -324,6 +325,9 @@ struct SchemaArgs {
     /// catalog: `catalog judge -o json`; catalog-filter: `catalog filter --report json`.
     #[arg(value_enum, value_name = "OF", default_value_t = SchemaOf::Rbacconfig)]
     of: SchemaOf,
+    /// Only errors on stderr (schema writes none; taken as every command takes it).
+    #[arg(short = 'q', long)]
+    quiet: bool,
 }
 
 /// The documents `schema` describes.
@@ -343,7 +347,7 @@ impl SchemaArgs {
             SchemaOf::Catalog => crate::catalog::json_schema(),
             SchemaOf::CatalogFilter => crate::catalog::filter_json_schema(),
         };
-        Outcome { stdout, stderr: String::new(), code: crate::outcome::Exit::Ok }
+        Outcome { stdout, stderr: String::new(), code: crate::outcome::Exit::Ok }.quieted(self.quiet)
     }
 }
 

@@ -20,6 +20,8 @@ Examples:
   olm-rbac report --format markdown -f rendered.yaml
 ";
 
+pub(super) const SCHEMA_USAGE: &str = "olm-rbac schema [-q] [rbacconfig|diff-output|catalog|catalog-filter]";
+
 pub(super) const RENDER_USAGE: &str =
     "olm-rbac render [-c <FILE>] [-o yaml|json] [-q] [--sarif <FILE>] [--judged-catalog <PATH> [--bundles <PATH>]... [--platform <OS/ARCH>] [--pull [--image-cache <DIR>] [--tls-verify <BOOL>]] [--progress[=<BOOL>]] [--allow-tag-images]] [-f <PATH>]... [PATH]...";
 

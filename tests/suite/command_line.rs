@@ -97,3 +97,34 @@ fn the_catalog_commands_help_examples_run_from_a_clone() {
         }
     }
 }
+
+/// Issue 49: `-q` on every command, as a user who scripts one expects of the others.
+#[test]
+fn every_command_takes_quiet() {
+    let commands: [&[&str]; 11] = [
+        &["render"],
+        &["schema"],
+        &["can-i"],
+        &["can-install"],
+        &["who-can"],
+        &["report"],
+        &["diff"],
+        &["catalog", "judge"],
+        &["catalog", "audit"],
+        &["catalog", "filter"],
+        &["catalog"],
+    ];
+    for command in &commands[..10] {
+        let out = run_bin(&[command, &["--help"][..]].concat(), "");
+        assert!(text(&out.stdout).contains("-q, --quiet"), "{command:?} takes no -q:\n{}", text(&out.stdout));
+    }
+    let help = text(&run_bin(&["--help"], "").stdout);
+    let listed = help.lines().skip_while(|l| *l != "Commands:").skip(1).take_while(|l| l.starts_with("  "));
+    let names: Vec<&str> = listed.filter_map(|l| l.split_whitespace().next()).filter(|n| *n != "help").collect();
+    for name in names {
+        assert!(commands.iter().any(|c| c[0] == name), "{name} is a command this test does not know: add it");
+    }
+    let schema = run_bin(&["schema", "-q"], "");
+    assert_eq!(schema.status.code(), Some(0));
+    assert!(text(&schema.stdout).starts_with('{'));
+}
