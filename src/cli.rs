@@ -144,7 +144,7 @@ impl BundleSource {
         use std::io::IsTerminal as _;
         let pull = self
             .pull
-            .then(|| crate::catalog::PullArgs { cache: self.image_cache.as_deref(), tls_verify: self.tls_verify });
+            .then_some(crate::catalog::PullArgs { cache: self.image_cache.as_deref(), tls_verify: self.tls_verify });
         let progress = !quiet && self.progress.unwrap_or_else(|| std::io::stderr().is_terminal());
         crate::catalog::BundleArgs { paths: &self.bundles, platform: self.platform.as_deref(), pull, progress }
     }
