@@ -109,7 +109,9 @@ pub fn judge(args: &JudgeArgs<'_>) -> Outcome {
         return Outcome::failure(why, INPUT_ERROR);
     }
     match judge_all(&catalog, &mut bundles, &admitted, extension, |entry| args.configs.chosen(&entry.package)) {
-        Ok(rows) => report::write(rows, report::Listing::ByVersion, args.format, images),
+        Ok(rows) => args
+            .configs
+            .warn(catalog.package_names(), report::write(rows, report::Listing::ByVersion, args.format, images)),
         Err(e) => Outcome::failure(&e, INPUT_ERROR),
     }
 }
@@ -147,7 +149,7 @@ pub fn audit(args: &AuditArgs<'_>) -> Outcome {
         Err(e) => return Outcome::failure(&e, INPUT_ERROR),
     };
     match args.configs {
-        Some(configs) => configs.warn_unused(catalog.package_names(), outcome),
+        Some(configs) => configs.warn(catalog.package_names(), outcome),
         None => outcome,
     }
 }

@@ -106,6 +106,19 @@ impl Config {
         }
     }
 
+    /// Does planning with it judge what the bundle grants the operator (the
+    /// install gate)? Whenever `spec.operator` says where the operator is
+    /// installed, or the config grants the CSV's rules (to the operator, or to
+    /// an installer that must hold them): with `permissions: Unmanaged`, OLM
+    /// grants them, and that is the OLM v1 default the docs recommend.
+    pub(crate) fn judges_operator_grants(&self) -> bool {
+        let op = &self.operator;
+        op.permissions != OperatorPermissions::Unmanaged
+            || op.install_namespace.is_some()
+            || op.policy.is_some()
+            || self.installer.is_some()
+    }
+
     /// The namespace OLM installs the bundle into, when the config says:
     /// `spec.operator.installNamespace`, else the installer account's
     /// namespace (OLM runs the installer where it installs; the two must

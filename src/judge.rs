@@ -213,6 +213,7 @@ impl Judgement {
     /// the access kernel (`check::load::policy_of`).
     pub(crate) fn rbac(&self) -> Vec<InputObject> {
         use crate::model::Body;
+        let install = self.install_namespace.as_deref().unwrap_or(crate::plan::UNNAMED_INSTALL_NAMESPACE);
         let mut out: Vec<InputObject> = Vec::new();
         for (i, o) in self.objects.iter().enumerate() {
             if !matches!(o.body, Body::Role(_) | Body::Binding(_)) {
@@ -220,9 +221,12 @@ impl Judgement {
             }
             // OLM installs the bundle's objects as they ship, whatever the
             // output holds of them (dropped, or their aggregation labels
-            // stripped): the cluster holds them so.
+            // stripped), each namespaced one in the install namespace: the
+            // cluster holds them so, and the output's copy as written where
+            // it keeps one.
             if self.plan.shipped().contains(&i) {
-                out.push(o.clone());
+                let kept = !self.plan.remove().contains(&i);
+                out.extend(crate::plan::olm_copies(o, install, kept.then_some("default")));
                 continue;
             }
             if self.plan.remove().contains(&i) {

@@ -50,7 +50,9 @@ mod types;
 pub(crate) use facts::discover::bundle_package;
 pub(crate) use facts::installable;
 pub(crate) use facts::origin;
+pub(crate) use facts::placement::olm_copies;
 pub(crate) use facts::previous::{set_aside, SetAside};
+pub(crate) use operator::permissions::UNNAMED_INSTALL_NAMESPACE;
 pub(crate) use types::*;
 
 /// Decides the output for `configs` over `objects`. If anything is an error,
@@ -104,7 +106,7 @@ const SETTLE_ROUNDS: usize = 5;
 fn settled_draft(configs: &[Config], objects: &[InputObject], packages: &BundleRoots, believed: &Believed) -> Draft {
     let mut input = Input::new(objects, packages);
     let first = draft(configs, &input, believed);
-    if configs.iter().any(steps::judges_grants) && input.hold_written(&first.generated) {
+    if configs.iter().any(Config::judges_operator_grants) && input.hold_written(&first.generated) {
         return draft(configs, &input, believed);
     }
     first

@@ -69,8 +69,13 @@ pub(crate) struct CrdNames<'a> {
 impl Resources {
     /// Every resource Kubernetes and OLM serve (`kinds`), with its scope and names.
     pub(crate) fn builtin() -> Resources {
+        Resources::builtin_table().clone()
+    }
+
+    /// [`Resources::builtin`], shared: read once, for those who only read it.
+    pub(crate) fn builtin_table() -> &'static Resources {
         static BUILTIN: std::sync::OnceLock<Resources> = std::sync::OnceLock::new();
-        BUILTIN.get_or_init(Resources::read_builtin).clone()
+        BUILTIN.get_or_init(Resources::read_builtin)
     }
 
     /// [`Resources::builtin`], read from the `kinds` table.

@@ -35,6 +35,9 @@ pub(crate) struct Chosen {
 pub struct Configs {
     by_package: BTreeMap<String, Given>,
     rest: Option<Given>,
+    /// What reading them found to say: a config that judges nothing of what
+    /// the operator is granted.
+    warnings: Vec<String>,
 }
 
 impl Configs {
@@ -49,6 +52,12 @@ impl Configs {
                 let said: Vec<String> = errors.iter().map(|f| f.said_in_file()).collect();
                 said.join("\nerror: ")
             })?;
+            for c in read.iter().filter(|c| !c.judges_operator_grants()) {
+                configs.warnings.push(format!(
+                    "-c {file}: RBACConfig {:?} names neither spec.operator.installNamespace nor spec.operator.policy, so its verdicts judge nothing of what each operator is granted and its rows rank none of it; name the namespace OLM installs into in spec.operator.installNamespace",
+                    c.name
+                ));
+            }
             let mut packages: Vec<Option<String>> = read.into_iter().map(|c| c.package).collect();
             packages.dedup();
             let package = match packages.as_slice() {
@@ -97,15 +106,16 @@ impl Configs {
         Ok(Chosen { sources: given.sources.clone(), file: Some(given.file.clone()) })
     }
 
-    /// `outcome` led by a warning for each config whose package is not among
-    /// `listed` (the catalog's packages): it judged nothing, which is likely
-    /// a misspelling.
-    pub(crate) fn warn_unused<'a>(
+    /// `outcome` led by what reading the configs found, and a warning for
+    /// each config whose package is not among `listed` (the catalog's
+    /// packages): it judged nothing, which is likely a misspelling.
+    pub(crate) fn warn<'a>(
         &self,
         listed: impl IntoIterator<Item = &'a str>,
         mut outcome: crate::outcome::Outcome,
     ) -> crate::outcome::Outcome {
-        let said: String = self.unused(listed).iter().map(|w| format!("warning: {w}\n")).collect();
+        let said: String =
+            self.warnings.iter().chain(&self.unused(listed)).map(|w| format!("warning: {w}\n")).collect();
         outcome.stderr.insert_str(0, &said);
         outcome
     }

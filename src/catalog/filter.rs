@@ -88,10 +88,8 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
                 refused.iter().map(|(_, why)| why.as_str()).collect::<Vec<_>>().join("; ")
             ),
         };
-        return Outcome {
-            code: crate::outcome::Exit::Refused,
-            ..report::write(&catalog, rows, &kept, images, args.report, &said)
-        };
+        let written = report::write(&catalog, rows, &kept, images, args.report, &said);
+        return Outcome { code: crate::outcome::Exit::Refused, ..args.configs.warn(catalog.package_names(), written) };
     }
     if let Err(e) = write_catalog(&catalog, &kept, &target) {
         return Outcome::failure(&e, INPUT_ERROR);
@@ -104,7 +102,7 @@ pub fn filter(args: &FilterArgs<'_>) -> Outcome {
             Err(e) => return Outcome::failure(&e, INPUT_ERROR),
         }
     }
-    report::write(&catalog, rows, &kept, images, args.report, &said)
+    args.configs.warn(catalog.package_names(), report::write(&catalog, rows, &kept, images, args.report, &said))
 }
 
 /// Where the judged catalog goes: `catalog.json` in the output folder, which

@@ -6,8 +6,13 @@
 //! its results: the object, the field, the message, and the document as
 //! `[file#index]`, counted from 0 as `render` counts them.
 
+use std::collections::BTreeSet;
+
+mod unheld;
+use unheld::BindingKey;
+
 use crate::access::builtin::{self, BuiltinRoles};
-use crate::access::{Policy, Resources, RoleRefKind};
+use crate::access::{Policy, Resources};
 use crate::admission::Policies;
 use crate::findings::{Code, FileRef, Finding};
 use crate::input::Source;
@@ -201,7 +206,8 @@ pub(crate) fn read(inputs: &[Source], builtins: BuiltinRoles) -> Result<Loaded, 
     if builtins != BuiltinRoles::None {
         warnings.extend(builtin::reconcile_into(&mut policy).iter().map(set_aside_warning));
     }
-    warnings.extend(unheld_roles(&policy, read.bindings));
+    warnings.extend(unheld::roles(&policy, read.bindings));
+    warnings.extend(unheld::grants(&policy, read.operator_accounts));
     let (admission, extensions, csvs) = (read.admission, read.extensions, read.csvs);
     Ok(Loaded { policy, admission, extensions, csvs, objects: seen.objects, warnings })
 }
@@ -230,40 +236,6 @@ fn policy_and_set_aside(objects: &[InputObject], builtins: BuiltinRoles) -> (Pol
     }
     (policy, warnings)
 }
-
-/// A binding of the input whose role is neither in the input nor one of
-/// Kubernetes' own: the answers grant nothing through it,
-/// where the cluster may hold the role (a bundle's role, which OLM installs
-/// and render leaves out under `bundleObjects: Drop`). One warning each,
-/// placed on the binding.
-fn unheld_roles(policy: &Policy, bindings: Vec<(BindingKey, Finding)>) -> Vec<Finding> {
-    let mut warnings = Vec::new();
-    for (key, placed) in bindings {
-        let found = policy.bindings.iter().find(|b| !b.builtin && (&b.namespace, &b.name) == (&key.0, &key.1));
-        let Some(b) = found.filter(|b| !policy.binds_a_role(b)) else { continue };
-        let Some(kind) = b.role_ref_kind() else { continue };
-        // Kubernetes' own, which --builtin-roles none leaves out by choice.
-        if kind == RoleRefKind::ClusterRole && builtin::is_builtin_role(&b.role_name) {
-            continue;
-        }
-        let role = match (kind, &b.namespace) {
-            (RoleRefKind::Role, Some(ns)) => format!("Role {ns}/{}", b.role_name),
-            (kind, _) => format!("{} {}", kind.as_str(), b.role_name),
-        };
-        warnings.push(Finding {
-            severity: crate::findings::Severity::Warning,
-            code: Code::RoleUnheld,
-            message: format!(
-                "binds {role}, which is neither in the input nor one of Kubernetes' built-in roles: the answers grant nothing through it, and the cluster's may differ (OLM installs a bundle's roles, which render leaves out under bundleObjects: Drop); to answer over what the cluster will hold, pass the bundle with its RBACConfig: -c CONFIG -f BUNDLE"
-            ),
-            ..placed
-        });
-    }
-    warnings
-}
-
-/// A binding by its namespace (`None` for a ClusterRoleBinding) and name.
-type BindingKey = (Option<String>, String);
 
 /// The API a role olm-rbac generated serves, and its extension, from the
 /// role's labels and annotation.
@@ -336,6 +308,9 @@ struct Read {
     admission: Policies,
     extensions: Vec<(String, serde_json::Value)>,
     csvs: Vec<String>,
+    /// The ServiceAccounts each ClusterServiceVersion's permissions are for
+    /// (OLM grants them at install), with a result placed on its install spec.
+    operator_accounts: Vec<(String, Finding)>,
     /// Each binding read, with a result placed on its `roleRef`.
     bindings: Vec<(BindingKey, Finding)>,
 }
@@ -349,7 +324,18 @@ fn add_or_report(
 ) {
     let h = &chunk.header;
     match crate::model::view_for(h) {
-        Some(ViewKind::Csv) => read.csvs.push(h.name.clone().unwrap_or_default()),
+        Some(ViewKind::Csv) => {
+            read.csvs.push(h.name.clone().unwrap_or_default());
+            let install = yaml::parse_item::<crate::model::CsvView>(chunk).map(|csv| csv.spec.install.spec);
+            let accounts: BTreeSet<String> = install
+                .iter()
+                .flat_map(|spec| spec.permissions.iter().chain(&spec.cluster_permissions))
+                .map(|p| p.account().to_string())
+                .collect();
+            let placed =
+                place.finding(Finding::warning(Code::GrantUnheld, ""), chunk, Some("spec.install.spec".into()));
+            read.operator_accounts.extend(accounts.into_iter().map(|a| (a, placed.clone())));
+        }
         Some(ViewKind::Binding) if h.group() == Some("rbac.authorization.k8s.io") => {
             let namespace = (h.kind.as_deref() == Some("RoleBinding"))
                 .then(|| h.namespace.clone().unwrap_or_else(|| "default".into()));

@@ -66,6 +66,8 @@ codes! {
         "how the input was read: a bundle's layout, a previous version's bundle, a name taken from the bundle";
     RoleUnheld = "role-unheld",
         "an access check's rendered input binds a role it does not hold (a bundle's role OLM installs, left out under bundleObjects: Drop): the cluster's answer may differ";
+    GrantUnheld = "grant-unheld",
+        "an access check's input holds a ClusterServiceVersion whose permissions OLM grants its ServiceAccounts at install, and no binding of them: the cluster's answer may differ";
 
     // The admin's configuration.
     ConfigMissing = "config-missing",

@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::config::{BundleObjects, Config, Mode, OperatorPermissions, RoleKind};
-use crate::findings::{Code, Finding, ObjRef};
+use crate::config::{BundleObjects, Config, Mode, RoleKind};
+use crate::findings::{Code, Finding, ObjRef, Severity};
 use crate::model::*;
 
 use crate::plan::apis::bundle::Provided;
@@ -56,20 +56,32 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
     annotate_extension(&p, &summary, plan);
 }
 
-/// `spec.package`: a config written for one package judges no other. A
-/// bundle that declares another package is refused; one that declares none
-/// is judged (the catalog commands chose the config by the catalog's package).
+/// `spec.package`: a config written for one package judges no other. Each
+/// place that names the judged bundle's package must name it: the bundle's
+/// `metadata/annotations.yaml`, its CSV's annotation, the catalog it is
+/// filed in, and the admin's ClusterExtension; where none declares one, what
+/// the CSV's name says (an error under an install policy, else a warning).
 fn check_package(p: &Planning<'_>, results: &mut Vec<Finding>) {
     let Some(wanted) = &p.config.package else { return };
-    if let Some((declared, true)) = pinning::bundle_package(p).filter(|(package, _)| package != wanted) {
-        results.push(
-            Finding::error(
-                Code::ConfigInvalid,
-                format!("names package {wanted:?}, but the bundle judged here is package {declared:?}: this config judges no other package"),
-            )
-            .on(&p.config.object_ref())
-            .at("spec.package"),
+    let csv = p.csv.map(|i| &p.objects()[i]);
+    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| crate::plan::facts::origin::folder_of(&f.path));
+    let from_csv = csv.and_then(crate::plan::facts::discover::package_of_csv);
+    let mut named: Vec<(String, &str)> = Vec::new();
+    named.extend(folder.and_then(|f| p.input.packages.get(f)).map(|n| (n.clone(), "its metadata/annotations.yaml")));
+    named.extend(from_csv.clone().filter(|(_, d)| *d).map(|(n, _)| (n, "its ClusterServiceVersion's annotation")));
+    named.extend(p.input.catalog_package.map(|n| (n.to_string(), "the catalog it is filed in")));
+    let extension = p.admin_extension().and_then(|(_, _, v)| v.spec.source.catalog.as_ref()?.package_name.clone());
+    named.extend(extension.map(|n| (n, "the admin's ClusterExtension (spec.source.catalog.packageName)")));
+    let guess = from_csv.filter(|(_, declared)| !declared && named.is_empty());
+    let severity =
+        if guess.is_some() && p.config.operator.policy.is_none() { Severity::Warning } else { Severity::Error };
+    named.extend(guess.map(|(n, _)| (n, "its ClusterServiceVersion's name")));
+    for (package, whose) in named.into_iter().filter(|(package, _)| package != wanted) {
+        let message = format!(
+            "names package {wanted:?}, but {whose} names package {package:?}: this config judges no other package"
         );
+        let finding = Finding { severity, ..Finding::error(Code::ConfigInvalid, message) };
+        results.push(finding.on(&p.config.object_ref()).at("spec.package"));
     }
 }
 
@@ -77,7 +89,13 @@ fn check_package(p: &Planning<'_>, results: &mut Vec<Finding>) {
 /// manages it, the install policy, and the installer account
 /// (`spec.installer`). Without either nothing is read.
 fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>, granted_by_olm: &mut Vec<Made>) -> Vec<Made> {
-    if !judges_grants(p.config) {
+    if !p.config.judges_operator_grants() {
+        // Nothing is judged, but the cluster still holds what OLM v1 grants
+        // the operator: the access checks with -c, diff -c and the catalog's
+        // gains answer over it. What reading it found is not said: it is not
+        // judged.
+        let mut unjudged = Vec::new();
+        granted_by_olm.extend(permissions::as_olm_v1_grants(&OperatorInput::new(p, &mut unjudged)));
         return Vec::new();
     }
     let operator = OperatorInput::new(p, results);
@@ -86,19 +104,6 @@ fn operator_step(p: &Planning<'_>, results: &mut Vec<Finding>, granted_by_olm: &
     let mut written = permissions::plan_operator(&operator, results);
     written.extend(installer::plan_installer(&operator, results));
     written
-}
-
-/// Does the config's planning judge what the bundle grants (the install
-/// gate)? Whenever `spec.operator` says where the operator is installed, or
-/// the config grants the CSV's rules (to the operator, or to an installer
-/// that must hold them): with `permissions: Unmanaged`, OLM grants them, and
-/// that is the OLM v1 default the docs recommend.
-pub(super) fn judges_grants(config: &Config) -> bool {
-    let op = &config.operator;
-    op.permissions != OperatorPermissions::Unmanaged
-        || op.install_namespace.is_some()
-        || op.policy.is_some()
-        || config.installer.is_some()
 }
 
 /// Remove: the items this extension generated earlier (as far as their claim

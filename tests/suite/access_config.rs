@@ -195,3 +195,72 @@ fn a_stray_folder_beside_a_bundles_manifests_is_not_read() {
     let can_i = run_bin(&[&CREATE_MEMCACHEDS[..], &["-c", &config, "-f", &new, "-q"]].concat(), "");
     assert_eq!(can_i.status.code(), Some(0), "{}", text(&can_i.stderr));
 }
+
+/// Review finding: a config that says nothing of the operator (no
+/// `spec.operator`) still answers over OLM v1's grant of its permissions,
+/// which the cluster holds whatever the config judges: `who-can` names the
+/// account (in the install namespace's stand-in) and `diff -c` sees what a
+/// new version adds to it.
+#[test]
+fn without_spec_operator_the_checks_still_hold_what_olm_grants() {
+    let setup = Setup::new(
+        "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kube-green\nspec:\n  mode: Aggregate\n",
+    );
+    let bundles = repo("tests/fixtures/catalogs/csv-metadata-only/bundles/kube-green");
+    let (old, new) = (bundles.join("0.5.2").display().to_string(), bundles.join("0.7.0").display().to_string());
+    let who = run_bin(&["who-can", "patch", "statefulsets.apps", "-A", "-q", "-c", &setup.config(), "-f", &new], "");
+    let said = text(&who.stdout);
+    assert!(
+        said.lines().any(|l| l.starts_with("ServiceAccount (the install namespace)/kube-green-controller-manager")),
+        "{said}"
+    );
+    let diff = run_bin(&["diff", "-c", &setup.config(), &old, &new, "-o", "json"], "");
+    assert_eq!(diff.status.code(), Some(1), "0.7.0 adds statefulsets to the operator: {}", text(&diff.stderr));
+}
+
+/// Review finding: OLM writes a bundle's namespaced roles and bindings into
+/// the install namespace, whatever namespace they name; `-c` answers so, as
+/// render judges them.
+#[test]
+fn with_the_config_a_bundles_rolebinding_is_where_olm_writes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle");
+    let csv = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: hb-op.v1.0.0\nspec:\n  version: 1.0.0\n  installModes:\n  - {type: AllNamespaces, supported: true}\n  install:\n    strategy: deployment\n    spec:\n      deployments:\n      - name: op\n        spec:\n          selector: {matchLabels: {app: op}}\n          template:\n            metadata: {labels: {app: op}}\n            spec:\n              serviceAccountName: op\n              containers: [{name: op, image: example.com/op@sha256:0000000000000000000000000000000000000000000000000000000000000000}]\n";
+    let role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: sec, namespace: kube-system}\nrules:\n- {apiGroups: [\"\"], resources: [secrets], verbs: [get]}\n";
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: sec, namespace: kube-system}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: sec}\nsubjects: [{kind: ServiceAccount, name: op}]\n";
+    std::fs::create_dir_all(bundle.join("manifests")).unwrap();
+    std::fs::create_dir_all(bundle.join("metadata")).unwrap();
+    for (name, text) in [("csv.yaml", csv), ("role.yaml", role), ("binding.yaml", binding)] {
+        std::fs::write(bundle.join("manifests").join(name), text).unwrap();
+    }
+    std::fs::write(
+        bundle.join("metadata/annotations.yaml"),
+        "annotations:\n  operators.operatorframework.io.bundle.package.v1: hb-op\n",
+    )
+    .unwrap();
+    let config = dir.path().join("rbac.yaml");
+    std::fs::write(&config, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: hb\nspec:\n  mode: Aggregate\n  allowNoAPIs: true\n  bundleObjects: Drop\n  operator:\n    installNamespace: hb\n").unwrap();
+    let (config, bundle) = (config.display().to_string(), bundle.display().to_string());
+    let ask = |ns: &str| {
+        let account = format!("system:serviceaccount:{ns}:op");
+        run_bin(&["can-i", "get", "secrets", "-n", ns, "--as", &account, "-q", "-c", &config, "-f", &bundle], "")
+    };
+    assert_eq!(ask("hb").status.code(), Some(0), "OLM writes the binding into hb: {}", text(&ask("hb").stderr));
+    assert_eq!(ask("kube-system").status.code(), Some(1), "nothing is written into kube-system");
+}
+
+/// Without `-c`, a bundle's ClusterServiceVersion read as it is says what
+/// the answers leave out: OLM's grant of its permissions at install.
+#[test]
+fn without_the_config_a_csvs_grants_are_warned_of() {
+    let bundle = memcached().display().to_string();
+    let out = run_bin(&["who-can", "patch", "deployments.apps", "-A", "-f", &bundle], "");
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("grants ServiceAccount memcached-operator-controller-manager its permissions when OLM installs the bundle, and no binding in the input names that account"),
+        "{said}"
+    );
+    assert!(!text(&out.stdout).contains("memcached-operator-controller-manager"));
+    let quiet = run_bin(&["who-can", "patch", "deployments.apps", "-A", "-q", "-f", &bundle], "");
+    assert_eq!(text(&quiet.stderr), "");
+}

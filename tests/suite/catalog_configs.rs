@@ -201,11 +201,41 @@ fn render_refuses_a_bundle_of_another_package_than_the_config_names() {
     let said = text(&out.stderr);
     assert!(
         said.contains(
-            "spec.package: names package \"trident-operator\", but the bundle judged here is package \"kube-green\""
+            "spec.package: names package \"trident-operator\", but its metadata/annotations.yaml names package \"kube-green\""
         ),
         "{said}"
     );
     std::fs::write(&config, PLATFORM.replace("spec:\n", "spec:\n  package: kube-green\n")).unwrap();
     let out = run_bin(&["render", "-c", config.to_str().unwrap(), bundle.to_str().unwrap()], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The admin's ClusterExtension installs another package than the config is for.
+    let extension = dir.path().join("ce.yaml");
+    std::fs::write(&extension, "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\nmetadata:\n  name: platform\nspec:\n  namespace: operators\n  source:\n    sourceType: Catalog\n    catalog:\n      packageName: trident-operator\n      version: 0.5.2\n").unwrap();
+    let manifests = bundle.join("manifests");
+    let out = run_bin(
+        &["render", "-c", config.to_str().unwrap(), extension.to_str().unwrap(), manifests.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(
+            "but the admin's ClusterExtension (spec.source.catalog.packageName) names package \"trident-operator\""
+        ),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_catalog_config_that_judges_nothing_of_the_operator_is_warned_of() {
+    let s = setup();
+    let plain = s.root.join("plain.yaml");
+    std::fs::write(&plain, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: plain\nspec:\n  package: kube-green\n  mode: Aggregate\n").unwrap();
+    let out = audit(&s.catalog, &[&s.platform, &plain]);
+    let said = text(&out.stderr);
+    let expected = format!(
+        "warning: -c {}: RBACConfig \"plain\" names neither spec.operator.installNamespace nor spec.operator.policy",
+        plain.display()
+    );
+    assert!(said.contains(&expected), "{said}");
 }

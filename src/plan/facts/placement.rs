@@ -30,27 +30,42 @@ impl<'n> Placement<'n> {
     }
 
     /// Adds the roles and bindings among `members` (indices into `objects`)
-    /// to `policy` where they land, each recording its index as its source:
-    /// OLM's copy, then with [`Placement::applied`] the copy applied as
-    /// written, when that is elsewhere. A written namespace the API server
-    /// refuses (not a DNS-1123 label) holds no copy.
+    /// to `policy` where they land ([`Placement::copies`]), each recording
+    /// its index as its source.
     pub(crate) fn place(&self, policy: &mut Policy, objects: &[InputObject], members: impl IntoIterator<Item = usize>) {
         for i in members {
             let Some(o) = objects.get(i) else { continue };
-            if !matches!(o.body, Body::Role(_) | Body::Binding(_)) {
-                continue;
-            }
-            let olm = self.olm_namespace(o);
-            policy.add_object_from(&in_namespace(o, olm), Some(i));
-            let (Some(_), Some(applied)) = (olm, self.applied) else { continue };
-            let written = o.header.namespace.as_deref().filter(|ns| !ns.is_empty());
-            match written {
-                Some(ns) if ns == self.install || !is_dns1123_label(ns) => {}
-                Some(ns) => policy.add_object_from(&in_namespace(o, Some(ns)), Some(i)),
-                None => policy.add_object_from(&in_namespace(o, Some(applied)), Some(i)),
+            if matches!(o.body, Body::Role(_) | Body::Binding(_)) {
+                for copy in self.copies(o) {
+                    policy.add_object_from(&copy, Some(i));
+                }
             }
         }
     }
+
+    /// The copies of a bundle object the cluster holds: OLM's, then with
+    /// [`Placement::applied`] the copy applied as written, when that is
+    /// elsewhere. A written namespace the API server refuses (not a DNS-1123
+    /// label) holds no copy.
+    pub(crate) fn copies(&self, o: &InputObject) -> Vec<InputObject> {
+        let olm = self.olm_namespace(o);
+        let mut copies = vec![in_namespace(o, olm)];
+        if let (Some(_), Some(applied)) = (olm, self.applied) {
+            match o.header.namespace.as_deref().filter(|ns| !ns.is_empty()) {
+                Some(ns) if ns == self.install || !is_dns1123_label(ns) => {}
+                Some(ns) => copies.push(in_namespace(o, Some(ns))),
+                None => copies.push(in_namespace(o, Some(applied))),
+            }
+        }
+        copies
+    }
+}
+
+/// The copies of a bundle's role or binding the cluster holds once OLM
+/// installs it into `install` ([`Placement::copies`]), with Kubernetes' own
+/// kinds' scopes, which are all a role or binding needs.
+pub(crate) fn olm_copies(o: &InputObject, install: &str, applied: Option<&str>) -> Vec<InputObject> {
+    Placement { install, applied, table: Resources::builtin_table() }.copies(o)
 }
 
 /// Whether OLM writes the bundle object into the install namespace: one of
