@@ -74,10 +74,14 @@ pub enum Metadata {
     /// package from elsewhere, and nothing is said).
     #[default]
     OnDisk,
-    /// Read from a bundle image, as OLM reads it.
-    Image(String),
+    /// Read already: from a bundle image, as OLM reads it, or from a bundle
+    /// folder standing in for one under the catalog commands' `--bundles`.
+    Read(String),
     /// A bundle image without the file, which OLM v1 refuses to install.
     MissingFromImage,
+    /// A bundle folder standing in for an image, without the file: nothing
+    /// is read from elsewhere, and nothing is said.
+    Absent,
 }
 
 impl BundleRoot {
@@ -130,8 +134,8 @@ impl BundleRoot {
             Metadata::OnDisk => {
                 std::fs::read_to_string(Path::new(&self.path).join("metadata").join("annotations.yaml")).ok()
             }
-            Metadata::Image(text) => Some(text.clone()),
-            Metadata::MissingFromImage => None,
+            Metadata::Read(text) => Some(text.clone()),
+            Metadata::MissingFromImage | Metadata::Absent => None,
         }
     }
 }

@@ -23,6 +23,9 @@ use super::Entry;
 use crate::image::{pinned_digest, Client, Digest, Layouts, Platform, Reference, Store};
 use crate::input::{BundleRoot, Metadata, Source};
 
+mod folder;
+use folder::{by_annotations, read_folder, refuse_links};
+
 /// What the catalog commands and `render --judged-catalog` read bundles from besides the catalog.
 #[derive(Debug, Default, Clone)]
 pub struct BundleArgs<'a> {
@@ -240,7 +243,7 @@ impl Bundles {
             sources.push(Source { name: named(&file), text });
         }
         let metadata = match image.annotations {
-            Some(bytes) => Metadata::Image(String::from_utf8(bytes).map_err(|_| {
+            Some(bytes) => Metadata::Read(String::from_utf8(bytes).map_err(|_| {
                 format!("its image {digest}: metadata/annotations.yaml: not UTF-8 text; OLM cannot decode it")
             })?),
             None => Metadata::MissingFromImage,
@@ -370,67 +373,6 @@ impl Puller {
         }
         Ok(Puller { client, cache })
     }
-}
-
-/// `<root>/<folder>/<version>/manifests/` whose `metadata/annotations.yaml`
-/// names the entry's package, where the folder is named otherwise (the
-/// community repositories' `operators/konflux` holds package
-/// `konflux-operator`): the package is what OLM reads from the image.
-fn by_annotations(root: &Path, entry: &Entry) -> Result<Option<PathBuf>, String> {
-    let Some(version) = entry.version.as_ref().map(ToString::to_string) else { return Ok(None) };
-    let Ok(read) = std::fs::read_dir(root) else { return Ok(None) };
-    let mut folders: Vec<PathBuf> = read.filter_map(Result::ok).map(|e| e.path()).collect();
-    folders.sort();
-    let matching: Vec<PathBuf> = folders
-        .into_iter()
-        .map(|f| f.join(&version))
-        .filter(|bundle| {
-            let annotations = std::fs::read_to_string(bundle.join("metadata").join("annotations.yaml")).ok();
-            let package = annotations.and_then(|a| crate::judge::package_of(&a).ok().flatten());
-            package.as_deref() == Some(entry.package.as_str()) && bundle.join("manifests").is_dir()
-        })
-        .collect();
-    match matching.as_slice() {
-        [] => Ok(None),
-        [one] => Ok(Some(one.join("manifests"))),
-        several => Err(format!(
-            "--bundles {}: {} folders name package {:?} version {version} in their metadata/annotations.yaml ({}): which one stands for the bundle cannot be told",
-            root.display(),
-            several.len(),
-            entry.package,
-            several.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
-        )),
-    }
-}
-
-/// A folder's manifests, named as the bundle's.
-fn read_folder(dir: &Path, bundle: &str) -> Result<Manifests, String> {
-    let named = format!("{bundle}/manifests");
-    let read = crate::input::read_bundle_manifests(dir).map_err(|e| e.to_string())?;
-    let file_name = |name: &str| Path::new(name).file_name().map(|f| f.to_string_lossy().to_string());
-    let sources = read
-        .sources
-        .into_iter()
-        .map(|s| Source { name: format!("{named}/{}", file_name(&s.name).unwrap_or_default()), text: s.text })
-        .collect();
-    Ok(Manifests { sources, bundle_roots: read.bundle_roots })
-}
-
-/// A bundle's folder is judged as found under `--bundles`: one reached
-/// through a symbolic link could be any folder on the machine.
-fn refuse_links(root: &Path, dir: &Path) -> Result<(), String> {
-    let mut at = root.to_path_buf();
-    for part in dir.strip_prefix(root).map_err(|_| format!("{}: not under --bundles", dir.display()))?.components() {
-        at.push(part);
-        let meta = std::fs::symlink_metadata(&at).map_err(|e| format!("{}: {e}", at.display()))?;
-        if meta.file_type().is_symlink() {
-            return Err(format!(
-                "{}: a symbolic link; a bundle's folder under --bundles must be the folder itself",
-                at.display()
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Whether the image's or folder's manifests hold the objects the catalog

@@ -16,6 +16,7 @@ use crate::plan::facts::input::{Input, OperatorInput, Planning};
 use crate::plan::facts::keep::Kept;
 use crate::plan::facts::origin::{extension_object, Origin, Origins};
 use crate::plan::facts::provenance::Claims;
+use crate::plan::guard::pinning::PackageSource;
 use crate::plan::names::api_role as role_name;
 use crate::plan::types::{output_order, About, Api, ApiSource, Draft, Generated, Made, Object};
 use crate::plan::{
@@ -57,25 +58,23 @@ pub(super) fn plan_one(config: &Config, input: &Input<'_>, claims: &Claims, plan
 }
 
 /// `spec.package`: a config written for one package judges no other. Each
-/// place that names the judged bundle's package must name it: the bundle's
-/// `metadata/annotations.yaml`, its CSV's annotation, the catalog it is
-/// filed in, and the admin's ClusterExtension; where none declares one, what
-/// the CSV's name says (an error under an install policy, else a warning).
+/// place that names the judged bundle's package must name it
+/// ([`pinning::package_claims`]), and so must the admin's ClusterExtension;
+/// a package only the CSV's name suggests is an error under an install
+/// policy, else a warning.
 fn check_package(p: &Planning<'_>, results: &mut Vec<Finding>) {
     let Some(wanted) = &p.config.package else { return };
-    let csv = p.csv.map(|i| &p.objects()[i]);
-    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| crate::plan::facts::origin::folder_of(&f.path));
-    let from_csv = csv.and_then(crate::plan::facts::discover::package_of_csv);
-    let mut named: Vec<(String, &str)> = Vec::new();
-    named.extend(folder.and_then(|f| p.input.packages.get(f)).map(|n| (n.clone(), "its metadata/annotations.yaml")));
-    named.extend(from_csv.clone().filter(|(_, d)| *d).map(|(n, _)| (n, "its ClusterServiceVersion's annotation")));
-    named.extend(p.input.catalog_package.map(|n| (n.to_string(), "the catalog it is filed in")));
+    let mut named: Vec<(String, &str)> =
+        pinning::package_claims(p).into_iter().map(|(package, source)| (package, source.said())).collect();
     let extension = p.admin_extension().and_then(|(_, _, v)| v.spec.source.catalog.as_ref()?.package_name.clone());
     named.extend(extension.map(|n| (n, "the admin's ClusterExtension (spec.source.catalog.packageName)")));
-    let guess = from_csv.filter(|(_, declared)| !declared && named.is_empty());
-    let severity =
-        if guess.is_some() && p.config.operator.policy.is_none() { Severity::Warning } else { Severity::Error };
-    named.extend(guess.map(|(n, _)| (n, "its ClusterServiceVersion's name")));
+    // The CSV's name is a guess: it counts only where nothing declares the package.
+    let guessed = PackageSource::CsvName.said();
+    let only_guessed = named.iter().all(|(_, whose)| *whose == guessed);
+    if !only_guessed {
+        named.retain(|(_, whose)| *whose != guessed);
+    }
+    let severity = if only_guessed && p.config.operator.policy.is_none() { Severity::Warning } else { Severity::Error };
     for (package, whose) in named.into_iter().filter(|(package, _)| package != wanted) {
         let message = format!(
             "names package {wanted:?}, but {whose} names package {package:?}: this config judges no other package"

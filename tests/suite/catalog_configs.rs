@@ -239,3 +239,55 @@ fn a_catalog_config_that_judges_nothing_of_the_operator_is_warned_of() {
     );
     assert!(said.contains(&expected), "{said}");
 }
+
+/// A hostile bundle folder filed under the exception's package in the
+/// catalog but declaring another in its metadata/annotations.yaml does not
+/// get the exception's lenient config: it fails, naming the package; its
+/// metadata reached through a link is refused.
+#[test]
+fn a_bundle_folder_declaring_another_package_does_not_take_the_exception() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundles = dir.path().join("bundles");
+    copy_dir(&repo("tests/fixtures/catalogs/csv-metadata-only/bundles"), &bundles);
+    let annotations = bundles.join("kube-green/0.7.0/metadata/annotations.yaml");
+    let text = std::fs::read_to_string(&annotations).unwrap();
+    std::fs::write(&annotations, text.replace("package.v1: kube-green", "package.v1: evil-op")).unwrap();
+    let exception = dir.path().join("kube-green.yaml");
+    std::fs::write(&exception, "apiVersion: olm-rbac.io/v1alpha1\nkind: RBACConfig\nmetadata:\n  name: kg\nspec:\n  package: kube-green\n  mode: Aggregate\n  operator:\n    installNamespace: kube-green\n").unwrap();
+    let catalog = repo("tests/fixtures/catalogs/csv-metadata-only/catalog");
+    let platform = repo("examples/catalog/platform.yaml");
+    let rows = |bundles: &Path| {
+        let args = [
+            "catalog",
+            "audit",
+            "--catalog",
+            catalog.to_str().unwrap(),
+            "--bundles",
+            bundles.to_str().unwrap(),
+            "-c",
+            platform.to_str().unwrap(),
+            "-c",
+            exception.to_str().unwrap(),
+            "-o",
+            "json",
+        ];
+        let rows: Value = serde_json::from_slice(&run_bin(&args, "").stdout).unwrap();
+        rows.as_array().unwrap().clone()
+    };
+    let row = |rows: &[Value], bundle: &str| rows.iter().find(|r| r["bundle"] == bundle).unwrap().clone();
+    let judged = rows(&bundles);
+    let hostile = row(&judged, "kube-green.v0.7.0");
+    assert_eq!(hostile["verdict"], "fail");
+    assert!(
+        hostile["errors"][0].as_str().unwrap().contains("its metadata/annotations.yaml names package \"evil-op\""),
+        "{hostile}"
+    );
+    assert_eq!(row(&judged, "kube-green.v0.7.1")["verdict"], "pass");
+    // The metadata through a link is not read: the bundle is unjudged.
+    let elsewhere = dir.path().join("elsewhere.yaml");
+    std::fs::write(&elsewhere, text).unwrap();
+    std::fs::remove_file(&annotations).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &annotations).unwrap();
+    let linked = row(&rows(&bundles), "kube-green.v0.7.0");
+    assert_eq!(linked["verdict"], "unjudged", "{linked}");
+}

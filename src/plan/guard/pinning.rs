@@ -19,7 +19,10 @@ use crate::plan::facts::origin::extension_object;
 use crate::plan::types::Made;
 
 mod admission;
+mod package;
 mod version;
+
+pub(crate) use package::{bundle_package, package_claims, PackageSource};
 
 /// The label catalogd sets on every ClusterCatalog: its name. A selector on
 /// it names one catalog.
@@ -408,23 +411,6 @@ fn check_package<'v>(
         _ => {}
     }
     Some(named)
-}
-
-/// The judged bundle's package, and whether it is declared: the bundle's
-/// `metadata/annotations.yaml` (when its root was read) or its CSV's
-/// annotation; else the package the catalog files it under (declared by the
-/// catalog: a catalog's bundle, or, under `render --judged-catalog`, the
-/// package of every bundle of the judged range); else what its CSV's name
-/// says (a guess). The one place render decides
-/// which package is judged here: the pin and the delegations read it.
-pub(crate) fn bundle_package(p: &Planning<'_>) -> Option<(String, bool)> {
-    let csv = p.csv.map(|i| &p.objects()[i]);
-    let folder = csv.and_then(|c| c.file.as_ref()).map(|f| crate::plan::facts::origin::folder_of(&f.path));
-    let from_metadata = folder.and_then(|f| p.input.packages.get(f)).map(|package| (package.clone(), true));
-    let from_csv = csv.and_then(crate::plan::facts::discover::package_of_csv);
-    let declared = from_metadata.or_else(|| from_csv.clone().filter(|(_, declared)| *declared));
-    let from_catalog = p.input.catalog_package.map(|package| (package.to_string(), true));
-    declared.or(from_catalog).or(from_csv)
 }
 
 /// The catalog: a selector naming one ClusterCatalog, and that catalog's
