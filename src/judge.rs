@@ -182,12 +182,13 @@ fn judge_in<'a>(
 }
 
 impl Judged<'_> {
-    /// The 1-based line the document a finding names (`Finding::file`)
-    /// starts on, in its file: where code scanning annotates the finding.
-    /// `manifests`: among the bundle's documents only, not the configs'.
-    pub(crate) fn line_of(&self, file: &FileRef, manifests: bool) -> Option<usize> {
+    /// The 1-based line each document starts on in its file, by the file
+    /// and document a finding names (`Finding::file`): where code scanning
+    /// annotates the finding. `manifests`: the bundle's documents only, not
+    /// the configs'. Built once for a log of many findings.
+    pub(crate) fn lines(&self, manifests: bool) -> BTreeMap<(&str, Option<usize>), usize> {
         let configs = self.configs.iter().filter(|_| !manifests);
-        configs.chain(&self.kept).find(|(_, f)| f == file).map(|(chunk, _)| chunk.line)
+        configs.chain(&self.kept).map(|(chunk, f)| ((f.path.as_str(), f.index), chunk.line)).collect()
     }
 }
 

@@ -185,7 +185,7 @@ pub(super) fn judge_one(
 fn manifest_of(judged: &crate::judge::Judged<'_>, reasons: &[crate::findings::Finding]) -> Option<super::read::Place> {
     reasons.iter().find_map(|f| {
         let file = f.file.as_ref()?;
-        let line = judged.line_of(file, true)?;
+        let line = *judged.lines(true).get(&(file.path.as_str(), file.index))?;
         Some(super::read::Place { file: file.path.clone().into(), line })
     })
 }

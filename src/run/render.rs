@@ -67,7 +67,8 @@ pub(crate) fn render_judged(
     if let Some(path) = &options.sarif {
         // Every finding, those past the text's cap included, without the
         // text's count of them.
-        let log = sarif_log(judged.plan.findings(), |file| judged.line_of(file, false));
+        let lines = judged.lines(false);
+        let log = sarif_log(judged.plan.findings(), |file| lines.get(&(file.path.as_str(), file.index)).copied());
         if let Err(e) = std::fs::write(path, log) {
             return Outcome::failure(format!("--sarif {}: {e}", path.display()), crate::outcome::Exit::Refused);
         }
@@ -84,7 +85,7 @@ pub(crate) fn render_judged(
 }
 
 /// render's errors and warnings as a SARIF log, each under its code's rule,
-/// at the line its document starts on (`line_of`).
+/// at the line its document starts on (`Judged::lines`).
 fn sarif_log<'a>(
     results: impl Iterator<Item = &'a Finding>,
     line_of: impl Fn(&crate::findings::FileRef) -> Option<usize>,
