@@ -79,9 +79,13 @@ impl Outcome {
 
     /// Writes the outcome, stderr first; the result of writing stdout, which
     /// [`Outcome::exit_status`] turns into the exit status.
+    /// Standard error is written as a terminal shows it faithfully: every
+    /// message may name what the input holds, and no name from the input
+    /// may move the cursor or hide text ([`printable`], line by line).
     pub fn emit(&self) -> std::io::Result<()> {
         let mut err = std::io::stderr().lock();
-        let _ = err.write_all(self.stderr.as_bytes());
+        let said: Vec<String> = self.stderr.split('\n').map(printable).collect();
+        let _ = err.write_all(said.join("\n").as_bytes());
         let mut out = std::io::stdout().lock();
         out.write_all(self.stdout.as_bytes()).and_then(|()| out.flush())
     }
@@ -97,6 +101,24 @@ impl Outcome {
             _ => self.code as u8,
         }
     }
+}
+
+/// `s` safe to print on a terminal: a control character from the input (an
+/// escape sequence could move the cursor and overwrite what was printed) is
+/// written as `\u{…}`.
+pub(crate) fn printable(s: &str) -> String {
+    if !s.chars().any(hidden) {
+        return s.to_string();
+    }
+    s.chars().map(|c| if hidden(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+}
+
+/// A character a terminal does not show as itself: a control character, or
+/// a format character that reorders or hides text (bidirectional overrides
+/// and isolates, zero-width characters, the byte order mark, the soft hyphen).
+pub(crate) fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}')
 }
 
 #[cfg(test)]

@@ -13,23 +13,7 @@ fn width(s: &str) -> usize {
     s.chars().count()
 }
 
-/// `s` safe to print on a terminal: a control character from the input (an
-/// escape sequence could move the cursor and overwrite what was printed) is
-/// written as `\u{…}`.
-pub(crate) fn printable(s: &str) -> String {
-    if !s.chars().any(hidden) {
-        return s.to_string();
-    }
-    s.chars().map(|c| if hidden(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect()
-}
-
-/// A character a terminal does not show as itself: a control character, or
-/// a format character that reorders or hides text (bidirectional overrides
-/// and isolates, zero-width characters, the byte order mark, the soft hyphen).
-pub(crate) fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}')
-}
+pub(crate) use crate::outcome::{hidden, printable};
 
 /// Left-aligned columns, `gap` spaces apart; the last column is not padded,
 /// and cells wider than [`MAX_COLUMN`] do not widen theirs. A row of a single

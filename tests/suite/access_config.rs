@@ -264,3 +264,16 @@ fn without_the_config_a_csvs_grants_are_warned_of() {
     let quiet = run_bin(&["who-can", "patch", "deployments.apps", "-A", "-q", "-f", &bundle], "");
     assert_eq!(text(&quiet.stderr), "");
 }
+
+/// A hostile input's names reach the warnings (`role-unheld`,
+/// `grant-unheld`), and no control character of theirs reaches the terminal:
+/// standard error is written escaped, whatever message names them.
+#[test]
+fn names_in_the_warnings_cannot_drive_the_terminal() {
+    let input = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: x.v1.0.0\nspec:\n  install:\n    strategy: deployment\n    spec:\n      clusterPermissions:\n      - serviceAccountName: \"evil\\e[2Jname\"\n        rules: [{apiGroups: [\"\"], resources: [pods], verbs: [get]}]\n      deployments: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: \"b\\e[31m\"}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: \"gone\\u202e\"}\nsubjects: [{kind: User, name: u}]\n";
+    let out = run_bin(&["who-can", "get", "pods", "-A"], input);
+    let said = text(&out.stderr);
+    assert!(said.contains("grants ServiceAccount evil\\u{1b}[2Jname its permissions"), "{said}");
+    assert!(said.contains("binds ClusterRole gone\\u{202e}, which is neither"), "{said}");
+    assert!(!said.contains('\u{1b}') && !said.contains('\u{202e}'), "{said}");
+}
